@@ -1,0 +1,171 @@
+/*
+ * bsvd: batched singular value decomposition on CPUs and GPUs.
+ *
+ * C API. Every entry point computes, for each matrix A (m x n, column-major)
+ * of a batch, the reduced SVD  A = U * diag(S) * V^H  with k = min(m, n):
+ *   S  k singular values, non-negative, sorted descending;
+ *   U  m x k with orthonormal columns;   V  n x k with orthonormal columns.
+ * Wide matrices (m < n) are solved through A^H and the factors swapped.
+ *
+ * Names follow LAPACK: bsvd_<p>gesvj_<form>, p in {s, d, c, z}, form in
+ *   strided_batched  one array, matrix b at A + b * strideA (uniform size)
+ *   batched          an array of pointers, one per matrix (uniform size)
+ *   vbatched         an array of pointers with per-matrix m, n and leading
+ *                    dimensions (variable size)
+ *
+ * Two levels of error (LAPACK / MAGMA convention):
+ *   - the call returns a status: 0 on success, -i when argument i (1-based,
+ *     in the order of the prototype) is invalid, or a positive
+ *     bsvd_status_code for failures that are not an argument's fault.
+ *     bsvd_last_error() gives a sentence naming the argument and its value.
+ *   - each matrix gets info[b]: 0 converged; > 0 did not converge within
+ *     max_sweeps (the output is still returned and usually useful);
+ *     BSVD_INFO_NONFINITE when the matrix holds NaN or Inf (its S, U, V are
+ *     set to NaN; the rest of the batch is unaffected).
+ *
+ * Memory: with the cpu backend every pointer is host memory. With the cuda
+ * backend the matrices (A, S, U, V, info, sweeps) may all be in host memory
+ * or all in device memory; the pointer arrays and size arrays of the
+ * batched / vbatched forms are always host memory. Calls return when the
+ * results are written.
+ */
+#ifndef BSVD_BSVD_H
+#define BSVD_BSVD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Complex values, layout-compatible with std::complex, C99 _Complex and
+ * cuComplex: real part first. */
+typedef struct { float re, im; } bsvd_cfloat;
+typedef struct { double re, im; } bsvd_cdouble;
+
+typedef int bsvd_status_t;
+
+/* Positive status codes (negative ones name an argument, see above). */
+enum bsvd_status_code {
+  BSVD_STATUS_SUCCESS = 0,
+  BSVD_STATUS_BACKEND_UNAVAILABLE = 1, /* backend not built, or no GPU */
+  BSVD_STATUS_NOT_SUPPORTED = 2,       /* valid request this build cannot do */
+  BSVD_STATUS_ALLOC_FAILED = 3,        /* host or device allocation failed */
+  BSVD_STATUS_DEVICE_ERROR = 4,        /* a CUDA call failed */
+  BSVD_STATUS_WORKSPACE_TOO_SMALL = 5, /* opts->workspace_bytes too small */
+  BSVD_STATUS_INTERNAL_ERROR = 6
+};
+
+/* Per-matrix info code for NaN or Inf in the input. */
+#define BSVD_INFO_NONFINITE (-1)
+
+typedef enum {
+  BSVD_JOB_VALUES = 0,  /* singular values only; U and V are not referenced */
+  BSVD_JOB_VECTORS = 1  /* singular values and economy U (m x k), V (n x k) */
+} bsvd_job_t;
+
+typedef enum {
+  BSVD_BACKEND_AUTO = 0, /* cuda when a GPU is visible, else cpu */
+  BSVD_BACKEND_CPU = 1,
+  BSVD_BACKEND_CUDA = 2
+} bsvd_backend_t;
+
+/* Parallel orderings of the column (block) pairs within a sweep. */
+typedef enum {
+  BSVD_ORDERING_ROUND_ROBIN = 0, /* Brent-Luk round-robin (default) */
+  BSVD_ORDERING_ODD_EVEN = 1     /* odd-even transposition ordering */
+} bsvd_ordering_t;
+
+typedef enum {
+  BSVD_VARIANT_AUTO = 0,      /* let the planner choose */
+  BSVD_VARIANT_UNBLOCKED = 1, /* column-pair rotations */
+  BSVD_VARIANT_BLOCKED = 2    /* block-column pairs: Gram, Jacobi EVD, update */
+} bsvd_variant_t;
+
+/* Which path a matrix took (reported through bsvd_options_t::path). */
+typedef enum {
+  BSVD_PATH_TRIVIAL = 0, /* empty matrix or non-finite input: nothing solved */
+  BSVD_PATH_CPU_UNBLOCKED = 1,
+  BSVD_PATH_CPU_BLOCKED = 2,
+  BSVD_PATH_CUDA_FUSED = 3,  /* one-kernel shared-memory solver */
+  BSVD_PATH_CUDA_BLOCKED = 4 /* blocked Gram / EVD / update path */
+} bsvd_path_t;
+
+typedef struct {
+  bsvd_backend_t backend;   /* default AUTO */
+  bsvd_ordering_t ordering; /* default ROUND_ROBIN */
+  bsvd_variant_t variant;   /* default AUTO */
+  int block_size;  /* columns per block of the blocked variant; 0 = auto */
+  double tol;      /* rotate a pair when |a_i^H a_j| > tol ||a_i|| ||a_j||;
+                      <= 0 selects the default sqrt(m) * u (u = unit
+                      roundoff of the precision), as LAPACK's xGESVJ */
+  int max_sweeps;  /* <= 0 selects the default, 80 */
+  int eig_sweeps;  /* blocked variant: sweeps of the inner Gram-matrix
+                      eigensolver; 0 = until converged, 1 = one (inexact) */
+  int num_threads; /* cpu backend: threads over the batch; 0 = all cores */
+  void *stream;    /* cuda backend: a cudaStream_t; NULL = default stream */
+  void *workspace; /* caller's workspace, or NULL: the library allocates */
+  size_t workspace_bytes;
+  int *path;       /* optional output: host array of batch bsvd_path_t */
+} bsvd_options_t;
+
+/* Fills *opts with the defaults above. */
+void bsvd_options_init(bsvd_options_t *opts);
+
+/* Short name of a status ("success", "invalid argument", ...). */
+const char *bsvd_status_string(bsvd_status_t status);
+
+/* Detail of the last non-zero status returned in this thread, e.g.
+ * "argument 5 (lda) = 3 is less than max(1, m) = 7". Empty if none. */
+const char *bsvd_last_error(void);
+
+/* 1 when the cuda backend is built and a GPU is visible, else 0. */
+int bsvd_cuda_available(void);
+
+const char *bsvd_version(void);
+
+/* Workspace the call would use for a uniform batch (bytes). The backend is
+ * resolved as the call would resolve it. precision is 's', 'd', 'c' or 'z'. */
+bsvd_status_t bsvd_workspace_size(char precision, bsvd_job_t job, int m, int n,
+                                  int batch, const bsvd_options_t *opts,
+                                  size_t *bytes);
+/* The same for a variable-size batch. */
+bsvd_status_t bsvd_workspace_size_v(char precision, bsvd_job_t job,
+                                    const int *m, const int *n, int batch,
+                                    const bsvd_options_t *opts, size_t *bytes);
+
+#define BSVD_DECLARE_GESVJ(p, T, R)                                            \
+  bsvd_status_t bsvd_##p##gesvj_strided_batched(                               \
+      bsvd_job_t job, int m, int n, const T *A, int lda, int64_t strideA,      \
+      R *S, int64_t strideS, T *U, int ldu, int64_t strideU, T *V, int ldv,    \
+      int64_t strideV, int *info, int *sweeps, int batch,                      \
+      const bsvd_options_t *opts);                                             \
+  bsvd_status_t bsvd_##p##gesvj_batched(                                       \
+      bsvd_job_t job, int m, int n, const T *const *A_array, int lda,          \
+      R *const *S_array, T *const *U_array, int ldu, T *const *V_array,        \
+      int ldv, int *info, int *sweeps, int batch, const bsvd_options_t *opts); \
+  bsvd_status_t bsvd_##p##gesvj_vbatched(                                      \
+      bsvd_job_t job, const int *m, const int *n, const T *const *A_array,     \
+      const int *lda, R *const *S_array, T *const *U_array, const int *ldu,    \
+      T *const *V_array, const int *ldv, int *info, int *sweeps, int batch,    \
+      const bsvd_options_t *opts);
+
+/* Arguments, in order (strided form): job, m, n, A, lda, strideA, S,
+ * strideS, U, ldu, strideU, V, ldv, strideV, info, sweeps, batch, opts.
+ *   m, n >= 0; lda >= max(1, m); ldu >= max(1, m) and ldv >= max(1, n) when
+ *   job = VECTORS; strides at least the size of one matrix (lda * n,
+ *   min(m, n), ldu * min(m, n), ldv * min(m, n)); info non-NULL (batch
+ *   entries); sweeps may be NULL; opts may be NULL (defaults). */
+BSVD_DECLARE_GESVJ(s, float, float)
+BSVD_DECLARE_GESVJ(d, double, double)
+BSVD_DECLARE_GESVJ(c, bsvd_cfloat, float)
+BSVD_DECLARE_GESVJ(z, bsvd_cdouble, double)
+
+#undef BSVD_DECLARE_GESVJ
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* BSVD_BSVD_H */

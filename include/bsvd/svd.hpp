@@ -1,0 +1,83 @@
+// bsvd C++ API: the same operations as bsvd.h, templated on the value type
+// (float, double, std::complex<float>, std::complex<double>).
+//
+// Example (1000 matrices of 64 x 48, column-major, one after the other):
+//
+//   std::vector<double> A(1000 * 64 * 48);            // fill it
+//   bsvd::Result<double> r;
+//   bsvd_status_t st = bsvd::svd(bsvd::Job::Vectors, 64, 48, A.data(), 1000, r);
+//   if (st != 0) std::cerr << bsvd_last_error() << "\n";
+//   // r.S[b * 48 + i], r.U (64 x 48 per matrix), r.V (48 x 48), r.info[b]
+#ifndef BSVD_SVD_HPP
+#define BSVD_SVD_HPP
+
+#include <bsvd/bsvd.h>
+
+#include <complex>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+namespace bsvd {
+
+template <class T> struct real_type { using type = T; };
+template <class T> struct real_type<std::complex<T>> { using type = T; };
+template <class T> using real_t = typename real_type<T>::type;
+
+template <class T> struct is_complex : std::false_type {};
+template <class T> struct is_complex<std::complex<T>> : std::true_type {};
+
+enum class Job { Values = BSVD_JOB_VALUES, Vectors = BSVD_JOB_VECTORS };
+
+inline bsvd_options_t default_options() {
+  bsvd_options_t o;
+  bsvd_options_init(&o);
+  return o;
+}
+
+// Uniform batch in one array: matrix b starts at A + b * strideA.
+template <class T>
+bsvd_status_t gesvj_strided_batched(Job job, int m, int n, const T *A, int lda,
+                                    int64_t strideA, real_t<T> *S,
+                                    int64_t strideS, T *U, int ldu,
+                                    int64_t strideU, T *V, int ldv,
+                                    int64_t strideV, int *info, int *sweeps,
+                                    int batch,
+                                    const bsvd_options_t &opts = default_options());
+
+// Uniform batch given by an array of pointers.
+template <class T>
+bsvd_status_t gesvj_batched(Job job, int m, int n, const T *const *A_array,
+                            int lda, real_t<T> *const *S_array,
+                            T *const *U_array, int ldu, T *const *V_array,
+                            int ldv, int *info, int *sweeps, int batch,
+                            const bsvd_options_t &opts = default_options());
+
+// Variable-size batch: per-matrix m, n and leading dimensions.
+template <class T>
+bsvd_status_t gesvj_vbatched(Job job, const int *m, const int *n,
+                             const T *const *A_array, const int *lda,
+                             real_t<T> *const *S_array, T *const *U_array,
+                             const int *ldu, T *const *V_array, const int *ldv,
+                             int *info, int *sweeps, int batch,
+                             const bsvd_options_t &opts = default_options());
+
+// Owned results of bsvd::svd for a uniform batch, k = min(m, n):
+// S[b*k + i]; U[b*m*k + i + j*m] (m x k); V[b*n*k + i + j*n] (n x k).
+template <class T> struct Result {
+  int m = 0, n = 0, k = 0, batch = 0;
+  std::vector<real_t<T>> S;
+  std::vector<T> U, V;      // empty for Job::Values
+  std::vector<int> info, sweeps;
+  std::vector<int> path;    // bsvd_path_t per matrix
+};
+
+// Simple entry point: A holds batch column-major m x n matrices back to back
+// (lda = m). Allocates the outputs and the workspace.
+template <class T>
+bsvd_status_t svd(Job job, int m, int n, const T *A, int batch, Result<T> &out,
+                  const bsvd_options_t &opts = default_options());
+
+} // namespace bsvd
+
+#endif // BSVD_SVD_HPP

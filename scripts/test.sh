@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds bsvd (scripts/setup.sh) and runs the CPU tests; GPU tests (label
+# gpu) skip without a GPU and run through scripts/gpu-check.sh on one.
+#   scripts/test.sh              build/ + ctest (all tests that are not gpu-only)
+#   scripts/test.sh --sanitize   also a CPU-only build under ASan + UBSan
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+# The gpu-labelled tests run too: without a GPU they must skip cleanly.
+ctest --test-dir build --output-on-failure -j "$(nproc)"
+if [ "${1:-}" = "--sanitize" ]; then
+  BSVD_BUILD_DIR=build-asan BSVD_CMAKE_ARGS="-DBSVD_CUDA=OFF -DBSVD_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo" \
+    scripts/setup.sh
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE gpu
+fi

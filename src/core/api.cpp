@@ -1,0 +1,567 @@
+// The public entry points: argument validation, backend resolution and
+// dispatch. Every public form (strided, pointer array, variable size) is
+// turned into one Batch<T> and handed to a backend (backends.hpp).
+//
+// Error policy (STYLE.md habit 5): a bad argument returns -position and
+// leaves a sentence naming it in bsvd_last_error(); nothing is written to
+// the outputs in that case. No exception crosses this file's boundary.
+#include "backends.hpp"
+
+#include <bsvd/bsvd.h>
+#include <bsvd/svd.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#ifndef BSVD_VERSION_STRING
+#define BSVD_VERSION_STRING "unknown"
+#endif
+
+namespace bsvd::detail {
+
+namespace {
+thread_local std::string g_error;
+}
+
+void set_error(const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  g_error = buf;
+}
+
+void clear_error() { g_error.clear(); }
+
+namespace {
+
+// Positions (1-based) of each argument in the three public prototypes.
+struct ArgPos {
+  int job, m, n, A, lda, strideA, S, strideS, U, ldu, strideU, V, ldv, strideV,
+      info, sweeps, batch, opts;
+};
+constexpr ArgPos kStridedPos{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
+constexpr ArgPos kArrayPos{1, 2, 3, 4, 5, 0, 6, 0, 7, 8, 0, 9, 10, 0, 11, 12, 13, 14};
+
+bsvd_status_t bad(int pos, const char *name, const char *fmt, ...) {
+  char detail[400];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  set_error("argument %d (%s) %s", pos, name, detail);
+  return -pos;
+}
+
+// Options: NULL means defaults; every field is checked.
+bsvd_status_t check_options(const bsvd_options_t *o, int pos) {
+  if (!o) return 0;
+  if (o->backend < BSVD_BACKEND_AUTO || o->backend > BSVD_BACKEND_CUDA)
+    return bad(pos, "opts->backend", "= %d is not a bsvd_backend_t", int(o->backend));
+  if (o->ordering < BSVD_ORDERING_ROUND_ROBIN || o->ordering > BSVD_ORDERING_ODD_EVEN)
+    return bad(pos, "opts->ordering", "= %d is not a bsvd_ordering_t", int(o->ordering));
+  if (o->variant < BSVD_VARIANT_AUTO || o->variant > BSVD_VARIANT_BLOCKED)
+    return bad(pos, "opts->variant", "= %d is not a bsvd_variant_t", int(o->variant));
+  if (o->block_size < 0)
+    return bad(pos, "opts->block_size", "= %d is negative", o->block_size);
+  if (!(o->tol < 1.0) || std::isnan(o->tol))
+    return bad(pos, "opts->tol", "= %g must be a number below 1 (<= 0 selects the default)", o->tol);
+  if (o->max_sweeps < 0)
+    return bad(pos, "opts->max_sweeps", "= %d is negative", o->max_sweeps);
+  if (o->eig_sweeps < 0)
+    return bad(pos, "opts->eig_sweeps", "= %d is negative", o->eig_sweeps);
+  if (o->num_threads < 0)
+    return bad(pos, "opts->num_threads", "= %d is negative", o->num_threads);
+  if (!o->workspace && o->workspace_bytes != 0)
+    return bad(pos, "opts->workspace", "is NULL but opts->workspace_bytes = %zu", o->workspace_bytes);
+  return 0;
+}
+
+Config make_config(const bsvd_options_t &o) {
+  Config c;
+  c.ordering = o.ordering;
+  c.variant = o.variant;
+  c.block_size = o.block_size;
+  c.tol = o.tol;
+  c.max_sweeps = o.max_sweeps > 0 ? o.max_sweeps : kDefaultMaxSweeps;
+  c.eig_sweeps = o.eig_sweeps;
+  c.num_threads = o.num_threads;
+  return c;
+}
+
+int cpu_threads(const bsvd_options_t &o, int batch) {
+  int t = o.num_threads > 0 ? o.num_threads : int(std::thread::hardware_concurrency());
+  t = std::max(1, t);
+  return std::max(1, std::min(t, batch));
+}
+
+// Checks the sizes and leading dimensions of every matrix and the pointers
+// that a non-empty matrix needs. Works for all three forms.
+template <class T>
+bsvd_status_t check_batch(const Batch<T> &b, const ArgPos &p, bool variable) {
+  const bool vec = b.vectors;
+  // A uniform strided batch is described by its first matrix; the other
+  // forms have per-matrix pointers (and sizes) to check one by one.
+  const bool each = !b.dims.uniform() || b.A.array;
+  for (int i = 0; i < b.count; ++i) {
+    const int m = b.dims.rows(i), n = b.dims.cols(i);
+    char nm[32], nn[32], nlda[32], nldu[32], nldv[32];
+    if (variable) {
+      std::snprintf(nm, sizeof nm, "m[%d]", i);
+      std::snprintf(nn, sizeof nn, "n[%d]", i);
+      std::snprintf(nlda, sizeof nlda, "lda[%d]", i);
+      std::snprintf(nldu, sizeof nldu, "ldu[%d]", i);
+      std::snprintf(nldv, sizeof nldv, "ldv[%d]", i);
+    } else {
+      std::strcpy(nm, "m");
+      std::strcpy(nn, "n");
+      std::strcpy(nlda, "lda");
+      std::strcpy(nldu, "ldu");
+      std::strcpy(nldv, "ldv");
+    }
+    if (m < 0) return bad(p.m, nm, "= %d is negative", m);
+    if (n < 0) return bad(p.n, nn, "= %d is negative", n);
+    const int lda = b.A.ldm(i);
+    if (lda < std::max(1, m))
+      return bad(p.lda, nlda, "= %d is less than max(1, m) = %d", lda, std::max(1, m));
+    if (vec) {
+      const int ldu = b.U.ldm(i), ldv = b.V.ldm(i);
+      if (ldu < std::max(1, m))
+        return bad(p.ldu, nldu, "= %d is less than max(1, m) = %d", ldu, std::max(1, m));
+      if (ldv < std::max(1, n))
+        return bad(p.ldv, nldv, "= %d is less than max(1, n) = %d", ldv, std::max(1, n));
+    }
+    if (m == 0 || n == 0) {
+      if (!each) break;
+      continue;
+    }
+    if (!b.A.ptr(i)) return bad(p.A, variable || b.A.array ? "A_array[i]" : "A", "is NULL for matrix %d", i);
+    if (!b.S.ptr(i)) return bad(p.S, b.S.array ? "S_array[i]" : "S", "is NULL for matrix %d", i);
+    if (vec && !b.U.ptr(i)) return bad(p.U, b.U.array ? "U_array[i]" : "U", "is NULL for matrix %d (job = VECTORS)", i);
+    if (vec && !b.V.ptr(i)) return bad(p.V, b.V.array ? "V_array[i]" : "V", "is NULL for matrix %d (job = VECTORS)", i);
+    if (!each) break;
+  }
+  return 0;
+}
+
+// Backend resolution, workspace and the call itself.
+template <class T>
+bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t *user) {
+  bsvd_options_t o;
+  if (user) o = *user;
+  else bsvd_options_init(&o);
+  const Config cfg = make_config(o);
+
+  int arg = 0;
+  const int where = cuda_locate(b, &arg);
+  if (where < 0)
+    return bad(arg ? arg : p.A, "pointer",
+               "is in a different memory space (host / device) than A: all matrices of a call must be in one");
+  bsvd_backend_t backend = o.backend;
+  if (backend == BSVD_BACKEND_AUTO)
+    backend = (where == 1 || cuda_available()) ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
+  if (backend == BSVD_BACKEND_CPU && where == 1)
+    return bad(p.A, "A", "is device memory, but opts->backend = cpu needs host memory");
+  if (backend == BSVD_BACKEND_CUDA && !cuda_available()) {
+    set_error("opts->backend = cuda, but %s",
+#if defined(BSVD_WITH_CUDA)
+              "no CUDA GPU is visible"
+#else
+              "this library was built without CUDA"
+#endif
+    );
+    return BSVD_STATUS_BACKEND_UNAVAILABLE;
+  }
+
+  try {
+    if (backend == BSVD_BACKEND_CUDA) {
+      if (o.workspace && o.workspace_bytes < cuda_workspace_bytes(b, cfg)) {
+        set_error("opts->workspace_bytes = %zu is below the %zu bytes this call needs",
+                  o.workspace_bytes, cuda_workspace_bytes(b, cfg));
+        return BSVD_STATUS_WORKSPACE_TOO_SMALL;
+      }
+      return cuda_gesvj(b, cfg, o.stream, o.workspace, o.workspace_bytes, o.path);
+    }
+    const int threads = cpu_threads(o, b.count);
+    const size_t need = cpu_workspace_bytes(b, cfg, threads);
+    if (o.workspace) {
+      if (o.workspace_bytes < need) {
+        set_error("opts->workspace_bytes = %zu is below the %zu bytes this call needs",
+                  o.workspace_bytes, need);
+        return BSVD_STATUS_WORKSPACE_TOO_SMALL;
+      }
+      return cpu_gesvj(b, cfg, o.workspace, o.workspace_bytes, threads, o.path);
+    }
+    std::unique_ptr<unsigned char[]> ws(new (std::nothrow) unsigned char[need + 64]);
+    if (!ws) {
+      set_error("could not allocate %zu bytes of host workspace", need);
+      return BSVD_STATUS_ALLOC_FAILED;
+    }
+    return cpu_gesvj(b, cfg, ws.get(), need + 64, threads, o.path);
+  } catch (const std::bad_alloc &) {
+    set_error("host allocation failed");
+    return BSVD_STATUS_ALLOC_FAILED;
+  } catch (const std::exception &e) {
+    set_error("internal error: %s", e.what());
+    return BSVD_STATUS_INTERNAL_ERROR;
+  } catch (...) {
+    set_error("internal error");
+    return BSVD_STATUS_INTERNAL_ERROR;
+  }
+}
+
+// Checks shared by all forms before the batch is described.
+bsvd_status_t check_common(bsvd_job_t job, int batch, const int *info,
+                           const bsvd_options_t *opts, const ArgPos &p) {
+  if (job != BSVD_JOB_VALUES && job != BSVD_JOB_VECTORS)
+    return bad(p.job, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
+  if (batch < 0) return bad(p.batch, "batch", "= %d is negative", batch);
+  if (bsvd_status_t s = check_options(opts, p.opts)) return s;
+  if (batch > 0 && !info) return bad(p.info, "info", "is NULL");
+  return 0;
+}
+
+template <class T>
+bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *A, int lda,
+                      int64_t sA, real_of_t<T> *S, int64_t sS, T *U, int ldu,
+                      int64_t sU, T *V, int ldv, int64_t sV, int *info,
+                      int *sweeps, int batch, const bsvd_options_t *opts) {
+  clear_error();
+  const ArgPos &p = kStridedPos;
+  if (bsvd_status_t s = check_common(job, batch, info, opts, p)) return s;
+  Batch<T> b;
+  b.vectors = job == BSVD_JOB_VECTORS;
+  b.count = batch;
+  b.dims.m = m;
+  b.dims.n = n;
+  b.A.base = A; b.A.stride = sA; b.A.ld = lda;
+  b.S.base = S; b.S.stride = sS;
+  b.U.base = U; b.U.stride = sU; b.U.ld = ldu;
+  b.V.base = V; b.V.stride = sV; b.V.ld = ldv;
+  b.info = info;
+  b.sweeps = sweeps;
+  if (bsvd_status_t s = check_batch(b, p, false)) return s;
+  const int64_t k = std::min(m, n);
+  if (batch > 1 && m > 0 && n > 0) {
+    if (sA < int64_t(lda) * n)
+      return bad(p.strideA, "strideA", "= %lld is less than lda * n = %lld", (long long)sA, (long long)lda * n);
+    if (sS < k)
+      return bad(p.strideS, "strideS", "= %lld is less than min(m, n) = %lld", (long long)sS, (long long)k);
+    if (b.vectors && sU < int64_t(ldu) * k)
+      return bad(p.strideU, "strideU", "= %lld is less than ldu * min(m, n) = %lld", (long long)sU, (long long)ldu * k);
+    if (b.vectors && sV < int64_t(ldv) * k)
+      return bad(p.strideV, "strideV", "= %lld is less than ldv * min(m, n) = %lld", (long long)sV, (long long)ldv * k);
+  }
+  if (batch == 0) return 0;
+  return dispatch(b, p, opts);
+}
+
+template <class T>
+bsvd_status_t arrays(bsvd_job_t job, int m, const int *mv, int n, const int *nv,
+                     const T *const *A, int lda, const int *ldav,
+                     real_of_t<T> *const *S, T *const *U, int ldu,
+                     const int *lduv, T *const *V, int ldv, const int *ldvv,
+                     int *info, int *sweeps, int batch,
+                     const bsvd_options_t *opts, bool variable) {
+  clear_error();
+  const ArgPos &p = kArrayPos;
+  if (bsvd_status_t s = check_common(job, batch, info, opts, p)) return s;
+  if (batch == 0) return 0;
+  const bool vec = job == BSVD_JOB_VECTORS;
+  if (variable) {
+    if (!mv) return bad(p.m, "m", "is NULL");
+    if (!nv) return bad(p.n, "n", "is NULL");
+    if (!ldav) return bad(p.lda, "lda", "is NULL");
+    if (vec && !lduv) return bad(p.ldu, "ldu", "is NULL (job = VECTORS)");
+    if (vec && !ldvv) return bad(p.ldv, "ldv", "is NULL (job = VECTORS)");
+  }
+  if (!A) return bad(p.A, "A_array", "is NULL");
+  if (!S) return bad(p.S, "S_array", "is NULL");
+  if (vec && !U) return bad(p.U, "U_array", "is NULL (job = VECTORS)");
+  if (vec && !V) return bad(p.V, "V_array", "is NULL (job = VECTORS)");
+  Batch<T> b;
+  b.vectors = vec;
+  b.count = batch;
+  b.dims.m = m; b.dims.n = n; b.dims.mv = mv; b.dims.nv = nv;
+  b.A.array = A; b.A.ld = lda; b.A.ldv = ldav;
+  b.S.array = S;
+  if (vec) {
+    b.U.array = U; b.U.ld = ldu; b.U.ldv = lduv;
+    b.V.array = V; b.V.ld = ldv; b.V.ldv = ldvv;
+  }
+  b.info = info;
+  b.sweeps = sweeps;
+  if (bsvd_status_t s = check_batch(b, p, variable)) return s;
+  return dispatch(b, p, opts);
+}
+
+template <class T> struct CType { using type = T; };
+template <> struct CType<bsvd_cfloat> { using type = std::complex<float>; };
+template <> struct CType<bsvd_cdouble> { using type = std::complex<double>; };
+
+template <class T> const typename CType<T>::type *cpp(const T *p) {
+  return reinterpret_cast<const typename CType<T>::type *>(p);
+}
+template <class T> typename CType<T>::type *cpp(T *p) {
+  return reinterpret_cast<typename CType<T>::type *>(p);
+}
+template <class T> const typename CType<T>::type *const *cpp(const T *const *p) {
+  return reinterpret_cast<const typename CType<T>::type *const *>(p);
+}
+template <class T> typename CType<T>::type *const *cpp(T *const *p) {
+  return reinterpret_cast<typename CType<T>::type *const *>(p);
+}
+
+template <class T> size_t workspace_for(const Batch<T> &b, const bsvd_options_t *user) {
+  bsvd_options_t o;
+  if (user) o = *user;
+  else bsvd_options_init(&o);
+  const Config cfg = make_config(o);
+  bsvd_backend_t backend = o.backend;
+  if (backend == BSVD_BACKEND_AUTO)
+    backend = cuda_available() ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
+  if (backend == BSVD_BACKEND_CUDA) return cuda_workspace_bytes(b, cfg);
+  return cpu_workspace_bytes(b, cfg, cpu_threads(o, b.count));
+}
+
+template <class T>
+bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n,
+                              const int *nv, int batch,
+                              const bsvd_options_t *opts, size_t *bytes) {
+  if (job != BSVD_JOB_VALUES && job != BSVD_JOB_VECTORS)
+    return bad(2, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
+  if (batch < 0) return bad(6, "batch", "= %d is negative", batch);
+  if (bsvd_status_t s = check_options(opts, 7)) return s;
+  if (!bytes) return bad(8, "bytes", "is NULL");
+  for (int i = 0; i < (mv ? batch : 1); ++i) {
+    if ((mv ? mv[i] : m) < 0) return bad(3, "m", "is negative for matrix %d", i);
+    if ((nv ? nv[i] : n) < 0) return bad(4, "n", "is negative for matrix %d", i);
+  }
+  Batch<T> b;
+  b.vectors = job == BSVD_JOB_VECTORS;
+  b.count = batch;
+  b.dims.m = m; b.dims.n = n; b.dims.mv = mv; b.dims.nv = nv;
+  try {
+    *bytes = batch == 0 ? 0 : workspace_for(b, opts);
+  } catch (...) {
+    set_error("internal error in the workspace query");
+    return BSVD_STATUS_INTERNAL_ERROR;
+  }
+  return 0;
+}
+
+bsvd_status_t workspace_any(char precision, bsvd_job_t job, int m,
+                            const int *mv, int n, const int *nv, int batch,
+                            const bsvd_options_t *opts, size_t *bytes) {
+  clear_error();
+  switch (precision) {
+  case 's': case 'S': return workspace_query<float>(job, m, mv, n, nv, batch, opts, bytes);
+  case 'd': case 'D': return workspace_query<double>(job, m, mv, n, nv, batch, opts, bytes);
+  case 'c': case 'C': return workspace_query<std::complex<float>>(job, m, mv, n, nv, batch, opts, bytes);
+  case 'z': case 'Z': return workspace_query<std::complex<double>>(job, m, mv, n, nv, batch, opts, bytes);
+  default: return bad(1, "precision", "= '%c' is not one of s, d, c, z", precision);
+  }
+}
+
+} // namespace
+} // namespace bsvd::detail
+
+using namespace bsvd::detail;
+
+extern "C" {
+
+void bsvd_options_init(bsvd_options_t *o) {
+  if (!o) return;
+  std::memset(o, 0, sizeof *o);
+  o->backend = BSVD_BACKEND_AUTO;
+  o->ordering = BSVD_ORDERING_ROUND_ROBIN;
+  o->variant = BSVD_VARIANT_AUTO;
+  o->block_size = 0;
+  o->tol = 0;
+  o->max_sweeps = 0;
+  o->eig_sweeps = 1;
+  o->num_threads = 0;
+}
+
+const char *bsvd_status_string(bsvd_status_t s) {
+  if (s < 0) return "invalid argument";
+  switch (s) {
+  case BSVD_STATUS_SUCCESS: return "success";
+  case BSVD_STATUS_BACKEND_UNAVAILABLE: return "backend unavailable";
+  case BSVD_STATUS_NOT_SUPPORTED: return "not supported";
+  case BSVD_STATUS_ALLOC_FAILED: return "allocation failed";
+  case BSVD_STATUS_DEVICE_ERROR: return "device error";
+  case BSVD_STATUS_WORKSPACE_TOO_SMALL: return "workspace too small";
+  case BSVD_STATUS_INTERNAL_ERROR: return "internal error";
+  default: return "unknown status";
+  }
+}
+
+const char *bsvd_last_error(void) { return g_error.c_str(); }
+
+int bsvd_cuda_available(void) {
+  try {
+    return cuda_available() ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
+const char *bsvd_version(void) { return BSVD_VERSION_STRING; }
+
+bsvd_status_t bsvd_workspace_size(char precision, bsvd_job_t job, int m, int n,
+                                  int batch, const bsvd_options_t *opts,
+                                  size_t *bytes) {
+  return workspace_any(precision, job, m, nullptr, n, nullptr, batch, opts, bytes);
+}
+
+bsvd_status_t bsvd_workspace_size_v(char precision, bsvd_job_t job,
+                                    const int *m, const int *n, int batch,
+                                    const bsvd_options_t *opts, size_t *bytes) {
+  if (batch > 0 && !m) return bad(3, "m", "is NULL");
+  if (batch > 0 && !n) return bad(4, "n", "is NULL");
+  if (batch == 0) {
+    if (!bytes) return bad(8, "bytes", "is NULL");
+    *bytes = 0;
+    return 0;
+  }
+  return workspace_any(precision, job, 0, m, 0, n, batch, opts, bytes);
+}
+
+#define BSVD_DEFINE_GESVJ(p, T, R)                                             \
+  bsvd_status_t bsvd_##p##gesvj_strided_batched(                               \
+      bsvd_job_t job, int m, int n, const T *A, int lda, int64_t strideA,      \
+      R *S, int64_t strideS, T *U, int ldu, int64_t strideU, T *V, int ldv,    \
+      int64_t strideV, int *info, int *sweeps, int batch,                      \
+      const bsvd_options_t *opts) {                                            \
+    return strided(job, m, n, cpp(A), lda, strideA, S, strideS, cpp(U), ldu,   \
+                   strideU, cpp(V), ldv, strideV, info, sweeps, batch, opts);  \
+  }                                                                            \
+  bsvd_status_t bsvd_##p##gesvj_batched(                                       \
+      bsvd_job_t job, int m, int n, const T *const *A_array, int lda,          \
+      R *const *S_array, T *const *U_array, int ldu, T *const *V_array,        \
+      int ldv, int *info, int *sweeps, int batch,                              \
+      const bsvd_options_t *opts) {                                            \
+    return arrays(job, m, nullptr, n, nullptr, cpp(A_array), lda, nullptr,     \
+                  S_array, cpp(U_array), ldu, nullptr, cpp(V_array), ldv,      \
+                  nullptr, info, sweeps, batch, opts, false);                  \
+  }                                                                            \
+  bsvd_status_t bsvd_##p##gesvj_vbatched(                                      \
+      bsvd_job_t job, const int *m, const int *n, const T *const *A_array,     \
+      const int *lda, R *const *S_array, T *const *U_array, const int *ldu,    \
+      T *const *V_array, const int *ldv, int *info, int *sweeps, int batch,    \
+      const bsvd_options_t *opts) {                                            \
+    return arrays(job, 0, m, 0, n, cpp(A_array), 0, lda, S_array,              \
+                  cpp(U_array), 0, ldu, cpp(V_array), 0, ldv, info, sweeps,    \
+                  batch, opts, true);                                          \
+  }
+
+BSVD_DEFINE_GESVJ(s, float, float)
+BSVD_DEFINE_GESVJ(d, double, double)
+BSVD_DEFINE_GESVJ(c, bsvd_cfloat, float)
+BSVD_DEFINE_GESVJ(z, bsvd_cdouble, double)
+#undef BSVD_DEFINE_GESVJ
+
+} // extern "C"
+
+// ---- C++ API ----------------------------------------------------------------
+namespace bsvd {
+
+template <class T>
+bsvd_status_t gesvj_strided_batched(Job job, int m, int n, const T *A, int lda,
+                                    int64_t strideA, real_t<T> *S,
+                                    int64_t strideS, T *U, int ldu,
+                                    int64_t strideU, T *V, int ldv,
+                                    int64_t strideV, int *info, int *sweeps,
+                                    int batch, const bsvd_options_t &opts) {
+  return detail::strided(bsvd_job_t(job), m, n, A, lda, strideA, S, strideS, U,
+                         ldu, strideU, V, ldv, strideV, info, sweeps, batch,
+                         &opts);
+}
+
+template <class T>
+bsvd_status_t gesvj_batched(Job job, int m, int n, const T *const *A_array,
+                            int lda, real_t<T> *const *S_array,
+                            T *const *U_array, int ldu, T *const *V_array,
+                            int ldv, int *info, int *sweeps, int batch,
+                            const bsvd_options_t &opts) {
+  return detail::arrays(bsvd_job_t(job), m, nullptr, n, nullptr, A_array, lda,
+                        nullptr, S_array, U_array, ldu, nullptr, V_array, ldv,
+                        nullptr, info, sweeps, batch, &opts, false);
+}
+
+template <class T>
+bsvd_status_t gesvj_vbatched(Job job, const int *m, const int *n,
+                             const T *const *A_array, const int *lda,
+                             real_t<T> *const *S_array, T *const *U_array,
+                             const int *ldu, T *const *V_array, const int *ldv,
+                             int *info, int *sweeps, int batch,
+                             const bsvd_options_t &opts) {
+  return detail::arrays(bsvd_job_t(job), 0, m, 0, n, A_array, 0, lda, S_array,
+                        U_array, 0, ldu, V_array, 0, ldv, info, sweeps, batch,
+                        &opts, true);
+}
+
+template <class T>
+bsvd_status_t svd(Job job, int m, int n, const T *A, int batch, Result<T> &out,
+                  const bsvd_options_t &opts) {
+  detail::clear_error();
+  if (m < 0) return detail::bad(2, "m", "= %d is negative", m);
+  if (n < 0) return detail::bad(3, "n", "= %d is negative", n);
+  if (batch < 0) return detail::bad(5, "batch", "= %d is negative", batch);
+  try {
+    const int k = std::min(m, n);
+    out = Result<T>();
+    out.m = m; out.n = n; out.k = k; out.batch = batch;
+    out.S.assign(size_t(batch) * k, real_t<T>(0));
+    if (job == Job::Vectors) {
+      out.U.assign(size_t(batch) * m * k, T(0));
+      out.V.assign(size_t(batch) * n * k, T(0));
+    }
+    out.info.assign(batch, 0);
+    out.sweeps.assign(batch, 0);
+    out.path.assign(batch, BSVD_PATH_TRIVIAL);
+    bsvd_options_t o = opts;
+    o.path = out.path.data();
+    const bool vec = job == Job::Vectors;
+    return gesvj_strided_batched<T>(
+        job, m, n, A, std::max(1, m), int64_t(m) * n, out.S.data(), k,
+        vec ? out.U.data() : nullptr, std::max(1, m), int64_t(m) * k,
+        vec ? out.V.data() : nullptr, std::max(1, n), int64_t(n) * k,
+        out.info.data(), out.sweeps.data(), batch, o);
+  } catch (const std::bad_alloc &) {
+    detail::set_error("could not allocate the outputs of %d matrices", batch);
+    return BSVD_STATUS_ALLOC_FAILED;
+  }
+}
+
+#define BSVD_INSTANTIATE(T)                                                    \
+  template bsvd_status_t gesvj_strided_batched<T>(                             \
+      Job, int, int, const T *, int, int64_t, real_t<T> *, int64_t, T *, int,  \
+      int64_t, T *, int, int64_t, int *, int *, int, const bsvd_options_t &);  \
+  template bsvd_status_t gesvj_batched<T>(                                     \
+      Job, int, int, const T *const *, int, real_t<T> *const *, T *const *,    \
+      int, T *const *, int, int *, int *, int, const bsvd_options_t &);        \
+  template bsvd_status_t gesvj_vbatched<T>(                                    \
+      Job, const int *, const int *, const T *const *, const int *,            \
+      real_t<T> *const *, T *const *, const int *, T *const *, const int *,    \
+      int *, int *, int, const bsvd_options_t &);                              \
+  template bsvd_status_t svd<T>(Job, int, int, const T *, int, Result<T> &,    \
+                                const bsvd_options_t &);
+BSVD_INSTANTIATE(float)
+BSVD_INSTANTIATE(double)
+BSVD_INSTANTIATE(std::complex<float>)
+BSVD_INSTANTIATE(std::complex<double>)
+#undef BSVD_INSTANTIATE
+
+} // namespace bsvd

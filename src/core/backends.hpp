@@ -1,0 +1,44 @@
+// The operation declared once, implemented per backend (src/cpu, src/cuda).
+// Arguments are already validated by the API layer (src/core/api.cpp).
+#pragma once
+
+#include "batch.hpp"
+
+#include <cstddef>
+
+namespace bsvd::detail {
+
+// ---- cpu backend (src/cpu) -------------------------------------------------
+// Workspace in bytes for the batch with `threads` worker threads.
+template <class T>
+size_t cpu_workspace_bytes(const Batch<T> &batch, const Config &cfg, int threads);
+
+// Solves every matrix of the batch. workspace: at least cpu_workspace_bytes.
+// path (may be null): per-matrix bsvd_path_t.
+template <class T>
+bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &cfg,
+                        void *workspace, size_t workspace_bytes, int threads,
+                        int *path);
+
+// ---- cuda backend (src/cuda; a stub returning BACKEND_UNAVAILABLE when the
+// library is built without CUDA) ----------------------------------------------
+bool cuda_available();
+
+// Where the batch's matrices live: 0 host, 1 device, -1 mixed (an error).
+// `arg` receives the 1-based argument position of the first operand that
+// disagrees with A when mixed. Host-only builds always report host.
+template <class T> int cuda_locate(const Batch<T> &batch, int *arg);
+
+template <class T>
+size_t cuda_workspace_bytes(const Batch<T> &batch, const Config &cfg);
+
+template <class T>
+bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config &cfg,
+                         void *stream, void *workspace, size_t workspace_bytes,
+                         int *path);
+
+// Thread-local error detail (bsvd_last_error).
+void set_error(const char *fmt, ...);
+void clear_error();
+
+} // namespace bsvd::detail

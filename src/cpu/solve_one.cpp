@@ -1,0 +1,392 @@
+// The complete solve of one matrix of a batch (jacobi.hpp, solve_one):
+//   (a) NaN / Inf anywhere -> info = BSVD_INFO_NONFINITE, S, U, V = NaN;
+//   (b) empty -> nothing to do;
+//   (c) m < n -> work on W = A^H (and swap the factors at the end);
+//   (d) exact power-of-two scaling of badly scaled input;
+//   (e) V = I, the unblocked or blocked one-sided Jacobi on W;
+//   (f) sigma_j = ||w_j|| (scaled, overflow/underflow-safe), u_j = w_j /
+//       sigma_j, null columns of U completed, descending stable sort,
+//       scaling undone, outputs written with their leading dimensions.
+#include "cpu_internal.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <vector>
+
+namespace bsvd::detail {
+namespace cpu {
+
+namespace {
+
+// Every scratch array of one solve, carved in a fixed order; the same
+// function sizes the scratch (null base) and lays it out.
+template <class T> struct SolveLayout {
+  using R = real_of_t<T>;
+  T *W = nullptr, *V = nullptr, *cand = nullptr;
+  R *norms = nullptr, *anchor = nullptr; // unblocked
+  BlockedWork<T> blk;                    // blocked
+  R *mant = nullptr;                     // sigma_j = mant_j * 2^expo_j
+  int *expo = nullptr, *perm = nullptr;
+
+  // mw >= nw: working dimensions. kmax = 0: unblocked.
+  void carve(Arena &a, int mw, int nw, bool vectors, int kmax) {
+    W = a.take<T>(size_t(mw) * nw);
+    if (vectors) {
+      V = a.take<T>(size_t(nw) * nw);
+      cand = a.take<T>(mw);
+    }
+    if (kmax > 0)
+      blk.carve(a, kmax);
+    else {
+      norms = a.take<R>(nw);
+      anchor = a.take<R>(nw);
+    }
+    mant = a.take<R>(nw);
+    expo = a.take<int>(nw);
+    perm = a.take<int>(nw);
+  }
+};
+
+bool use_blocked(const Config &cfg) { return cfg.variant == BSVD_VARIANT_BLOCKED; }
+
+// kmax of the layout for a working n (0 = unblocked).
+int layout_kmax(const Config &cfg, int nw) {
+  return use_blocked(cfg) ? std::max(1, blocked_kmax(nw, effective_nb(cfg, nw))) : 0;
+}
+
+template <class T> size_t layout_bytes(int mw, int nw, bool vectors, int kmax) {
+  Arena dry;
+  SolveLayout<T> L;
+  L.carve(dry, mw, nw, vectors, kmax);
+  return dry.used();
+}
+
+// 2^e as a scale factor applied with at most two exact multiplications when
+// scaling up (e > 0) -- no rounding can occur -- and with one when 2^e is a
+// normal number. Used by the column norm below.
+template <class R> struct Pow2 {
+  R f1 = 1, f2 = 1;
+  explicit Pow2(int e) {
+    const R one = 1;
+    if (std::ldexp(one, e) <= std::numeric_limits<R>::max() &&
+        std::ldexp(one, e) >= std::numeric_limits<R>::min()) {
+      f1 = std::ldexp(one, e);
+    } else {
+      f1 = std::ldexp(one, e / 2);
+      f2 = std::ldexp(one, e - e / 2);
+    }
+  }
+};
+
+// ||x|| as mant * 2^expo (HBJ Appendix A in its sequential form): with
+// M = max_i |x_i|, ex = ilogb(M), the scaled entries x_i 2^-ex have magnitude
+// < 2, so their squares neither overflow (sum < 8m) nor lose anything that
+// matters to underflow (only entries below 2^-500 M). r = sqrt(sum) >= 1.
+// When unit != null it receives x / ||x|| = (x 2^-ex) / r.
+template <class T>
+void scaled_norm(int m, const T *x, real_of_t<T> &mant, int &expo, T *unit) {
+  using R = real_of_t<T>;
+  R mx = 0;
+  for (int i = 0; i < m; ++i) mx = std::max(mx, maxpart_(x[i]));
+  if (mx == R(0)) {
+    mant = 0;
+    expo = 0;
+    return;
+  }
+  const int ex = std::ilogb(mx);
+  const Pow2<R> sc(-ex);
+  R s0 = 0, s1 = 0;
+  for (int i = 0; i < m; ++i) {
+    const T y = x[i] * sc.f1 * sc.f2;
+    if constexpr (is_cplx_v<T>) {
+      s0 += y.real() * y.real();
+      s1 += y.imag() * y.imag();
+    } else {
+      s0 += y * y;
+    }
+  }
+  const R r = std::sqrt(s0 + s1);
+  if (unit)
+    for (int i = 0; i < m; ++i) unit[i] = (x[i] * sc.f1 * sc.f2) / r;
+  int e2 = 0;
+  mant = std::frexp(r, &e2); // r = mant 2^e2, mant in [0.5, 1)
+  expo = ex + e2;
+}
+
+// Orthonormal completion of U (mw x nw, ld mw): the columns flagged by
+// zero[j] (exactly null w_j) are replaced by unit vectors e_i orthogonalized
+// (classical Gram-Schmidt, twice) against every other column already in
+// the set. The first candidate whose residual keeps at least half its
+// squared norm is taken; if none does, the best one seen. A candidate with
+// a residual of squared norm >= 1/mw always exists while the set is
+// incomplete (the residuals' squared norms sum to mw - #columns >= 1).
+template <class T>
+void complete_basis(int mw, int nw, T *U, const real_of_t<T> *mant, T *cand) {
+  using R = real_of_t<T>;
+  std::vector<char> done(size_t(nw), 0); // columns already orthonormal
+  for (int j = 0; j < nw; ++j) done[j] = mant[j] != R(0);
+  int cursor = 0;
+  for (int j = 0; j < nw; ++j) {
+    if (done[j]) continue;
+    int best_i = -1;
+    R best = -1;
+    for (int tries = 0; tries < mw; ++tries) {
+      const int i = (cursor + tries) % mw;
+      std::fill(cand, cand + mw, T(0));
+      cand[i] = T(1);
+      for (int pass = 0; pass < 2; ++pass)
+        for (int c = 0; c < nw; ++c) {
+          if (!done[c]) continue;
+          const T *uc = U + int64_t(c) * mw;
+          const T h = dotc(mw, uc, cand);
+          for (int r = 0; r < mw; ++r) cand[r] -= h * uc[r];
+        }
+      const R nrm = nrm2sq(mw, cand);
+      if (nrm > best) {
+        best = nrm;
+        best_i = i;
+      }
+      if (nrm >= R(0.5)) break;
+    }
+    // Recompute for the chosen candidate (cand may hold a later one).
+    std::fill(cand, cand + mw, T(0));
+    cand[best_i] = T(1);
+    for (int pass = 0; pass < 2; ++pass)
+      for (int c = 0; c < nw; ++c) {
+        if (!done[c]) continue;
+        const T *uc = U + int64_t(c) * mw;
+        const T h = dotc(mw, uc, cand);
+        for (int r = 0; r < mw; ++r) cand[r] -= h * uc[r];
+      }
+    const R nrm = std::sqrt(nrm2sq(mw, cand));
+    T *uj = U + int64_t(j) * mw;
+    for (int r = 0; r < mw; ++r) uj[r] = cand[r] / nrm;
+    done[j] = 1;
+    cursor = (best_i + 1) % mw;
+  }
+}
+
+template <class T> void fill_nonfinite(const Batch<T> &batch, int b, int m, int n) {
+  using R = real_of_t<T>;
+  const int k = std::min(m, n);
+  R *S = batch.S.ptr(b);
+  for (int j = 0; j < k; ++j) S[j] = std::numeric_limits<R>::quiet_NaN();
+  if (batch.vectors) {
+    T *U = batch.U.ptr(b);
+    T *V = batch.V.ptr(b);
+    const int ldu = batch.U.ldm(b), ldv = batch.V.ldm(b);
+    for (int j = 0; j < k; ++j) {
+      for (int i = 0; i < m; ++i) U[i + int64_t(j) * ldu] = nan_<T>();
+      for (int i = 0; i < n; ++i) V[i + int64_t(j) * ldv] = nan_<T>();
+    }
+  }
+}
+
+} // namespace
+
+template <class T>
+int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
+                   OrderingCache &cache) {
+  using R = real_of_t<T>;
+  const int m = batch.dims.rows(b), n = batch.dims.cols(b);
+  const int k = std::min(m, n);
+  const T *A = batch.A.ptr(b);
+  const int lda = batch.A.ldm(b);
+  const bool vec = batch.vectors;
+  auto set_result = [&](int info, int sweeps) {
+    batch.info[b] = info;
+    if (batch.sweeps) batch.sweeps[b] = sweeps;
+  };
+
+  // (b) empty: nothing to compute or write.
+  if (m <= 0 || n <= 0) {
+    set_result(0, 0);
+    return BSVD_PATH_TRIVIAL;
+  }
+  // (a) non-finite input.
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      if (!finite_(A[i + int64_t(j) * lda])) {
+        fill_nonfinite(batch, b, m, n);
+        set_result(BSVD_INFO_NONFINITE, 0);
+        return BSVD_PATH_TRIVIAL;
+      }
+
+  const bool blocked = use_blocked(cfg);
+  const int path = blocked ? BSVD_PATH_CPU_BLOCKED : BSVD_PATH_CPU_UNBLOCKED;
+  // (c) working matrix W (mw x nw, mw >= nw): A, or A^H when m < n.
+  const bool trans = m < n;
+  const int mw = trans ? n : m, nw = k;
+  const int kmax = layout_kmax(cfg, nw);
+  Arena arena(scratch);
+  SolveLayout<T> L;
+  L.carve(arena, mw, nw, vec, kmax);
+  T *W = L.W;
+  R amax = 0;
+  if (!trans) {
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        const T x = A[i + int64_t(j) * lda];
+        W[i + int64_t(j) * mw] = x;
+        amax = std::max(amax, maxpart_(x));
+      }
+  } else {
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        const T x = A[i + int64_t(j) * lda];
+        W[j + int64_t(i) * mw] = conj_(x);
+        amax = std::max(amax, maxpart_(x));
+      }
+  }
+
+  if (amax == R(0)) {
+    // All-zero matrix: S = 0, U and V the leading identity columns; no
+    // sweep is run (sweeps = 0), info = 0.
+    R *S = batch.S.ptr(b);
+    for (int j = 0; j < k; ++j) S[j] = 0;
+    if (vec) {
+      T *U = batch.U.ptr(b);
+      T *V = batch.V.ptr(b);
+      const int ldu = batch.U.ldm(b), ldv = batch.V.ldm(b);
+      for (int j = 0; j < k; ++j) {
+        for (int i = 0; i < m; ++i) U[i + int64_t(j) * ldu] = i == j ? T(1) : T(0);
+        for (int i = 0; i < n; ++i) V[i + int64_t(j) * ldv] = i == j ? T(1) : T(0);
+      }
+    }
+    set_result(0, 0);
+    return path;
+  }
+
+  // (d) Exact scaling by a power of two when max |a_ij| = M (largest real
+  // component) lies outside [lo, hi]:
+  //   hi: every squared column norm, Gram entry and carried norm is bounded
+  //       by ||W||_F^2 <= 2 mw nw M^2 (2 for complex entries); keeping that
+  //       below max/4 leaves room for the sums alpha + t|gamma|. So
+  //       hi = sqrt(max / (8 mw nw)).
+  //   lo: entries down to u M matter to the result; their squares must not
+  //       underflow: (u M)^2 >= min_normal, so lo = sqrt(min_normal) / u.
+  // Outside the window, W is scaled so that M becomes 2^0 <= M' < 2^1, and
+  // S is scaled back at the end (also exact, unless the true singular
+  // values themselves lie outside the normal range).
+  int escale = 0;
+  {
+    const double u = double(unit_roundoff<R>());
+    const double lo = std::sqrt(double(std::numeric_limits<R>::min())) / u;
+    const double hi = std::sqrt(double(std::numeric_limits<R>::max())) /
+                      std::sqrt(8.0 * double(mw) * double(nw));
+    if (double(amax) < lo || double(amax) > hi) {
+      escale = -std::ilogb(amax);
+      for (int j = 0; j < nw; ++j)
+        for (int i = 0; i < mw; ++i) W[i + int64_t(j) * mw] = ldexp_(W[i + int64_t(j) * mw], escale);
+    }
+  }
+
+  // (e) the Jacobi iteration.
+  T *Vw = nullptr;
+  if (vec) {
+    Vw = L.V;
+    for (int j = 0; j < nw; ++j)
+      for (int i = 0; i < nw; ++i) Vw[i + int64_t(j) * nw] = i == j ? T(1) : T(0);
+  }
+  const R tol = R(resolve_tol(cfg.tol, mw, double(unit_roundoff<R>())));
+  const int max_sweeps = cfg.max_sweeps > 0 ? cfg.max_sweeps : kDefaultMaxSweeps;
+  SweepStats st;
+  if (blocked) {
+    // cfg.ordering orders both the block pairs and the inner eigensolver.
+    const int nb = effective_nb(cfg, nw);
+    const Ordering &bo = cache.get(cfg.ordering, (nw + nb - 1) / nb);
+    st = blocked_impl(mw, nw, W, mw, Vw, nw, nb, bo, tol, max_sweeps, cfg.eig_sweeps,
+                      cfg.ordering, cache, L.blk);
+  } else {
+    const Ordering &o = cache.get(cfg.ordering, nw);
+    st = unblocked_impl(mw, nw, W, mw, Vw, nw, o, tol, max_sweeps, L.norms, L.anchor);
+  }
+
+  // (f) finish: sigma_j = ||w_j|| = mant_j 2^expo_j; u_j in place of w_j.
+  bool any_null = false;
+  for (int j = 0; j < nw; ++j) {
+    T *wj = W + int64_t(j) * mw;
+    scaled_norm(mw, wj, L.mant[j], L.expo[j], vec ? wj : nullptr);
+    if (L.mant[j] == R(0)) any_null = true;
+  }
+  if (vec && any_null) complete_basis(mw, nw, W, L.mant, L.cand);
+
+  // Descending stable sort of (mant, expo) pairs: exact comparison, no
+  // overflow or underflow of the keys.
+  int *perm = L.perm;
+  for (int j = 0; j < nw; ++j) perm[j] = j;
+  const R *mant = L.mant;
+  const int *expo = L.expo;
+  std::stable_sort(perm, perm + nw, [mant, expo](int a, int c) {
+    if (mant[a] == R(0) || mant[c] == R(0)) return mant[a] > mant[c];
+    if (expo[a] != expo[c]) return expo[a] > expo[c];
+    return mant[a] > mant[c];
+  });
+
+  R *S = batch.S.ptr(b);
+  for (int j = 0; j < k; ++j) {
+    const int pj = perm[j];
+    S[j] = std::ldexp(mant[pj], expo[pj] - escale);
+  }
+  if (vec) {
+    // W (mw x nw) now holds Uw, Vw (nw x nw) the right vectors of W.
+    // Not transposed: U = Uw, V = Vw. Transposed (W = A^H): U = Vw, V = Uw.
+    T *U = batch.U.ptr(b);
+    T *V = batch.V.ptr(b);
+    const int ldu = batch.U.ldm(b), ldv = batch.V.ldm(b);
+    const T *Ufrom = trans ? Vw : W;
+    const T *Vfrom = trans ? W : Vw;
+    const int ldUf = trans ? nw : mw, ldVf = trans ? mw : nw;
+    for (int j = 0; j < k; ++j) {
+      const int pj = perm[j];
+      for (int i = 0; i < m; ++i) U[i + int64_t(j) * ldu] = Ufrom[i + int64_t(pj) * ldUf];
+      for (int i = 0; i < n; ++i) V[i + int64_t(j) * ldv] = Vfrom[i + int64_t(pj) * ldVf];
+    }
+  }
+  set_result(st.converged ? 0 : 1, st.sweeps);
+  return path;
+}
+
+} // namespace cpu
+
+namespace cpu {
+template <class T> size_t solve_one_scratch_bytes(int m, int n, bool vectors, const Config &cfg) {
+  const int mw = std::max(m, n), nw = std::min(m, n);
+  if (mw <= 0 || nw <= 0) return 0;
+  return layout_bytes<T>(mw, nw, vectors, layout_kmax(cfg, nw));
+}
+} // namespace cpu
+
+// Elements of T for any T and any Config: the largest byte size over the
+// four types and both variants (blocked with the widest pair, k = n),
+// divided by the element size.
+size_t solve_one_scratch(int m, int n, bool vectors) {
+  const int mw = std::max(m, n), nw = std::min(m, n);
+  if (mw <= 0 || nw <= 0) return 0;
+  size_t e = 0;
+  for (int kmax : {0, nw}) {
+    e = std::max(e, (cpu::layout_bytes<float>(mw, nw, vectors, kmax) + 3) / 4);
+    e = std::max(e, (cpu::layout_bytes<double>(mw, nw, vectors, kmax) + 7) / 8);
+    e = std::max(e, (cpu::layout_bytes<std::complex<float>>(mw, nw, vectors, kmax) + 7) / 8);
+    e = std::max(e, (cpu::layout_bytes<std::complex<double>>(mw, nw, vectors, kmax) + 15) / 16);
+  }
+  return e;
+}
+
+template <class T> int solve_one(const Batch<T> &batch, int b, const Config &cfg, T *scratch) {
+  cpu::OrderingCache cache;
+  return cpu::solve_one_impl(batch, b, cfg, scratch, cache);
+}
+
+#define BSVD_INSTANTIATE(T)                                                                     \
+  template int cpu::solve_one_impl<T>(const Batch<T> &, int, const Config &, T *,               \
+                                      cpu::OrderingCache &);                                    \
+  template int solve_one<T>(const Batch<T> &, int, const Config &, T *);                        \
+  template size_t cpu::solve_one_scratch_bytes<T>(int, int, bool, const Config &);
+BSVD_INSTANTIATE(float)
+BSVD_INSTANTIATE(double)
+BSVD_INSTANTIATE(std::complex<float>)
+BSVD_INSTANTIATE(std::complex<double>)
+#undef BSVD_INSTANTIATE
+
+} // namespace bsvd::detail

@@ -1,0 +1,37 @@
+// The cuda backend of a build without CUDA: it exists and says so.
+#include "../core/backends.hpp"
+
+#include <complex>
+
+namespace bsvd::detail {
+
+bool cuda_available() { return false; }
+
+template <class T> int cuda_locate(const Batch<T> &, int *arg) {
+  if (arg) *arg = 0;
+  return 0; // without CUDA every pointer is taken as host memory
+}
+
+template <class T> size_t cuda_workspace_bytes(const Batch<T> &, const Config &) {
+  return 0;
+}
+
+template <class T>
+bsvd_status_t cuda_gesvj(const Batch<T> &, const Config &, void *, void *,
+                         size_t, int *) {
+  set_error("the cuda backend is not built into this library (configured without CUDA)");
+  return BSVD_STATUS_BACKEND_UNAVAILABLE;
+}
+
+#define BSVD_INSTANTIATE(T)                                                    \
+  template int cuda_locate<T>(const Batch<T> &, int *);                        \
+  template size_t cuda_workspace_bytes<T>(const Batch<T> &, const Config &);   \
+  template bsvd_status_t cuda_gesvj<T>(const Batch<T> &, const Config &,       \
+                                       void *, void *, size_t, int *);
+BSVD_INSTANTIATE(float)
+BSVD_INSTANTIATE(double)
+BSVD_INSTANTIATE(std::complex<float>)
+BSVD_INSTANTIATE(std::complex<double>)
+#undef BSVD_INSTANTIATE
+
+} // namespace bsvd::detail

@@ -1,0 +1,253 @@
+// The single-matrix building blocks of the CPU backend (jacobi.hpp):
+// hermitian_jacobi_evd, jacobi_unblocked and jacobi_blocked on their own.
+#include "test_cpu_helpers.hpp"
+
+#include "core/ordering.hpp"
+
+#include <random>
+
+using namespace bsvd_cpu_test;
+using bsvd::detail::make_ordering;
+using bsvd::detail::Ordering;
+
+namespace {
+
+using LD = long double;
+
+template <class T> struct Wide { using type = LD; };
+template <class R> struct Wide<std::complex<R>> { using type = std::complex<LD>; };
+template <class T> using wide_t = typename Wide<T>::type;
+
+template <class T> wide_t<T> wide(T x) {
+  if constexpr (std::is_same_v<T, R_t<T>>) return LD(x);
+  else return wide_t<T>(LD(x.real()), LD(x.imag()));
+}
+template <class W> W cj(W x) {
+  if constexpr (std::is_same_v<W, LD>) return x;
+  else return std::conj(x);
+}
+
+template <class T> T rnd(std::mt19937_64 &g) {
+  std::normal_distribution<double> d;
+  if constexpr (std::is_same_v<T, R_t<T>>) return T(d(g));
+  else return T(R_t<T>(d(g)), R_t<T>(d(g)));
+}
+
+// C = X^H Y (long double), X: m x p (ldx), Y: m x q (ldy). Result p x q.
+template <class T>
+std::vector<wide_t<T>> xhy(int m, int p, int q, const T *X, int ldx, const T *Y, int ldy) {
+  std::vector<wide_t<T>> C(size_t(p) * q);
+  for (int j = 0; j < q; ++j)
+    for (int i = 0; i < p; ++i) {
+      wide_t<T> s = 0;
+      for (int r = 0; r < m; ++r) s += cj(wide(X[r + size_t(i) * ldx])) * wide(Y[r + size_t(j) * ldy]);
+      C[i + size_t(j) * p] = s;
+    }
+  return C;
+}
+
+// max |I - X^H X| for X m x n.
+template <class T> double orth_err(int m, int n, const T *X, int ldx) {
+  const auto C = xhy(m, n, n, X, ldx, X, ldx);
+  double e = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      e = std::max(e, double(std::abs(C[i + size_t(j) * n] - wide_t<T>(i == j ? 1 : 0))));
+  return e;
+}
+
+template <class T> double off_frob(int k, const T *G, int ldg) {
+  LD s = 0;
+  for (int j = 0; j < k; ++j)
+    for (int i = 0; i < k; ++i)
+      if (i != j) s += std::norm(wide(G[i + size_t(j) * ldg]));
+  return double(std::sqrt(s));
+}
+
+template <class T> class CpuKernels : public ::testing::Test {};
+using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(CpuKernels, Types);
+
+// Random Hermitian test matrices: PSD Gram matrices B^H B and indefinite
+// (B + B^H) / 2.
+template <class T> std::vector<T> hermitian(int k, bool psd, std::mt19937_64 &g) {
+  std::vector<T> B(size_t(k) * k), G(size_t(k) * k);
+  for (T &x : B) x = rnd<T>(g);
+  for (int j = 0; j < k; ++j)
+    for (int i = 0; i <= j; ++i) {
+      wide_t<T> s = 0;
+      if (psd)
+        for (int r = 0; r < k; ++r) s += cj(wide(B[r + size_t(i) * k])) * wide(B[r + size_t(j) * k]);
+      else
+        s = (wide(B[i + size_t(j) * k]) + cj(wide(B[j + size_t(i) * k]))) / LD(2);
+      if (i == j) s = wide_t<T>(std::real(s));
+      if constexpr (std::is_same_v<T, R_t<T>>) {
+        G[i + size_t(j) * k] = T(s);
+        G[j + size_t(i) * k] = T(s);
+      } else {
+        G[i + size_t(j) * k] = T(R_t<T>(s.real()), R_t<T>(s.imag()));
+        G[j + size_t(i) * k] = std::conj(G[i + size_t(j) * k]);
+      }
+    }
+  return G;
+}
+
+TYPED_TEST(CpuKernels, EvdDiagonalizesAndQUnitary) {
+  using T = TypeParam;
+  const double u = uroff<T>();
+  std::mt19937_64 g(42);
+  for (bsvd_ordering_t ord : {BSVD_ORDERING_ROUND_ROBIN, BSVD_ORDERING_ODD_EVEN})
+    for (bool psd : {true, false})
+      for (int k : {1, 2, 3, 5, 8, 16, 17, 32, 33}) {
+        const std::vector<T> G0 = hermitian<T>(k, psd, g);
+        std::vector<T> G = G0, Q(size_t(k) * k, T(0));
+        for (int i = 0; i < k; ++i) Q[i + size_t(i) * k] = T(1);
+        const double tol = std::sqrt(double(k)) * u;
+        const long rot = bsvd::detail::hermitian_jacobi_evd(k, G.data(), k, Q.data(), k, tol, 0, ord);
+        if (k > 1) EXPECT_GT(rot, 0);
+        EXPECT_LT(orth_err(k, k, Q.data(), k), 10 * k * u) << "k=" << k;
+        // D = Q^H G0 Q: off-diagonal negligible, diagonal = returned G's.
+        std::vector<T> G0Q(size_t(k) * k);
+        LD nrm = 0;
+        for (const T &x : G0) nrm += std::norm(wide(x));
+        nrm = std::sqrt(nrm);
+        for (int j = 0; j < k; ++j)
+          for (int i = 0; i < k; ++i) {
+            wide_t<T> s = 0;
+            for (int r = 0; r < k; ++r) s += wide(G0[i + size_t(r) * k]) * wide(Q[r + size_t(j) * k]);
+            if constexpr (std::is_same_v<T, R_t<T>>) G0Q[i + size_t(j) * k] = T(s);
+            else G0Q[i + size_t(j) * k] = T(R_t<T>(s.real()), R_t<T>(s.imag()));
+          }
+        const auto D = xhy(k, k, k, Q.data(), k, G0Q.data(), k);
+        for (int j = 0; j < k; ++j)
+          for (int i = 0; i < k; ++i) {
+            const double bound = 10.0 * k * u * double(nrm);
+            if (i != j) EXPECT_LT(double(std::abs(D[i + size_t(j) * k])), bound) << k;
+            else EXPECT_NEAR(double(std::real(D[i + size_t(i) * k])),
+                             double(std::real(wide(G[i + size_t(i) * k]))), bound);
+          }
+        // The returned G is diagonal to the relative tolerance.
+        for (int j = 0; j < k; ++j)
+          for (int i = 0; i < k; ++i)
+            if (i != j)
+              EXPECT_LE(std::abs(G[i + size_t(j) * k]),
+                        tol * std::sqrt(std::abs(std::real(G[i + size_t(i) * k]))) *
+                            std::sqrt(std::abs(std::real(G[j + size_t(j) * k]))) * 1.0001);
+        // A second call finds nothing to do and leaves Q alone.
+        std::vector<T> Q2(size_t(k) * k, T(0));
+        for (int i = 0; i < k; ++i) Q2[i + size_t(i) * k] = T(1);
+        EXPECT_EQ(bsvd::detail::hermitian_jacobi_evd(k, G.data(), k, Q2.data(), k, tol, 0, ord), 0);
+        for (int i = 0; i < k * k; ++i) EXPECT_EQ(Q2[i], (i % (k + 1) == 0) ? T(1) : T(0));
+      }
+}
+
+TYPED_TEST(CpuKernels, EvdOffNormDecreasesPerSweep) {
+  using T = TypeParam;
+  const double u = uroff<T>();
+  std::mt19937_64 g(7);
+  for (int k : {4, 16, 31}) {
+    std::vector<T> G = hermitian<T>(k, true, g), Q(size_t(k) * k, T(0));
+    for (int i = 0; i < k; ++i) Q[i + size_t(i) * k] = T(1);
+    double off = off_frob(k, G.data(), k);
+    int sweeps = 0;
+    for (; sweeps < 30; ++sweeps) {
+      const long rot = bsvd::detail::hermitian_jacobi_evd(k, G.data(), k, Q.data(), k,
+                                                          std::sqrt(double(k)) * u, 1,
+                                                          BSVD_ORDERING_ROUND_ROBIN);
+      if (rot == 0) break;
+      const double off2 = off_frob(k, G.data(), k);
+      EXPECT_LT(off2, off) << "k=" << k << " sweep " << sweeps;
+      off = off2;
+    }
+    EXPECT_LT(sweeps, 15) << "k=" << k; // quadratic convergence
+    EXPECT_LT(orth_err(k, k, Q.data(), k), 10 * k * u);
+  }
+}
+
+TYPED_TEST(CpuKernels, EvdDiagonalInputNoRotation) {
+  using T = TypeParam;
+  const int k = 6;
+  std::vector<T> G(k * k, T(0)), Q(k * k, T(0));
+  for (int i = 0; i < k; ++i) {
+    G[i + i * k] = T(R_t<T>(i == 2 ? 0 : i + 1)); // includes a zero diagonal
+    Q[i + i * k] = T(1);
+  }
+  EXPECT_EQ(bsvd::detail::hermitian_jacobi_evd(k, G.data(), k, Q.data(), k, 1e-6, 0,
+                                               BSVD_ORDERING_ROUND_ROBIN),
+            0);
+}
+
+// Unblocked and blocked Jacobi on W directly: converged, columns
+// relatively orthogonal to the tolerance, V unitary, W = A V.
+template <class T>
+void check_jacobi(bool blocked, int m, int n, int nb, bsvd_ordering_t ord, uint64_t seed) {
+  const double u = uroff<T>();
+  std::mt19937_64 g(seed);
+  const int ldw = m + 3;
+  std::vector<T> A(size_t(ldw) * n, T(0));
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) A[i + size_t(j) * ldw] = rnd<T>(g);
+  if (n >= 3) { // a zero column and two equal columns
+    for (int i = 0; i < m; ++i) A[i + size_t(1) * ldw] = T(0);
+    for (int i = 0; i < m; ++i) A[i + size_t(2) * ldw] = A[i];
+  }
+  std::vector<T> W = A, V(size_t(n) * n, T(0));
+  for (int i = 0; i < n; ++i) V[i + size_t(i) * n] = T(1);
+  const double tol = std::sqrt(double(m)) * u;
+  bsvd::detail::SweepStats st;
+  if (blocked) {
+    const Ordering bo = make_ordering(ord, (n + nb - 1) / nb);
+    st = bsvd::detail::jacobi_blocked(m, n, W.data(), ldw, V.data(), n, nb, bo, tol, 40, 0, ord);
+  } else {
+    st = bsvd::detail::jacobi_unblocked(m, n, W.data(), ldw, V.data(), n, make_ordering(ord, n),
+                                        tol, 40);
+  }
+  EXPECT_TRUE(st.converged);
+  EXPECT_GE(st.sweeps, 1);
+  EXPECT_LT(orth_err(n, n, V.data(), n), 20 * n * u);
+  const auto C = xhy(m, n, n, W.data(), ldw, W.data(), ldw);
+  for (int q = 0; q < n; ++q)
+    for (int p = 0; p < q; ++p) {
+      const LD a = std::real(C[p + size_t(p) * n]), b = std::real(C[q + size_t(q) * n]);
+      EXPECT_LE(double(std::abs(C[p + size_t(q) * n])), 4 * tol * double(std::sqrt(a * b)))
+          << p << "," << q;
+    }
+  // W = A V up to rounding (relative to ||A||_F).
+  LD an = 0, rn = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      wide_t<T> s = 0;
+      for (int r = 0; r < n; ++r) s += wide(A[i + size_t(r) * ldw]) * wide(V[r + size_t(j) * n]);
+      rn += std::norm(s - wide(W[i + size_t(j) * ldw]));
+      an += std::norm(wide(A[i + size_t(j) * ldw]));
+    }
+  EXPECT_LT(double(std::sqrt(rn / an)), 20 * n * u);
+}
+
+TYPED_TEST(CpuKernels, UnblockedDirect) {
+  using T = TypeParam;
+  for (bsvd_ordering_t ord : {BSVD_ORDERING_ROUND_ROBIN, BSVD_ORDERING_ODD_EVEN})
+    for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {5, 1}, {4, 4}, {30, 17}, {64, 64}})
+      check_jacobi<T>(false, m, n, 0, ord, 11 + m * 7 + n);
+}
+
+TYPED_TEST(CpuKernels, BlockedDirect) {
+  using T = TypeParam;
+  for (bsvd_ordering_t ord : {BSVD_ORDERING_ROUND_ROBIN, BSVD_ORDERING_ODD_EVEN})
+    for (int nb : {1, 2, 5, 16, 40})
+      for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {6, 4}, {30, 17}, {50, 40}})
+        check_jacobi<T>(true, m, n, nb, ord, 23 + m + nb);
+}
+
+TYPED_TEST(CpuKernels, UnblockedSingleColumnOneSweep) {
+  using T = TypeParam;
+  std::vector<T> W = {T(3), T(4)};
+  const auto st = bsvd::detail::jacobi_unblocked(2, 1, W.data(), 2, (T *)nullptr, 1,
+                                                 make_ordering(BSVD_ORDERING_ROUND_ROBIN, 1),
+                                                 1e-7, 40);
+  EXPECT_TRUE(st.converged);
+  EXPECT_EQ(st.sweeps, 1);
+  EXPECT_EQ(W[0], T(3));
+}
+
+} // namespace

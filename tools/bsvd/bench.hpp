@@ -1,0 +1,47 @@
+// `bsvd bench`: side-by-side timings of bsvd and the incumbents on the same
+// data in one process. The CPU part is in cmd_bench.cpp; the GPU part
+// (bsvd cuda vs cuSOLVER) in bench_cuda.cu, built only with CUDA.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace bsvd::cli {
+
+struct BenchCase {
+  char precision = 'd';    // s d c z
+  int m = 0, n = 0, batch = 0;
+  std::string family;      // generator family name
+  bool vectors = true;
+  int reps = 5;            // timed repetitions (median reported)
+  int check_sample = 64;   // matrices whose accuracy is checked
+};
+
+struct BenchRow {
+  std::string solver;      // "bsvd-cpu", "lapack-gesvd", "cusolver-gesvdjBatched", ...
+  std::string device;      // "cpu (N threads)" or the GPU name
+  BenchCase c;
+  double ms = 0;           // median time of one call over the whole batch
+  double t1 = 0, t2 = 0, t3 = 0; // worst ratios over the checked sample (units of u)
+  bool sorted = true;
+  bool pass = false;       // all ratios < 30 and sorted
+  int max_sweeps = 0;      // bsvd: most sweeps in the batch (0 if unknown)
+  double gflops = 0;       // counted flop model / time (0 if no model)
+  std::string note;        // e.g. "skipped: m > 32", "refused: status 3"
+};
+
+// Counted flop model of one-sided Jacobi with `sweeps` sweeps on m x n
+// (m >= n): per pair per sweep one inner product (2m, or 8m complex) plus
+// the rotation of two columns of A (6m real, 24m complex ...) and of V.
+double jacobi_flops(char precision, int m, int n, bool vectors, double sweeps,
+                    long batch);
+
+#if defined(BSVD_WITH_CUDA)
+// Runs bsvd (cuda backend) and the cuSOLVER drivers on `A` (host, batch
+// column-major m x n matrices, lda = m, stored as the precision's type:
+// float, double, std::complex<float>, std::complex<double>), appending one
+// row per solver. Returns false (with rows explaining why) without a GPU.
+bool bench_gpu(const BenchCase &c, const void *A, std::vector<BenchRow> &rows);
+#endif
+
+} // namespace bsvd::cli

@@ -1,0 +1,329 @@
+// bsvd bench: bsvd side by side with the incumbents, on the same data, in
+// one process. CPU: bsvd's cpu backend vs LAPACK gesvd and gesvj looped
+// over the batch with the same number of threads (each LAPACK call
+// single-threaded). GPU (bench_cuda.cu): bsvd's cuda backend vs cuSOLVER.
+#include "bench.hpp"
+#include "common.hpp"
+
+#include "testing/generate.hpp"
+#include "testing/lapack_ref.hpp"
+#include "testing/metrics.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <dlfcn.h>
+#include <fstream>
+#include <thread>
+
+namespace bsvd::cli {
+
+double jacobi_flops(char precision, int m, int n, bool vectors, double sweeps, long batch) {
+  if (m < n) std::swap(m, n);
+  // Real flops per column pair and sweep: one inner product (2m) and the
+  // rotation of two columns of A (6m) and of V (6n); complex arithmetic
+  // costs four times as much. Plus the refresh of n norms per sweep (2mn).
+  const double pairs = 0.5 * double(n) * (n - 1);
+  const double per_pair = 2.0 * m + 6.0 * m + (vectors ? 6.0 * n : 0.0);
+  const double cx = (precision == 'c' || precision == 'z') ? 4.0 : 1.0;
+  return cx * sweeps * (pairs * per_pair + 2.0 * m * n) * double(batch);
+}
+
+namespace {
+
+struct BenchArgs {
+  std::string precisions = "d";
+  std::string cases = "200x16x16,100x32x32,20x64x64,4x128x128";
+  std::string family = "random";
+  std::string backend = "cpu";
+  int reps = 3;
+  int threads = 0;
+  int check_sample = 16;
+  bool values_only = false;
+  bool quiet = false;
+  std::string json;
+};
+
+// OpenBLAS threads would fight the threads over the batch: one each.
+void single_threaded_blas() {
+  using setter = void (*)(int);
+  if (auto f = reinterpret_cast<setter>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) f(1);
+}
+
+template <class F> double median_ms(int reps, F &&f) {
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const double t0 = now_seconds();
+    f();
+    t.push_back(1e3 * (now_seconds() - t0));
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Runs body(b) for b in [0, batch) on `threads` threads.
+template <class F> void parallel_for(int batch, int threads, F &&body) {
+  std::atomic<int> next{0};
+  auto worker = [&] {
+    for (int b; (b = next++) < batch;) body(b);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto &th : pool) th.join();
+}
+
+template <class T>
+void record_accuracy(BenchRow &row, int m, int n, const std::vector<T> &A, int sample,
+                     const std::vector<real_t<T>> &S, const T *U, const T *V, int ldu, int ldv,
+                     size_t sU, size_t sV) {
+  using R = real_t<T>;
+  const int k = std::min(m, n);
+  testing::Ratios worst;
+  std::vector<double> ref(k);
+  for (int b = 0; b < sample; ++b) {
+    const T *Ab = A.data() + size_t(b) * m * n;
+    const int linfo = testing::reference_singular_values<T>(m, n, Ab, m, ref.data());
+    const auto r = testing::accuracy<T, R>(m, n, Ab, m, S.data() + size_t(b) * k, U ? U + b * sU : nullptr, ldu,
+                                           V ? V + b * sV : nullptr, ldv, linfo == 0 ? ref.data() : nullptr);
+    worst.max_with(r);
+  }
+  row.t1 = worst.t1;
+  row.t2 = std::max(worst.t2u, worst.t2v);
+  row.t3 = worst.t3;
+  row.sorted = worst.t4 == 0;
+  row.pass = worst.pass();
+}
+
+template <class T>
+void bench_cpu(const BenchCase &c, const std::vector<T> &A, int threads, std::vector<BenchRow> &rows) {
+  using R = real_t<T>;
+  const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
+  const bool vec = c.vectors;
+  const std::string dev = "cpu (" + std::to_string(threads) + " threads)";
+  const int sample = std::min(c.check_sample, batch);
+
+  { // bsvd, cpu backend
+    std::vector<R> S(size_t(batch) * k);
+    std::vector<T> U(vec ? size_t(batch) * m * k : 0), V(vec ? size_t(batch) * n * k : 0);
+    std::vector<int> info(batch), sweeps(batch);
+    bsvd_options_t o;
+    bsvd_options_init(&o);
+    o.backend = BSVD_BACKEND_CPU;
+    o.num_threads = threads;
+    bsvd_status_t st = 0;
+    BenchRow row;
+    row.solver = "bsvd-cpu";
+    row.device = dev;
+    row.c = c;
+    row.ms = median_ms(c.reps, [&] {
+      st = gesvj_strided_batched<T>(vec ? Job::Vectors : Job::Values, m, n, A.data(), m, int64_t(m) * n,
+                                    S.data(), k, vec ? U.data() : nullptr, m, int64_t(m) * k,
+                                    vec ? V.data() : nullptr, n, int64_t(n) * k, info.data(), sweeps.data(),
+                                    batch, o);
+    });
+    if (st != 0) {
+      row.note = std::string("failed: ") + bsvd_last_error();
+    } else {
+      record_accuracy<T>(row, m, n, A, sample, S, vec ? U.data() : nullptr, vec ? V.data() : nullptr, m, n,
+                         size_t(m) * k, size_t(n) * k);
+      row.max_sweeps = *std::max_element(sweeps.begin(), sweeps.end());
+      double mean = 0;
+      for (int s : sweeps) mean += s;
+      mean /= batch;
+      row.gflops = jacobi_flops(precision_of<T>(), m, n, vec, mean, batch) / (row.ms * 1e6);
+      int bad = 0;
+      for (int i : info) bad += i != 0;
+      if (bad) row.note = std::to_string(bad) + " matrices with info != 0";
+    }
+    rows.push_back(row);
+  }
+  { // LAPACK gesvd, one call per matrix
+    std::vector<R> S(size_t(batch) * k);
+    std::vector<T> U(vec ? size_t(batch) * m * k : 0), VT(vec ? size_t(batch) * k * n : 0);
+    std::vector<T> work(size_t(batch) * m * n);
+    std::vector<int> info(batch);
+    BenchRow row;
+    row.solver = "lapack-gesvd";
+    row.device = dev;
+    row.c = c;
+    row.ms = median_ms(c.reps, [&] {
+      work = A;
+      parallel_for(batch, threads, [&](int b) {
+        info[b] = testing::lapack_gesvd<T, R>(vec, m, n, work.data() + size_t(b) * m * n, m,
+                                               S.data() + size_t(b) * k, vec ? U.data() + size_t(b) * m * k : nullptr,
+                                               m, vec ? VT.data() + size_t(b) * k * n : nullptr, std::max(1, k));
+      });
+    });
+    std::vector<T> V;
+    if (vec) { // V = (V^T)^H for the checks
+      V.resize(size_t(batch) * n * k);
+      for (int b = 0; b < sample; ++b)
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < k; ++j) {
+            const T x = VT[size_t(b) * k * n + j + size_t(i) * k];
+            if constexpr (is_complex<T>::value) V[size_t(b) * n * k + i + size_t(j) * n] = std::conj(x);
+            else V[size_t(b) * n * k + i + size_t(j) * n] = x;
+          }
+    }
+    record_accuracy<T>(row, m, n, A, sample, S, vec ? U.data() : nullptr, vec ? V.data() : nullptr, m, n,
+                       size_t(m) * k, size_t(n) * k);
+    int bad = 0;
+    for (int i : info) bad += i != 0;
+    if (bad) row.note = std::to_string(bad) + " matrices with info != 0";
+    rows.push_back(row);
+  }
+  if (m >= n) { // LAPACK gesvj (one-sided Jacobi), one call per matrix
+    std::vector<R> S(size_t(batch) * k);
+    std::vector<T> V(vec ? size_t(batch) * n * n : 0);
+    std::vector<T> work(size_t(batch) * m * n);
+    std::vector<int> info(batch);
+    BenchRow row;
+    row.solver = "lapack-gesvj";
+    row.device = dev;
+    row.c = c;
+    row.ms = median_ms(c.reps, [&] {
+      work = A;
+      parallel_for(batch, threads, [&](int b) {
+        info[b] = testing::lapack_gesvj<T, R>(vec, m, n, work.data() + size_t(b) * m * n, m,
+                                               S.data() + size_t(b) * k,
+                                               vec ? V.data() + size_t(b) * n * n : nullptr, n);
+      });
+    });
+    record_accuracy<T>(row, m, n, A, sample, S, vec ? work.data() : nullptr, vec ? V.data() : nullptr, m, n,
+                       size_t(m) * n, size_t(n) * n);
+    int bad = 0;
+    for (int i : info) bad += i != 0;
+    if (bad) row.note = std::to_string(bad) + " matrices with info != 0";
+    rows.push_back(row);
+  }
+}
+
+bool parse_case(const std::string &s, BenchCase &c) {
+  const auto parts = split(s, 'x');
+  if (parts.size() != 3) return false;
+  try {
+    c.batch = std::stoi(parts[0]);
+    c.m = std::stoi(parts[1]);
+    c.n = std::stoi(parts[2]);
+  } catch (...) {
+    return false;
+  }
+  return c.batch > 0 && c.m > 0 && c.n > 0;
+}
+
+int bench(const BenchArgs &a) {
+  testing::Family fam;
+  if (!testing::parse_family(a.family, fam)) {
+    std::fprintf(stderr, "bsvd bench: unknown family '%s'\n", a.family.c_str());
+    return 2;
+  }
+  std::vector<BenchCase> cases;
+  for (const auto &p : split(a.precisions, ',')) {
+    if (p.size() != 1 || std::string("sdcz").find(p[0]) == std::string::npos) {
+      std::fprintf(stderr, "bsvd bench: unknown precision '%s'\n", p.c_str());
+      return 2;
+    }
+    for (const auto &s : split(a.cases, ',')) {
+      BenchCase c;
+      if (!parse_case(s, c)) {
+        std::fprintf(stderr, "bsvd bench: case '%s' is not BATCHxMxN\n", s.c_str());
+        return 2;
+      }
+      c.precision = p[0];
+      c.family = a.family;
+      c.vectors = !a.values_only;
+      c.reps = std::max(1, a.reps);
+      c.check_sample = std::max(1, a.check_sample);
+      cases.push_back(c);
+    }
+  }
+  const bool want_cpu = a.backend == "cpu" || a.backend == "all";
+  const bool want_gpu = a.backend == "cuda" || a.backend == "all";
+  if (!want_cpu && !want_gpu) {
+    std::fprintf(stderr, "bsvd bench: --backend must be cpu, cuda or all\n");
+    return 2;
+  }
+#if !defined(BSVD_WITH_CUDA)
+  if (want_gpu) {
+    std::fprintf(stderr, "bsvd bench: this build has no CUDA backend\n");
+    return 2;
+  }
+#endif
+  const int threads = a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
+  single_threaded_blas();
+  std::vector<BenchRow> rows;
+  Progress prog(int(cases.size()) * (int(want_cpu) + int(want_gpu)), !a.quiet);
+  for (const auto &c : cases) {
+    with_precision(c.precision, [&](auto tag) {
+      using T = decltype(tag);
+      std::vector<T> A(size_t(c.batch) * c.m * c.n);
+      for (int b = 0; b < c.batch; ++b)
+        testing::generate<T>(fam, c.m, c.n, testing::default_kappa<T>(), 1000u + b, A.data() + size_t(b) * c.m * c.n,
+                             c.m);
+      char label[96];
+      std::snprintf(label, sizeof label, "%c %dx%dx%d", c.precision, c.batch, c.m, c.n);
+      if (want_cpu) {
+        prog.step(std::string("cpu ") + label);
+        bench_cpu<T>(c, A, threads, rows);
+      }
+#if defined(BSVD_WITH_CUDA)
+      if (want_gpu) {
+        prog.step(std::string("gpu ") + label);
+        bench_gpu(c, A.data(), rows);
+      }
+#endif
+    });
+  }
+  prog.finish();
+
+  std::printf("%-24s %-20s %4s %16s %10s %8s %8s %8s %8s %5s %6s %8s  %s\n", "solver", "device", "prec",
+              "batch x m x n", "time ms", "vs bsvd", "T1/u", "T2/u", "T3/u", "pass", "sweeps", "GFLOP/s", "note");
+  double bsvd_ms = 0;
+  for (const auto &r : rows) {
+    if (r.solver.rfind("bsvd", 0) == 0) bsvd_ms = r.ms;
+    char shape[48];
+    std::snprintf(shape, sizeof shape, "%dx%dx%d", r.c.batch, r.c.m, r.c.n);
+    char ratio[16] = "-";
+    if (bsvd_ms > 0 && r.ms > 0 && r.solver.rfind("bsvd", 0) != 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.ms / bsvd_ms);
+    std::printf("%-24s %-20s %4c %16s %10.3f %8s %8.3g %8.3g %8.3g %5s %6d %8.2f  %s\n", r.solver.c_str(),
+                r.device.substr(0, 20).c_str(), r.c.precision, shape, r.ms, ratio, r.t1, r.t2, r.t3,
+                r.pass ? "yes" : "NO", r.max_sweeps, r.gflops, r.note.c_str());
+  }
+  std::printf("(vs bsvd: the solver's time over bsvd's on the same case; > 1 means bsvd is faster. "
+              "Accuracy on the first %d matrices of each case, in units of u.)\n", a.check_sample);
+  if (!a.json.empty()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto &r : rows)
+      j.push_back({{"solver", r.solver}, {"device", r.device}, {"precision", std::string(1, r.c.precision)},
+                   {"batch", r.c.batch}, {"m", r.c.m}, {"n", r.c.n}, {"family", r.c.family},
+                   {"vectors", r.c.vectors}, {"reps", r.c.reps}, {"ms", r.ms}, {"t1", r.t1}, {"t2", r.t2},
+                   {"t3", r.t3}, {"sorted", r.sorted}, {"pass", r.pass}, {"max_sweeps", r.max_sweeps},
+                   {"gflops", r.gflops}, {"note", r.note}});
+    std::ofstream(a.json) << j.dump(1) << "\n";
+  }
+  return 0;
+}
+
+} // namespace
+
+void add_bench(CLI::App &app, int &rc) {
+  auto a = std::make_shared<BenchArgs>();
+  auto *sub = app.add_subcommand("bench", "Time bsvd against LAPACK (cpu) and cuSOLVER (cuda) on the same data");
+  sub->add_option("--precision", a->precisions, "comma list of s, d, c, z")->capture_default_str();
+  sub->add_option("--cases", a->cases, "comma list of BATCHxMxN")->capture_default_str();
+  sub->add_option("--family", a->family, "singular-value family of the test matrices")->capture_default_str();
+  sub->add_option("--backend", a->backend, "cpu (vs LAPACK), cuda (vs cuSOLVER) or all")->capture_default_str();
+  sub->add_option("--reps", a->reps, "timed repetitions; the median is reported")->capture_default_str();
+  sub->add_option("--threads", a->threads, "CPU threads (0 = all cores)")->capture_default_str();
+  sub->add_option("--check-sample", a->check_sample, "matrices per case checked for accuracy")->capture_default_str();
+  sub->add_flag("--values-only", a->values_only, "singular values only");
+  sub->add_option("--json", a->json, "write the rows as JSON to this file");
+  sub->add_flag("-q,--quiet", a->quiet, "no progress on stderr");
+  sub->callback([a, &rc] { rc = bench(*a); });
+}
+
+} // namespace bsvd::cli

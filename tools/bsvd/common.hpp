@@ -1,0 +1,72 @@
+// Shared pieces of the bsvd command-line tool.
+#pragma once
+
+#include <bsvd/bsvd.h>
+#include <bsvd/svd.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <complex>
+#include <string>
+#include <vector>
+
+namespace bsvd::cli {
+
+// Solver settings common to run, check and bench.
+struct SolverArgs {
+  std::string backend = "auto";
+  std::string ordering = "round-robin";
+  std::string variant = "auto";
+  int block_size = 0;
+  double tol = 0;
+  int max_sweeps = 0;
+  int eig_sweeps = 1;
+  int threads = 0;
+  void add_to(CLI::App &app);
+  // Fills opts; returns false with a message for unknown names.
+  bool to_options(bsvd_options_t &opts, std::string &err) const;
+};
+
+template <class T> constexpr char precision_of();
+template <> constexpr char precision_of<float>() { return 's'; }
+template <> constexpr char precision_of<double>() { return 'd'; }
+template <> constexpr char precision_of<std::complex<float>>() { return 'c'; }
+template <> constexpr char precision_of<std::complex<double>>() { return 'z'; }
+
+// Calls f(T{}) with T the value type of precision p ('s','d','c','z').
+template <class F> bool with_precision(char p, F &&f) {
+  switch (p) {
+  case 's': f(float{}); return true;
+  case 'd': f(double{}); return true;
+  case 'c': f(std::complex<float>{}); return true;
+  case 'z': f(std::complex<double>{}); return true;
+  default: return false;
+  }
+}
+
+std::vector<int> parse_int_list(const std::string &s); // "1,2,3" -> {1,2,3}
+std::vector<std::string> split(const std::string &s, char sep);
+
+inline double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Progress on stderr for long runs ("[ 12/48] ..."), overwritten in place on
+// a terminal, one line per step otherwise. Disabled when quiet.
+struct Progress {
+  int total = 0, done = 0;
+  bool enabled = true;
+  bool tty = false;
+  Progress(int total, bool enabled);
+  void step(const std::string &what);
+  void finish();
+};
+
+// Subcommands (each in its own file).
+void add_run(CLI::App &app, int &rc);
+void add_gen(CLI::App &app, int &rc);
+void add_check(CLI::App &app, int &rc);
+void add_bench(CLI::App &app, int &rc);
+
+} // namespace bsvd::cli
