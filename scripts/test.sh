@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds bsvd (scripts/setup.sh) and runs the CPU tests; GPU tests (label
-# gpu) skip without a GPU and run through scripts/gpu-check.sh on one.
+# Builds bsvd (scripts/setup.sh) and runs the tests: C++ unit tests, CLI
+# tests and the accuracy suite (ctest), then the Python package's tests.
+# GPU tests (label gpu) skip without a GPU; scripts/gpu-check.sh runs them on one.
 #   scripts/test.sh              build/ + ctest (all tests that are not gpu-only)
 #   scripts/test.sh --sanitize   also a CPU-only build under ASan + UBSan
 set -euo pipefail
@@ -8,6 +9,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 # The gpu-labelled tests run too: without a GPU they must skip cleanly.
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+# The Python package: pip install . and its pytest suite (NumPy on the CPU).
+scripts/python-test.sh
 if [ "${1:-}" = "--sanitize" ]; then
   BSVD_BUILD_DIR=build-asan BSVD_CMAKE_ARGS="-DBSVD_CUDA=OFF -DBSVD_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo" \
     scripts/setup.sh

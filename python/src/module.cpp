@@ -1,0 +1,516 @@
+// bsvd._bsvd: the thin native layer under the Python package.
+//
+// It takes arrays through DLPack (nb::ndarray: NumPy, PyTorch, CuPy, JAX...)
+// together with the *column-major* description the Python layer worked out
+// (m, n, leading dimensions, strides, offsets), checks that every access the
+// library will make lies inside the arrays it was given, sets the CUDA
+// device of the arrays, releases the GIL and calls the C API. It returns
+// the status and bsvd_last_error(); the Python layer turns those into
+// exceptions. No C++ exception is left to cross into Python unhandled
+// (nanobind translates the std::exception family raised here).
+//
+// Layout conventions are the Python layer's business (bsvd/__init__.py):
+// this file knows nothing about row-major arrays or transposes.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <bsvd/bsvd.h>
+
+#include <algorithm>
+#include <climits>
+#include <complex>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#if defined(BSVD_WITH_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+namespace nb = nanobind;
+
+namespace {
+
+using Array = nb::ndarray<>;          // any dtype, device, layout
+using ROArray = nb::ndarray<nb::ro>;  // input: read-only is fine
+
+// ---- array checks ----------------------------------------------------------
+
+enum class Space { Host, Device };
+
+struct Where {
+  Space space = Space::Host;
+  int device_id = 0;
+};
+
+Where where_of(int device_type, int device_id, const char *what) {
+  switch (device_type) {
+  case nb::device::cpu::value:
+  case nb::device::cuda_host::value:
+    return {Space::Host, 0};
+  case nb::device::cuda::value:
+  case nb::device::cuda_managed::value:
+    return {Space::Device, device_id};
+  default:
+    throw nb::type_error(
+        (std::string("bsvd: ") + what +
+         " is on an unsupported device (DLPack device type " +
+         std::to_string(device_type) + "); only CPU and CUDA arrays are supported")
+            .c_str());
+  }
+}
+
+// Number of elements spanned from data() to the last element (0 if empty);
+// negative strides are refused.
+template <class Arr> int64_t span_of(const Arr &a, const char *what) {
+  int64_t last = 0;
+  for (size_t i = 0; i < a.ndim(); ++i) {
+    if (a.shape(i) == 0) return 0;
+    if (a.stride(i) < 0)
+      throw nb::value_error((std::string("bsvd: ") + what + " has a negative stride").c_str());
+    last += int64_t(a.shape(i) - 1) * a.stride(i);
+  }
+  return last + 1;
+}
+
+// Elements touched by a batch of column-major rows x cols matrices with
+// leading dimension ld, matrix b at offset + b * stride.
+int64_t extent(int64_t offset, int64_t rows, int64_t cols, int64_t ld,
+               int64_t stride, int64_t batch) {
+  if (rows <= 0 || cols <= 0 || batch <= 0) return 0;
+  return offset + (batch - 1) * stride + (cols - 1) * ld + rows;
+}
+
+void need(int64_t extent_elems, int64_t span, const char *what) {
+  if (extent_elems > span)
+    throw nb::value_error((std::string("bsvd: ") + what + " is too small for the requested layout (needs " +
+                           std::to_string(extent_elems) + " elements, has " + std::to_string(span) + ")")
+                              .c_str());
+}
+
+bool is_dtype(const nb::dlpack::dtype &d, nb::dlpack::dtype_code code, int bits) {
+  return d.code == uint8_t(code) && d.bits == bits && d.lanes == 1;
+}
+
+// Precision letter of the matrix dtype: s, d, c, z.
+char precision_of(const nb::dlpack::dtype &d) {
+  using C = nb::dlpack::dtype_code;
+  if (is_dtype(d, C::Float, 32)) return 's';
+  if (is_dtype(d, C::Float, 64)) return 'd';
+  if (is_dtype(d, C::Complex, 64)) return 'c';
+  if (is_dtype(d, C::Complex, 128)) return 'z';
+  throw nb::type_error("bsvd: unsupported dtype; expected float32, float64, complex64 or complex128");
+}
+
+void check_real_of(const Array &a, char prec, const char *what) {
+  using C = nb::dlpack::dtype_code;
+  const int bits = (prec == 's' || prec == 'c') ? 32 : 64;
+  if (!is_dtype(a.dtype(), C::Float, bits))
+    throw nb::type_error((std::string("bsvd: ") + what + " must be float" + std::to_string(bits)).c_str());
+}
+
+void check_same_dtype(const Array &a, const nb::dlpack::dtype &d, const char *what) {
+  if (!(a.dtype() == d))
+    throw nb::type_error((std::string("bsvd: ") + what + " must have the dtype of A").c_str());
+}
+
+void check_int32(const Array &a, const char *what) {
+  if (!is_dtype(a.dtype(), nb::dlpack::dtype_code::Int, 32))
+    throw nb::type_error((std::string("bsvd: ") + what + " must be int32").c_str());
+}
+
+// All arrays of one call live in one memory space (and on one device).
+struct SpaceCheck {
+  bool first = true;
+  Where w;
+  void add(int device_type, int device_id, const char *what) {
+    const Where x = where_of(device_type, device_id, what);
+    if (first) {
+      w = x;
+      first = false;
+      return;
+    }
+    if (x.space != w.space || (x.space == Space::Device && x.device_id != w.device_id))
+      throw nb::value_error((std::string("bsvd: ") + what +
+                             " is on a different device than A: all arrays of a call must be on one device")
+                                .c_str());
+  }
+};
+
+// ---- options, device guard, the call ---------------------------------------
+
+struct Opts {
+  int backend, ordering, variant, block_size;
+  double tol;
+  int max_sweeps, eig_sweeps, num_threads;
+  uintptr_t stream;
+};
+
+bsvd_options_t make_options(const Opts &o, int *path) {
+  bsvd_options_t opts;
+  bsvd_options_init(&opts);
+  opts.backend = bsvd_backend_t(o.backend);
+  opts.ordering = bsvd_ordering_t(o.ordering);
+  opts.variant = bsvd_variant_t(o.variant);
+  opts.block_size = o.block_size;
+  opts.tol = o.tol;
+  opts.max_sweeps = o.max_sweeps;
+  opts.eig_sweeps = o.eig_sweeps;
+  opts.num_threads = o.num_threads;
+  opts.stream = reinterpret_cast<void *>(o.stream);
+  opts.path = path;
+  return opts;
+}
+
+// Makes the arrays' device current for the call (the library launches on
+// the current device) and restores the caller's afterwards.
+struct DeviceGuard {
+#if defined(BSVD_WITH_CUDA)
+  int previous = -1;
+  explicit DeviceGuard(const Where &w) {
+    if (w.space != Space::Device) return;
+    int cur = 0;
+    if (cudaGetDevice(&cur) != cudaSuccess) {
+      cudaGetLastError();
+      throw std::runtime_error("bsvd: cudaGetDevice failed");
+    }
+    if (cur != w.device_id) {
+      if (cudaSetDevice(w.device_id) != cudaSuccess) {
+        cudaGetLastError();
+        throw std::runtime_error("bsvd: cudaSetDevice failed for device " + std::to_string(w.device_id));
+      }
+      previous = cur;
+    }
+  }
+  ~DeviceGuard() {
+    if (previous >= 0) cudaSetDevice(previous);
+  }
+#else
+  explicit DeviceGuard(const Where &) {}
+#endif
+};
+
+void check_device_usable(const Where &w) {
+  if (w.space == Space::Device && !bsvd_cuda_available())
+    throw nb::value_error(
+        "bsvd: the arrays are CUDA device memory, but this bsvd was built without "
+        "the CUDA backend (or no GPU is visible to it); rebuild with nvcc available");
+}
+
+int to_int(int64_t v, const char *what) {
+  if (v < 0 || v > INT_MAX)
+    throw nb::value_error((std::string("bsvd: ") + what + " = " + std::to_string(v) +
+                           " does not fit the library's int").c_str());
+  return int(v);
+}
+
+template <class T> T *ptr_at(const Array &a, int64_t offset) {
+  return reinterpret_cast<T *>(static_cast<unsigned char *>(a.data()) + offset * int64_t(a.itemsize()));
+}
+
+using Result = std::tuple<int, std::string>;
+
+Result finish(bsvd_status_t st) {
+  return {int(st), st == 0 ? std::string() : std::string(bsvd_last_error())};
+}
+
+// ---- uniform batch: the strided form ---------------------------------------
+//
+// A: column-major m x n matrices, matrix b at A.data + b*strideA (elements).
+// S: k values per matrix at S.data + b*strideS. U (m x k, ldu, strideU) and
+// V (n x k, ldv, strideV) may be None for values only. info: batch int32;
+// sweeps: None or batch int32; path: None or host int32 (batch).
+Result gesvj_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t strideA,
+                     Array S, int64_t strideS, std::optional<Array> U, int64_t ldu,
+                     int64_t strideU, std::optional<Array> V, int64_t ldv, int64_t strideV,
+                     Array info, std::optional<Array> sweeps, std::optional<Array> path,
+                     int64_t batch, const Opts &o) {
+  const char prec = precision_of(A.dtype());
+  const bool vectors = U.has_value();
+  if (vectors != V.has_value())
+    throw nb::value_error("bsvd: U and V must both be given or both be None");
+  const int64_t k = std::min(m, n);
+  // Sizes and layout (the library checks its own rules again).
+  const int im = to_int(m, "m"), in = to_int(n, "n"), ilda = to_int(lda, "lda");
+  const int ib = to_int(batch, "batch");
+  const int ildu = vectors ? to_int(ldu, "ldu") : 1, ildv = vectors ? to_int(ldv, "ldv") : 1;
+  if (strideA < 0 || strideS < 0 || strideU < 0 || strideV < 0)
+    throw nb::value_error("bsvd: negative batch stride");
+
+  SpaceCheck sc;
+  sc.add(A.device_type(), A.device_id(), "A");
+  sc.add(S.device_type(), S.device_id(), "S");
+  check_real_of(S, prec, "S");
+  if (vectors) {
+    sc.add(U->device_type(), U->device_id(), "U");
+    sc.add(V->device_type(), V->device_id(), "V");
+    check_same_dtype(*U, A.dtype(), "U");
+    check_same_dtype(*V, A.dtype(), "V");
+  }
+  sc.add(info.device_type(), info.device_id(), "info");
+  check_int32(info, "info");
+  if (sweeps) {
+    sc.add(sweeps->device_type(), sweeps->device_id(), "sweeps");
+    check_int32(*sweeps, "sweeps");
+  }
+  if (path) {
+    if (where_of(path->device_type(), path->device_id(), "path").space != Space::Host)
+      throw nb::value_error("bsvd: path must be host memory");
+    check_int32(*path, "path");
+  }
+  const Where w = sc.w;
+  check_device_usable(w);
+
+  // Every access inside the arrays given.
+  need(extent(0, m, n, lda, strideA, batch), span_of(A, "A"), "A");
+  need(extent(0, k, 1, 1, strideS, batch), span_of(S, "S"), "S");
+  if (vectors) {
+    need(extent(0, m, k, ldu, strideU, batch), span_of(*U, "U"), "U");
+    need(extent(0, n, k, ldv, strideV, batch), span_of(*V, "V"), "V");
+  }
+  need(batch, span_of(info, "info"), "info");
+  if (sweeps) need(batch, span_of(*sweeps, "sweeps"), "sweeps");
+  if (path) need(batch, span_of(*path, "path"), "path");
+
+  int *pinfo = static_cast<int *>(info.data());
+  int *psweeps = sweeps ? static_cast<int *>(sweeps->data()) : nullptr;
+  int *ppath = path ? static_cast<int *>(path->data()) : nullptr;
+  const bsvd_options_t opts = make_options(o, ppath);
+  const bsvd_job_t job = vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES;
+
+  DeviceGuard guard(w);
+  bsvd_status_t st = 0;
+  {
+    nb::gil_scoped_release release;
+#define BSVD_CALL(p, T, R)                                                     \
+  st = bsvd_##p##gesvj_strided_batched(                                        \
+      job, im, in, static_cast<const T *>(A.data()), ilda, strideA,            \
+      static_cast<R *>(S.data()), strideS,                                     \
+      vectors ? static_cast<T *>(U->data()) : nullptr, ildu, strideU,          \
+      vectors ? static_cast<T *>(V->data()) : nullptr, ildv, strideV, pinfo,   \
+      psweeps, ib, &opts)
+    switch (prec) {
+    case 's': BSVD_CALL(s, float, float); break;
+    case 'd': BSVD_CALL(d, double, double); break;
+    case 'c': BSVD_CALL(c, bsvd_cfloat, float); break;
+    default: BSVD_CALL(z, bsvd_cdouble, double); break;
+    }
+#undef BSVD_CALL
+  }
+  return finish(st);
+}
+
+// ---- variable-size batch: the vbatched form --------------------------------
+//
+// A_list[i]: matrix i, column-major m[i] x n[i] with leading dimension
+// lda[i], starting at its data(). Outputs are flat arrays with per-matrix
+// element offsets: S at S.data + offS[i]; U (m x k, ldu[i]) at U.data +
+// offU[i]; V (n x k, ldv[i]) at V.data + offV[i].
+Result gesvj_vbatched(std::vector<ROArray> A_list, std::vector<int64_t> m,
+                      std::vector<int64_t> n, std::vector<int64_t> lda, Array S,
+                      std::vector<int64_t> offS, std::optional<Array> U,
+                      std::vector<int64_t> ldu, std::vector<int64_t> offU,
+                      std::optional<Array> V, std::vector<int64_t> ldv,
+                      std::vector<int64_t> offV, Array info,
+                      std::optional<Array> sweeps, std::optional<Array> path,
+                      const Opts &o) {
+  const size_t count = A_list.size();
+  const bool vectors = U.has_value();
+  if (vectors != V.has_value())
+    throw nb::value_error("bsvd: U and V must both be given or both be None");
+  if (m.size() != count || n.size() != count || lda.size() != count || offS.size() != count ||
+      (vectors && (ldu.size() != count || offU.size() != count || ldv.size() != count ||
+                   offV.size() != count)))
+    throw nb::value_error("bsvd: per-matrix lists of different lengths");
+  const int ib = to_int(int64_t(count), "batch");
+  if (count == 0) return {0, std::string()};
+
+  const nb::dlpack::dtype dt = A_list[0].dtype();
+  const char prec = precision_of(dt);
+  SpaceCheck sc;
+  for (size_t i = 0; i < count; ++i) {
+    if (!(A_list[i].dtype() == dt))
+      throw nb::type_error("bsvd: all matrices of a list must have one dtype");
+    sc.add(A_list[i].device_type(), A_list[i].device_id(), "a matrix of the list");
+  }
+  sc.add(S.device_type(), S.device_id(), "S");
+  check_real_of(S, prec, "S");
+  if (vectors) {
+    sc.add(U->device_type(), U->device_id(), "U");
+    sc.add(V->device_type(), V->device_id(), "V");
+    check_same_dtype(*U, dt, "U");
+    check_same_dtype(*V, dt, "V");
+  }
+  sc.add(info.device_type(), info.device_id(), "info");
+  check_int32(info, "info");
+  if (sweeps) {
+    sc.add(sweeps->device_type(), sweeps->device_id(), "sweeps");
+    check_int32(*sweeps, "sweeps");
+  }
+  if (path) {
+    if (where_of(path->device_type(), path->device_id(), "path").space != Space::Host)
+      throw nb::value_error("bsvd: path must be host memory");
+    check_int32(*path, "path");
+  }
+  const Where w = sc.w;
+  check_device_usable(w);
+
+  const int64_t spanS = span_of(S, "S");
+  const int64_t spanU = vectors ? span_of(*U, "U") : 0;
+  const int64_t spanV = vectors ? span_of(*V, "V") : 0;
+  need(int64_t(count), span_of(info, "info"), "info");
+  if (sweeps) need(int64_t(count), span_of(*sweeps, "sweeps"), "sweeps");
+  if (path) need(int64_t(count), span_of(*path, "path"), "path");
+
+  std::vector<int> im(count), in(count), ilda(count), ildu(count, 1), ildv(count, 1);
+  std::vector<const void *> pA(count);
+  std::vector<void *> pS(count), pU(count, nullptr), pV(count, nullptr);
+  for (size_t i = 0; i < count; ++i) {
+    im[i] = to_int(m[i], "m[i]");
+    in[i] = to_int(n[i], "n[i]");
+    ilda[i] = to_int(lda[i], "lda[i]");
+    const int64_t k = std::min(m[i], n[i]);
+    need(extent(0, m[i], n[i], lda[i], 0, 1), span_of(A_list[i], "A[i]"), "a matrix of the list");
+    if (offS[i] < 0) throw nb::value_error("bsvd: negative offset");
+    need(extent(offS[i], k, 1, 1, 0, 1), spanS, "S");
+    pA[i] = A_list[i].data();
+    pS[i] = ptr_at<unsigned char>(S, offS[i]);
+    if (vectors) {
+      ildu[i] = to_int(ldu[i], "ldu[i]");
+      ildv[i] = to_int(ldv[i], "ldv[i]");
+      if (offU[i] < 0 || offV[i] < 0) throw nb::value_error("bsvd: negative offset");
+      need(extent(offU[i], m[i], k, ldu[i], 0, 1), spanU, "U");
+      need(extent(offV[i], n[i], k, ldv[i], 0, 1), spanV, "V");
+      pU[i] = ptr_at<unsigned char>(*U, offU[i]);
+      pV[i] = ptr_at<unsigned char>(*V, offV[i]);
+    }
+  }
+
+  int *pinfo = static_cast<int *>(info.data());
+  int *psweeps = sweeps ? static_cast<int *>(sweeps->data()) : nullptr;
+  int *ppath = path ? static_cast<int *>(path->data()) : nullptr;
+  const bsvd_options_t opts = make_options(o, ppath);
+  const bsvd_job_t job = vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES;
+
+  DeviceGuard guard(w);
+  bsvd_status_t st = 0;
+  {
+    nb::gil_scoped_release release;
+#define BSVD_CALL(p, T, R)                                                     \
+  st = bsvd_##p##gesvj_vbatched(                                               \
+      job, im.data(), in.data(), reinterpret_cast<const T *const *>(pA.data()), \
+      ilda.data(), reinterpret_cast<R *const *>(pS.data()),                    \
+      vectors ? reinterpret_cast<T *const *>(pU.data()) : nullptr, ildu.data(), \
+      vectors ? reinterpret_cast<T *const *>(pV.data()) : nullptr, ildv.data(), \
+      pinfo, psweeps, ib, &opts)
+    switch (prec) {
+    case 's': BSVD_CALL(s, float, float); break;
+    case 'd': BSVD_CALL(d, double, double); break;
+    case 'c': BSVD_CALL(c, bsvd_cfloat, float); break;
+    default: BSVD_CALL(z, bsvd_cdouble, double); break;
+    }
+#undef BSVD_CALL
+  }
+  return finish(st);
+}
+
+// ---- owned buffers (for frameworks that cannot lend writable memory: JAX) --
+//
+// Returns a nanobind.nb_ndarray (an object with __dlpack__ and
+// __dlpack_device__, nb::array_api) of `count`
+// elements of the given dtype (one of s, d, c, z, i = int32), in host memory
+// or on CUDA device `device_id`, owned by a capsule that frees it.
+using Owned = nb::ndarray<nb::array_api>;
+
+Owned empty(int64_t count, char dtype, bool device, int device_id) {
+  if (count < 0) throw nb::value_error("bsvd: negative size");
+  nb::dlpack::dtype dt;
+  switch (dtype) {
+  case 's': dt = nb::dtype<float>(); break;
+  case 'd': dt = nb::dtype<double>(); break;
+  case 'c': dt = nb::dtype<std::complex<float>>(); break;
+  case 'z': dt = nb::dtype<std::complex<double>>(); break;
+  case 'i': dt = nb::dtype<int32_t>(); break;
+  default: throw nb::value_error("bsvd: unknown dtype letter");
+  }
+  const size_t bytes = std::max<size_t>(1, size_t(count) * (dt.bits / 8));
+  size_t shape[1] = {size_t(count)};
+  if (!device) {
+    void *p = ::operator new(bytes);
+    nb::capsule owner(p, [](void *q) noexcept { ::operator delete(q); });
+    return Owned(p, 1, shape, owner, nullptr, dt, nb::device::cpu::value, 0);
+  }
+#if defined(BSVD_WITH_CUDA)
+  DeviceGuard guard(Where{Space::Device, device_id});
+  void *p = nullptr;
+  if (cudaMalloc(&p, bytes) != cudaSuccess) {
+    cudaGetLastError();
+    throw std::bad_alloc();
+  }
+  nb::capsule owner(p, [](void *q) noexcept { cudaFree(q); });
+  return Owned(p, 1, shape, owner, nullptr, dt, nb::device::cuda::value, device_id);
+#else
+  (void)device_id;
+  throw nb::value_error("bsvd: this bsvd was built without the CUDA backend");
+#endif
+}
+
+} // namespace
+
+NB_MODULE(_bsvd, mod) {
+  mod.doc() = "bsvd native layer (use the bsvd package, not this module)";
+
+  nb::class_<Opts>(mod, "Options")
+      .def(nb::init<>())
+      .def("__init__",
+           [](Opts *o, int backend, int ordering, int variant, int block_size, double tol,
+              int max_sweeps, int eig_sweeps, int num_threads, uintptr_t stream) {
+             new (o) Opts{backend, ordering, variant, block_size, tol, max_sweeps,
+                          eig_sweeps, num_threads, stream};
+           },
+           nb::arg("backend"), nb::arg("ordering"), nb::arg("variant"), nb::arg("block_size"),
+           nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("eig_sweeps"),
+           nb::arg("num_threads"), nb::arg("stream"))
+      .def_rw("backend", &Opts::backend)
+      .def_rw("stream", &Opts::stream);
+
+  mod.def("gesvj_strided", &gesvj_strided, nb::arg("A"), nb::arg("m"), nb::arg("n"),
+          nb::arg("lda"), nb::arg("strideA"), nb::arg("S"), nb::arg("strideS"),
+          nb::arg("U").none(), nb::arg("ldu"), nb::arg("strideU"), nb::arg("V").none(),
+          nb::arg("ldv"), nb::arg("strideV"), nb::arg("info"), nb::arg("sweeps").none(),
+          nb::arg("path").none(), nb::arg("batch"), nb::arg("opts"));
+  mod.def("gesvj_vbatched", &gesvj_vbatched, nb::arg("A"), nb::arg("m"), nb::arg("n"),
+          nb::arg("lda"), nb::arg("S"), nb::arg("offS"), nb::arg("U").none(), nb::arg("ldu"),
+          nb::arg("offU"), nb::arg("V").none(), nb::arg("ldv"), nb::arg("offV"),
+          nb::arg("info"), nb::arg("sweeps").none(), nb::arg("path").none(),
+          nb::arg("opts"));
+  mod.def("empty", &empty, nb::arg("count"), nb::arg("dtype"), nb::arg("device"),
+          nb::arg("device_id"));
+
+  mod.def("cuda_available", []() { return bsvd_cuda_available() != 0; });
+  mod.def("cuda_built", []() {
+#if defined(BSVD_WITH_CUDA)
+    return true;
+#else
+    return false;
+#endif
+  });
+  mod.def("version", []() { return std::string(bsvd_version()); });
+  mod.def("status_string", [](int st) { return std::string(bsvd_status_string(st)); });
+  mod.def("last_error", []() { return std::string(bsvd_last_error()); });
+
+  mod.attr("INFO_NONFINITE") = BSVD_INFO_NONFINITE;
+  mod.attr("STATUS_BACKEND_UNAVAILABLE") = int(BSVD_STATUS_BACKEND_UNAVAILABLE);
+  mod.attr("STATUS_NOT_SUPPORTED") = int(BSVD_STATUS_NOT_SUPPORTED);
+  mod.attr("STATUS_ALLOC_FAILED") = int(BSVD_STATUS_ALLOC_FAILED);
+  mod.attr("STATUS_DEVICE_ERROR") = int(BSVD_STATUS_DEVICE_ERROR);
+  mod.attr("STATUS_WORKSPACE_TOO_SMALL") = int(BSVD_STATUS_WORKSPACE_TOO_SMALL);
+  mod.attr("STATUS_INTERNAL_ERROR") = int(BSVD_STATUS_INTERNAL_ERROR);
+}

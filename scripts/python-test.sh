@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds and installs the Python package (pip install of the repository root,
+# scikit-build-core + nanobind) and runs its tests (python/tests).
+#   scripts/python-test.sh              CI: CPU tests (GPU tests skip without a GPU)
+#   scripts/python-test.sh -k list      extra arguments go to pytest
+# Environment:
+#   BSVD_PY_CUDA=ON|OFF|AUTO  build the CUDA backend into the extension. Default:
+#                         AUTO (nvcc found) when a GPU is visible, else OFF, so a
+#                         CI machine without a GPU does not compile kernels
+#                         it cannot run (pip install . alone builds CUDA when
+#                         nvcc is found).
+#   BSVD_PY_ISOLATED=1    build in pip's isolated environment (fetches
+#                         scikit-build-core and nanobind from PyPI) instead
+#                         of the current one.
+# The build folder build-python/ is kept between runs (incremental, ccache).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+
+if [ -z "${BSVD_PY_CUDA:-}" ]; then
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    BSVD_PY_CUDA=AUTO
+  else
+    BSVD_PY_CUDA=OFF
+  fi
+fi
+if [ "$BSVD_PY_CUDA" != OFF ] && ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export CUDACXX=${CUDACXX:-/usr/local/cuda/bin/nvcc}
+fi
+
+export PIP_ROOT_USER_ACTION=ignore
+pip_q=(-q --disable-pip-version-check --no-warn-script-location)
+# What the build and the tests need; a no-op when present.
+need=()
+"$PY" -c 'import numpy' 2>/dev/null || need+=(numpy)
+"$PY" -c 'import pytest' 2>/dev/null || need+=(pytest)
+if [ "${BSVD_PY_ISOLATED:-0}" != 1 ]; then
+  "$PY" -c 'import scikit_build_core, sys; sys.exit(tuple(map(int, scikit_build_core.__version__.split(".")[:2])) < (0, 10))' 2>/dev/null \
+    || need+=("scikit-build-core>=0.10")
+  "$PY" -c 'import nanobind' 2>/dev/null || need+=("nanobind>=2.0")
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  echo "python-test: installing ${need[*]}"
+  "$PY" -m pip install "${pip_q[@]}" "${need[@]}"
+fi
+
+build_args=(-C "cmake.define.BSVD_CUDA=$BSVD_PY_CUDA")
+[ "${BSVD_PY_ISOLATED:-0}" = 1 ] || build_args+=(--no-build-isolation)
+echo "python-test: pip install . (BSVD_CUDA=$BSVD_PY_CUDA)"
+t0=$(date +%s)
+CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} \
+  "$PY" -m pip install "${pip_q[@]}" --no-deps "${build_args[@]}" ./
+echo "python-test: installed in $(( $(date +%s) - t0 )) s"
+
+# Run from the root: the installed bsvd is imported, not python/bsvd.
+"$PY" -m pytest -q -p no:cacheprovider python/tests "$@"
