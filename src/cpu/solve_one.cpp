@@ -114,17 +114,17 @@ void scaled_norm(int m, const T *x, real_of_t<T> &mant, int &expo, T *unit) {
 }
 
 // Orthonormal completion of U (mw x nw, ld mw): the columns flagged by
-// zero[j] (exactly null w_j) are replaced by unit vectors e_i orthogonalized
+// null[j] (numerically null w_j, see the finish step) are replaced by unit vectors e_i orthogonalized
 // (classical Gram-Schmidt, twice) against every other column already in
 // the set. The first candidate whose residual keeps at least half its
 // squared norm is taken; if none does, the best one seen. A candidate with
 // a residual of squared norm >= 1/mw always exists while the set is
 // incomplete (the residuals' squared norms sum to mw - #columns >= 1).
 template <class T>
-void complete_basis(int mw, int nw, T *U, const real_of_t<T> *mant, T *cand) {
+void complete_basis(int mw, int nw, T *U, const char *null, T *cand) {
   using R = real_of_t<T>;
   std::vector<char> done(size_t(nw), 0); // columns already orthonormal
-  for (int j = 0; j < nw; ++j) done[j] = mant[j] != R(0);
+  for (int j = 0; j < nw; ++j) done[j] = !null[j];
   int cursor = 0;
   for (int j = 0; j < nw; ++j) {
     if (done[j]) continue;
@@ -303,13 +303,40 @@ int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
   }
 
   // (f) finish: sigma_j = ||w_j|| = mant_j 2^expo_j; u_j in place of w_j.
-  bool any_null = false;
+  //
+  // Numerically null columns: ||w_j|| < u sigma_max. Their direction is not
+  // determined by the data in this precision (a perturbation of A of size
+  // u ||A|| can turn it anywhere), and it may not even be orthogonal to the
+  // other columns: the iteration skips pairs whose squared norm underflowed
+  // to zero (seen on rank-deficient SuiteSparse matrices, Erdos971: columns
+  // of norm 1e-162 left unrotated, ||I - U^H U|| ~ 0.03). Their U columns are
+  // therefore completed to an orthonormal set; sigma_j keeps its computed
+  // value (below u sigma_max, within T3's tolerance), and the residual
+  // changes by at most 2 sigma_j per column. The prescaling of (d) keeps
+  // u sigma_max >= sqrt(min_normal), so every column above the threshold had
+  // a normal squared norm throughout the iteration.
   for (int j = 0; j < nw; ++j) {
     T *wj = W + int64_t(j) * mw;
     scaled_norm(mw, wj, L.mant[j], L.expo[j], vec ? wj : nullptr);
-    if (L.mant[j] == R(0)) any_null = true;
   }
-  if (vec && any_null) complete_basis(mw, nw, W, L.mant, L.cand);
+  if (vec) {
+    int jmax = 0;
+    for (int j = 1; j < nw; ++j)
+      if (L.mant[j] != R(0) && (L.mant[jmax] == R(0) || L.expo[j] > L.expo[jmax] ||
+                                (L.expo[j] == L.expo[jmax] && L.mant[j] > L.mant[jmax])))
+        jmax = j;
+    std::vector<char> null(size_t(nw), 0);
+    bool any_null = false;
+    for (int j = 0; j < nw; ++j) {
+      // ||w_j|| / sigma_max, 0 when it underflows.
+      const R ratio = L.mant[j] == R(0)
+                          ? R(0)
+                          : std::ldexp(L.mant[j] / L.mant[jmax], L.expo[j] - L.expo[jmax]);
+      null[j] = ratio < unit_roundoff<R>();
+      any_null = any_null || null[j];
+    }
+    if (any_null) complete_basis(mw, nw, W, null.data(), L.cand);
+  }
 
   // Descending stable sort of (mant, expo) pairs: exact comparison, no
   // overflow or underflow of the keys.
