@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# The one script run on the GPU machine (device tool, carry [".deps"]):
+# configure and build for sm_90, run the GPU tests (ctest -L gpu), optionally
+# compute-sanitizer and Nsight Compute, then the benchmark cases of issue 3;
+# logs and JSON go to $OUT (or ./out), a short table is printed last.
+#
+#   scripts/gpu-check.sh [--no-tests] [--no-bench] [--sanitize] [--ncu]
+#                        [--tune] [--quick]
+#     --sanitize  compute-sanitizer memcheck + racecheck on a short filter
+#     --ncu       Nsight Compute metrics of the fused kernel (10000 x 32^2 d)
+#     --tune      BSVD_BENCH_TUNE=1: also time every lanes-per-pair value G
+#     --quick     fewer bench cases (d and s 10000 x 32^2, 1000 x 64^2)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/out}
+mkdir -p "$OUT"
+TESTS=1 BENCH=1 SANITIZE=0 NCU=0 TUNE=0 QUICK=0
+for a in "$@"; do
+  case $a in
+    --no-tests) TESTS=0 ;; --no-bench) BENCH=0 ;; --sanitize) SANITIZE=1 ;;
+    --ncu) NCU=1 ;; --tune) TUNE=1 ;; --quick) QUICK=1 ;;
+    *) echo "gpu-check: unknown flag $a" >&2; exit 2 ;;
+  esac
+done
+DEPS=$ROOT/.deps/root/usr/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=$DEPS:$DEPS/lapack:$DEPS/blas:${LD_LIBRARY_PATH:-}
+SUMMARY=$OUT/summary.txt
+: >"$SUMMARY"
+say() { echo "$*" | tee -a "$SUMMARY"; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader \
+  >"$OUT/gpu.txt" 2>&1
+say "gpu: $(head -1 "$OUT/gpu.txt")"
+
+# ---- build ---------------------------------------------------------------
+B=$ROOT/build-gpu
+t0=$(date +%s)
+cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DBSVD_DEPS_ROOT="$ROOT/.deps/root" -DBSVD_GTEST_SOURCE="$ROOT/.deps/googletest" \
+  >"$OUT/build.log" 2>&1 &&
+  ninja -C "$B" -j"$(nproc)" bsvd_gpu_tests bsvd_cli >>"$OUT/build.log" 2>&1
+rc=$?
+say "build: rc=$rc in $(( $(date +%s) - t0 )) s"
+if [ $rc -ne 0 ]; then grep -E "error|FAILED" "$OUT/build.log" | head -30; exit 1; fi
+# Resource report of the fused kernels (registers, spills), at no cost.
+if command -v cuobjdump >/dev/null; then
+  cuobjdump -res-usage "$B/libbsvd.a" 2>/dev/null | grep -A1 fused_jacobi_kernel |
+    grep -oE "(fused_jacobi_kernelI[^E]*E[^E]*E[^E]*E|REG:[0-9]+|STACK:[0-9]+|LOCAL:[0-9]+)" |
+    paste - - - - >"$OUT/resources.txt" 2>/dev/null
+fi
+
+# ---- tests -----------------------------------------------------------------
+if [ $TESTS = 1 ]; then
+  t0=$(date +%s)
+  (cd "$B" && ctest -L gpu --output-on-failure --timeout 300 >"$OUT/ctest.log" 2>&1)
+  rc=$?
+  say "ctest -L gpu: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E "tests passed|tests failed" "$OUT/ctest.log")"
+  grep -E "^\s*[0-9]+ - .*(Failed|Timeout|Exception)" "$OUT/ctest.log" | head -20 | tee -a "$SUMMARY"
+  grep -h "\[suitesparse" "$OUT/ctest.log" | sort -u | tee -a "$SUMMARY" >/dev/null
+fi
+
+if [ $SANITIZE = 1 ]; then
+  F='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases'
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/bsvd_gpu_tests" \
+      --gtest_filter="$F" >"$OUT/sanitize-$tool.log" 2>&1
+    say "compute-sanitizer $tool: rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize-$tool.log" | head -1)"
+  done
+fi
+
+# ---- benchmark -------------------------------------------------------------
+BSVD=$B/bsvd
+largest() { # largest square n the fused kernel takes with vectors
+  python3 - "$1" <<'EOF'
+import sys
+p = sys.argv[1]
+eb, rb = {'s': (4, 4), 'd': (8, 8), 'c': (8, 4), 'z': (16, 8)}[p]
+a16 = lambda x: (x + 15) // 16 * 16
+def smem(n):  # mirrors fused_plan.cu layout() with vectors and odd-even
+    slots = max(2, n + (n & 1)); o = a16((n + 1) * n * eb); o = a16(o + (n + 1) * n * eb)
+    o = a16(o + n * rb); o = a16(o + n * rb); o = a16(o + 4 * n); o = a16(o + 8 * slots)
+    o = a16(o + 4 * n); o = a16(o + 4 * n); o = a16(o + n * eb); o = a16(o + n * eb)
+    h = slots // 2; o = a16(o + 4 * h); o = a16(o + 4 * h); o = a16(o + h * eb); o = a16(o + h * rb)
+    return a16(o + 48)
+n = 1
+while smem(n + 1) <= 232448: n += 1
+print(n)
+EOF
+}
+if [ $BENCH = 1 ]; then
+  [ $TUNE = 1 ] && export BSVD_BENCH_TUNE=1
+  t0=$(date +%s)
+  : >"$OUT/bench.log"
+  for p in d s; do
+    if [ $QUICK = 1 ]; then cases="10000x8x8,10000x16x16,10000x32x32,1000x64x64"
+    else cases="10000x8x8,10000x16x16,10000x32x32,1000x64x64,1000x$(largest $p)x$(largest $p)"; fi
+    "$BSVD" bench --backend cuda --precision $p --cases "$cases" --family random --reps 7 \
+      --check-sample 16 -q --json "$OUT/bench-$p-random.json" >>"$OUT/bench.log" 2>&1
+    say "bench $p random: rc=$?"
+  done
+  unset BSVD_BENCH_TUNE
+  # Ill-conditioned families: gesvda's accuracy against bsvd's.
+  for f in geo logrand; do
+    "$BSVD" bench --backend cuda --precision d,s --cases 10000x32x32,1000x64x64 --family $f \
+      --reps 3 --check-sample 16 -q --json "$OUT/bench-ds-$f.json" >>"$OUT/bench.log" 2>&1
+    say "bench d,s $f: rc=$?"
+  done
+  say "bench: $(( $(date +%s) - t0 )) s"
+fi
+
+if [ $NCU = 1 ] && command -v ncu >/dev/null; then
+  ncu --clock-control none -k regex:fused_jacobi_kernel -c 2 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats \
+    --section WarpStateStats --section InstructionStats --section SchedulerStats \
+    --section MemoryWorkloadAnalysis_Tables --metrics \
+    l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed.sum,sm__inst_executed_pipe_fp64.sum \
+    "$BSVD" bench --backend cuda --precision d --cases 10000x32x32 --reps 1 --check-sample 1 -q \
+    >"$OUT/ncu.log" 2>&1
+  say "ncu: rc=$? (ncu.log)"
+  grep -E "Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Compute \(SM\) Thr|Memory Thr|Duration|Stall|Warp Cycles Per Issued|Issued Warp|No Eligible|bank_conflicts|inst_executed" "$OUT/ncu.log" | head -60 | tee -a "$SUMMARY"
+fi
+if [ $NCU = 1 ] && command -v cuobjdump >/dev/null; then
+  o=$(find "$B" -name "fused_d.cu.o" | head -1)
+  cuobjdump -sass "$o" > "$OUT/fused_d.sass" 2>&1
+  awk '/Function : .*fused_jacobi_kernelIdLi8ELi4/{f=1} f&&/Function : /&&!/IdLi8ELi4/{f=0} f' "$OUT/fused_d.sass" > "$OUT/k_d_G8_R4.sass"
+  say "sass d G8 R4: $(grep -c '^ *\/\*[0-9a-f]*\*\/' "$OUT/k_d_G8_R4.sass") instructions; DFMA $(grep -c DFMA "$OUT/k_d_G8_R4.sass") MUFU $(grep -c MUFU "$OUT/k_d_G8_R4.sass") CALL $(grep -c CALL "$OUT/k_d_G8_R4.sass") BAR $(grep -c BAR "$OUT/k_d_G8_R4.sass") LDL $(grep -c LDL "$OUT/k_d_G8_R4.sass")"
+fi
+
+# ---- short table last --------------------------------------------------------
+python3 - "$OUT" <<'EOF' | tee "$OUT/table.txt"
+import glob, json, os, sys
+rows = []
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "bench-*.json"))):
+    rows += json.load(open(f))
+base = {}
+for r in rows:
+    if r["solver"] == "bsvd-cuda":
+        base[(r["precision"], r["batch"], r["m"], r["n"], r["family"])] = r["ms"]
+print(f'{"solver":24} {"p":1} {"fam":7} {"case":13} {"ms":>9} {"x bsvd":>7} {"T1":>7} {"T2":>7} {"T3":>7} ok sw  note')
+def g(x):
+    return float("nan") if x is None else x
+for r in rows:
+    for f in ("t1", "t2", "t3", "ms"): r[f] = g(r[f])
+    key = (r["precision"], r["batch"], r["m"], r["n"], r["family"])
+    b = base.get(key, 0)
+    ratio = f'{r["ms"] / b:.2f}' if b and r["ms"] and r["solver"] != "bsvd-cuda" else "-"
+    case = f'{r["batch"]}x{r["m"]}x{r["n"]}'
+    print(f'{r["solver"][:24]:24} {r["precision"]} {r["family"][:7]:7} {case:13} {r["ms"]:9.3f} {ratio:>7} '
+          f'{r["t1"]:7.2g} {r["t2"]:7.2g} {r["t3"]:7.2g} {"y" if r["pass"] else "N"}  {r["max_sweeps"]:2d}  {r["note"][:40]}')
+EOF
+cat "$SUMMARY"
+# The device tool brings back at most 8 files: pack the logs into one.
+(cd "$OUT" && tar czf /tmp/bsvd-logs.tgz --exclude=table.txt --exclude=summary.txt . &&
+  find . -maxdepth 1 -type f ! -name table.txt ! -name summary.txt -delete &&
+  mv /tmp/bsvd-logs.tgz logs.tgz)

@@ -1,0 +1,629 @@
+// The cuda backend (declared in src/core/backends.hpp): where the data live,
+// the workspace, and the dispatcher that sends every matrix that fits in
+// shared memory to the fused kernel and the rest to the CPU solver (until
+// the blocked GPU path exists), reporting the path of each matrix.
+#include "../core/backends.hpp"
+#include "fused.hpp"
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+namespace bsvd::detail {
+
+namespace {
+
+// Every CUDA call is checked; a failure names the call.
+#define BSVD_CUDA_TRY(call)                                                    \
+  do {                                                                         \
+    const cudaError_t bsvd_err_ = (call);                                      \
+    if (bsvd_err_ != cudaSuccess) {                                            \
+      set_error("%s failed: %s (%s)", #call, cudaGetErrorName(bsvd_err_),      \
+                cudaGetErrorString(bsvd_err_));                                \
+      return BSVD_STATUS_DEVICE_ERROR;                                         \
+    }                                                                          \
+  } while (0)
+
+template <class T> constexpr char precision_of();
+template <> constexpr char precision_of<float>() { return 's'; }
+template <> constexpr char precision_of<double>() { return 'd'; }
+template <> constexpr char precision_of<std::complex<float>>() { return 'c'; }
+template <> constexpr char precision_of<std::complex<double>>() { return 'z'; }
+
+size_t align256(size_t x) { return (x + 255) & ~size_t(255); }
+
+// Which matrices go where, and the device workspace that implies.
+struct Plan {
+  int loc = 0;                    // 0 host data, 1 device data
+  std::vector<int> fused, cpu;    // batch indices
+  bool all_fused = true;
+  bool needs_arrays = false;      // device data: copy pointer/size arrays
+  // workspace regions (byte offsets)
+  size_t off_arrays = 0, bytes_arrays = 0;
+  size_t off_map = 0, bytes_map = 0;
+  size_t off_stage = 0, bytes_stage = 0;
+  size_t total = 0;
+};
+
+template <class T>
+bool batch_has_arrays(const Batch<T> &b) {
+  return b.A.array || b.S.array || b.U.array || b.V.array || b.A.ldv ||
+         b.U.ldv || b.V.ldv || b.dims.mv || b.dims.nv;
+}
+
+// Elements of the packed host-data staging for matrix (m, n).
+struct PackSizes {
+  size_t a, s, u, v;
+};
+PackSizes pack_sizes(int m, int n, bool vectors) {
+  const size_t k = size_t(std::min(m, n));
+  return {size_t(m) * n, k, vectors ? size_t(m) * k : 0, vectors ? size_t(n) * k : 0};
+}
+
+template <class T>
+Plan make_plan(const Batch<T> &batch, int loc) {
+  using R = real_of_t<T>;
+  Plan p;
+  p.loc = loc;
+  const bool gpu = cuda_available();
+  p.fused.reserve(batch.count);
+  if (batch.dims.uniform()) {
+    // One decision for the whole batch (no per-matrix host work).
+    const int m = batch.dims.m, n = batch.dims.n;
+    const bool ok = m == 0 || n == 0 || (gpu && cuda::fits(precision_of<T>(), m, n, batch.vectors));
+    (ok ? p.fused : p.cpu).resize(batch.count);
+    for (int b = 0; b < batch.count; ++b) (ok ? p.fused : p.cpu)[b] = b;
+  } else {
+    for (int b = 0; b < batch.count; ++b) {
+      const int m = batch.dims.rows(b), n = batch.dims.cols(b);
+      const bool empty = m == 0 || n == 0;
+      if (empty || (gpu && cuda::fits(precision_of<T>(), m, n, batch.vectors)))
+        p.fused.push_back(b);
+      else
+        p.cpu.push_back(b);
+    }
+  }
+  p.all_fused = p.cpu.empty();
+  size_t o = 0;
+  if (loc == 1) {
+    p.needs_arrays = batch_has_arrays(batch);
+    if (p.needs_arrays) {
+      // A, S, U, V pointer arrays; lda, ldu, ldv, m, n int arrays
+      p.off_arrays = o;
+      p.bytes_arrays = align256(size_t(batch.count) * (4 * sizeof(void *) + 5 * sizeof(int)));
+      o += p.bytes_arrays;
+    }
+    if (!p.all_fused) {
+      p.off_map = o;
+      p.bytes_map = align256(p.fused.size() * sizeof(int));
+      o += p.bytes_map;
+    }
+  } else {
+    // Packed staging for the fused matrices: pointer arrays, sizes, info,
+    // sweeps, then A, S, U, V element regions.
+    const size_t nf = p.fused.size();
+    p.off_arrays = o;
+    p.bytes_arrays = align256(nf * (4 * sizeof(void *) + 6 * sizeof(int)));
+    o += p.bytes_arrays;
+    size_t ea = 0, es = 0, eu = 0, ev = 0;
+    if (batch.dims.uniform()) {
+      const PackSizes s = pack_sizes(batch.dims.m, batch.dims.n, batch.vectors);
+      ea = s.a * nf; es = s.s * nf; eu = s.u * nf; ev = s.v * nf;
+    } else {
+      for (int b : p.fused) {
+        const PackSizes s = pack_sizes(batch.dims.rows(b), batch.dims.cols(b), batch.vectors);
+        ea += s.a; es += s.s; eu += s.u; ev += s.v;
+      }
+    }
+    p.off_stage = o;
+    p.bytes_stage = align256(ea * sizeof(T)) + align256(es * sizeof(R)) +
+                    align256(eu * sizeof(T)) + align256(ev * sizeof(T));
+    o += p.bytes_stage;
+  }
+  p.total = o;
+  return p;
+}
+
+// RAII for memory the call allocates itself.
+struct DeviceBuffer {
+  void *ptr = nullptr;
+  cudaStream_t stream = nullptr;
+  ~DeviceBuffer() {
+    if (ptr) cudaFreeAsync(ptr, stream);
+  }
+};
+struct EventGuard {
+  cudaEvent_t ev = nullptr;
+  ~EventGuard() {
+    if (ev) cudaEventDestroy(ev);
+  }
+};
+
+int cpu_threads(const Config &cfg) {
+  if (cfg.num_threads > 0) return cfg.num_threads;
+  const unsigned h = std::thread::hardware_concurrency();
+  return h ? int(h) : 1;
+}
+
+// Solves the host batch hb (pointers in host memory) on the CPU.
+template <class T>
+bsvd_status_t solve_on_cpu(const Batch<T> &hb, const Config &cfg, int *path) {
+  const int threads = cpu_threads(cfg);
+  std::vector<unsigned char> ws(cpu_workspace_bytes(hb, cfg, threads));
+  return cpu_gesvj(hb, cfg, ws.data(), ws.size(), threads, path);
+}
+
+// A host sub-batch (pointer-array form) of the given matrices of `batch`,
+// whose pointers are host pointers. info/sweeps receive compact arrays.
+template <class T> struct HostSubBatch {
+  using R = real_of_t<T>;
+  std::vector<const T *> A;
+  std::vector<R *> S;
+  std::vector<T *> U, V;
+  std::vector<int> lda, ldu, ldv, m, n, info, sweeps, path;
+  Batch<T> batch;
+};
+
+template <class T>
+void describe_sub(HostSubBatch<T> &h, bool vectors) {
+  Batch<T> &b = h.batch;
+  b = Batch<T>{};
+  b.vectors = vectors;
+  b.count = int(h.A.size());
+  b.dims.mv = h.m.data();
+  b.dims.nv = h.n.data();
+  b.A.array = h.A.data();
+  b.A.ldv = h.lda.data();
+  b.S.array = h.S.data();
+  b.U.array = h.U.data();
+  b.U.ldv = h.ldu.data();
+  b.V.array = h.V.data();
+  b.V.ldv = h.ldv.data();
+  h.info.assign(b.count, 0);
+  h.sweeps.assign(b.count, 0);
+  h.path.assign(b.count, BSVD_PATH_CPU_UNBLOCKED);
+  b.info = h.info.data();
+  b.sweeps = h.sweeps.data();
+}
+
+template <class T>
+void fill_kernel_params(cuda::FusedParams<T> &P, const Batch<T> &kb, const Batch<T> &user,
+                        const std::vector<int> &fused, const Config &cfg) {
+  P.batch = kb;
+  P.mw_max = 0;
+  P.nw_max = 0;
+  if (user.dims.uniform()) {
+    P.mw_max = std::max(user.dims.m, user.dims.n);
+    P.nw_max = std::min(user.dims.m, user.dims.n);
+  } else {
+    for (int b : fused) {
+      const int m = user.dims.rows(b), n = user.dims.cols(b);
+      P.mw_max = std::max(P.mw_max, std::max(m, n));
+      P.nw_max = std::max(P.nw_max, std::min(m, n));
+    }
+  }
+  P.count = int(fused.size());
+  P.ordering = int(cfg.ordering);
+  P.max_sweeps = cfg.max_sweeps > 0 ? cfg.max_sweeps : kDefaultMaxSweeps;
+  P.tol = cfg.tol;
+}
+
+// ---- device-resident data --------------------------------------------------
+template <class T>
+bsvd_status_t run_device_data(const Batch<T> &batch, const Config &cfg,
+                              cudaStream_t stream, unsigned char *ws,
+                              const Plan &plan, int *path) {
+  using R = real_of_t<T>;
+  // 1. Matrices for the CPU: copy their A to the host first (ahead of the
+  //    kernel in the stream, so the CPU works while the GPU does).
+  HostSubBatch<T> h;
+  std::vector<std::vector<T>> hA, hU, hV;
+  std::vector<std::vector<R>> hS;
+  EventGuard copied;
+  if (!plan.cpu.empty()) {
+    const size_t nc = plan.cpu.size();
+    hA.resize(nc); hS.resize(nc); hU.resize(nc); hV.resize(nc);
+    for (size_t c = 0; c < nc; ++c) {
+      const int b = plan.cpu[c];
+      const int m = batch.dims.rows(b), n = batch.dims.cols(b), k = std::min(m, n);
+      hA[c].resize(size_t(m) * n);
+      hS[c].resize(k);
+      if (batch.vectors) {
+        hU[c].resize(size_t(m) * k);
+        hV[c].resize(size_t(n) * k);
+      }
+      BSVD_CUDA_TRY(cudaMemcpy2DAsync(hA[c].data(), size_t(m) * sizeof(T), batch.A.ptr(b),
+                                      size_t(batch.A.ldm(b)) * sizeof(T), size_t(m) * sizeof(T),
+                                      n, cudaMemcpyDeviceToHost, stream));
+      h.A.push_back(hA[c].data());
+      h.S.push_back(hS[c].data());
+      h.U.push_back(batch.vectors ? hU[c].data() : nullptr);
+      h.V.push_back(batch.vectors ? hV[c].data() : nullptr);
+      h.m.push_back(m);
+      h.n.push_back(n);
+      h.lda.push_back(std::max(m, 1));
+      h.ldu.push_back(std::max(m, 1));
+      h.ldv.push_back(std::max(n, 1));
+    }
+    describe_sub(h, batch.vectors);
+    BSVD_CUDA_TRY(cudaEventCreateWithFlags(&copied.ev, cudaEventDisableTiming));
+    BSVD_CUDA_TRY(cudaEventRecord(copied.ev, stream));
+  }
+
+  // 2. The fused kernel on the rest.
+  if (!plan.fused.empty()) {
+    Batch<T> kb = batch;
+    if (plan.needs_arrays) {
+      const int cnt = batch.count;
+      std::vector<unsigned char> hostArr(plan.bytes_arrays, 0);
+      unsigned char *d = ws + plan.off_arrays;
+      size_t o = 0;
+      auto put_ptrs = [&](auto const &op, auto &dst_array) {
+        using P = std::remove_const_t<std::remove_pointer_t<std::decay_t<decltype(dst_array)>>>;
+        P *hp = reinterpret_cast<P *>(hostArr.data() + o);
+        for (int b = 0; b < cnt; ++b) hp[b] = op.ptr(b);
+        dst_array = reinterpret_cast<P *>(d + o);
+        o += size_t(cnt) * sizeof(void *);
+      };
+      put_ptrs(batch.A, kb.A.array);
+      put_ptrs(batch.S, kb.S.array);
+      if (batch.vectors) {
+        put_ptrs(batch.U, kb.U.array);
+        put_ptrs(batch.V, kb.V.array);
+      } else {
+        o += 2 * size_t(cnt) * sizeof(void *);
+      }
+      auto put_ints = [&](const int *src, const int *&dst) {
+        if (src) {
+          std::memcpy(hostArr.data() + o, src, size_t(cnt) * sizeof(int));
+          dst = reinterpret_cast<const int *>(d + o);
+        }
+        o += size_t(cnt) * sizeof(int);
+      };
+      put_ints(batch.A.ldv, kb.A.ldv);
+      put_ints(batch.U.ldv, kb.U.ldv);
+      put_ints(batch.V.ldv, kb.V.ldv);
+      put_ints(batch.dims.mv, kb.dims.mv);
+      put_ints(batch.dims.nv, kb.dims.nv);
+      BSVD_CUDA_TRY(cudaMemcpyAsync(d, hostArr.data(), o, cudaMemcpyHostToDevice, stream));
+    }
+    cuda::FusedParams<T> P;
+    fill_kernel_params(P, kb, batch, plan.fused, cfg);
+    if (!plan.all_fused) {
+      int *dmap = reinterpret_cast<int *>(ws + plan.off_map);
+      BSVD_CUDA_TRY(cudaMemcpyAsync(dmap, plan.fused.data(), plan.fused.size() * sizeof(int),
+                                    cudaMemcpyHostToDevice, stream));
+      P.map = dmap;
+    }
+    const cuda::FusedShape shape = cuda::plan_fused(P, batch.vectors);
+    BSVD_CUDA_TRY(cuda::launch_fused(P, shape, stream));
+  }
+
+  // 3. The CPU part, then its results back to the device.
+  if (!plan.cpu.empty()) {
+    BSVD_CUDA_TRY(cudaEventSynchronize(copied.ev));
+    const bsvd_status_t st = solve_on_cpu(h.batch, cfg, h.path.data());
+    if (st != BSVD_STATUS_SUCCESS) {
+      cudaStreamSynchronize(stream);
+      return st;
+    }
+    for (size_t c = 0; c < plan.cpu.size(); ++c) {
+      const int b = plan.cpu[c];
+      const int m = h.m[c], n = h.n[c], k = std::min(m, n);
+      BSVD_CUDA_TRY(cudaMemcpyAsync(batch.S.ptr(b), hS[c].data(), size_t(k) * sizeof(R),
+                                    cudaMemcpyHostToDevice, stream));
+      if (batch.vectors && k > 0) {
+        BSVD_CUDA_TRY(cudaMemcpy2DAsync(batch.U.ptr(b), size_t(batch.U.ldm(b)) * sizeof(T),
+                                        hU[c].data(), size_t(m) * sizeof(T), size_t(m) * sizeof(T),
+                                        k, cudaMemcpyHostToDevice, stream));
+        BSVD_CUDA_TRY(cudaMemcpy2DAsync(batch.V.ptr(b), size_t(batch.V.ldm(b)) * sizeof(T),
+                                        hV[c].data(), size_t(n) * sizeof(T), size_t(n) * sizeof(T),
+                                        k, cudaMemcpyHostToDevice, stream));
+      }
+      BSVD_CUDA_TRY(cudaMemcpyAsync(batch.info + b, &h.info[c], sizeof(int),
+                                    cudaMemcpyHostToDevice, stream));
+      if (batch.sweeps)
+        BSVD_CUDA_TRY(cudaMemcpyAsync(batch.sweeps + b, &h.sweeps[c], sizeof(int),
+                                      cudaMemcpyHostToDevice, stream));
+    }
+  }
+  BSVD_CUDA_TRY(cudaStreamSynchronize(stream));
+
+  if (path) {
+    std::vector<int> info;
+    if (!plan.fused.empty()) {
+      info.resize(batch.count);
+      BSVD_CUDA_TRY(cudaMemcpy(info.data(), batch.info, size_t(batch.count) * sizeof(int),
+                               cudaMemcpyDeviceToHost));
+    }
+    for (int b : plan.fused) {
+      const bool empty = batch.dims.rows(b) == 0 || batch.dims.cols(b) == 0;
+      path[b] = (empty || info[b] == BSVD_INFO_NONFINITE) ? BSVD_PATH_TRIVIAL
+                                                          : BSVD_PATH_CUDA_FUSED;
+    }
+    for (size_t c = 0; c < plan.cpu.size(); ++c) path[plan.cpu[c]] = h.path[c];
+  }
+  return BSVD_STATUS_SUCCESS;
+}
+
+// ---- host-resident data: pack, copy in, solve, copy out --------------------
+template <class T>
+bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
+                            cudaStream_t stream, unsigned char *ws,
+                            const Plan &plan, int *path) {
+  using R = real_of_t<T>;
+  const size_t nf = plan.fused.size();
+  std::vector<int> fm(nf), fn(nf);
+  size_t ea = 0, es = 0, eu = 0, ev = 0;
+  for (size_t i = 0; i < nf; ++i) {
+    fm[i] = batch.dims.rows(plan.fused[i]);
+    fn[i] = batch.dims.cols(plan.fused[i]);
+    const PackSizes s = pack_sizes(fm[i], fn[i], batch.vectors);
+    ea += s.a; es += s.s; eu += s.u; ev += s.v;
+  }
+  unsigned char *stage = ws + plan.off_stage;
+  T *dA = reinterpret_cast<T *>(stage);
+  R *dS = reinterpret_cast<R *>(stage + align256(ea * sizeof(T)));
+  T *dU = reinterpret_cast<T *>(reinterpret_cast<unsigned char *>(dS) + align256(es * sizeof(R)));
+  T *dV = reinterpret_cast<T *>(reinterpret_cast<unsigned char *>(dU) + align256(eu * sizeof(T)));
+  // info and sweeps of the packed batch live in the array region.
+  unsigned char *arr = ws + plan.off_arrays;
+
+  std::vector<T> hostA(ea), hostU(eu), hostV(ev);
+  std::vector<R> hostS(es);
+  std::vector<int> hostInfo(nf), hostSweeps(nf);
+
+  if (nf > 0) {
+    // Pointer arrays (device addresses) and sizes of the packed batch.
+    std::vector<unsigned char> hostArr(plan.bytes_arrays, 0);
+    const T **pA = reinterpret_cast<const T **>(hostArr.data());
+    R **pS = reinterpret_cast<R **>(hostArr.data() + nf * sizeof(void *));
+    T **pU = reinterpret_cast<T **>(hostArr.data() + 2 * nf * sizeof(void *));
+    T **pV = reinterpret_cast<T **>(hostArr.data() + 3 * nf * sizeof(void *));
+    int *im = reinterpret_cast<int *>(hostArr.data() + 4 * nf * sizeof(void *));
+    int *in = im + nf;
+    size_t oa = 0, os = 0, ou = 0, ov = 0;
+    for (size_t i = 0; i < nf; ++i) {
+      const int b = plan.fused[i];
+      const int m = fm[i], n = fn[i];
+      const PackSizes s = pack_sizes(m, n, batch.vectors);
+      const T *src = batch.A.ptr(b);
+      const int lda = batch.A.ldm(b);
+      for (int j = 0; j < n; ++j)
+        std::memcpy(&hostA[oa + size_t(j) * m], src + size_t(j) * lda, size_t(m) * sizeof(T));
+      pA[i] = dA + oa;
+      pS[i] = dS + os;
+      pU[i] = dU + ou;
+      pV[i] = dV + ov;
+      im[i] = std::max(m, 1);
+      in[i] = std::max(n, 1);
+      oa += s.a; os += s.s; ou += s.u; ov += s.v;
+    }
+    BSVD_CUDA_TRY(cudaMemcpyAsync(arr, hostArr.data(), plan.bytes_arrays,
+                                  cudaMemcpyHostToDevice, stream));
+    if (ea) BSVD_CUDA_TRY(cudaMemcpyAsync(dA, hostA.data(), ea * sizeof(T),
+                                          cudaMemcpyHostToDevice, stream));
+    // The packed batch: ld = rows (A, U) or n (V); the size arrays double as
+    // leading-dimension arrays. Packed sizes: real m, n (ld >= 1 above).
+    std::vector<int> realm(fm), realn(fn);
+    int *dm = reinterpret_cast<int *>(arr + 4 * nf * sizeof(void *));
+    int *dn = dm + nf;
+    int *dinfo = dn + nf;
+    int *dsweeps = dinfo + nf;
+    // Real sizes go after the ld arrays (ld arrays hold max(., 1)).
+    Batch<T> kb;
+    kb.vectors = batch.vectors;
+    kb.count = int(nf);
+    kb.A.array = reinterpret_cast<const T *const *>(arr);
+    kb.A.ldv = dm;
+    kb.S.array = reinterpret_cast<R *const *>(arr + nf * sizeof(void *));
+    kb.U.array = reinterpret_cast<T *const *>(arr + 2 * nf * sizeof(void *));
+    kb.U.ldv = dm;
+    kb.V.array = reinterpret_cast<T *const *>(arr + 3 * nf * sizeof(void *));
+    kb.V.ldv = dn;
+    kb.info = dinfo;
+    kb.sweeps = dsweeps;
+    // Sizes: uniform batches pass scalars (no per-matrix loads).
+    if (batch.dims.uniform()) {
+      kb.dims.m = batch.dims.m;
+      kb.dims.n = batch.dims.n;
+    } else {
+      // dims equal the ld arrays except for zero sizes, which the kernel
+      // treats through m*n == 0 anyway: an ld of 1 with 0 columns or rows
+      // would read as 1 row. Keep exact sizes in a separate upload.
+      int *dsz = dsweeps + nf;
+      std::vector<int> sz(2 * nf);
+      std::copy(realm.begin(), realm.end(), sz.begin());
+      std::copy(realn.begin(), realn.end(), sz.begin() + nf);
+      BSVD_CUDA_TRY(cudaMemcpyAsync(dsz, sz.data(), 2 * nf * sizeof(int),
+                                    cudaMemcpyHostToDevice, stream));
+      kb.dims.mv = dsz;
+      kb.dims.nv = dsz + nf;
+    }
+    cuda::FusedParams<T> P;
+    fill_kernel_params(P, kb, batch, plan.fused, cfg);
+    const cuda::FusedShape shape = cuda::plan_fused(P, batch.vectors);
+    BSVD_CUDA_TRY(cuda::launch_fused(P, shape, stream));
+    if (es) BSVD_CUDA_TRY(cudaMemcpyAsync(hostS.data(), dS, es * sizeof(R),
+                                          cudaMemcpyDeviceToHost, stream));
+    if (eu) BSVD_CUDA_TRY(cudaMemcpyAsync(hostU.data(), dU, eu * sizeof(T),
+                                          cudaMemcpyDeviceToHost, stream));
+    if (ev) BSVD_CUDA_TRY(cudaMemcpyAsync(hostV.data(), dV, ev * sizeof(T),
+                                          cudaMemcpyDeviceToHost, stream));
+    BSVD_CUDA_TRY(cudaMemcpyAsync(hostInfo.data(), dinfo, nf * sizeof(int),
+                                  cudaMemcpyDeviceToHost, stream));
+    BSVD_CUDA_TRY(cudaMemcpyAsync(hostSweeps.data(), dsweeps, nf * sizeof(int),
+                                  cudaMemcpyDeviceToHost, stream));
+  }
+
+  // The CPU part works directly on the caller's host memory meanwhile.
+  HostSubBatch<T> h;
+  if (!plan.cpu.empty()) {
+    for (int b : plan.cpu) {
+      h.A.push_back(batch.A.ptr(b));
+      h.S.push_back(batch.S.ptr(b));
+      h.U.push_back(batch.vectors ? batch.U.ptr(b) : nullptr);
+      h.V.push_back(batch.vectors ? batch.V.ptr(b) : nullptr);
+      h.m.push_back(batch.dims.rows(b));
+      h.n.push_back(batch.dims.cols(b));
+      h.lda.push_back(batch.A.ldm(b));
+      h.ldu.push_back(batch.vectors ? batch.U.ldm(b) : 1);
+      h.ldv.push_back(batch.vectors ? batch.V.ldm(b) : 1);
+    }
+    describe_sub(h, batch.vectors);
+    const bsvd_status_t st = solve_on_cpu(h.batch, cfg, h.path.data());
+    if (st != BSVD_STATUS_SUCCESS) {
+      cudaStreamSynchronize(stream);
+      return st;
+    }
+    for (size_t c = 0; c < plan.cpu.size(); ++c) {
+      const int b = plan.cpu[c];
+      batch.info[b] = h.info[c];
+      if (batch.sweeps) batch.sweeps[b] = h.sweeps[c];
+      if (path) path[b] = h.path[c];
+    }
+  }
+  BSVD_CUDA_TRY(cudaStreamSynchronize(stream));
+
+  // Unpack the fused results into the caller's arrays.
+  size_t os = 0, ou = 0, ov = 0;
+  for (size_t i = 0; i < nf; ++i) {
+    const int b = plan.fused[i];
+    const int m = fm[i], n = fn[i], k = std::min(m, n);
+    const PackSizes s = pack_sizes(m, n, batch.vectors);
+    if (k > 0) std::memcpy(batch.S.ptr(b), &hostS[os], size_t(k) * sizeof(R));
+    if (batch.vectors && k > 0) {
+      T *U = batch.U.ptr(b);
+      T *V = batch.V.ptr(b);
+      const int ldu = batch.U.ldm(b), ldv = batch.V.ldm(b);
+      for (int j = 0; j < k; ++j) {
+        std::memcpy(U + size_t(j) * ldu, &hostU[ou + size_t(j) * m], size_t(m) * sizeof(T));
+        std::memcpy(V + size_t(j) * ldv, &hostV[ov + size_t(j) * n], size_t(n) * sizeof(T));
+      }
+    }
+    batch.info[b] = hostInfo[i];
+    if (batch.sweeps) batch.sweeps[b] = hostSweeps[i];
+    if (path)
+      path[b] = (m == 0 || n == 0 || hostInfo[i] == BSVD_INFO_NONFINITE)
+                    ? BSVD_PATH_TRIVIAL
+                    : BSVD_PATH_CUDA_FUSED;
+    os += s.s; ou += s.u; ov += s.v;
+  }
+  return BSVD_STATUS_SUCCESS;
+}
+
+} // namespace
+
+bool cuda_available() {
+  static const bool available = [] {
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+      cudaGetLastError(); // clear
+      return false;
+    }
+    return n > 0;
+  }();
+  return available;
+}
+
+template <class T> int cuda_locate(const Batch<T> &batch, int *arg) {
+  if (arg) *arg = 0;
+  if (batch.count <= 0 || !cuda_available()) return 0;
+  // 1: device (or managed) memory, 0: host (pageable or pinned), -2: null.
+  auto where = [](const void *p) -> int {
+    if (!p) return -2;
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) ? 1 : 0;
+  };
+  const bool arrays = batch.A.array != nullptr;
+  const void *pA = arrays ? static_cast<const void *>(batch.A.array[0]) : batch.A.base;
+  const void *pS = batch.S.array ? static_cast<const void *>(batch.S.array[0]) : batch.S.base;
+  const void *pU = batch.U.array ? static_cast<const void *>(batch.U.array[0]) : batch.U.base;
+  const void *pV = batch.V.array ? static_cast<const void *>(batch.V.array[0]) : batch.V.base;
+  // Argument positions (1-based) in the C prototypes: strided form vs the
+  // pointer-array forms (batched and vbatched share them).
+  const int posS = arrays ? 6 : 7, posU = arrays ? 7 : 9, posV = arrays ? 9 : 12,
+            posInfo = arrays ? 11 : 15, posSweeps = arrays ? 12 : 16;
+  const int loc = where(pA);
+  const int base = loc == -2 ? 0 : loc;
+  struct Item { const void *p; int pos; };
+  const Item items[] = {{pS, posS},
+                        {batch.vectors ? pU : nullptr, posU},
+                        {batch.vectors ? pV : nullptr, posV},
+                        {batch.info, posInfo},
+                        {batch.sweeps, posSweeps}};
+  for (const Item &it : items) {
+    const int w = where(it.p);
+    if (w == -2) continue;
+    if (w != base) {
+      if (arg) *arg = it.pos;
+      return -1;
+    }
+  }
+  return base;
+}
+
+template <class T>
+size_t cuda_workspace_bytes(const Batch<T> &batch, const Config &cfg) {
+  (void)cfg;
+  if (batch.count <= 0) return 0;
+  int arg = 0;
+  int loc = cuda_locate(batch, &arg);
+  if (loc < 0) loc = 0;
+  return make_plan(batch, loc).total;
+}
+
+template <class T>
+bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config &cfg, void *stream_ptr,
+                         void *workspace, size_t workspace_bytes, int *path) {
+  if (batch.count <= 0) return BSVD_STATUS_SUCCESS;
+  if (!cuda_available()) {
+    set_error("cuda backend: no CUDA device is visible");
+    return BSVD_STATUS_BACKEND_UNAVAILABLE;
+  }
+  int arg = 0;
+  const int loc = cuda_locate(batch, &arg);
+  if (loc < 0) {
+    set_error("argument %d is not in the same memory space (host or device) as A", arg);
+    return -arg;
+  }
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  const Plan plan = make_plan(batch, loc);
+  DeviceBuffer own;
+  own.stream = stream;
+  unsigned char *ws = static_cast<unsigned char *>(workspace);
+  if (plan.total > 0) {
+    if (!ws) {
+      BSVD_CUDA_TRY(cudaMallocAsync(&own.ptr, plan.total, stream));
+      ws = static_cast<unsigned char *>(own.ptr);
+    } else if (workspace_bytes < plan.total) {
+      set_error("workspace of %zu bytes is smaller than the %zu bytes the cuda backend needs",
+                workspace_bytes, plan.total);
+      return BSVD_STATUS_WORKSPACE_TOO_SMALL;
+    }
+  }
+  return loc == 1 ? run_device_data(batch, cfg, stream, ws, plan, path)
+                  : run_host_data(batch, cfg, stream, ws, plan, path);
+}
+
+#define BSVD_INSTANTIATE(T)                                                    \
+  template int cuda_locate<T>(const Batch<T> &, int *);                        \
+  template size_t cuda_workspace_bytes<T>(const Batch<T> &, const Config &);   \
+  template bsvd_status_t cuda_gesvj<T>(const Batch<T> &, const Config &,       \
+                                       void *, void *, size_t, int *);
+BSVD_INSTANTIATE(float)
+BSVD_INSTANTIATE(double)
+BSVD_INSTANTIATE(std::complex<float>)
+BSVD_INSTANTIATE(std::complex<double>)
+#undef BSVD_INSTANTIATE
+
+} // namespace bsvd::detail

@@ -1,0 +1,69 @@
+// The fused shared-memory Jacobi SVD kernel: host-side interface.
+//
+// One kernel solves each matrix completely in shared memory (MAGMA-SVD
+// Sec. 9.1, WCYCLE Sec. IV-B): W = A (or A^H when m < n) and V are read
+// once, rotated in place for all sweeps, and U, S, V written once.
+#pragma once
+
+#include "../core/batch.hpp"
+
+#include <cstddef>
+
+#include <cuda_runtime.h>
+
+namespace bsvd::detail::cuda {
+
+// Shared-memory layout and launch geometry of one launch. Built on the host
+// by plan_fused(), passed to the kernel by value.
+template <class T> struct FusedParams {
+  Batch<T> batch;           // device-visible arrays (pointers, sizes, lds)
+  const int *map = nullptr; // launch slot -> matrix index (null: identity)
+  int count = 0;            // matrices in this launch
+  int mpb = 1;              // matrices per block
+  int tpm = 32;             // threads per matrix (divides 32, or multiple of 32)
+  int ngroups = 1;          // column-pair groups per matrix (G lanes each)
+  int mw_max = 0, nw_max = 0; // largest W = A or A^H (mw >= nw)
+  int ldw = 0, ldvw = 0;    // leading dimensions of W and V in shared memory
+  int slots_max = 2, steps_max = 1;
+  int pair_iters = 1;       // ceil(pairs per step / ngroups)
+  int half_max = 1;         // pair slots per step (slots_max / 2)
+  int col_iters = 1;        // ceil(nw_max / ngroups)
+  int ordering = 0;         // bsvd_ordering_t
+  int max_sweeps = 40;
+  double tol = 0;           // <= 0: sqrt(mw) * u per matrix
+  size_t smem_per_matrix = 0;
+  // byte offsets inside one matrix's shared-memory slice
+  size_t off_v = 0, off_nrm = 0, off_anc = 0, off_expo = 0, off_at = 0,
+         off_rank = 0, off_flag = 0, off_x = 0, off_coef = 0, off_state = 0,
+         off_rpq = 0, off_rmode = 0, off_rg = 0, off_rc = 0;
+};
+
+// Lanes per column pair (G) and rows per lane held in registers (RPL)
+// select the kernel instance.
+struct FusedShape {
+  int lanes = 32;
+  int rows_per_lane = 1;
+};
+
+// Bytes of shared memory one matrix needs (mw >= nw are W's dimensions).
+size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t elem_bytes,
+                        size_t real_bytes, bool odd_even);
+
+// Largest dynamic shared memory per block on the current device (opt-in).
+int max_smem_optin();
+// Multiprocessors of the current device.
+int sm_count();
+
+// precision: 's', 'd', 'c', 'z'. m, n: the matrix as given (any shape).
+bool fits(char precision, int m, int n, bool vectors);
+
+// Fills the geometry of P (everything but batch/map/count/tol/max_sweeps/
+// ordering, which the caller sets first) and returns the kernel shape.
+template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors);
+
+// Launches the kernel on `stream` (errors: the launch's cudaError_t).
+template <class T>
+cudaError_t launch_fused(const FusedParams<T> &P, FusedShape shape,
+                         cudaStream_t stream);
+
+} // namespace bsvd::detail::cuda

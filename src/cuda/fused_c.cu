@@ -1,0 +1,12 @@
+// Fused kernel instances for one precision (one file each: parallel builds).
+#include "fused_kernel.cuh"
+
+namespace bsvd::detail::cuda {
+
+template <>
+cudaError_t launch_fused<std::complex<float>>(const FusedParams<std::complex<float>> &P, FusedShape shape,
+                             cudaStream_t stream) {
+  return launch_fused_impl(P, shape, stream);
+}
+
+} // namespace bsvd::detail::cuda

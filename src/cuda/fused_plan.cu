@@ -1,0 +1,175 @@
+// Host side of the fused kernel: shared-memory layout, launch geometry and
+// the fits() rule.
+#include "fused.hpp"
+#include "tuning.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <complex>
+
+namespace bsvd::detail::cuda {
+
+namespace {
+
+size_t align16(size_t x) { return (x + 15) & ~size_t(15); }
+
+struct Layout {
+  size_t v, nrm, anc, expo, at, rank, flag, x, coef, rpq, rmode, rg, rc, state, total;
+};
+
+Layout layout(int mw, int nw, int ldw, int ldvw, bool vectors, size_t eb,
+              size_t rb, bool odd_even) {
+  const int slots = std::max(2, nw + (nw & 1));
+  Layout L{};
+  size_t o = align16(size_t(ldw) * nw * eb);
+  L.v = o;
+  if (vectors) o = align16(o + size_t(ldvw) * nw * eb);
+  L.nrm = o;
+  o = align16(o + size_t(nw) * rb);
+  L.anc = o;
+  o = align16(o + size_t(nw) * rb);
+  L.expo = o;
+  o = align16(o + size_t(nw) * sizeof(int));
+  L.at = o;
+  if (odd_even) o = align16(o + 2 * size_t(slots) * sizeof(int));
+  L.rank = o;
+  o = align16(o + size_t(nw) * sizeof(int));
+  L.flag = o;
+  if (vectors) o = align16(o + size_t(nw) * sizeof(int));
+  L.x = o;
+  if (vectors) o = align16(o + size_t(mw) * eb);
+  L.coef = o;
+  if (vectors) o = align16(o + size_t(nw) * eb);
+  const size_t half = size_t(slots) / 2;
+  L.rpq = o;
+  o = align16(o + half * sizeof(int));
+  L.rmode = o;
+  o = align16(o + half * sizeof(int));
+  L.rg = o;
+  o = align16(o + half * eb);
+  L.rc = o;
+  o = align16(o + half * rb);
+  L.state = o; // 8 ints, the amax word, tol
+  o = align16(o + 8 * sizeof(int) + 2 * sizeof(unsigned long long));
+  L.total = o;
+  return L;
+}
+
+int query_attr(cudaDeviceAttr attr, int fallback) {
+  int dev = 0, v = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return fallback;
+  if (cudaDeviceGetAttribute(&v, attr, dev) != cudaSuccess) return fallback;
+  return v;
+}
+
+} // namespace
+
+size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t eb, size_t rb,
+                        bool odd_even) {
+  return layout(mw, nw, mw + kLdPad, nw + kLdPad, vectors, eb, rb, odd_even).total;
+}
+
+int max_smem_optin() {
+  static std::atomic<int> cached{0};
+  int v = cached.load();
+  if (v == 0) {
+    v = query_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 48 * 1024);
+    cached.store(v);
+  }
+  return v;
+}
+
+int sm_count() {
+  static std::atomic<int> cached{0};
+  int v = cached.load();
+  if (v == 0) {
+    v = query_attr(cudaDevAttrMultiProcessorCount, 1);
+    cached.store(v);
+  }
+  return v;
+}
+
+bool fits(char precision, int m, int n, bool vectors) {
+  const int mw = std::max(m, n), nw = std::min(m, n);
+  size_t eb = 8, rb = 8;
+  switch (precision) {
+  case 's': eb = 4; rb = 4; break;
+  case 'd': eb = 8; rb = 8; break;
+  case 'c': eb = 8; rb = 4; break;
+  default: eb = 16; rb = 8; break;
+  }
+  // The odd-even ordering's position arrays are counted so that the answer
+  // does not depend on the ordering.
+  return fused_smem_bytes(mw, nw, vectors, eb, rb, true) <= size_t(max_smem_optin());
+}
+
+template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors) {
+  using R = real_of_t<T>;
+  const size_t eb = sizeof(T), rb = sizeof(R);
+  const int mw = std::max(P.mw_max, 1), nw = std::max(P.nw_max, 1);
+  FusedShape shape;
+  const int G = choose_lanes(mw, P.count, int(eb));
+  shape.lanes = G;
+  const int need = (mw + G - 1) / G;
+  int rpl = 1;
+  while (rpl < need && rpl < kMaxRowsPerLane) rpl *= 2;
+  shape.rows_per_lane = rpl;
+
+  const bool odd_even = P.ordering == BSVD_ORDERING_ODD_EVEN;
+  P.slots_max = std::max(2, nw + (nw & 1));
+  P.steps_max = odd_even ? P.slots_max : P.slots_max - 1;
+  const int half = P.slots_max / 2;
+  P.ngroups = std::min(half, kMaxThreadsPerMatrix / G);
+  int tpm = P.ngroups * G;
+  if (tpm < 32) {
+    int ng = 1;
+    while (ng < P.ngroups) ng *= 2;
+    tpm = ng * G; // a power of two <= 32: whole matrices per warp
+  } else {
+    tpm = (tpm + 31) / 32 * 32;
+  }
+  P.pair_iters = (half + P.ngroups - 1) / P.ngroups;
+  P.col_iters = (nw + P.ngroups - 1) / P.ngroups;
+  P.ldw = mw + kLdPad;
+  P.ldvw = nw + kLdPad;
+  const Layout L = layout(mw, nw, P.ldw, P.ldvw, vectors, eb, rb, odd_even);
+  P.off_v = L.v;
+  P.off_nrm = L.nrm;
+  P.off_anc = L.anc;
+  P.off_expo = L.expo;
+  P.off_at = L.at;
+  P.off_rank = L.rank;
+  P.off_flag = L.flag;
+  P.off_x = L.x;
+  P.off_coef = L.coef;
+  P.off_state = L.state;
+  P.off_rpq = L.rpq;
+  P.off_rmode = L.rmode;
+  P.off_rg = L.rg;
+  P.off_rc = L.rc;
+  P.half_max = half;
+  P.smem_per_matrix = L.total;
+
+  const size_t optin = size_t(max_smem_optin());
+  int mpb_min = tpm < 32 ? 32 / tpm : 1;
+  if (size_t(mpb_min) * L.total > optin) { // whole warp for one matrix
+    tpm = 32;
+    mpb_min = 1;
+  }
+  int mpb = std::max(1, kTargetBlockThreads / tpm);
+  mpb = std::min<long>(mpb, std::max<long>(optin / L.total, 1));
+  // Keep at least two blocks per multiprocessor when the batch allows.
+  const long per_block = (P.count + 2L * sm_count() - 1) / (2L * sm_count());
+  mpb = int(std::min<long>(mpb, std::max<long>(per_block, 1)));
+  if (tpm < 32) mpb = std::max(mpb_min, mpb / mpb_min * mpb_min);
+  P.mpb = std::max(mpb, 1);
+  P.tpm = tpm;
+  return shape;
+}
+
+template FusedShape plan_fused<float>(FusedParams<float> &, bool);
+template FusedShape plan_fused<double>(FusedParams<double> &, bool);
+template FusedShape plan_fused<std::complex<float>>(FusedParams<std::complex<float>> &, bool);
+template FusedShape plan_fused<std::complex<double>>(FusedParams<std::complex<double>> &, bool);
+
+} // namespace bsvd::detail::cuda

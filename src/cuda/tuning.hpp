@@ -1,0 +1,77 @@
+// Tuning knobs of the fused shared-memory kernel, in ONE place (MAGMA habit:
+// the tuned parameters of each GPU kept together). Every number here has
+// the measurement that justifies it in docs/perf/fused-kernel.md.
+//
+// G = lanes per column pair = 32 * alpha, alpha in {1, 1/2, 1/4, 1/8}
+// (WCYCLE Sec. IV-B-1). Two rules:
+//   gcd rule (WCYCLE):  G = max(4, gcd(m*, 32)), m* = largest row count.
+//   table (below):      measured on the H100 (sm_90) over (m*, batch).
+// The table wins; the gcd rule is kept as the documented fallback and is
+// selectable with BSVD_FUSED_RULE=gcd for comparisons. BSVD_FUSED_LANES=G
+// forces G (benchmarks sweep it to refit the table).
+#pragma once
+
+#include <cstdlib>
+
+namespace bsvd::detail::cuda {
+
+// Lanes of a warp per column pair by the gcd rule of WCYCLE.
+inline int lanes_gcd_rule(int m_star) {
+  int a = m_star > 0 ? m_star : 1, b = 32;
+  while (b) { const int t = a % b; a = b; b = t; }
+  return a < 4 ? 4 : a;
+}
+
+// The decision table, fitted to the alpha sweep of docs/perf/fused-kernel.md
+// (BSVD_BENCH_TUNE=1, v3 kernel, H200 -- the H100 was not lent that day;
+// both are sm_90 with the same SM, so the table is kept for sm_90). Median
+// ms, random matrices, vectors, 10000 x m^2 (m <= 32) or 1000 x m^2:
+//   d  8^2:  G4 0.26  G8 0.37  G16 0.56  G32 1.04
+//   d 16^2:  G4 1.59  G8 1.49  G16 2.42  G32 4.62
+//   d 32^2:  G4 12.6  G8 8.68  G16 11.5  G32 16.0
+//   d 64^2:  G4 14.6  G8 7.68  G16 6.79  G32 9.37
+//   d 118^2: G4 57.2  G8 61.5  G16 72.5  G32 101
+//   s  8^2:  G4 0.18  G8 0.25  G16 0.42  G32 0.78
+//   s 16^2:  G4 0.71  G8 1.04  G16 1.79  G32 3.41
+//   s 32^2:  G4 5.84  G8 6.47  G16 8.58  G32 11.9
+//   s 64^2:  G4 6.56  G8 5.17  G16 4.22  G32 5.82
+//   s 167^2: G4 109   G8 98.1  G16 131   G32 175
+// Few lanes per pair win: less redundant index and reduction work per warp
+// instruction; the gcd rule (G = m for m <= 32) loses 1.3-4x. Small
+// batches (< 2000 matrices of <= 32 rows; not measured yet) take more
+// lanes so that more threads are in flight. c and z follow d by element
+// size (not measured separately).
+//   elem_bytes: 4 (s), 8 (d, c), 16 (z).
+inline int lanes_table(int m_star, long batch, int elem_bytes) {
+  const bool big = batch >= 2000;
+  if (m_star <= 8) return big ? 4 : 8;
+  if (m_star <= 32) return big ? (elem_bytes == 4 ? 4 : 8) : 16;
+  if (m_star <= 64) return 16;
+  return elem_bytes == 8 ? 4 : 8;
+}
+
+inline int choose_lanes(int m_star, long batch, int elem_bytes) {
+  if (const char *e = std::getenv("BSVD_FUSED_LANES")) {
+    const int g = std::atoi(e);
+    if (g == 4 || g == 8 || g == 16 || g == 32) return g;
+  }
+  if (const char *e = std::getenv("BSVD_FUSED_RULE"))
+    if (e[0] == 'g') return lanes_gcd_rule(m_star);
+  return lanes_table(m_star, batch, elem_bytes);
+}
+
+// Threads of one block when several matrices share it (tpm < 256): one
+// block holds 256 / tpm matrices. Larger matrices get one block each with
+// at most kMaxThreadsPerMatrix threads (groups loop over the pairs).
+constexpr int kTargetBlockThreads = 256;
+constexpr int kMaxThreadsPerMatrix = 256; // __launch_bounds__(256, 4): <= 64 registers
+
+// Rows per lane cached in registers during a pair update (more rows are
+// re-read from shared memory): powers of two up to this.
+constexpr int kMaxRowsPerLane = 8;
+
+// Padding (elements) added to the leading dimension of W and V in shared
+// memory to spread the columns over the banks.
+constexpr int kLdPad = 1;
+
+} // namespace bsvd::detail::cuda

@@ -1,0 +1,460 @@
+// `bsvd bench --backend cuda`: bsvd's cuda backend against cuSOLVER on the
+// same data, in one process (bench.hpp):
+//   bsvd-cuda                 device-resident data, preallocated workspace
+//   cusolver-gesvdjBatched    m, n <= 32 (what PyTorch/JAX/CuPy call there)
+//   cusolver-gesvdaStrided    rank = n, m >= n only (approximate: Gram EVD)
+//   cusolver-gesvdj-loop      one gesvdj call per matrix (what the
+//                             frameworks do above 32); for large batches a
+//                             subset is timed and scaled (said in `note`)
+// CUDA-event timing after a warm-up, median of c.reps; accuracy (T1,
+// max(T2u, T2v), T3 against LAPACK, T4) on the first c.check_sample matrices.
+// BSVD_BENCH_TUNE=1 adds rows for every lanes-per-pair value G (the alpha
+// sweep that refits src/cuda/tuning.hpp) and for the gcd rule.
+#include "bench.hpp"
+
+#include <bsvd/svd.hpp>
+
+#include "testing/lapack_ref.hpp"
+#include "testing/metrics.hpp"
+
+#include <cuComplex.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bsvd::cli {
+
+namespace {
+
+struct CudaFail {
+  std::string what;
+};
+#define BENCH_CUDA(call)                                                       \
+  do {                                                                         \
+    const cudaError_t e_ = (call);                                             \
+    if (e_ != cudaSuccess) throw CudaFail{std::string(#call) + ": " + cudaGetErrorString(e_)}; \
+  } while (0)
+#define BENCH_SOLVER(call)                                                     \
+  do {                                                                         \
+    const cusolverStatus_t s_ = (call);                                        \
+    if (s_ != CUSOLVER_STATUS_SUCCESS)                                         \
+      throw CudaFail{std::string(#call) + ": cusolver status " + std::to_string(int(s_))}; \
+  } while (0)
+
+template <class T> struct DevBuf {
+  T *p = nullptr;
+  size_t n = 0;
+  explicit DevBuf(size_t count) : n(count) {
+    if (count) BENCH_CUDA(cudaMalloc(&p, count * sizeof(T)));
+  }
+  ~DevBuf() {
+    if (p) cudaFree(p);
+  }
+  DevBuf(const DevBuf &) = delete;
+  DevBuf &operator=(const DevBuf &) = delete;
+};
+
+// ---- cuSOLVER by precision -------------------------------------------------
+template <class T> struct Cu;
+#define CU_TRAITS(T, CT, P)                                                    \
+  template <> struct Cu<T> {                                                   \
+    using C = CT;                                                              \
+    using R = real_t<T>;                                                       \
+    static cusolverStatus_t jb_size(cusolverDnHandle_t h, int m, int n, const C *A, int lda, \
+                                    const R *S, const C *U, int ldu, const C *V, int ldv, \
+                                    int *lw, gesvdjInfo_t p, int b) {          \
+      return cusolverDn##P##gesvdjBatched_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, m, n, A, \
+                                                     lda, S, U, ldu, V, ldv, lw, p, b); \
+    }                                                                          \
+    static cusolverStatus_t jb(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, C *A, \
+                               int lda, R *S, C *U, int ldu, C *V, int ldv, C *w, int lw, \
+                               int *info, gesvdjInfo_t p, int b) {             \
+      return cusolverDn##P##gesvdjBatched(h, j, m, n, A, lda, S, U, ldu, V, ldv, w, lw, info, \
+                                          p, b);                               \
+    }                                                                          \
+    static cusolverStatus_t j_size(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, \
+                                   const C *A, int lda, const R *S, const C *U, int ldu, \
+                                   const C *V, int ldv, int *lw, gesvdjInfo_t p) { \
+      return cusolverDn##P##gesvdj_bufferSize(h, j, 1, m, n, A, lda, S, U, ldu, V, ldv, lw, \
+                                              p);                              \
+    }                                                                          \
+    static cusolverStatus_t j(cusolverDnHandle_t h, cusolverEigMode_t jz, int m, int n, C *A, \
+                              int lda, R *S, C *U, int ldu, C *V, int ldv, C *w, int lw, \
+                              int *info, gesvdjInfo_t p) {                     \
+      return cusolverDn##P##gesvdj(h, jz, 1, m, n, A, lda, S, U, ldu, V, ldv, w, lw, info, p); \
+    }                                                                          \
+    static cusolverStatus_t a_size(cusolverDnHandle_t h, cusolverEigMode_t jz, int r, int m, \
+                                   int n, const C *A, int lda, long long sA, const R *S, \
+                                   long long sS, const C *U, int ldu, long long sU, \
+                                   const C *V, int ldv, long long sV, int *lw, int b) { \
+      return cusolverDn##P##gesvdaStridedBatched_bufferSize(h, jz, r, m, n, A, lda, sA, S, \
+                                                            sS, U, ldu, sU, V, ldv, sV, lw, b); \
+    }                                                                          \
+    static cusolverStatus_t a(cusolverDnHandle_t h, cusolverEigMode_t jz, int r, int m, int n, \
+                              const C *A, int lda, long long sA, R *S, long long sS, C *U, \
+                              int ldu, long long sU, C *V, int ldv, long long sV, C *w, int lw, \
+                              int *info, double *nrm, int b) {                 \
+      return cusolverDn##P##gesvdaStridedBatched(h, jz, r, m, n, A, lda, sA, S, sS, U, ldu, sU, \
+                                                 V, ldv, sV, w, lw, info, nrm, b); \
+    }                                                                          \
+  };
+CU_TRAITS(float, float, S)
+CU_TRAITS(double, double, D)
+CU_TRAITS(std::complex<float>, cuComplex, C)
+CU_TRAITS(std::complex<double>, cuDoubleComplex, Z)
+#undef CU_TRAITS
+
+template <class T> constexpr char prec_of();
+template <> constexpr char prec_of<float>() { return 's'; }
+template <> constexpr char prec_of<double>() { return 'd'; }
+template <> constexpr char prec_of<std::complex<float>>() { return 'c'; }
+template <> constexpr char prec_of<std::complex<double>>() { return 'z'; }
+
+// Median of reps timings (ms) of body() bracketed by CUDA events; setup()
+// runs before each, untimed. One warm-up call first.
+double time_events(int reps, const std::function<void()> &setup,
+                   const std::function<void()> &body) {
+  cudaEvent_t e0, e1;
+  BENCH_CUDA(cudaEventCreate(&e0));
+  BENCH_CUDA(cudaEventCreate(&e1));
+  std::vector<double> t;
+  for (int r = -1; r < reps; ++r) {
+    if (setup) setup();
+    BENCH_CUDA(cudaDeviceSynchronize());
+    BENCH_CUDA(cudaEventRecord(e0));
+    body();
+    BENCH_CUDA(cudaEventRecord(e1));
+    BENCH_CUDA(cudaEventSynchronize(e1));
+    float ms = 0;
+    BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    if (r >= 0) t.push_back(ms);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  std::sort(t.begin(), t.end());
+  return t.empty() ? 0 : t[t.size() / 2];
+}
+
+// Worst accuracy ratios over the first `sample` matrices; U, V hold
+// per-matrix blocks of stride sU / sV with leading dimensions ldu / ldv.
+template <class T>
+void check(BenchRow &row, const BenchCase &c, const T *A, const std::vector<real_t<T>> &S,
+           size_t sS, const std::vector<T> &U, size_t sU, int ldu, const std::vector<T> &V,
+           size_t sV, int ldv, int sample) {
+  const int m = c.m, n = c.n, k = std::min(m, n);
+  testing::Ratios worst;
+  std::vector<double> ref(k);
+  for (int b = 0; b < sample; ++b) {
+    const T *Ab = A + size_t(b) * m * n;
+    const int linfo = testing::reference_singular_values<T>(m, n, Ab, m, ref.data());
+    const auto r = testing::accuracy<T, real_t<T>>(
+        m, n, Ab, m, S.data() + b * sS, U.empty() ? nullptr : U.data() + b * sU, ldu,
+        V.empty() ? nullptr : V.data() + b * sV, ldv, linfo == 0 ? ref.data() : nullptr);
+    worst.max_with(r);
+  }
+  row.t1 = worst.t1;
+  row.t2 = std::max(worst.t2u, worst.t2v);
+  row.t3 = worst.t3;
+  row.sorted = worst.t4 == 0;
+  row.pass = worst.pass();
+}
+
+template <class T>
+void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
+              const std::string &name, std::vector<BenchRow> &rows) {
+  using R = real_t<T>;
+  const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
+  const bool vec = c.vectors;
+  BenchRow row;
+  row.solver = name;
+  row.device = dev;
+  row.c = c;
+  DevBuf<R> dS(size_t(batch) * k);
+  DevBuf<T> dU(vec ? size_t(batch) * m * k : 0), dV(vec ? size_t(batch) * n * k : 0);
+  DevBuf<int> dinfo(batch), dsweeps(batch);
+  bsvd_options_t o;
+  bsvd_options_init(&o);
+  o.backend = BSVD_BACKEND_CUDA;
+  const Job job = vec ? Job::Vectors : Job::Values;
+  size_t ws = 0;
+  bsvd_workspace_size(prec_of<T>(), vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, m, n, batch, &o, &ws);
+  DevBuf<unsigned char> dws(ws);
+  o.workspace = dws.p;
+  o.workspace_bytes = ws;
+  bsvd_status_t st = 0;
+  auto call = [&] {
+    st = gesvj_strided_batched<T>(job, m, n, dA, m, int64_t(m) * n, dS.p, k, dU.p, m,
+                                  int64_t(m) * k, dV.p, n, int64_t(n) * k, dinfo.p, dsweeps.p,
+                                  batch, o);
+  };
+  row.ms = time_events(c.reps, nullptr, call);
+  if (st != 0) {
+    row.note = std::string("failed: ") + bsvd_last_error();
+    rows.push_back(row);
+    return;
+  }
+  std::vector<R> S(size_t(batch) * k);
+  std::vector<T> U(vec ? size_t(batch) * m * k : 0), V(vec ? size_t(batch) * n * k : 0);
+  std::vector<int> info(batch), sweeps(batch);
+  BENCH_CUDA(cudaMemcpy(S.data(), dS.p, S.size() * sizeof(R), cudaMemcpyDeviceToHost));
+  if (vec) {
+    BENCH_CUDA(cudaMemcpy(U.data(), dU.p, U.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaMemcpy(V.data(), dV.p, V.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  BENCH_CUDA(cudaMemcpy(info.data(), dinfo.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
+  BENCH_CUDA(cudaMemcpy(sweeps.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
+  double mean = 0;
+  int bad = 0;
+  for (int b = 0; b < batch; ++b) {
+    row.max_sweeps = std::max(row.max_sweeps, sweeps[b]);
+    mean += sweeps[b];
+    bad += info[b] != 0;
+  }
+  mean /= std::max(batch, 1);
+  check<T>(row, c, hA, S, k, U, size_t(m) * k, m, V, size_t(n) * k, n,
+           std::min(c.check_sample, batch));
+  row.gflops = jacobi_flops(c.precision, m, n, vec, mean, batch) / (row.ms * 1e6);
+  char note[96];
+  std::snprintf(note, sizeof note, "mean sweeps %.2f", mean);
+  row.note = note;
+  if (bad) row.note += ", " + std::to_string(bad) + " matrices with info != 0";
+  rows.push_back(row);
+}
+
+template <class T>
+void run_gesvdj_batched(const BenchCase &c, const T *hA, const T *dA, cusolverDnHandle_t h,
+                        const std::string &dev, std::vector<BenchRow> &rows) {
+  using C = typename Cu<T>::C;
+  using R = real_t<T>;
+  const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
+  BenchRow row;
+  row.solver = "cusolver-gesvdjBatched";
+  row.device = dev;
+  row.c = c;
+  if (m > 32 || n > 32) {
+    row.note = "skipped: gesvdjBatched needs m, n <= 32";
+    rows.push_back(row);
+    return;
+  }
+  const cusolverEigMode_t jz = c.vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  gesvdjInfo_t params;
+  BENCH_SOLVER(cusolverDnCreateGesvdjInfo(&params));
+  DevBuf<T> dW(size_t(batch) * m * n), dU(size_t(batch) * m * m), dV(size_t(batch) * n * n);
+  DevBuf<R> dS(size_t(batch) * k);
+  DevBuf<int> dinfo(batch);
+  int lw = 0;
+  BENCH_SOLVER(Cu<T>::jb_size(h, m, n, (const C *)dW.p, m, dS.p, (const C *)dU.p, m,
+                              (const C *)dV.p, n, &lw, params, batch));
+  DevBuf<T> work(size_t(std::max(lw, 1)));
+  auto setup = [&] {
+    BENCH_CUDA(cudaMemcpy(dW.p, dA, dW.n * sizeof(T), cudaMemcpyDeviceToDevice));
+  };
+  auto body = [&] {
+    BENCH_SOLVER(Cu<T>::jb(h, jz, m, n, (C *)dW.p, m, dS.p, (C *)dU.p, m, (C *)dV.p, n,
+                           (C *)work.p, lw, dinfo.p, params, batch));
+  };
+  row.ms = time_events(c.reps, setup, body);
+  std::vector<R> S(size_t(batch) * k);
+  std::vector<T> U(c.vectors ? dU.n : 0), V(c.vectors ? dV.n : 0);
+  BENCH_CUDA(cudaMemcpy(S.data(), dS.p, S.size() * sizeof(R), cudaMemcpyDeviceToHost));
+  if (c.vectors) {
+    BENCH_CUDA(cudaMemcpy(U.data(), dU.p, U.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaMemcpy(V.data(), dV.p, V.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  check<T>(row, c, hA, S, k, U, size_t(m) * m, m, V, size_t(n) * n, n,
+           std::min(c.check_sample, batch));
+  cusolverDnDestroyGesvdjInfo(params);
+  rows.push_back(row);
+}
+
+template <class T>
+void run_gesvda(const BenchCase &c, const T *hA, const T *dA, cusolverDnHandle_t h,
+                const std::string &dev, std::vector<BenchRow> &rows) {
+  using C = typename Cu<T>::C;
+  using R = real_t<T>;
+  const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
+  BenchRow row;
+  row.solver = "cusolver-gesvdaStrided";
+  row.device = dev;
+  row.c = c;
+  if (m < n) {
+    row.note = "skipped: gesvda needs m >= n";
+    rows.push_back(row);
+    return;
+  }
+  const cusolverEigMode_t jz = c.vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  DevBuf<T> dU(size_t(batch) * m * k), dV(size_t(batch) * n * k);
+  DevBuf<R> dS(size_t(batch) * k);
+  DevBuf<int> dinfo(batch);
+  int lw = 0;
+  const cusolverStatus_t qs =
+      Cu<T>::a_size(h, jz, k, m, n, (const C *)dA, m, (long long)m * n, dS.p, k,
+                    (const C *)dU.p, m, (long long)m * k, (const C *)dV.p, n, (long long)n * k,
+                    &lw, batch);
+  if (qs != CUSOLVER_STATUS_SUCCESS) {
+    row.note = "refused: cusolver status " + std::to_string(int(qs));
+    rows.push_back(row);
+    return;
+  }
+  DevBuf<T> work(size_t(std::max(lw, 1)));
+  cusolverStatus_t rs = CUSOLVER_STATUS_SUCCESS;
+  // The residual norms are optional (NULL: not computed); should this
+  // cuSOLVER insist on the array, give it one.
+  std::vector<double> resid(batch);
+  double *nrm = nullptr;
+  auto body = [&] {
+    rs = Cu<T>::a(h, jz, k, m, n, (const C *)dA, m, (long long)m * n, dS.p, k, (C *)dU.p, m,
+                  (long long)m * k, (C *)dV.p, n, (long long)n * k, (C *)work.p, lw, dinfo.p,
+                  nrm, batch);
+  };
+  body();
+  if (rs != CUSOLVER_STATUS_SUCCESS) {
+    nrm = resid.data();
+    row.note = "residual array required; ";
+  }
+  row.ms = time_events(c.reps, nullptr, body);
+  if (rs != CUSOLVER_STATUS_SUCCESS) {
+    row.ms = 0;
+    row.note += "refused: cusolver status " + std::to_string(int(rs));
+    rows.push_back(row);
+    return;
+  }
+  std::vector<R> S(size_t(batch) * k);
+  std::vector<T> U(c.vectors ? dU.n : 0), V(c.vectors ? dV.n : 0);
+  BENCH_CUDA(cudaMemcpy(S.data(), dS.p, S.size() * sizeof(R), cudaMemcpyDeviceToHost));
+  if (c.vectors) {
+    BENCH_CUDA(cudaMemcpy(U.data(), dU.p, U.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaMemcpy(V.data(), dV.p, V.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  check<T>(row, c, hA, S, k, U, size_t(m) * k, m, V, size_t(n) * k, n,
+           std::min(c.check_sample, batch));
+  rows.push_back(row);
+}
+
+template <class T>
+void run_gesvdj_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHandle_t h,
+                     const std::string &dev, std::vector<BenchRow> &rows) {
+  using C = typename Cu<T>::C;
+  using R = real_t<T>;
+  const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
+  BenchRow row;
+  row.solver = "cusolver-gesvdj-loop";
+  row.device = dev;
+  row.c = c;
+  const cusolverEigMode_t jz = c.vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  gesvdjInfo_t params;
+  BENCH_SOLVER(cusolverDnCreateGesvdjInfo(&params));
+  // Time a subset of the batch (one call per matrix) and scale it.
+  const int sub = std::min(batch, std::max(std::max(c.check_sample, 1), 20));
+  DevBuf<T> dW(size_t(sub) * m * n), dU(size_t(sub) * m * k), dV(size_t(sub) * n * k);
+  DevBuf<R> dS(size_t(sub) * k);
+  DevBuf<int> dinfo(sub);
+  int lw = 0;
+  BENCH_SOLVER(Cu<T>::j_size(h, jz, m, n, (const C *)dW.p, m, dS.p, (const C *)dU.p, m,
+                             (const C *)dV.p, n, &lw, params));
+  DevBuf<T> work(size_t(std::max(lw, 1)));
+  auto setup = [&] {
+    BENCH_CUDA(cudaMemcpy(dW.p, dA, dW.n * sizeof(T), cudaMemcpyDeviceToDevice));
+  };
+  auto body = [&] {
+    for (int b = 0; b < sub; ++b)
+      BENCH_SOLVER(Cu<T>::j(h, jz, m, n, (C *)dW.p + size_t(b) * m * n, m, dS.p + size_t(b) * k,
+                            (C *)dU.p + size_t(b) * m * k, m, (C *)dV.p + size_t(b) * n * k, n,
+                            (C *)work.p, lw, dinfo.p + b, params));
+  };
+  const int reps = std::min(c.reps, 3);
+  row.ms = time_events(reps, setup, body) * double(batch) / sub;
+  if (sub < batch) row.note = "timed " + std::to_string(sub) + " of " + std::to_string(batch) + ", scaled";
+  std::vector<R> S(dS.n);
+  std::vector<T> U(c.vectors ? dU.n : 0), V(c.vectors ? dV.n : 0);
+  BENCH_CUDA(cudaMemcpy(S.data(), dS.p, S.size() * sizeof(R), cudaMemcpyDeviceToHost));
+  if (c.vectors) {
+    BENCH_CUDA(cudaMemcpy(U.data(), dU.p, U.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaMemcpy(V.data(), dV.p, V.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  check<T>(row, c, hA, S, k, U, size_t(m) * k, m, V, size_t(n) * k, n,
+           std::min(c.check_sample, sub));
+  cusolverDnDestroyGesvdjInfo(params);
+  rows.push_back(row);
+}
+
+template <class T>
+bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
+  std::string dev = "none";
+  auto fail_row = [&](const std::string &why) {
+    BenchRow r;
+    r.solver = "bsvd-cuda";
+    r.device = dev;
+    r.c = c;
+    r.note = why;
+    rows.push_back(r);
+    return false;
+  };
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    cudaGetLastError();
+    return fail_row("no CUDA GPU visible");
+  }
+  try {
+    cudaDeviceProp prop{};
+    BENCH_CUDA(cudaGetDeviceProperties(&prop, 0));
+    dev = prop.name;
+    const size_t count = size_t(c.batch) * c.m * c.n;
+    DevBuf<T> dA(count);
+    BENCH_CUDA(cudaMemcpy(dA.p, hA, count * sizeof(T), cudaMemcpyHostToDevice));
+    run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda", rows);
+    if (const char *tune = std::getenv("BSVD_BENCH_TUNE"); tune && tune[0] == '1') {
+      const char *old = std::getenv("BSVD_FUSED_LANES");
+      const std::string keep = old ? old : "";
+      for (const char *g : {"4", "8", "16", "32"}) {
+        setenv("BSVD_FUSED_LANES", g, 1);
+        run_bsvd<T>(c, hA, dA.p, dev, std::string("bsvd-cuda-G") + g, rows);
+      }
+      unsetenv("BSVD_FUSED_LANES");
+      setenv("BSVD_FUSED_RULE", "gcd", 1);
+      run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-gcdrule", rows);
+      unsetenv("BSVD_FUSED_RULE");
+      if (old) setenv("BSVD_FUSED_LANES", keep.c_str(), 1);
+    }
+    cusolverDnHandle_t h;
+    BENCH_SOLVER(cusolverDnCreate(&h));
+    try {
+      if (c.m <= 32 && c.n <= 32) run_gesvdj_batched<T>(c, hA, dA.p, h, dev, rows);
+      run_gesvda<T>(c, hA, dA.p, h, dev, rows);
+      if (c.m > 32 || c.n > 32) run_gesvdj_loop<T>(c, hA, dA.p, h, dev, rows);
+    } catch (const CudaFail &f) {
+      BenchRow r;
+      r.solver = "cusolver";
+      r.device = dev;
+      r.c = c;
+      r.note = "failed: " + f.what;
+      rows.push_back(r);
+    }
+    cusolverDnDestroy(h);
+  } catch (const CudaFail &f) {
+    return fail_row("failed: " + f.what);
+  }
+  return true;
+}
+
+} // namespace
+
+bool bench_gpu(const BenchCase &c, const void *A, std::vector<BenchRow> &rows) {
+  switch (c.precision) {
+  case 's': return bench_gpu_t<float>(c, static_cast<const float *>(A), rows);
+  case 'd': return bench_gpu_t<double>(c, static_cast<const double *>(A), rows);
+  case 'c':
+    return bench_gpu_t<std::complex<float>>(c, static_cast<const std::complex<float> *>(A), rows);
+  default:
+    return bench_gpu_t<std::complex<double>>(c, static_cast<const std::complex<double> *>(A), rows);
+  }
+}
+
+} // namespace bsvd::cli
