@@ -60,27 +60,45 @@ enum bsvd_status_code {
 /* Per-matrix info code for NaN or Inf in the input. */
 #define BSVD_INFO_NONFINITE (-1)
 
+/* Every enum below ends in a _MAX_ENUM entry of 0x7fffffff so that any int
+ * a C caller passes is a valid value of the type (C++ sanitizers reject
+ * loads of out-of-range enum values); the library checks the range and
+ * returns -position for values that are not listed. */
 typedef enum {
   BSVD_JOB_VALUES = 0,  /* singular values only; U and V are not referenced */
-  BSVD_JOB_VECTORS = 1  /* singular values and economy U (m x k), V (n x k) */
+  BSVD_JOB_VECTORS = 1, /* singular values and economy U (m x k), V (n x k) */
+  BSVD_JOB_MAX_ENUM = 0x7fffffff /* makes every int a valid value (checked) */
 } bsvd_job_t;
 
 typedef enum {
   BSVD_BACKEND_AUTO = 0, /* cuda when a GPU is visible, else cpu */
   BSVD_BACKEND_CPU = 1,
-  BSVD_BACKEND_CUDA = 2
+  BSVD_BACKEND_CUDA = 2,
+  BSVD_BACKEND_MAX_ENUM = 0x7fffffff
 } bsvd_backend_t;
 
 /* Parallel orderings of the column (block) pairs within a sweep. */
 typedef enum {
   BSVD_ORDERING_ROUND_ROBIN = 0, /* Brent-Luk round-robin (default) */
-  BSVD_ORDERING_ODD_EVEN = 1     /* odd-even transposition ordering */
+  BSVD_ORDERING_ODD_EVEN = 1,    /* odd-even transposition ordering */
+  /* HBJ (Novakovic, SISC 2015) Sec. 3: the parallel ordering closest to the
+     sequential row-cyclic (resp. column-cyclic) ordering -- the
+     lexicographically first sequence of steps of disjoint pairs when the
+     pairs are ranked row by row (resp. column by column) of the upper
+     triangle -- run in reverse, as HBJ do. Orders whose odd part exceeds 11
+     are padded with idle slots (n = 100: 111 steps instead of 99).
+     Table-based; so far only the cpu backend implements them (the cuda
+     kernel does not read the table yet). */
+  BSVD_ORDERING_ROW_PARALLEL = 2,
+  BSVD_ORDERING_COLUMN_PARALLEL = 3,
+  BSVD_ORDERING_MAX_ENUM = 0x7fffffff
 } bsvd_ordering_t;
 
 typedef enum {
   BSVD_VARIANT_AUTO = 0,      /* let the planner choose */
   BSVD_VARIANT_UNBLOCKED = 1, /* column-pair rotations */
-  BSVD_VARIANT_BLOCKED = 2    /* block-column pairs: Gram, Jacobi EVD, update */
+  BSVD_VARIANT_BLOCKED = 2,   /* block-column pairs: Gram, Jacobi EVD, update */
+  BSVD_VARIANT_MAX_ENUM = 0x7fffffff
 } bsvd_variant_t;
 
 /* Which path a matrix took (reported through bsvd_options_t::path). */
@@ -89,7 +107,8 @@ typedef enum {
   BSVD_PATH_CPU_UNBLOCKED = 1,
   BSVD_PATH_CPU_BLOCKED = 2,
   BSVD_PATH_CUDA_FUSED = 3,  /* one-kernel shared-memory solver */
-  BSVD_PATH_CUDA_BLOCKED = 4 /* blocked Gram / EVD / update path */
+  BSVD_PATH_CUDA_BLOCKED = 4, /* blocked Gram / EVD / update path */
+  BSVD_PATH_MAX_ENUM = 0x7fffffff
 } bsvd_path_t;
 
 typedef struct {

@@ -51,7 +51,8 @@ class DeviceError(RuntimeError):
 PATH_NAMES = {0: "trivial", 1: "cpu-unblocked", 2: "cpu-blocked",
               3: "cuda-fused", 4: "cuda-blocked"}
 _BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
-_ORDERINGS = {"round-robin": 0, "round_robin": 0, "odd-even": 1, "odd_even": 1}
+_ORDERINGS = {"round-robin": 0, "round_robin": 0, "odd-even": 1, "odd_even": 1,
+              "row-parallel": 2, "row_parallel": 2, "column-parallel": 3, "column_parallel": 3}
 _VARIANTS = {"auto": 0, "unblocked": 1, "blocked": 2}
 
 
@@ -181,7 +182,8 @@ def _options(backend, device, tol, max_sweeps, ordering, variant, block_size,
     try:
         o = _ORDERINGS[ordering]
     except (KeyError, TypeError):
-        raise ValueError(f"bsvd.svd: ordering must be 'round-robin' or 'odd-even', got {ordering!r}") from None
+        raise ValueError("bsvd.svd: ordering must be 'round-robin', 'odd-even', 'row-parallel' or "
+                         f"'column-parallel', got {ordering!r}") from None
     try:
         v = _VARIANTS[variant]
     except (KeyError, TypeError):

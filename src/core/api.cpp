@@ -68,7 +68,7 @@ bsvd_status_t check_options(const bsvd_options_t *o, int pos) {
   if (!o) return 0;
   if (o->backend < BSVD_BACKEND_AUTO || o->backend > BSVD_BACKEND_CUDA)
     return bad(pos, "opts->backend", "= %d is not a bsvd_backend_t", int(o->backend));
-  if (o->ordering < BSVD_ORDERING_ROUND_ROBIN || o->ordering > BSVD_ORDERING_ODD_EVEN)
+  if (o->ordering < BSVD_ORDERING_ROUND_ROBIN || o->ordering > BSVD_ORDERING_COLUMN_PARALLEL)
     return bad(pos, "opts->ordering", "= %d is not a bsvd_ordering_t", int(o->ordering));
   if (o->variant < BSVD_VARIANT_AUTO || o->variant > BSVD_VARIANT_BLOCKED)
     return bad(pos, "opts->variant", "= %d is not a bsvd_variant_t", int(o->variant));
@@ -183,6 +183,16 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
     return BSVD_STATUS_BACKEND_UNAVAILABLE;
   }
 
+  if (backend == BSVD_BACKEND_CUDA && cfg.ordering != BSVD_ORDERING_ROUND_ROBIN &&
+      cfg.ordering != BSVD_ORDERING_ODD_EVEN) {
+    // The fused kernel evaluates round-robin in closed form and odd-even in
+    // shared memory; it does not read the HBJ tables yet. Say so rather
+    // than run another ordering than the one asked for.
+    set_error("opts->ordering = %d: the cuda backend implements the round-robin and odd-even "
+              "orderings; row-parallel and column-parallel run on the cpu backend only",
+              int(cfg.ordering));
+    return BSVD_STATUS_NOT_SUPPORTED;
+  }
   try {
     if (backend == BSVD_BACKEND_CUDA) {
       if (o.workspace && o.workspace_bytes < cuda_workspace_bytes(b, cfg)) {

@@ -28,7 +28,8 @@ BSVD_HD inline void round_robin_pair(int N, int step, int k, int &p, int &q) {
 
 struct Ordering {
   int n = 0;         // number of real items (columns or blocks)
-  int slots = 0;     // n rounded up to even; slots >= n are dummies
+  int slots = 0;     // n rounded up to even (ROW/COLUMN_PARALLEL: possibly
+                     // more, see make_ordering); slots >= n are dummies
   int steps = 0;     // steps per sweep
   std::vector<int> table; // steps * (slots / 2) pairs, each (p, q), p < q
 
@@ -46,6 +47,21 @@ struct Ordering {
 //   ODD_EVEN:    slots steps of the odd-even transposition network in which
 //                every compared pair of positions exchanges its items, so each
 //                pair of items meets exactly once per sweep.
+//   ROW_PARALLEL, COLUMN_PARALLEL: slots - 1 steps of the reverse of HBJ's
+//                p-strategy closest to row-cyclic (R||) / column-cyclic (C||),
+//                Sec. 3 (the reverses are the ones HBJ Sec. 6 measure fastest;
+//                here too, with 2x2 sorting -- docs/perf/cpu-backend.md),
+//                for slots = 2^k * b, b in {2, 6, ..., 22}: the closest
+//                p-strategy of order b found by the search of HBJ Alg. 3.1,
+//                expanded k times by HBJ Alg. 3.2. slots is the smallest such
+//                order >= n (parallel_cyclic_slots): n = 16, 64 exactly,
+//                n = 33 -> 36, 100 -> 112, 300 -> 320 (the search for larger
+//                bases is infeasible at run time). Dummy slots are the last
+//                ones. The base searches (< 5 ms) are memoized; the
+//                expansion costs O(slots^2) per call (callers cache the table).
 Ordering make_ordering(bsvd_ordering_t kind, int n);
+
+// The slots of make_ordering(ROW_PARALLEL or COLUMN_PARALLEL, n).
+int parallel_cyclic_slots(int n);
 
 } // namespace bsvd::detail

@@ -15,7 +15,8 @@ namespace bsvd::cli {
 void SolverArgs::add_to(CLI::App &app) {
   app.add_option("--backend", backend, "cpu, cuda or auto (cuda when a GPU is visible)")
       ->capture_default_str();
-  app.add_option("--ordering", ordering, "round-robin or odd-even")->capture_default_str();
+  app.add_option("--ordering", ordering, "round-robin, odd-even, row-parallel or column-parallel")
+      ->capture_default_str();
   app.add_option("--variant", variant, "auto, unblocked or blocked")->capture_default_str();
   app.add_option("--block-size", block_size, "columns per block (blocked variant; 0 = auto)")
       ->capture_default_str();
@@ -34,7 +35,13 @@ bool SolverArgs::to_options(bsvd_options_t &o, std::string &err) const {
   else { err = "unknown --backend '" + backend + "' (cpu, cuda, auto)"; return false; }
   if (ordering == "round-robin") o.ordering = BSVD_ORDERING_ROUND_ROBIN;
   else if (ordering == "odd-even") o.ordering = BSVD_ORDERING_ODD_EVEN;
-  else { err = "unknown --ordering '" + ordering + "' (round-robin, odd-even)"; return false; }
+  else if (ordering == "row-parallel") o.ordering = BSVD_ORDERING_ROW_PARALLEL;
+  else if (ordering == "column-parallel") o.ordering = BSVD_ORDERING_COLUMN_PARALLEL;
+  else {
+    err = "unknown --ordering '" + ordering +
+          "' (round-robin, odd-even, row-parallel, column-parallel)";
+    return false;
+  }
   if (variant == "auto") o.variant = BSVD_VARIANT_AUTO;
   else if (variant == "unblocked") o.variant = BSVD_VARIANT_UNBLOCKED;
   else if (variant == "blocked") o.variant = BSVD_VARIANT_BLOCKED;
