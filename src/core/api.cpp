@@ -168,8 +168,13 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
     return bad(arg ? arg : p.A, "pointer",
                "is in a different memory space (host / device) than A: all matrices of a call must be in one");
   bsvd_backend_t backend = o.backend;
+  // Orderings the cuda kernel implements; auto leaves host data with another
+  // ordering on the cpu backend, which implements them all.
+  const bool gpu_ordering = cfg.ordering == BSVD_ORDERING_ROUND_ROBIN ||
+                            cfg.ordering == BSVD_ORDERING_ODD_EVEN;
   if (backend == BSVD_BACKEND_AUTO)
-    backend = (where == 1 || cuda_available()) ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
+    backend = (where == 1 || (cuda_available() && gpu_ordering)) ? BSVD_BACKEND_CUDA
+                                                                  : BSVD_BACKEND_CPU;
   if (backend == BSVD_BACKEND_CPU && where == 1)
     return bad(p.A, "A", "is device memory, but opts->backend = cpu needs host memory");
   if (backend == BSVD_BACKEND_CUDA && !cuda_available()) {
@@ -183,8 +188,7 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
     return BSVD_STATUS_BACKEND_UNAVAILABLE;
   }
 
-  if (backend == BSVD_BACKEND_CUDA && cfg.ordering != BSVD_ORDERING_ROUND_ROBIN &&
-      cfg.ordering != BSVD_ORDERING_ODD_EVEN) {
+  if (backend == BSVD_BACKEND_CUDA && !gpu_ordering) {
     // The fused kernel evaluates round-robin in closed form and odd-even in
     // shared memory; it does not read the HBJ tables yet. Say so rather
     // than run another ordering than the one asked for.
