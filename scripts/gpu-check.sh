@@ -114,7 +114,7 @@ if [ $NCU = 1 ] && command -v ncu >/dev/null; then
     --section SpeedOfLight --section Occupancy --section LaunchStats \
     --section WarpStateStats --section InstructionStats --section SchedulerStats \
     --section MemoryWorkloadAnalysis_Tables --metrics \
-    l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed.sum,sm__inst_executed_pipe_fp64.sum \
+    l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed.sum,sm__inst_executed_pipe_fp64.sum,smsp__sass_inst_executed_op_local_ld.sum,smsp__sass_inst_executed_op_local_st.sum \
     "$BSVD" bench --backend cuda --precision d --cases 10000x32x32 --reps 1 --check-sample 1 -q \
     >"$OUT/ncu.log" 2>&1
   say "ncu: rc=$? (ncu.log)"
@@ -123,8 +123,10 @@ fi
 if [ $NCU = 1 ] && command -v cuobjdump >/dev/null; then
   o=$(find "$B" -name "fused_d.cu.o" | head -1)
   cuobjdump -sass "$o" > "$OUT/fused_d.sass" 2>&1
-  awk '/Function : .*fused_jacobi_kernelIdLi8ELi4/{f=1} f&&/Function : /&&!/IdLi8ELi4/{f=0} f' "$OUT/fused_d.sass" > "$OUT/k_d_G8_R4.sass"
-  say "sass d G8 R4: $(grep -c '^ *\/\*[0-9a-f]*\*\/' "$OUT/k_d_G8_R4.sass") instructions; DFMA $(grep -c DFMA "$OUT/k_d_G8_R4.sass") MUFU $(grep -c MUFU "$OUT/k_d_G8_R4.sass") CALL $(grep -c CALL "$OUT/k_d_G8_R4.sass") BAR $(grep -c BAR "$OUT/k_d_G8_R4.sass") LDL $(grep -c LDL "$OUT/k_d_G8_R4.sass")"
+  # The 10000 x 32^2 d default since v6: G4, RPL8, group mode (Lb0).
+  K=IdLi4ELi8ELb0
+  awk "/Function : .*fused_jacobi_kernel$K/{f=1} f&&/Function : /&&!/$K/{f=0} f" "$OUT/fused_d.sass" > "$OUT/k_d_G4_R8.sass"
+  say "sass d G4 R8: $(grep -c '^ *\/\*[0-9a-f]*\*\/' "$OUT/k_d_G4_R8.sass") instructions; DFMA $(grep -c DFMA "$OUT/k_d_G4_R8.sass") MUFU $(grep -c MUFU "$OUT/k_d_G4_R8.sass") CALL $(grep -c CALL "$OUT/k_d_G4_R8.sass") BAR $(grep -c BAR "$OUT/k_d_G4_R8.sass") LDL $(grep -c LDL "$OUT/k_d_G4_R8.sass")"
 fi
 
 # ---- short table last --------------------------------------------------------

@@ -43,6 +43,7 @@ template <class T> struct FusedParams {
 struct FusedShape {
   int lanes = 32;
   int rows_per_lane = 1;
+  bool warp_rot = false; // rotations one lane per pair inside each warp (v5)
 };
 
 // Bytes of shared memory one matrix needs (mw >= nw are W's dimensions).

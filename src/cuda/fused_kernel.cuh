@@ -3,16 +3,23 @@
 //
 // Work decomposition (WCYCLE Sec. IV-B):
 //   - a "team" solves matrices: a warp when a matrix needs <= 32 threads
-//     (several matrices per warp, __syncwarp between steps), else the block
-//     (__syncthreads); a block holds P.mpb matrices, each in its own slice
-//     of shared memory;
+//     (several matrices per warp, __syncwarp between steps), else a named
+//     barrier per matrix (several multi-warp matrices per block) or the
+//     block; a block holds P.mpb matrices, each in its own slice of shared
+//     memory; one team barrier per step (pairs of a step are disjoint);
 //   - a matrix's threads form groups of G lanes (G = 32 alpha); a group
 //     orthogonalizes one column pair (p, q) of the current round-robin step:
 //     one inner product gamma = w_p^H w_q (partial sums over rows l, l+G, ...,
 //     then an xor-butterfly inside the group, so every lane holds the same
 //     bits), the rotation of rotation.hpp from the carried squared norms
 //     alpha = ||w_p||^2, beta = ||w_q||^2 (WCYCLE eq. 6), refreshed from
-//     the columns at the start of every sweep;
+//     the columns at the start of every sweep; the group computes it itself
+//     (group mode) or, when a group has several pairs per step, one lane
+//     per pair of the warp does (warp mode, WARP = true);
+//   - rows: lane l of a group takes rows l + G b for the RPL row blocks b,
+//     starting at block (its group's slot in the warp); with leading
+//     dimensions rounded to 128 bytes (fused_plan.cu) the groups of one
+//     shared-memory wavefront then read disjoint banks;
 //   - control flow is uniform across each warp (invalid pairs / matrices run
 //     the shuffles with zeros), so full-mask shuffles are always legal.
 //
@@ -84,28 +91,35 @@ __device__ __forceinline__ bool sorts_before(R ma, int ea, R mb, int eb) {
   return ma > mb;
 }
 
+// The threads that solve one matrix synchronize as a "team": the warp when
+// whole matrices fit in one (tpm <= 32), a named barrier of the matrix's
+// own warps when a block holds several multi-warp matrices (so matrices of
+// one block neither wait for each other nor iterate to the slowest one's
+// sweep count in lockstep), else the block.
 struct Team {
-  bool block;
+  int mode; // 0 warp, 1 named barrier (id, count), 2 block
+  int id, count;
   __device__ __forceinline__ void sync() const {
-    if (block) __syncthreads(); else __syncwarp();
+    if (mode == 0) __syncwarp();
+    else if (mode == 1) asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+    else __syncthreads();
   }
   __device__ __forceinline__ bool any(bool x) const {
-    return block ? __syncthreads_or(x) != 0 : __any_sync(0xffffffffu, x) != 0;
+    if (mode == 0) return __any_sync(0xffffffffu, x) != 0;
+    if (mode == 1) {
+      int r;
+      asm volatile("{\n\t.reg .pred px, pr;\n\t"
+                   "setp.ne.s32 px, %1, 0;\n\t"
+                   "bar.red.or.pred pr, %2, %3, px;\n\t"
+                   "selp.s32 %0, 1, 0, pr;\n\t}"
+                   : "=r"(r)
+                   : "r"(int(x)), "r"(id), "r"(count)
+                   : "memory");
+      return r != 0;
+    }
+    return __syncthreads_or(x) != 0;
   }
 };
-
-// Squared norm of column j (rows l, l + G, ...), summed over the group's
-// lanes with the group's own mask (called where only this group may run).
-template <class T, int G>
-__device__ __forceinline__ dreal_t<T> column_nrm2sq(const T *w, int mw, int l,
-                                                    unsigned gmask) {
-  using R = dreal_t<T>;
-  R s = 0;
-  for (int i = l; i < mw; i += G) s += abs2(w[i]);
-#pragma unroll
-  for (int o = G / 2; o > 0; o >>= 1) s += __shfl_xor_sync(gmask, s, o);
-  return s;
-}
 
 // Recompute a carried norm from its column when it has shrunk below
 // kRecompute times its anchor (the norm at the last recomputation): the
@@ -120,19 +134,35 @@ template <class R> __device__ __forceinline__ R recompute_factor() { return R(0.
 // there and in docs/perf/fused-kernel.md); the final order comes from the
 // descending sort at the end.
 constexpr bool kSortPairs = false;
+static_assert(!kSortPairs, "the step below applies rotations unsorted");
 
-template <class Tstd, int G, int RPL>
-__global__ void __launch_bounds__(256, 4)
+// Group mode keeps a pair's rows in registers between the inner product
+// and the update unless that cache (2 RPL elements per lane) reaches 64
+// bytes (d with RPL 8: 32² G4, 64² G8); those re-read their rows from
+// shared memory instead. Every instance runs at <= 64 registers
+// (__launch_bounds__(256, 4)). Measured (docs/perf/fused-kernel.md v6/v7):
+// caching at 128 registers made d RPL 8 1.15-1.8x faster than caching at
+// 64 (spills), and re-reading at 64 registers another 1.17x (32² d 6.14 ->
+// 5.26 ms: 24 instead of 16 resident warps); all other instances are
+// fastest caching at 64.
+template <class Tstd, int RPL> constexpr bool fused_cache_rows() {
+  return RPL * int(sizeof(Tstd)) < 64;
+}
+template <class Tstd, int RPL> constexpr int fused_min_blocks() {
+  return 4;
+}
+
+template <class Tstd, int G, int RPL, bool WARP>
+__global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
 fused_jacobi_kernel(const FusedParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
+  constexpr bool kCacheRows = fused_cache_rows<Tstd, RPL>();
   extern __shared__ __align__(16) unsigned char smem_raw[];
 
   const int mloc = threadIdx.x / P.tpm;
   const int t = threadIdx.x - mloc * P.tpm;
   const int g = t / G, l = t % G;
-  const unsigned gmask =
-      G == 32 ? 0xffffffffu : (((1u << G) - 1u) << ((threadIdx.x & 31) & ~(G - 1)));
   const bool gvalid = g < P.ngroups;
   const long long slot = (long long)blockIdx.x * P.mpb + mloc;
   const bool mvalid = slot < P.count;
@@ -146,7 +176,8 @@ fused_jacobi_kernel(const FusedParams<Tstd> P) {
   const int mw = trans ? n : m, nw = trans ? m : n;
   const bool vectors = P.batch.vectors;
   const int ldw = P.ldw, ldvw = P.ldvw;
-  const Team team{true}; // phase B mixes the matrices of a block
+  // Named barriers 1..15 (0 is __syncthreads): one per matrix of the block.
+  const Team team{P.tpm <= 32 ? 0 : (P.mpb > 1 && P.mpb < 16 ? 1 : 2), 1 + mloc, P.tpm};
 
   unsigned char *base = smem_raw + size_t(mloc) * P.smem_per_matrix;
   T *W = reinterpret_cast<T *>(base);
@@ -160,12 +191,6 @@ fused_jacobi_kernel(const FusedParams<Tstd> P) {
   T *xs = reinterpret_cast<T *>(base + P.off_x);
   T *coef = reinterpret_cast<T *>(base + P.off_coef);
   int *st = reinterpret_cast<int *>(base + P.off_state);
-  // Pair records of the current step (one per pair slot k < half_max):
-  // gamma from phase A, the rotation from phase B.
-  int *rpq = reinterpret_cast<int *>(base + P.off_rpq);     // p | q << 16, -1 none
-  int *rmode = reinterpret_cast<int *>(base + P.off_rmode); // bit0 rotate, 1 swap, 2/3 recompute p/q
-  T *rg = reinterpret_cast<T *>(base + P.off_rg);           // gamma, then t conj(e)
-  R *rc = reinterpret_cast<R *>(base + P.off_rc);           // cos
   unsigned long long *amax_word =
       reinterpret_cast<unsigned long long *>(base + P.off_state + kStInts * sizeof(int));
 
@@ -228,7 +253,6 @@ fused_jacobi_kernel(const FusedParams<Tstd> P) {
     st[kStConverged] = start ? 0 : 1;
   }
   const R tol = R(P.tol > 0 ? P.tol : sqrt(double(mw > 0 ? mw : 1)) * double(unit_u<R>()));
-  if (t == 0) *reinterpret_cast<R *>(amax_word + 1) = tol; // for phase B
   const int slots = nw + (nw & 1);
   const int half = slots / 2;
   const bool odd_even = P.ordering == BSVD_ORDERING_ODD_EVEN;
@@ -236,6 +260,47 @@ fused_jacobi_kernel(const FusedParams<Tstd> P) {
   team.sync();
 
   // ---- 2. sweeps ---------------------------------------------------------
+  // Each step: every group takes its pair (p, q), loads both columns into
+  // registers (rows in the group-rotated block order of row_of(): the
+  // groups of one shared-memory wavefront read disjoint banks, ldw being a
+  // multiple of 128 bytes), reduces gamma, computes the rotation itself
+  // (all G lanes, the same bits; one pass per warp serves its 32/G pairs),
+  // applies it from the registers and updates its carried norms. Pairs of a
+  // step are disjoint, so one team barrier per step suffices.
+  const int h = (threadIdx.x & 31) / G; // the group's slot in its warp
+  auto row_of = [&](int r) { return l + G * ((r + h) & (RPL - 1)); };
+  // Pair k of step s of the current sweep (false: none, or a dummy).
+  auto pair_of = [&](bool act, int s, int k, int &p, int &q) -> bool {
+    if (!(act && gvalid && s < steps && k < half)) return false;
+    if (odd_even) {
+      const int *cur = at + (s & 1) * P.slots_max;
+      const int i0 = (s & 1) + 2 * k;
+      if (i0 + 1 >= slots) return false;
+      const int a = cur[i0], c = cur[i0 + 1];
+      p = a < c ? a : c;
+      q = a < c ? c : a;
+    } else if (k == 0) { // round_robin_pair without the modulo
+      p = s;
+      q = slots - 1;
+    } else {
+      const int M = slots - 1;
+      int a = s + k, c = s - k;
+      a -= a >= M ? M : 0;
+      c += c < 0 ? M : 0;
+      p = a < c ? a : c;
+      q = a < c ? c : a;
+    }
+    return q < nw;
+  };
+  // Warp mode: the pair records of the current step (slot k < half_max) and
+  // the warp's share of the groups of its matrix.
+  int *rpq = reinterpret_cast<int *>(base + P.off_rpq);     // p | q << 16, -1 none
+  int *rmode = reinterpret_cast<int *>(base + P.off_rmode); // bit0 rotate, 2/3 recompute p/q
+  T *rg = reinterpret_cast<T *>(base + P.off_rg);           // gamma, then t conj(e)
+  R *rc = reinterpret_cast<R *>(base + P.off_rc);           // cos
+  const int span = P.tpm < 32 ? P.tpm : 32; // a matrix's lanes in one warp
+  const int gpw = span / G;                 // its groups per warp
+  const int wg0 = (t / span) * gpw;         // the first of them
   while (team.any(st[kStActive] != 0)) {
     const bool act = st[kStActive] != 0;
     // Fresh squared norms (and anchors) from the columns.
@@ -243,8 +308,15 @@ fused_jacobi_kernel(const FusedParams<Tstd> P) {
       const int j = g + cc * P.ngroups;
       const bool v = act && gvalid && j < nw;
       R s = 0;
-      if (v)
-        for (int i = l; i < mw; i += G) s += abs2(W[i + size_t(j) * ldw]);
+      if (v) {
+        const T *wj = W + j * ldw;
+#pragma unroll
+        for (int r = 0; r < RPL; ++r) {
+          const int i = row_of(r);
+          if (i < mw) s += abs2(wj[i]);
+        }
+        for (int i = l + RPL * G; i < mw; i += G) s += abs2(wj[i]);
+      }
       s = group_sum<G>(s);
       if (v && l == 0) nrm[j] = anc[j] = s;
     }
@@ -254,131 +326,275 @@ fused_jacobi_kernel(const FusedParams<Tstd> P) {
     team.sync();
     for (int s = 0; s < P.steps_max; ++s) {
       const int *cur = at + (s & 1) * P.slots_max;
-      // Phase A: gamma = w_p^H w_q, G lanes per pair.
-      for (int kk = 0; kk < P.pair_iters; ++kk) {
-        const int k = g + kk * P.ngroups;
-        bool v = act && gvalid && s < steps && k < half;
-        int p = 0, q = 0;
-        if (v) {
-          if (odd_even) {
-            const int i0 = (s & 1) + 2 * k;
-            if (i0 + 1 < slots) {
-              const int a = cur[i0], c = cur[i0 + 1];
-              p = a < c ? a : c;
-              q = a < c ? c : a;
-            } else {
-              v = false;
-            }
-          } else {
-            round_robin_pair(slots, s, k, p, q);
-          }
-          v = v && q < nw;
-        }
-        T gam = dzero<T>();
-        if (v) {
-          const T *wp = W + size_t(p) * ldw;
-          const T *wq = W + size_t(q) * ldw;
+
+      if constexpr (WARP) {
+        // Phase A: gamma of each pair, G lanes per pair, into the records.
+        for (int kk = 0; kk < P.pair_iters; ++kk) {
+          const int k = g + kk * P.ngroups;
+          int p = 0, q = 0;
+          const bool v = pair_of(act, s, k, p, q);
+          T gam = dzero<T>();
+          if (v) {
+            const T *wp = W + p * ldw;
+            const T *wq = W + q * ldw;
 #pragma unroll
-          for (int r = 0; r < RPL; ++r) {
-            const int i = l + r * G;
-            if (i < mw) dot_acc(gam, wp[i], wq[i]);
+            for (int r = 0; r < RPL; ++r) {
+              const int i = row_of(r);
+              if (i < mw) dot_acc(gam, wp[i], wq[i]);
+            }
+            for (int i = l + RPL * G; i < mw; i += G) dot_acc(gam, wp[i], wq[i]);
           }
-          for (int i = l + RPL * G; i < mw; i += G) dot_acc(gam, wp[i], wq[i]);
+          gam = group_sum<G>(gam);
+          if (gvalid && l == 0 && k < P.half_max) {
+            rpq[k] = v ? (p | (q << 16)) : -1;
+            rg[k] = gam;
+          }
         }
-        gam = group_sum<G>(gam);
-        if (gvalid && l == 0 && k < P.half_max) {
-          rpq[k] = v ? (p | (q << 16)) : -1;
-          rg[k] = gam;
+        __syncwarp();
+        // Phase B: one lane per pair of this warp's groups computes the
+        // rotation, the new carried norms and the recompute flags.
+        for (int e = t % span; e < P.pair_iters * gpw; e += span) {
+          const int kk = e / gpw, gg = wg0 + (e - kk * gpw);
+          const int k = gg + kk * P.ngroups;
+          if (gg >= P.ngroups || k >= P.half_max) continue;
+          const int pq = rpq[k];
+          int mode = 0;
+          if (pq >= 0) {
+            const int p = pq & 0xffff, q = pq >> 16;
+            const R alpha = nrm[p], beta = nrm[q];
+            const T gam = rg[k];
+            const R absg = dabs(gam);
+            if (alpha != R(0) && beta != R(0) && needs_rotation(alpha, beta, absg, tol)) {
+              const Rotation<R> ro = jacobi_rotation(alpha, beta, absg);
+              const R anew = alpha - ro.t * absg; // WCYCLE eq. 6
+              const R bnew = beta + ro.t * absg;
+              const R ancp = fmax(anc[p], anew), ancq = fmax(anc[q], bnew);
+              mode = 1 | (anew < recompute_factor<R>() * ancp ? 4 : 0) |
+                     (bnew < recompute_factor<R>() * ancq ? 8 : 0);
+              nrm[p] = anew;
+              nrm[q] = bnew;
+              anc[p] = ancp;
+              anc[q] = ancq;
+              rg[k] = tconj_phase(ro.t, gam, absg);
+              rc[k] = ro.c;
+              st[kStRotated] = 1;
+            }
+          }
+          rmode[k] = mode;
         }
-      }
-      team.sync();
-      // Phase B: one thread per pair of the block computes the rotation of
-      // rotation.hpp, the 2x2 sorting and the new carried norms.
-      for (int i = threadIdx.x; i < P.mpb * P.half_max; i += blockDim.x) {
-        const int ml = i / P.half_max, k = i - ml * P.half_max;
-        unsigned char *mb = smem_raw + size_t(ml) * P.smem_per_matrix;
-        const int pq = reinterpret_cast<const int *>(mb + P.off_rpq)[k];
-        int mode = 0;
-        if (pq >= 0) {
-          const int p = pq & 0xffff, q = pq >> 16;
-          R *mn = reinterpret_cast<R *>(mb + P.off_nrm);
-          R *ma = reinterpret_cast<R *>(mb + P.off_anc);
-          const R alpha = mn[p], beta = mn[q];
-          const T gam = reinterpret_cast<const T *>(mb + P.off_rg)[k];
-          const R mtol = *reinterpret_cast<const R *>(mb + P.off_state + kStInts * sizeof(int) +
-                                                      sizeof(unsigned long long));
+        __syncwarp();
+        // Phase C: apply the rotations to the columns of W and V.
+        for (int kk = 0; kk < P.pair_iters; ++kk) {
+          const int k = g + kk * P.ngroups;
+          const int mode = act && gvalid && k < half ? rmode[k] : 0;
+          int p = 0, q = 0;
+          if (mode & 1) {
+            const int pq = rpq[k];
+            p = pq & 0xffff;
+            q = pq >> 16;
+          }
+          T *wp = W + p * ldw;
+          T *wq = W + q * ldw;
+          if (mode & 1) {
+            const R c = rc[k];
+            const T te = rg[k];
+#pragma unroll
+            for (int r = 0; r < RPL; ++r) {
+              const int i = row_of(r);
+              if (i < mw) {
+                T a = wp[i], bq = wq[i];
+                rot_tangent(a, bq, c, te, false);
+                wp[i] = a;
+                wq[i] = bq;
+              }
+            }
+            for (int i = l + RPL * G; i < mw; i += G) {
+              T a = wp[i], bq = wq[i];
+              rot_tangent(a, bq, c, te, false);
+              wp[i] = a;
+              wq[i] = bq;
+            }
+            if (vectors) {
+              T *vp = Vw + p * ldvw;
+              T *vq = Vw + q * ldvw;
+#pragma unroll
+              for (int r = 0; r < RPL; ++r) {
+                const int i = row_of(r);
+                if (i < nw) {
+                  T a = vp[i], bq = vq[i];
+                  rot_tangent(a, bq, c, te, false);
+                  vp[i] = a;
+                  vq[i] = bq;
+                }
+              }
+              for (int i = l + RPL * G; i < nw; i += G) {
+                T a = vp[i], bq = vq[i];
+                rot_tangent(a, bq, c, te, false);
+                vp[i] = a;
+                vq[i] = bq;
+              }
+            }
+          }
+          // Recompute a shrunken carried norm from its column (each lane
+          // reads back the rows it wrote); warp-uniform branch.
+          const bool redo_p = (mode & 4) != 0, redo_q = (mode & 8) != 0;
+          if (__any_sync(0xffffffffu, redo_p || redo_q)) {
+            R sp = 0, sq = 0;
+            if (redo_p || redo_q) {
+#pragma unroll
+              for (int r = 0; r < RPL; ++r) {
+                const int i = row_of(r);
+                if (i < mw) {
+                  sp += abs2(wp[i]);
+                  sq += abs2(wq[i]);
+                }
+              }
+              for (int i = l + RPL * G; i < mw; i += G) {
+                sp += abs2(wp[i]);
+                sq += abs2(wq[i]);
+              }
+            }
+            sp = group_sum<G>(sp);
+            sq = group_sum<G>(sq);
+            if (l == 0 && redo_p) nrm[p] = anc[p] = sp;
+            if (l == 0 && redo_q) nrm[q] = anc[q] = sq;
+          }
+        }
+      } else {
+        for (int kk = 0; kk < P.pair_iters; ++kk) {
+          const int k = g + kk * P.ngroups;
+          int p = 0, q = 0;
+          const bool v = pair_of(act, s, k, p, q);
+          T *wp = W + p * ldw;
+          T *wq = W + q * ldw;
+          T xa[RPL], xb[RPL];
+          T gam = dzero<T>();
+          R alpha = 0, beta = 0, ancp = 0, ancq = 0;
+          if (v) {
+            alpha = nrm[p];
+            beta = nrm[q];
+            ancp = anc[p];
+            ancq = anc[q];
+  #pragma unroll
+            for (int r = 0; r < RPL; ++r) {
+              const int i = row_of(r);
+              xa[r] = dzero<T>();
+              xb[r] = dzero<T>();
+              if (i < mw) {
+                const T a = wp[i], bq = wq[i];
+                if constexpr (kCacheRows) {
+                  xa[r] = a;
+                  xb[r] = bq;
+                }
+                dot_acc(gam, a, bq);
+              }
+            }
+            for (int i = l + RPL * G; i < mw; i += G) dot_acc(gam, wp[i], wq[i]);
+          }
+          gam = group_sum<G>(gam);
+          __syncwarp(); // every lane has read nrm/anc before lane 0 rewrites them
           const R absg = dabs(gam);
-          if (alpha != R(0) && beta != R(0) && needs_rotation(alpha, beta, absg, mtol)) {
-            const Rotation<R> rot = jacobi_rotation(alpha, beta, absg);
-            R anew = alpha - rot.t * absg; // WCYCLE eq. 6
-            R bnew = beta + rot.t * absg;
-            R ancp = fmax(ma[p], anew), ancq = fmax(ma[q], bnew);
-            const bool swap = kSortPairs && anew < bnew; // HBJ Sec. 4.3 step 5
-            if (swap) {
-              const R t1 = anew; anew = bnew; bnew = t1;
-              const R t2 = ancp; ancp = ancq; ancq = t2;
+          // needs_rotation and jacobi_rotation of rotation.hpp with their
+          // independent IEEE operations split over lane pairs (l even: alpha,
+          // t; l odd: beta, c) and exchanged by one shuffle each: 5 instead
+          // of 7 sqrt/div in the warp's instruction stream, the same bits.
+          const bool odd = (l & 1) != 0;
+          const R sqx = bsqrt(odd ? beta : alpha);
+          const R sqy = shfl_xor(sqx, 1);
+          const R sqa = odd ? sqy : sqx, sqb = odd ? sqx : sqy;
+          const bool rot = v && alpha != R(0) && beta != R(0) && absg > tol * sqa * sqb;
+          Rotation<R> ro;
+          if (__any_sync(0xffffffffu, rot)) {
+            const R zeta = (beta - alpha) / (R(2) * absg);
+            const R az = babs(zeta);
+            const R act = az >= big_cot<R>() ? R(2) * az : az + bsqrt(bfma(zeta, zeta, R(1)));
+            const R sgn = zeta < R(0) ? R(-1) : R(1);
+            const R den = bsqrt(bfma(act, act, R(1)));
+            const R x = (odd ? act : sgn) / (odd ? den : act);
+            const R y = shfl_xor(x, 1);
+            ro.t = odd ? y : x;
+            ro.c = act >= big_cot<R>() ? R(1) : (odd ? x : y);
+          }
+          bool redo_p = false, redo_q = false;
+          if (rot) {
+            alpha = alpha - ro.t * absg; // WCYCLE eq. 6
+            beta = beta + ro.t * absg;
+            ancp = fmax(ancp, alpha);
+            ancq = fmax(ancq, beta);
+            const R c = ro.c;
+            const T te = tconj_phase(ro.t, gam, absg);
+  #pragma unroll
+            for (int r = 0; r < RPL; ++r) {
+              const int i = row_of(r);
+              if (i < mw) {
+                if constexpr (!kCacheRows) {
+                  xa[r] = wp[i];
+                  xb[r] = wq[i];
+                }
+                rot_tangent(xa[r], xb[r], c, te, false);
+                wp[i] = xa[r];
+                wq[i] = xb[r];
+              }
             }
-            mode = 1 | (swap ? 2 : 0) | (anew < recompute_factor<R>() * ancp ? 4 : 0) |
-                   (bnew < recompute_factor<R>() * ancq ? 8 : 0);
-            mn[p] = anew;
-            mn[q] = bnew;
-            ma[p] = ancp;
-            ma[q] = ancq;
-            reinterpret_cast<T *>(mb + P.off_rg)[k] = tconj_phase(rot.t, gam, absg);
-            reinterpret_cast<R *>(mb + P.off_rc)[k] = rot.c;
-            reinterpret_cast<int *>(mb + P.off_state)[kStRotated] = 1;
+            for (int i = l + RPL * G; i < mw; i += G) {
+              T a = wp[i], bq = wq[i];
+              rot_tangent(a, bq, c, te, false);
+              wp[i] = a;
+              wq[i] = bq;
+            }
+            if (vectors) {
+              T *vp = Vw + p * ldvw;
+              T *vq = Vw + q * ldvw;
+  #pragma unroll
+              for (int r = 0; r < RPL; ++r) {
+                const int i = row_of(r);
+                if (i < nw) {
+                  T a = vp[i], bq = vq[i];
+                  rot_tangent(a, bq, c, te, false);
+                  vp[i] = a;
+                  vq[i] = bq;
+                }
+              }
+              for (int i = l + RPL * G; i < nw; i += G) {
+                T a = vp[i], bq = vq[i];
+                rot_tangent(a, bq, c, te, false);
+                vp[i] = a;
+                vq[i] = bq;
+              }
+            }
+            redo_p = alpha < recompute_factor<R>() * ancp;
+            redo_q = beta < recompute_factor<R>() * ancq;
           }
-        }
-        reinterpret_cast<int *>(mb + P.off_rmode)[k] = mode;
-      }
-      team.sync();
-      // Phase C: apply the rotations to the columns of W and V.
-      for (int kk = 0; kk < P.pair_iters; ++kk) {
-        const int k = g + kk * P.ngroups;
-        if (!(act && gvalid && k < half)) continue;
-        const int mode = rmode[k];
-        if (!(mode & 1)) continue;
-        const int pq = rpq[k];
-        const int p = pq & 0xffff, q = pq >> 16;
-        const R c = rc[k];
-        const T te = rg[k];
-        const bool swap = (mode & 2) != 0;
-        T *wp = W + size_t(p) * ldw;
-        T *wq = W + size_t(q) * ldw;
-#pragma unroll
-        for (int r = 0; r < RPL; ++r) {
-          const int i = l + r * G;
-          if (i < mw) {
-            T a = wp[i], bq = wq[i];
-            rot_tangent(a, bq, c, te, swap);
-            wp[i] = a;
-            wq[i] = bq;
+          // Recompute a shrunken carried norm from its rotated column (the
+          // CPU twin's rule); warp-uniform branch, so full-mask shuffles.
+          if (__any_sync(0xffffffffu, redo_p || redo_q)) {
+            R sp = 0, sq = 0;
+            if (redo_p || redo_q) {
+  #pragma unroll
+              for (int r = 0; r < RPL; ++r) {
+                const int i = row_of(r);
+                if (i < mw) {
+                  sp += abs2(kCacheRows ? xa[r] : wp[i]);
+                  sq += abs2(kCacheRows ? xb[r] : wq[i]);
+                }
+              }
+              for (int i = l + RPL * G; i < mw; i += G) {
+                sp += abs2(wp[i]);
+                sq += abs2(wq[i]);
+              }
+            }
+            sp = group_sum<G>(sp);
+            sq = group_sum<G>(sq);
+            if (redo_p) alpha = ancp = sp;
+            if (redo_q) beta = ancq = sq;
           }
-        }
-        for (int i = l + RPL * G; i < mw; i += G) {
-          T a = wp[i], bq = wq[i];
-          rot_tangent(a, bq, c, te, swap);
-          wp[i] = a;
-          wq[i] = bq;
-        }
-        if (vectors) {
-          T *vp = Vw + size_t(p) * ldvw;
-          T *vq = Vw + size_t(q) * ldvw;
-          for (int i = l; i < nw; i += G) {
-            T a = vp[i], bq = vq[i];
-            rot_tangent(a, bq, c, te, swap);
-            vp[i] = a;
-            vq[i] = bq;
+          if (rot && l == 0) {
+            nrm[p] = alpha;
+            nrm[q] = beta;
+            anc[p] = ancp;
+            anc[q] = ancq;
+            st[kStRotated] = 1;
           }
-        }
-        // Recompute a shrunken carried norm from its column (group-uniform).
-        if (mode & 4) {
-          const R x = column_nrm2sq<T, G>(wp, mw, l, gmask);
-          if (l == 0) nrm[p] = anc[p] = x;
-        }
-        if (mode & 8) {
-          const R x = column_nrm2sq<T, G>(wq, mw, l, gmask);
-          if (l == 0) nrm[q] = anc[q] = x;
         }
       }
       if (act && odd_even && s < steps) {
@@ -584,7 +800,7 @@ fused_jacobi_kernel(const FusedParams<Tstd> P) {
 }
 
 // ---- host side: instantiation and dispatch over (G, RPL) -----------------
-template <class Tstd, int G>
+template <class Tstd, int G, bool WARP>
 cudaError_t launch_rpl(const FusedParams<Tstd> &P, int rpl, dim3 grid, dim3 block,
                        size_t smem, cudaStream_t stream) {
   auto go = [&](auto kernel) -> cudaError_t {
@@ -599,10 +815,10 @@ cudaError_t launch_rpl(const FusedParams<Tstd> &P, int rpl, dim3 grid, dim3 bloc
     return cudaGetLastError();
   };
   switch (rpl) {
-  case 1: return go(fused_jacobi_kernel<Tstd, G, 1>);
-  case 2: return go(fused_jacobi_kernel<Tstd, G, 2>);
-  case 4: return go(fused_jacobi_kernel<Tstd, G, 4>);
-  default: return go(fused_jacobi_kernel<Tstd, G, 8>);
+  case 1: return go(fused_jacobi_kernel<Tstd, G, 1, WARP>);
+  case 2: return go(fused_jacobi_kernel<Tstd, G, 2, WARP>);
+  case 4: return go(fused_jacobi_kernel<Tstd, G, 4, WARP>);
+  default: return go(fused_jacobi_kernel<Tstd, G, 8, WARP>);
   }
 }
 
@@ -613,11 +829,19 @@ cudaError_t launch_fused_impl(const FusedParams<Tstd> &P, FusedShape shape,
   const dim3 block(unsigned(P.mpb * P.tpm));
   const dim3 grid(unsigned((P.count + P.mpb - 1) / P.mpb));
   const size_t smem = P.smem_per_matrix * size_t(P.mpb);
+  if (shape.warp_rot) {
+    switch (shape.lanes) {
+    case 4: return launch_rpl<Tstd, 4, true>(P, shape.rows_per_lane, grid, block, smem, stream);
+    case 8: return launch_rpl<Tstd, 8, true>(P, shape.rows_per_lane, grid, block, smem, stream);
+    case 16: return launch_rpl<Tstd, 16, true>(P, shape.rows_per_lane, grid, block, smem, stream);
+    default: return launch_rpl<Tstd, 32, true>(P, shape.rows_per_lane, grid, block, smem, stream);
+    }
+  }
   switch (shape.lanes) {
-  case 4: return launch_rpl<Tstd, 4>(P, shape.rows_per_lane, grid, block, smem, stream);
-  case 8: return launch_rpl<Tstd, 8>(P, shape.rows_per_lane, grid, block, smem, stream);
-  case 16: return launch_rpl<Tstd, 16>(P, shape.rows_per_lane, grid, block, smem, stream);
-  default: return launch_rpl<Tstd, 32>(P, shape.rows_per_lane, grid, block, smem, stream);
+  case 4: return launch_rpl<Tstd, 4, false>(P, shape.rows_per_lane, grid, block, smem, stream);
+  case 8: return launch_rpl<Tstd, 8, false>(P, shape.rows_per_lane, grid, block, smem, stream);
+  case 16: return launch_rpl<Tstd, 16, false>(P, shape.rows_per_lane, grid, block, smem, stream);
+  default: return launch_rpl<Tstd, 32, false>(P, shape.rows_per_lane, grid, block, smem, stream);
   }
 }
 

@@ -119,7 +119,7 @@ template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors) {
   P.slots_max = std::max(2, nw + (nw & 1));
   P.steps_max = odd_even ? P.slots_max : P.slots_max - 1;
   const int half = P.slots_max / 2;
-  P.ngroups = std::min(half, kMaxThreadsPerMatrix / G);
+  P.ngroups = std::max(1, std::min(half, threads_per_matrix_cap(mw, P.count, int(eb)) / G));
   int tpm = P.ngroups * G;
   if (tpm < 32) {
     int ng = 1;
@@ -130,8 +130,24 @@ template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors) {
   }
   P.pair_iters = (half + P.ngroups - 1) / P.ngroups;
   P.col_iters = (nw + P.ngroups - 1) / P.ngroups;
-  P.ldw = mw + kLdPad;
-  P.ldvw = nw + kLdPad;
+  // Several pair iterations per group: the warp computes its rotations one
+  // lane per pair (one instruction stream per warp and step, v5); one
+  // iteration: each group computes its own (v4, columns stay in registers).
+  shape.warp_rot = P.pair_iters >= 2;
+  // Leading dimensions: a multiple of 128 bytes for the small matrices
+  // (with the kernel's group-rotated row blocks the groups of one
+  // shared-memory wavefront then read disjoint banks), else +kLdPad. Up to
+  // 64 rows the rounded layout stays far below the opt-in limit, so fits()
+  // (which counts +kLdPad) still holds.
+  // (Only when a wavefront's L / G groups find as many row blocks to
+  // rotate through, RPL >= L / G; otherwise the odd padding spreads better.)
+  const int wave = int(128 / eb); // elements per 128-byte wavefront
+  const bool align = G >= wave || rpl * G >= wave;
+  const auto ld_of = [&](int rows) {
+    return align && rows <= kAlignLdRows ? (rows + wave - 1) / wave * wave : rows + kLdPad;
+  };
+  P.ldw = ld_of(mw);
+  P.ldvw = ld_of(nw);
   const Layout L = layout(mw, nw, P.ldw, P.ldvw, vectors, eb, rb, odd_even);
   P.off_v = L.v;
   P.off_nrm = L.nrm;
@@ -156,12 +172,15 @@ template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors) {
     tpm = 32;
     mpb_min = 1;
   }
-  int mpb = std::max(1, kTargetBlockThreads / tpm);
-  mpb = std::min<long>(mpb, std::max<long>(optin / L.total, 1));
+  int mpb_max = std::max(1, kTargetBlockThreads / tpm);
+  mpb_max = int(std::min<long>(mpb_max, std::max<long>(optin / L.total, 1)));
   // Keep at least two blocks per multiprocessor when the batch allows.
   const long per_block = (P.count + 2L * sm_count() - 1) / (2L * sm_count());
-  mpb = int(std::min<long>(mpb, std::max<long>(per_block, 1)));
-  if (tpm < 32) mpb = std::max(mpb_min, mpb / mpb_min * mpb_min);
+  mpb_max = int(std::min<long>(mpb_max, std::max<long>(per_block, 1)));
+  if (tpm < 32) mpb_max = std::max(mpb_min, mpb_max / mpb_min * mpb_min);
+  // Matrices per block: as many as kTargetBlockThreads allows (v5 tried
+  // the fewest that reach the same residency: 2-3x slower, see the doc).
+  const int mpb = mpb_max;
   P.mpb = std::max(mpb, 1);
   P.tpm = tpm;
   return shape;

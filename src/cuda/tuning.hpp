@@ -36,6 +36,11 @@ inline int lanes_gcd_rule(int m_star) {
 //   s 32^2:  G4 5.84  G8 6.47  G16 8.58  G32 11.9
 //   s 64^2:  G4 6.56  G8 5.17  G16 4.22  G32 5.82
 //   s 167^2: G4 109   G8 98.1  G16 131   G32 175
+// v6 (one barrier per step, d RPL8 instances at <= 128 registers; H200):
+//   d  8^2:  G4 0.229 G8 0.309     d 16^2: G4 0.92  G8 1.31
+//   d 32^2:  G4 6.26  G8 7.10      d 64^2: G8 5.47  G16 6.50 (G4 9.5)
+//   s 32^2:  G4 3.31  G8 4.40      s 64^2: G8 3.03  G16 4.25
+// v7 (d RPL8 re-reading rows at 64 registers): d 32^2 G4 5.26, 64^2 G8 5.30.
 // Few lanes per pair win: less redundant index and reduction work per warp
 // instruction; the gcd rule (G = m for m <= 32) loses 1.3-4x. Small
 // batches (< 2000 matrices of <= 32 rows; not measured yet) take more
@@ -44,9 +49,9 @@ inline int lanes_gcd_rule(int m_star) {
 //   elem_bytes: 4 (s), 8 (d, c), 16 (z).
 inline int lanes_table(int m_star, long batch, int elem_bytes) {
   const bool big = batch >= 2000;
-  if (m_star <= 8) return big ? 4 : 8;
-  if (m_star <= 32) return big ? (elem_bytes == 4 ? 4 : 8) : 16;
-  if (m_star <= 64) return 16;
+  if (m_star <= 16) return big ? 4 : 8;
+  if (m_star <= 32) return big ? 4 : 16;
+  if (m_star <= 64) return 8;
   return elem_bytes == 8 ? 4 : 8;
 }
 
@@ -58,6 +63,19 @@ inline int choose_lanes(int m_star, long batch, int elem_bytes) {
   if (const char *e = std::getenv("BSVD_FUSED_RULE"))
     if (e[0] == 'g') return lanes_gcd_rule(m_star);
   return lanes_table(m_star, batch, elem_bytes);
+}
+
+// Threads per matrix (at most; fewer when a matrix has fewer pairs):
+// BSVD_FUSED_TPM=32..256 forces it (the v5 sweep), else the table below.
+inline int threads_per_matrix_cap(int m_star, long batch, int elem_bytes) {
+  if (const char *e = std::getenv("BSVD_FUSED_TPM")) {
+    const int v = std::atoi(e);
+    if (v == 32 || v == 64 || v == 128 || v == 256) return v;
+  }
+  (void)m_star;
+  (void)batch;
+  (void)elem_bytes;
+  return 256;
 }
 
 // Threads of one block when several matrices share it (tpm < 256): one
@@ -73,5 +91,8 @@ constexpr int kMaxRowsPerLane = 8;
 // Padding (elements) added to the leading dimension of W and V in shared
 // memory to spread the columns over the banks.
 constexpr int kLdPad = 1;
+// Up to this many rows (mw, nw) the leading dimensions are rounded up to a
+// multiple of 128 bytes instead (bank-conflict-free group-rotated rows).
+constexpr int kAlignLdRows = 64;
 
 } // namespace bsvd::detail::cuda

@@ -8,6 +8,7 @@
 //                             subset is timed and scaled (said in `note`)
 // CUDA-event timing after a warm-up, median of c.reps; accuracy (T1,
 // max(T2u, T2v), T3 against LAPACK, T4) on the first c.check_sample matrices.
+// BSVD_BENCH_ONLY=1 skips the cuSOLVER rows.
 // BSVD_BENCH_TUNE=1 adds rows for every lanes-per-pair value G (the alpha
 // sweep that refits src/cuda/tuning.hpp) and for the gcd rule.
 #include "bench.hpp"
@@ -423,6 +424,8 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
       unsetenv("BSVD_FUSED_RULE");
       if (old) setenv("BSVD_FUSED_LANES", keep.c_str(), 1);
     }
+    // BSVD_BENCH_ONLY=1: bsvd rows only (timing iterations on the device).
+    if (const char *only = std::getenv("BSVD_BENCH_ONLY"); only && only[0] == '1') return true;
     cusolverDnHandle_t h;
     BENCH_SOLVER(cusolverDnCreate(&h));
     try {
