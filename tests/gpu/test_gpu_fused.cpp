@@ -437,3 +437,24 @@ TYPED_TEST(GpuFused, LargeBatchSmallMatrices) {
 }
 
 } // namespace
+
+// Orderings the kernel does not implement are refused on the cuda backend,
+// never silently replaced; auto keeps such host data on the cpu backend.
+TEST(GpuApi, CpuOnlyOrderingIsRefusedNotReplaced) {
+  if (!bsvd::detail::cuda_available()) GTEST_SKIP() << "no CUDA GPU visible";
+  const int m = 12, n = 10, batch = 3;
+  std::vector<double> A(size_t(m) * n * batch);
+  bsvd::testing::generate<double>(bsvd::testing::Family::Random, m, n * batch, 1, 7, A.data(), m);
+  bsvd::Result<double> r;
+  bsvd_options_t o = bsvd::default_options();
+  o.ordering = BSVD_ORDERING_ROW_PARALLEL;
+  o.backend = BSVD_BACKEND_CUDA;
+  EXPECT_EQ(bsvd::svd(bsvd::Job::Vectors, m, n, A.data(), batch, r, o), BSVD_STATUS_NOT_SUPPORTED);
+  EXPECT_NE(std::string(bsvd_last_error()).find("ordering"), std::string::npos) << bsvd_last_error();
+  o.backend = BSVD_BACKEND_AUTO;
+  ASSERT_EQ(bsvd::svd(bsvd::Job::Vectors, m, n, A.data(), batch, r, o), 0) << bsvd_last_error();
+  for (int b = 0; b < batch; ++b) EXPECT_EQ(r.path[b], BSVD_PATH_CPU_UNBLOCKED);
+  o.ordering = BSVD_ORDERING_ROUND_ROBIN;
+  ASSERT_EQ(bsvd::svd(bsvd::Job::Vectors, m, n, A.data(), batch, r, o), 0) << bsvd_last_error();
+  for (int b = 0; b < batch; ++b) EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_FUSED);
+}
