@@ -125,32 +125,11 @@ void complete_basis(int mw, int nw, T *U, const char *null, T *cand) {
   using R = real_of_t<T>;
   std::vector<char> done(size_t(nw), 0); // columns already orthonormal
   for (int j = 0; j < nw; ++j) done[j] = !null[j];
-  int cursor = 0;
-  for (int j = 0; j < nw; ++j) {
-    if (done[j]) continue;
-    int best_i = -1;
-    R best = -1;
-    for (int tries = 0; tries < mw; ++tries) {
-      const int i = (cursor + tries) % mw;
-      std::fill(cand, cand + mw, T(0));
-      cand[i] = T(1);
-      for (int pass = 0; pass < 2; ++pass)
-        for (int c = 0; c < nw; ++c) {
-          if (!done[c]) continue;
-          const T *uc = U + int64_t(c) * mw;
-          const T h = dotc(mw, uc, cand);
-          for (int r = 0; r < mw; ++r) cand[r] -= h * uc[r];
-        }
-      const R nrm = nrm2sq(mw, cand);
-      if (nrm > best) {
-        best = nrm;
-        best_i = i;
-      }
-      if (nrm >= R(0.5)) break;
-    }
-    // Recompute for the chosen candidate (cand may hold a later one).
+  // cand = e_i projected out of the columns done so far (twice: CGS2);
+  // returns its squared norm.
+  auto residual_of_unit = [&](int i) {
     std::fill(cand, cand + mw, T(0));
-    cand[best_i] = T(1);
+    cand[i] = T(1);
     for (int pass = 0; pass < 2; ++pass)
       for (int c = 0; c < nw; ++c) {
         if (!done[c]) continue;
@@ -158,7 +137,24 @@ void complete_basis(int mw, int nw, T *U, const char *null, T *cand) {
         const T h = dotc(mw, uc, cand);
         for (int r = 0; r < mw; ++r) cand[r] -= h * uc[r];
       }
-    const R nrm = std::sqrt(nrm2sq(mw, cand));
+    return nrm2sq(mw, cand);
+  };
+  int cursor = 0;
+  for (int j = 0; j < nw; ++j) {
+    if (done[j]) continue;
+    int best_i = -1;
+    R best = -1;
+    for (int tries = 0; tries < mw; ++tries) {
+      const int i = (cursor + tries) % mw;
+      const R nrm = residual_of_unit(i);
+      if (nrm > best) {
+        best = nrm;
+        best_i = i;
+      }
+      if (nrm >= R(0.5)) break;
+    }
+    // Recompute for the chosen candidate (cand may hold a later one).
+    const R nrm = std::sqrt(residual_of_unit(best_i));
     T *uj = U + int64_t(j) * mw;
     for (int r = 0; r < mw; ++r) uj[r] = cand[r] / nrm;
     done[j] = 1;
