@@ -12,6 +12,7 @@
 // BSVD_BENCH_TUNE=1 adds rows for every lanes-per-pair value G (the alpha
 // sweep that refits src/cuda/tuning.hpp) and for the gcd rule.
 #include "bench.hpp"
+#include "bench_accuracy.hpp"
 
 #include <bsvd/svd.hpp>
 
@@ -149,22 +150,8 @@ template <class T>
 void check(BenchRow &row, const BenchCase &c, const T *A, const std::vector<real_t<T>> &S,
            size_t sS, const std::vector<T> &U, size_t sU, int ldu, const std::vector<T> &V,
            size_t sV, int ldv, int sample) {
-  const int m = c.m, n = c.n, k = std::min(m, n);
-  testing::Ratios worst;
-  std::vector<double> ref(k);
-  for (int b = 0; b < sample; ++b) {
-    const T *Ab = A + size_t(b) * m * n;
-    const int linfo = testing::reference_singular_values<T>(m, n, Ab, m, ref.data());
-    const auto r = testing::accuracy<T, real_t<T>>(
-        m, n, Ab, m, S.data() + b * sS, U.empty() ? nullptr : U.data() + b * sU, ldu,
-        V.empty() ? nullptr : V.data() + b * sV, ldv, linfo == 0 ? ref.data() : nullptr);
-    worst.max_with(r);
-  }
-  row.t1 = worst.t1;
-  row.t2 = std::max(worst.t2u, worst.t2v);
-  row.t3 = worst.t3;
-  row.sorted = worst.t4 == 0;
-  row.pass = worst.pass();
+  record_accuracy<T>(row, c.m, c.n, A, sample, S.data(), sS, U.empty() ? nullptr : U.data(), ldu, sU,
+                     V.empty() ? nullptr : V.data(), ldv, sV);
 }
 
 template <class T>

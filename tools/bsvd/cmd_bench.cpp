@@ -3,6 +3,7 @@
 // over the batch with the same number of threads (each LAPACK call
 // single-threaded). GPU (bench_cuda.cu): bsvd's cuda backend vs cuSOLVER.
 #include "bench.hpp"
+#include "bench_accuracy.hpp"
 #include "common.hpp"
 
 #include "testing/generate.hpp"
@@ -77,28 +78,6 @@ template <class F> void parallel_for(int batch, int threads, F &&body) {
 }
 
 template <class T>
-void record_accuracy(BenchRow &row, int m, int n, const std::vector<T> &A, int sample,
-                     const std::vector<real_t<T>> &S, const T *U, const T *V, int ldu, int ldv,
-                     size_t sU, size_t sV) {
-  using R = real_t<T>;
-  const int k = std::min(m, n);
-  testing::Ratios worst;
-  std::vector<double> ref(k);
-  for (int b = 0; b < sample; ++b) {
-    const T *Ab = A.data() + size_t(b) * m * n;
-    const int linfo = testing::reference_singular_values<T>(m, n, Ab, m, ref.data());
-    const auto r = testing::accuracy<T, R>(m, n, Ab, m, S.data() + size_t(b) * k, U ? U + b * sU : nullptr, ldu,
-                                           V ? V + b * sV : nullptr, ldv, linfo == 0 ? ref.data() : nullptr);
-    worst.max_with(r);
-  }
-  row.t1 = worst.t1;
-  row.t2 = std::max(worst.t2u, worst.t2v);
-  row.t3 = worst.t3;
-  row.sorted = worst.t4 == 0;
-  row.pass = worst.pass();
-}
-
-template <class T>
 void bench_cpu(const BenchCase &c, const std::vector<T> &A, int threads, std::vector<BenchRow> &rows) {
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
@@ -128,8 +107,8 @@ void bench_cpu(const BenchCase &c, const std::vector<T> &A, int threads, std::ve
     if (st != 0) {
       row.note = std::string("failed: ") + bsvd_last_error();
     } else {
-      record_accuracy<T>(row, m, n, A, sample, S, vec ? U.data() : nullptr, vec ? V.data() : nullptr, m, n,
-                         size_t(m) * k, size_t(n) * k);
+      record_accuracy<T>(row, m, n, A.data(), sample, S.data(), size_t(k), vec ? U.data() : nullptr, m, size_t(m) * k,
+                       vec ? V.data() : nullptr, n, size_t(n) * k);
       row.max_sweeps = *std::max_element(sweeps.begin(), sweeps.end());
       double mean = 0;
       for (int s : sweeps) mean += s;
@@ -169,8 +148,8 @@ void bench_cpu(const BenchCase &c, const std::vector<T> &A, int threads, std::ve
             else V[size_t(b) * n * k + i + size_t(j) * n] = x;
           }
     }
-    record_accuracy<T>(row, m, n, A, sample, S, vec ? U.data() : nullptr, vec ? V.data() : nullptr, m, n,
-                       size_t(m) * k, size_t(n) * k);
+    record_accuracy<T>(row, m, n, A.data(), sample, S.data(), size_t(k), vec ? U.data() : nullptr, m, size_t(m) * k,
+                       vec ? V.data() : nullptr, n, size_t(n) * k);
     int bad = 0;
     for (int i : info) bad += i != 0;
     if (bad) row.note = std::to_string(bad) + " matrices with info != 0";
@@ -193,8 +172,8 @@ void bench_cpu(const BenchCase &c, const std::vector<T> &A, int threads, std::ve
                                                vec ? V.data() + size_t(b) * n * n : nullptr, n);
       });
     });
-    record_accuracy<T>(row, m, n, A, sample, S, vec ? work.data() : nullptr, vec ? V.data() : nullptr, m, n,
-                       size_t(m) * n, size_t(n) * n);
+    record_accuracy<T>(row, m, n, A.data(), sample, S.data(), size_t(k), vec ? work.data() : nullptr, m, size_t(m) * n,
+                       vec ? V.data() : nullptr, n, size_t(n) * n);
     int bad = 0;
     for (int i : info) bad += i != 0;
     if (bad) row.note = std::to_string(bad) + " matrices with info != 0";
