@@ -269,6 +269,30 @@ fused_jacobi_kernel(const FusedParams<Tstd> P) {
   // step are disjoint, so one team barrier per step suffices.
   const int h = (threadIdx.x & 31) / G; // the group's slot in its warp
   auto row_of = [&](int r) { return l + G * ((r + h) & (RPL - 1)); };
+  // Rotates this lane's rows of the column pair (a, b) of length len: the
+  // rows past the RPL * G that row_of() covers, and (rotate_rows) all of
+  // them. Shared by the group mode and the warp mode below.
+  auto rotate_tail = [&](T *a, T *b, int len, R c, T te) {
+    for (int i = l + RPL * G; i < len; i += G) {
+      T x = a[i], y = b[i];
+      rot_tangent(x, y, c, te, false);
+      a[i] = x;
+      b[i] = y;
+    }
+  };
+  auto rotate_rows = [&](T *a, T *b, int len, R c, T te) {
+#pragma unroll
+    for (int r = 0; r < RPL; ++r) {
+      const int i = row_of(r);
+      if (i < len) {
+        T x = a[i], y = b[i];
+        rot_tangent(x, y, c, te, false);
+        a[i] = x;
+        b[i] = y;
+      }
+    }
+    rotate_tail(a, b, len, c, te);
+  };
   // Pair k of step s of the current sweep (false: none, or a dummy).
   auto pair_of = [&](bool act, int s, int k, int &p, int &q) -> bool {
     if (!(act && gvalid && s < steps && k < half)) return false;
@@ -408,32 +432,8 @@ fused_jacobi_kernel(const FusedParams<Tstd> P) {
                 wq[i] = bq;
               }
             }
-            for (int i = l + RPL * G; i < mw; i += G) {
-              T a = wp[i], bq = wq[i];
-              rot_tangent(a, bq, c, te, false);
-              wp[i] = a;
-              wq[i] = bq;
-            }
-            if (vectors) {
-              T *vp = Vw + p * ldvw;
-              T *vq = Vw + q * ldvw;
-#pragma unroll
-              for (int r = 0; r < RPL; ++r) {
-                const int i = row_of(r);
-                if (i < nw) {
-                  T a = vp[i], bq = vq[i];
-                  rot_tangent(a, bq, c, te, false);
-                  vp[i] = a;
-                  vq[i] = bq;
-                }
-              }
-              for (int i = l + RPL * G; i < nw; i += G) {
-                T a = vp[i], bq = vq[i];
-                rot_tangent(a, bq, c, te, false);
-                vp[i] = a;
-                vq[i] = bq;
-              }
-            }
+            rotate_tail(wp, wq, mw, c, te);
+            if (vectors) rotate_rows(Vw + p * ldvw, Vw + q * ldvw, nw, c, te);
           }
           // Recompute a shrunken carried norm from its column (each lane
           // reads back the rows it wrote); warp-uniform branch.
@@ -536,32 +536,8 @@ fused_jacobi_kernel(const FusedParams<Tstd> P) {
                 wq[i] = xb[r];
               }
             }
-            for (int i = l + RPL * G; i < mw; i += G) {
-              T a = wp[i], bq = wq[i];
-              rot_tangent(a, bq, c, te, false);
-              wp[i] = a;
-              wq[i] = bq;
-            }
-            if (vectors) {
-              T *vp = Vw + p * ldvw;
-              T *vq = Vw + q * ldvw;
-  #pragma unroll
-              for (int r = 0; r < RPL; ++r) {
-                const int i = row_of(r);
-                if (i < nw) {
-                  T a = vp[i], bq = vq[i];
-                  rot_tangent(a, bq, c, te, false);
-                  vp[i] = a;
-                  vq[i] = bq;
-                }
-              }
-              for (int i = l + RPL * G; i < nw; i += G) {
-                T a = vp[i], bq = vq[i];
-                rot_tangent(a, bq, c, te, false);
-                vp[i] = a;
-                vq[i] = bq;
-              }
-            }
+            rotate_tail(wp, wq, mw, c, te);
+            if (vectors) rotate_rows(Vw + p * ldvw, Vw + q * ldvw, nw, c, te);
             redo_p = alpha < recompute_factor<R>() * ancp;
             redo_q = beta < recompute_factor<R>() * ancq;
           }
