@@ -53,7 +53,9 @@ fi
 # ---- tests -----------------------------------------------------------------
 if [ $TESTS = 1 ]; then
   t0=$(date +%s)
-  (cd "$B" && ctest -L gpu --output-on-failure --timeout 300 >"$OUT/ctest.log" 2>&1)
+  # GPU_CHECK_FILTER=regex runs only the matching GPU tests.
+  (cd "$B" && ctest -L gpu ${GPU_CHECK_FILTER:+-R "$GPU_CHECK_FILTER"} --output-on-failure \
+    --timeout 400 >"$OUT/ctest.log" 2>&1)
   rc=$?
   say "ctest -L gpu: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E "tests passed|tests failed" "$OUT/ctest.log")"
   grep -E "^\s*[0-9]+ - .*(Failed|Timeout|Exception)" "$OUT/ctest.log" | head -20 | tee -a "$SUMMARY"
@@ -61,7 +63,7 @@ if [ $TESTS = 1 ]; then
 fi
 
 if [ $SANITIZE = 1 ]; then
-  F='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases'
+  F='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree'
   for tool in memcheck racecheck; do
     compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/bsvd_gpu_tests" \
       --gtest_filter="$F" >"$OUT/sanitize-$tool.log" 2>&1
@@ -100,6 +102,15 @@ if [ $BENCH = 1 ]; then
     say "bench $p random: rc=$?"
   done
   unset BSVD_BENCH_TUNE
+  # The blocked path (issue 4 sizes): 1000 x 128^2 ... 512^2, tall, 100 x 1024^2.
+  for p in d s; do
+    if [ $p = d ]; then cases="1000x128x128,1000x256x256,1000x512x512,1000x2000x16,100x1024x1024"
+    else cases="1000x256x256,1000x512x512,1000x2000x16,100x1024x1024"; fi
+    [ $QUICK = 1 ] && cases="1000x128x128,1000x256x256,1000x2000x16"
+    "$BSVD" bench --backend cuda --precision $p --cases "$cases" --family random --reps 3 \
+      --check-sample 4 -q --json "$OUT/bench-$p-blocked.json" >>"$OUT/bench.log" 2>&1
+    say "bench $p blocked: rc=$?"
+  done
   # Ill-conditioned families: gesvda's accuracy against bsvd's.
   for f in geo logrand; do
     "$BSVD" bench --backend cuda --precision d,s --cases 10000x32x32,1000x64x64 --family $f \
@@ -149,7 +160,7 @@ for r in rows:
     ratio = f'{r["ms"] / b:.2f}' if b and r["ms"] and r["solver"] != "bsvd-cuda" else "-"
     case = f'{r["batch"]}x{r["m"]}x{r["n"]}'
     print(f'{r["solver"][:24]:24} {r["precision"]} {r["family"][:7]:7} {case:13} {r["ms"]:9.3f} {ratio:>7} '
-          f'{r["t1"]:7.2g} {r["t2"]:7.2g} {r["t3"]:7.2g} {"y" if r["pass"] else "N"}  {r["max_sweeps"]:2d}  {r["note"][:40]}')
+          f'{r["t1"]:7.2g} {r["t2"]:7.2g} {r["t3"]:7.2g} {"y" if r["pass"] else "N"}  {r["max_sweeps"]:2d}  {r["note"][:72]}')
 EOF
 cat "$SUMMARY"
 # The device tool brings back at most 8 files: pack the logs into one.

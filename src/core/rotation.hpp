@@ -65,4 +65,30 @@ BSVD_HD inline bool needs_rotation(R alpha, R beta, R abs_gamma, R tol) {
   return abs_gamma > tol * bsqrt(alpha) * bsqrt(beta);
 }
 
+// The blocked path's noise floors (CPU and GPU alike). A Gram-form step
+// resolves inner products only to the rounding of forming G and applying
+// Q: Q is a product of ~k rotations per column plus a Newton-Schulz step,
+// unitary to O(k u), so the update W Q leaves relative inner products of
+// order k u between columns that were orthogonal. Hence
+//   blocked_tol:  the rotation threshold is max(tol, k u) (k = the pair's
+//                 width), not tol alone: with tol = sqrt(m) u < k u the
+//                 iteration rotated rounding noise for 2-3 extra sweeps;
+//   noise floor:  a rotation between two columns whose squared norms are
+//                 both below (k u)^2 max_i g_ii of the pair is applied but
+//                 not counted by the stopping rule: the update adds
+//                 absolute errors of order u ||W_pair|| to every column,
+//                 so such columns (numerically null at the pair's scale)
+//                 are never relatively orthogonal after an update.
+//                 Counting them left rank-deficient SuiteSparse matrices
+//                 (complex, and a few real) at the sweep limit; the finish
+//                 completes null columns of U anyway.
+template <class R> BSVD_HD inline R blocked_tol(R tol, int k) {
+  const R f = R(k) * unit_roundoff<R>();
+  return tol > f ? tol : f;
+}
+template <class R> BSVD_HD inline R blocked_noise_floor(R gmax, int k) {
+  const R f = R(k) * unit_roundoff<R>();
+  return f * f * gmax;
+}
+
 } // namespace bsvd::detail

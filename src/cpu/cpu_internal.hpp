@@ -226,7 +226,11 @@ SweepStats unblocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, const Orde
 struct EvdCount {
   long applied = 0; // rotations that passed the threshold test
   long proper = 0;  // of those, the ones with cos != 1 (HBJ Sec. 4.3 step 4)
+  long significant = 0; // of those, the ones between columns above the
+                        // noise floor of the pair (blocked_noise_floor)
 };
+
+// blocked_tol, blocked_noise_floor: src/core/rotation.hpp (shared with the GPU).
 
 // Scratch of one k x k eigensolve: one record per pair of a step.
 template <class T> struct EvdWork {

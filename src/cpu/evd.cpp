@@ -41,6 +41,9 @@ EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, int swe
   if (k < 2) return cnt;
   const int cap = sweeps > 0 ? sweeps : kMaxEvdSweeps;
   const int half = ord.pairs_per_step();
+  R gmax = 0;
+  for (int i = 0; i < k; ++i) gmax = std::max(gmax, std::fabs(real_(G[i + int64_t(i) * ldg])));
+  const R floor = blocked_noise_floor(gmax, k);
   for (int sweep = 0; sweep < cap; ++sweep) {
     long in_sweep = 0;
     for (int s = 0; s < ord.steps; ++s) {
@@ -63,6 +66,7 @@ EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, int swe
         ws.bnew[np] = b + rot.t * ag;
         ++np;
         if (rot.c != R(1)) ++cnt.proper;
+        if (std::max(std::fabs(a), std::fabs(b)) >= floor) ++cnt.significant;
       }
       if (np == 0) continue;
       in_sweep += np;

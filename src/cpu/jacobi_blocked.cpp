@@ -11,8 +11,10 @@
 //   [W_i W_j] <- [W_i W_j] Q,   [V_i V_j] <- [V_i V_j] Q.
 // With a single block (n <= nb) a sweep is one Gram EVD of the whole matrix.
 //
-// Convergence. The first inner sweep of every eigensolve tests the freshly
-// formed Gram matrix: |g_pq| > tol sqrt(g_pp g_qq) is exactly the one-sided
+// Convergence (see also blocked_tol / blocked_noise_floor in
+// cpu_internal.hpp: the threshold is max(tol, k u), and rotations between
+// columns at the pair's noise floor do not count). The first inner sweep
+// of every eigensolve tests the freshly formed Gram matrix: |g_pq| > tol sqrt(g_pp g_qq) is exactly the one-sided
 // test |w_p^H w_q| > tol ||w_p|| ||w_q||. A block sweep in which no
 // eigensolve rotated anything means all column pairs are relatively
 // orthogonal to tol: the iteration stops (converged).
@@ -136,7 +138,8 @@ EvdCount rotate_block_pair(int m, int n, T *W, int ldw, T *V, int ldv, int k, bo
   form_gram(m, k, W, ldw, ws.cols, ws.G);
   for (int c = 0; c < k; ++c)
     for (int r = 0; r < k; ++r) ws.Q[r + int64_t(c) * k] = r == c ? T(1) : T(0);
-  const EvdCount cnt = evd_impl(k, ws.G, k, ws.Q, k, tol, eig_sweeps, eig_ord, ws.evd);
+  const EvdCount cnt =
+      evd_impl(k, ws.G, k, ws.Q, k, blocked_tol(tol, k), eig_sweeps, eig_ord, ws.evd);
   if (cnt.applied == 0) return cnt; // Q = I: nothing to do
   for (int c = 0; c < k; ++c) {
     ws.eig[c] = real_(ws.G[c + int64_t(c) * k]);
@@ -178,7 +181,7 @@ SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
       st.sweeps = sweep;
       const EvdCount cnt =
           rotate_block_pair(m, n, W, ldw, V, ldv, n, true, tol, eig_sweeps, eo, ws);
-      if (cnt.applied == 0) {
+      if (cnt.significant == 0) {
         st.converged = true;
         break;
       }
@@ -201,7 +204,7 @@ SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
         for (int c = 0; c < wj; ++c) ws.cols[wi + c] = bj * nb + c;
         const Ordering &eo = cache.get(eig_ordering, k);
         rotations += rotate_block_pair(m, n, W, ldw, V, ldv, k, sort, tol, eig_sweeps, eo, ws)
-                         .applied;
+                         .significant;
       }
     }
     if (rotations == 0) {

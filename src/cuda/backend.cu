@@ -1,8 +1,11 @@
 // The cuda backend (declared in src/core/backends.hpp): where the data live,
 // the workspace, and the dispatcher that sends every matrix that fits in
-// shared memory to the fused kernel and the rest to the CPU solver (until
-// the blocked GPU path exists), reporting the path of each matrix.
+// shared memory to the fused kernel, the larger ones to the blocked path
+// (blocked.hpp), and what neither implements (an ordering other than
+// round-robin on the blocked path, a block width over its limit) to the CPU
+// solver, reporting the path of each matrix.
 #include "../core/backends.hpp"
+#include "blocked.hpp"
 #include "fused.hpp"
 
 #include <algorithm>
@@ -39,15 +42,39 @@ size_t align256(size_t x) { return (x + 255) & ~size_t(255); }
 // Which matrices go where, and the device workspace that implies.
 struct Plan {
   int loc = 0;                    // 0 host data, 1 device data
-  std::vector<int> fused, cpu;    // batch indices
-  bool all_fused = true;
+  std::vector<int> fused, blocked, cpu; // batch indices
+  std::vector<int> gpu;           // fused and blocked, in batch order
+  std::vector<int> bm, bn;        // sizes of the blocked matrices
+  int nb = 0;                     // block width of the blocked path
   bool needs_arrays = false;      // device data: copy pointer/size arrays
   // workspace regions (byte offsets)
   size_t off_arrays = 0, bytes_arrays = 0;
   size_t off_map = 0, bytes_map = 0;
   size_t off_stage = 0, bytes_stage = 0;
+  size_t off_blk = 0, bytes_blk = 0;
   size_t total = 0;
+  // The fused launch needs a slot -> matrix map unless it takes every
+  // matrix of the batch it is given (the caller's, or the packed one).
+  bool fused_map() const {
+    return fused.size() != (loc == 1 ? fused.size() + blocked.size() + cpu.size() : gpu.size());
+  }
 };
+
+enum Route { kFused = 0, kBlocked = 1, kCpu = 2 };
+
+// Where one matrix goes. Empty matrices: the fused kernel writes their
+// info. variant = blocked sends every other matrix to the blocked path,
+// unblocked keeps the ones that do not fit the fused kernel on the CPU's
+// unblocked solver; the blocked path implements round-robin only.
+Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb) {
+  if (m == 0 || n == 0) return kFused;
+  if (!gpu) return kCpu;
+  const bool blk_ok = nb > 0 && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN;
+  if (cfg.variant == BSVD_VARIANT_BLOCKED) return blk_ok ? kBlocked : kCpu;
+  if (cuda::fits(prec, m, n, vectors)) return kFused;
+  if (cfg.variant == BSVD_VARIANT_UNBLOCKED) return kCpu;
+  return blk_ok ? kBlocked : kCpu;
+}
 
 template <class T>
 bool batch_has_arrays(const Batch<T> &b) {
@@ -65,29 +92,32 @@ PackSizes pack_sizes(int m, int n, bool vectors) {
 }
 
 template <class T>
-Plan make_plan(const Batch<T> &batch, int loc) {
+Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   using R = real_of_t<T>;
   Plan p;
   p.loc = loc;
+  p.nb = cuda::blocked_nb(cfg);
   const bool gpu = cuda_available();
-  p.fused.reserve(batch.count);
-  if (batch.dims.uniform()) {
-    // One decision for the whole batch (no per-matrix host work).
-    const int m = batch.dims.m, n = batch.dims.n;
-    const bool ok = m == 0 || n == 0 || (gpu && cuda::fits(precision_of<T>(), m, n, batch.vectors));
-    (ok ? p.fused : p.cpu).resize(batch.count);
-    for (int b = 0; b < batch.count; ++b) (ok ? p.fused : p.cpu)[b] = b;
-  } else {
-    for (int b = 0; b < batch.count; ++b) {
-      const int m = batch.dims.rows(b), n = batch.dims.cols(b);
-      const bool empty = m == 0 || n == 0;
-      if (empty || (gpu && cuda::fits(precision_of<T>(), m, n, batch.vectors)))
-        p.fused.push_back(b);
-      else
-        p.cpu.push_back(b);
+  const bool uniform = batch.dims.uniform();
+  // One decision for a uniform batch (no per-matrix host work).
+  const Route r0 = route(precision_of<T>(), batch.dims.m, batch.dims.n, batch.vectors, gpu, cfg,
+                         p.nb);
+  for (int b = 0; b < batch.count; ++b) {
+    const int m = batch.dims.rows(b), n = batch.dims.cols(b);
+    const Route r = uniform ? r0 : route(precision_of<T>(), m, n, batch.vectors, gpu, cfg, p.nb);
+    if (r == kCpu) {
+      p.cpu.push_back(b);
+      continue;
+    }
+    p.gpu.push_back(b);
+    if (r == kFused) {
+      p.fused.push_back(b);
+    } else {
+      p.blocked.push_back(b);
+      p.bm.push_back(m);
+      p.bn.push_back(n);
     }
   }
-  p.all_fused = p.cpu.empty();
   size_t o = 0;
   if (loc == 1) {
     p.needs_arrays = batch_has_arrays(batch);
@@ -97,15 +127,10 @@ Plan make_plan(const Batch<T> &batch, int loc) {
       p.bytes_arrays = align256(size_t(batch.count) * (4 * sizeof(void *) + 5 * sizeof(int)));
       o += p.bytes_arrays;
     }
-    if (!p.all_fused) {
-      p.off_map = o;
-      p.bytes_map = align256(p.fused.size() * sizeof(int));
-      o += p.bytes_map;
-    }
   } else {
-    // Packed staging for the fused matrices: pointer arrays, sizes, info,
+    // Packed staging for the GPU's matrices: pointer arrays, sizes, info,
     // sweeps, then A, S, U, V element regions.
-    const size_t nf = p.fused.size();
+    const size_t nf = p.gpu.size();
     p.off_arrays = o;
     p.bytes_arrays = align256(nf * (4 * sizeof(void *) + 6 * sizeof(int)));
     o += p.bytes_arrays;
@@ -114,7 +139,7 @@ Plan make_plan(const Batch<T> &batch, int loc) {
       const PackSizes s = pack_sizes(batch.dims.m, batch.dims.n, batch.vectors);
       ea = s.a * nf; es = s.s * nf; eu = s.u * nf; ev = s.v * nf;
     } else {
-      for (int b : p.fused) {
+      for (int b : p.gpu) {
         const PackSizes s = pack_sizes(batch.dims.rows(b), batch.dims.cols(b), batch.vectors);
         ea += s.a; es += s.s; eu += s.u; ev += s.v;
       }
@@ -123,6 +148,16 @@ Plan make_plan(const Batch<T> &batch, int loc) {
     p.bytes_stage = align256(ea * sizeof(T)) + align256(es * sizeof(R)) +
                     align256(eu * sizeof(T)) + align256(ev * sizeof(T));
     o += p.bytes_stage;
+  }
+  if (p.fused_map()) {
+    p.off_map = o;
+    p.bytes_map = align256(p.fused.size() * sizeof(int));
+    o += p.bytes_map;
+  }
+  if (!p.blocked.empty()) {
+    p.off_blk = o;
+    p.bytes_blk = cuda::blocked_workspace_bytes(p.bm, p.bn, batch.vectors, sizeof(T), p.nb);
+    o += p.bytes_blk;
   }
   p.total = o;
   return p;
@@ -212,6 +247,46 @@ void fill_kernel_params(cuda::FusedParams<T> &P, const Batch<T> &kb, const Batch
   P.tol = cfg.tol;
 }
 
+#define BSVD_TRY_STATUS(call)                                                  \
+  do {                                                                         \
+    const bsvd_status_t bsvd_st_ = (call);                                     \
+    if (bsvd_st_ != BSVD_STATUS_SUCCESS) return bsvd_st_;                      \
+  } while (0)
+
+// The path reported for a matrix the GPU solved: trivial when it was empty
+// or had a NaN / Inf (nothing was iterated), else the solver's.
+template <class T> int gpu_path(const Batch<T> &batch, int b, int info, int solver) {
+  const bool empty = batch.dims.rows(b) == 0 || batch.dims.cols(b) == 0;
+  return (empty || info == BSVD_INFO_NONFINITE) ? BSVD_PATH_TRIVIAL : solver;
+}
+
+// Launches the GPU's share of a call on kb (device-visible pointers and
+// sizes): the fused kernel on matrices `fused` and the blocked path on
+// `blocked` (indices into kb; user describes the same matrices with host-
+// visible sizes). Both enqueue on stream; the blocked path synchronizes
+// once per sweep, the fused kernel runs meanwhile.
+template <class T>
+bsvd_status_t launch_gpu(const Batch<T> &kb, const Batch<T> &user, const Plan &plan,
+                         const std::vector<int> &fused, const std::vector<int> &blocked,
+                         const Config &cfg, cudaStream_t stream, unsigned char *ws) {
+  if (!fused.empty()) {
+    cuda::FusedParams<T> P;
+    fill_kernel_params(P, kb, user, fused, cfg);
+    if (plan.fused_map()) {
+      int *dmap = reinterpret_cast<int *>(ws + plan.off_map);
+      BSVD_CUDA_TRY(cudaMemcpyAsync(dmap, fused.data(), fused.size() * sizeof(int),
+                                    cudaMemcpyHostToDevice, stream));
+      P.map = dmap;
+    }
+    const cuda::FusedShape shape = cuda::plan_fused(P, user.vectors);
+    BSVD_CUDA_TRY(cuda::launch_fused(P, shape, stream));
+  }
+  if (!blocked.empty())
+    BSVD_CUDA_TRY(cuda::run_blocked(kb, blocked, plan.bm, plan.bn, cfg, plan.nb, stream,
+                                    ws + plan.off_blk));
+  return BSVD_STATUS_SUCCESS;
+}
+
 // ---- device-resident data --------------------------------------------------
 template <class T>
 bsvd_status_t run_device_data(const Batch<T> &batch, const Config &cfg,
@@ -254,8 +329,8 @@ bsvd_status_t run_device_data(const Batch<T> &batch, const Config &cfg,
     BSVD_CUDA_TRY(cudaEventRecord(copied.ev, stream));
   }
 
-  // 2. The fused kernel on the rest.
-  if (!plan.fused.empty()) {
+  // 2. The fused kernel and the blocked path on the rest.
+  if (!plan.gpu.empty()) {
     Batch<T> kb = batch;
     if (plan.needs_arrays) {
       const int cnt = batch.count;
@@ -291,16 +366,7 @@ bsvd_status_t run_device_data(const Batch<T> &batch, const Config &cfg,
       put_ints(batch.dims.nv, kb.dims.nv);
       BSVD_CUDA_TRY(cudaMemcpyAsync(d, hostArr.data(), o, cudaMemcpyHostToDevice, stream));
     }
-    cuda::FusedParams<T> P;
-    fill_kernel_params(P, kb, batch, plan.fused, cfg);
-    if (!plan.all_fused) {
-      int *dmap = reinterpret_cast<int *>(ws + plan.off_map);
-      BSVD_CUDA_TRY(cudaMemcpyAsync(dmap, plan.fused.data(), plan.fused.size() * sizeof(int),
-                                    cudaMemcpyHostToDevice, stream));
-      P.map = dmap;
-    }
-    const cuda::FusedShape shape = cuda::plan_fused(P, batch.vectors);
-    BSVD_CUDA_TRY(cuda::launch_fused(P, shape, stream));
+    BSVD_TRY_STATUS(launch_gpu(kb, batch, plan, plan.fused, plan.blocked, cfg, stream, ws));
   }
 
   // 3. The CPU part, then its results back to the device.
@@ -335,16 +401,13 @@ bsvd_status_t run_device_data(const Batch<T> &batch, const Config &cfg,
 
   if (path) {
     std::vector<int> info;
-    if (!plan.fused.empty()) {
+    if (!plan.gpu.empty()) {
       info.resize(batch.count);
       BSVD_CUDA_TRY(cudaMemcpy(info.data(), batch.info, size_t(batch.count) * sizeof(int),
                                cudaMemcpyDeviceToHost));
     }
-    for (int b : plan.fused) {
-      const bool empty = batch.dims.rows(b) == 0 || batch.dims.cols(b) == 0;
-      path[b] = (empty || info[b] == BSVD_INFO_NONFINITE) ? BSVD_PATH_TRIVIAL
-                                                          : BSVD_PATH_CUDA_FUSED;
-    }
+    for (int b : plan.fused) path[b] = gpu_path(batch, b, info[b], BSVD_PATH_CUDA_FUSED);
+    for (int b : plan.blocked) path[b] = gpu_path(batch, b, info[b], BSVD_PATH_CUDA_BLOCKED);
     for (size_t c = 0; c < plan.cpu.size(); ++c) path[plan.cpu[c]] = h.path[c];
   }
   return BSVD_STATUS_SUCCESS;
@@ -356,12 +419,23 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
                             cudaStream_t stream, unsigned char *ws,
                             const Plan &plan, int *path) {
   using R = real_of_t<T>;
-  const size_t nf = plan.fused.size();
+  const size_t nf = plan.gpu.size();
   std::vector<int> fm(nf), fn(nf);
+  // Positions in the packed batch of the fused and the blocked matrices.
+  std::vector<int> fpos, bpos;
+  std::vector<char> is_blocked(nf, 0);
   size_t ea = 0, es = 0, eu = 0, ev = 0;
-  for (size_t i = 0; i < nf; ++i) {
-    fm[i] = batch.dims.rows(plan.fused[i]);
-    fn[i] = batch.dims.cols(plan.fused[i]);
+  for (size_t i = 0, jb = 0; i < nf; ++i) {
+    const int b = plan.gpu[i];
+    fm[i] = batch.dims.rows(b);
+    fn[i] = batch.dims.cols(b);
+    if (jb < plan.blocked.size() && plan.blocked[jb] == b) {
+      is_blocked[i] = 1;
+      bpos.push_back(int(i));
+      ++jb;
+    } else {
+      fpos.push_back(int(i));
+    }
     const PackSizes s = pack_sizes(fm[i], fn[i], batch.vectors);
     ea += s.a; es += s.s; eu += s.u; ev += s.v;
   }
@@ -388,7 +462,7 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
     int *in = im + nf;
     size_t oa = 0, os = 0, ou = 0, ov = 0;
     for (size_t i = 0; i < nf; ++i) {
-      const int b = plan.fused[i];
+      const int b = plan.gpu[i];
       const int m = fm[i], n = fn[i];
       const PackSizes s = pack_sizes(m, n, batch.vectors);
       const T *src = batch.A.ptr(b);
@@ -444,10 +518,13 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
       kb.dims.mv = dsz;
       kb.dims.nv = dsz + nf;
     }
-    cuda::FusedParams<T> P;
-    fill_kernel_params(P, kb, batch, plan.fused, cfg);
-    const cuda::FusedShape shape = cuda::plan_fused(P, batch.vectors);
-    BSVD_CUDA_TRY(cuda::launch_fused(P, shape, stream));
+    // The packed batch with host-visible sizes (for the launch planning).
+    Batch<T> hb = kb;
+    if (!batch.dims.uniform()) {
+      hb.dims.mv = fm.data();
+      hb.dims.nv = fn.data();
+    }
+    BSVD_TRY_STATUS(launch_gpu(kb, hb, plan, fpos, bpos, cfg, stream, ws));
     if (es) BSVD_CUDA_TRY(cudaMemcpyAsync(hostS.data(), dS, es * sizeof(R),
                                           cudaMemcpyDeviceToHost, stream));
     if (eu) BSVD_CUDA_TRY(cudaMemcpyAsync(hostU.data(), dU, eu * sizeof(T),
@@ -489,10 +566,10 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
   }
   BSVD_CUDA_TRY(cudaStreamSynchronize(stream));
 
-  // Unpack the fused results into the caller's arrays.
+  // Unpack the GPU's results into the caller's arrays.
   size_t os = 0, ou = 0, ov = 0;
   for (size_t i = 0; i < nf; ++i) {
-    const int b = plan.fused[i];
+    const int b = plan.gpu[i];
     const int m = fm[i], n = fn[i], k = std::min(m, n);
     const PackSizes s = pack_sizes(m, n, batch.vectors);
     if (k > 0) std::memcpy(batch.S.ptr(b), &hostS[os], size_t(k) * sizeof(R));
@@ -508,9 +585,8 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
     batch.info[b] = hostInfo[i];
     if (batch.sweeps) batch.sweeps[b] = hostSweeps[i];
     if (path)
-      path[b] = (m == 0 || n == 0 || hostInfo[i] == BSVD_INFO_NONFINITE)
-                    ? BSVD_PATH_TRIVIAL
-                    : BSVD_PATH_CUDA_FUSED;
+      path[b] = gpu_path(batch, b, hostInfo[i],
+                         is_blocked[i] ? BSVD_PATH_CUDA_BLOCKED : BSVD_PATH_CUDA_FUSED);
     os += s.s; ou += s.u; ov += s.v;
   }
   return BSVD_STATUS_SUCCESS;
@@ -574,12 +650,11 @@ template <class T> int cuda_locate(const Batch<T> &batch, int *arg) {
 
 template <class T>
 size_t cuda_workspace_bytes(const Batch<T> &batch, const Config &cfg) {
-  (void)cfg;
   if (batch.count <= 0) return 0;
   int arg = 0;
   int loc = cuda_locate(batch, &arg);
   if (loc < 0) loc = 0;
-  return make_plan(batch, loc).total;
+  return make_plan(batch, cfg, loc).total;
 }
 
 template <class T>
@@ -597,7 +672,7 @@ bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config &cfg, void *stream_
     return -arg;
   }
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
-  const Plan plan = make_plan(batch, loc);
+  const Plan plan = make_plan(batch, cfg, loc);
   DeviceBuffer own;
   own.stream = stream;
   unsigned char *ws = static_cast<unsigned char *>(workspace);

@@ -36,6 +36,15 @@ struct BenchRow {
 double jacobi_flops(char precision, int m, int n, bool vectors, double sweeps,
                     long batch);
 
+// Counted flop model of the blocked path with block width nb (k = 2 nb per
+// pair, all ceil(n / nb) choose 2 block pairs per sweep): Gram (m k (k + 1),
+// one triangle), one inner eigensolver sweep (k - 1 steps of k / 2
+// rotations of two rows and two columns of G and two columns of Q, 6 flops
+// per entry pair), the re-orthogonalization (4 k^3) and the update of A
+// and V (2 (m + n) k^2); times four for complex.
+double blocked_flops(char precision, int m, int n, int nb, bool vectors, double sweeps,
+                     long batch);
+
 #if defined(BSVD_WITH_CUDA)
 // Runs bsvd (cuda backend) and the cuSOLVER drivers on `A` (host, batch
 // column-major m x n matrices, lda = m, stored as the precision's type:

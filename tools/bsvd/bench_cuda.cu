@@ -6,6 +6,12 @@
 //   cusolver-gesvdj-loop      one gesvdj call per matrix (what the
 //                             frameworks do above 32); for large batches a
 //                             subset is timed and scaled (said in `note`)
+//   cusolver-gesvd-loop       one QR-iteration gesvd per matrix (m >= n),
+//                             subset timed and scaled likewise
+//   bsvd-cuda-stages          matrices on the blocked path: one more call
+//                             with stage timing (load, Gram, eigensolver,
+//                             update, finish; CUDA events, which serialize
+//                             the launches, so the sum exceeds the plain time)
 // CUDA-event timing after a warm-up, median of c.reps; accuracy (T1,
 // max(T2u, T2v), T3 against LAPACK, T4) on the first c.check_sample matrices.
 // BSVD_BENCH_ONLY=1 skips the cuSOLVER rows.
@@ -16,6 +22,7 @@
 
 #include <bsvd/svd.hpp>
 
+#include "cuda/blocked.hpp"
 #include "testing/lapack_ref.hpp"
 #include "testing/metrics.hpp"
 
@@ -29,6 +36,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace bsvd::cli {
@@ -105,6 +113,15 @@ template <class T> struct Cu;
                               int *info, double *nrm, int b) {                 \
       return cusolverDn##P##gesvdaStridedBatched(h, jz, r, m, n, A, lda, sA, S, sS, U, ldu, sU, \
                                                  V, ldv, sV, w, lw, info, nrm, b); \
+    }                                                                          \
+    static cusolverStatus_t q_size(cusolverDnHandle_t h, int m, int n, int *lw) { \
+      return cusolverDn##P##gesvd_bufferSize(h, m, n, lw);                     \
+    }                                                                          \
+    static cusolverStatus_t q(cusolverDnHandle_t h, signed char job, int m, int n, C *A, \
+                              int lda, R *S, C *U, int ldu, C *VT, int ldvt, C *w, int lw, \
+                              R *rw, int *info) {                              \
+      return cusolverDn##P##gesvd(h, job, job, m, n, A, lda, S, U, ldu, VT, ldvt, w, lw, rw, \
+                                  info);                                       \
     }                                                                          \
   };
 CU_TRAITS(float, float, S)
@@ -208,12 +225,38 @@ void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &d
   mean /= std::max(batch, 1);
   check<T>(row, c, hA, S, k, U, size_t(m) * k, m, V, size_t(n) * k, n,
            std::min(c.check_sample, batch));
-  row.gflops = jacobi_flops(c.precision, m, n, vec, mean, batch) / (row.ms * 1e6);
+  // Which path: one more (untimed) call reporting it, with stage timing.
+  std::vector<int> path(batch, -1);
+  o.path = path.data();
+  detail::cuda::set_blocked_profiling(true);
+  call();
+  detail::cuda::set_blocked_profiling(false);
+  o.path = nullptr;
+  const bool blocked = st == 0 && path[0] == BSVD_PATH_CUDA_BLOCKED;
+  const int nb = detail::cuda::kBlockedDefaultNb;
+  row.gflops = (blocked ? blocked_flops(c.precision, m, n, nb, vec, mean, batch)
+                        : jacobi_flops(c.precision, m, n, vec, mean, batch)) /
+               (row.ms * 1e6);
   char note[96];
-  std::snprintf(note, sizeof note, "mean sweeps %.2f", mean);
+  std::snprintf(note, sizeof note, "%s, mean sweeps %.2f", blocked ? "blocked" : "fused", mean);
   row.note = note;
   if (bad) row.note += ", " + std::to_string(bad) + " matrices with info != 0";
   rows.push_back(row);
+  if (blocked) {
+    const detail::cuda::BlockedProfile pr = detail::cuda::blocked_last_profile();
+    BenchRow sr;
+    sr.solver = name + "-stages";
+    sr.device = dev;
+    sr.c = c;
+    sr.ms = pr.load + pr.gram + pr.evd + pr.update + pr.finish;
+    sr.max_sweeps = pr.sweeps;
+    char sn[200];
+    std::snprintf(sn, sizeof sn,
+                  "load %.2f gram %.2f evd %.2f update %.2f finish %.2f ms; %ld launches",
+                  pr.load, pr.gram, pr.evd, pr.update, pr.finish, pr.launches);
+    sr.note = sn;
+    rows.push_back(sr);
+  }
 }
 
 template <class T>
@@ -373,6 +416,64 @@ void run_gesvdj_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHan
   rows.push_back(row);
 }
 
+// One QR-iteration gesvd (cusolverDn<t>gesvd) per matrix, m >= n.
+template <class T>
+void run_gesvd_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHandle_t h,
+                    const std::string &dev, std::vector<BenchRow> &rows) {
+  using C = typename Cu<T>::C;
+  using R = real_t<T>;
+  const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
+  BenchRow row;
+  row.solver = "cusolver-gesvd-loop";
+  row.device = dev;
+  row.c = c;
+  if (m < n) {
+    row.note = "skipped: gesvd needs m >= n";
+    rows.push_back(row);
+    return;
+  }
+  const int sub = std::min(batch, std::max(std::max(c.check_sample, 1), 20));
+  DevBuf<T> dW(size_t(sub) * m * n), dU(size_t(sub) * m * k), dVT(size_t(sub) * k * n);
+  DevBuf<R> dS(size_t(sub) * k), rwork(size_t(std::max(k - 1, 1)));
+  DevBuf<int> dinfo(sub);
+  int lw = 0;
+  BENCH_SOLVER(Cu<T>::q_size(h, m, n, &lw));
+  DevBuf<T> work(size_t(std::max(lw, 1)));
+  const signed char job = c.vectors ? 'S' : 'N';
+  auto setup = [&] {
+    BENCH_CUDA(cudaMemcpy(dW.p, dA, dW.n * sizeof(T), cudaMemcpyDeviceToDevice));
+  };
+  auto body = [&] {
+    for (int b = 0; b < sub; ++b)
+      BENCH_SOLVER(Cu<T>::q(h, job, m, n, (C *)dW.p + size_t(b) * m * n, m, dS.p + size_t(b) * k,
+                            (C *)dU.p + size_t(b) * m * k, m, (C *)dVT.p + size_t(b) * k * n, k,
+                            (C *)work.p, lw, rwork.p, dinfo.p + b));
+  };
+  const int reps = std::min(c.reps, 3);
+  row.ms = time_events(reps, setup, body) * double(batch) / sub;
+  if (sub < batch) row.note = "timed " + std::to_string(sub) + " of " + std::to_string(batch) + ", scaled";
+  std::vector<R> S(dS.n);
+  BENCH_CUDA(cudaMemcpy(S.data(), dS.p, S.size() * sizeof(R), cudaMemcpyDeviceToHost));
+  std::vector<T> U, V;
+  if (c.vectors) {
+    U.resize(dU.n);
+    std::vector<T> VT(dVT.n);
+    BENCH_CUDA(cudaMemcpy(U.data(), dU.p, U.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaMemcpy(VT.data(), dVT.p, VT.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    V.resize(VT.size()); // V = VT^H, n x k per matrix
+    for (int b = 0; b < sub; ++b)
+      for (int j = 0; j < k; ++j)
+        for (int i = 0; i < n; ++i) {
+          const T x = VT[size_t(b) * k * n + j + size_t(i) * k];
+          if constexpr (std::is_same_v<T, std::complex<R>>) V[size_t(b) * n * k + i + size_t(j) * n] = std::conj(x);
+          else V[size_t(b) * n * k + i + size_t(j) * n] = x;
+        }
+  }
+  check<T>(row, c, hA, S, k, U, size_t(m) * k, m, V, size_t(n) * k, n,
+           std::min(c.check_sample, sub));
+  rows.push_back(row);
+}
+
 template <class T>
 bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
   std::string dev = "none";
@@ -419,6 +520,7 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
       if (c.m <= 32 && c.n <= 32) run_gesvdj_batched<T>(c, hA, dA.p, h, dev, rows);
       run_gesvda<T>(c, hA, dA.p, h, dev, rows);
       if (c.m > 32 || c.n > 32) run_gesvdj_loop<T>(c, hA, dA.p, h, dev, rows);
+      if (c.m > 32 || c.n > 32) run_gesvd_loop<T>(c, hA, dA.p, h, dev, rows);
     } catch (const CudaFail &f) {
       BenchRow r;
       r.solver = "cusolver";

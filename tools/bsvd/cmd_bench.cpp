@@ -33,6 +33,19 @@ double jacobi_flops(char precision, int m, int n, bool vectors, double sweeps, l
   return cx * sweeps * (pairs * per_pair + 2.0 * m * n) * double(batch);
 }
 
+double blocked_flops(char precision, int m, int n, int nb, bool vectors, double sweeps,
+                     long batch) {
+  if (m < n) std::swap(m, n);
+  const int nblk = (n + nb - 1) / nb;
+  const double k = nblk <= 1 ? double(n) : 2.0 * nb;
+  const double pairs = nblk <= 1 ? 1.0 : 0.5 * double(nblk) * (nblk - 1);
+  const double gram = double(m) * k * (k + 1);
+  const double evd = (k - 1) * (k / 2) * 3 * 6 * k + 4 * k * k * k;
+  const double update = 2.0 * (m + (vectors ? n : 0)) * k * k;
+  const double cx = (precision == 'c' || precision == 'z') ? 4.0 : 1.0;
+  return cx * sweeps * pairs * (gram + evd + update) * double(batch);
+}
+
 namespace {
 
 struct BenchArgs {

@@ -1,0 +1,72 @@
+// The blocked GPU path: one-sided block Jacobi for matrices that do not fit
+// the fused shared-memory kernel (MAGMA-SVD Sec. 5-8, WCYCLE Sec. IV-C,
+// HBJ Sec. 4). Host-side interface; the kernels are in blocked_kernel.cuh.
+//
+// Per matrix of the batch (W = A, or A^H when m < n, mw >= nw, copied to
+// the workspace with the fused kernel's load step; V = I), the columns are
+// cut into blocks of nb. Each sweep runs the round-robin steps over the
+// blocks; each step is three launches over every (active matrix, block
+// pair) of the step:
+//   gram:   G = [W_i W_j]^H [W_i W_j]                (k x k, k <= 2 nb)
+//   evd:    Q = eigenvectors of G by the parallel Hermitian Jacobi solver in
+//           shared memory (eig_sweeps sweeps; 1 = the inexact mode), one
+//           Newton-Schulz re-orthogonalization step, columns ordered by
+//           descending eigenvalue (nb >= 8); a pair whose G needed no
+//           rotation is masked off the update;
+//   update: [W_i W_j] <- [W_i W_j] Q, [V_i V_j] <- [V_i V_j] Q, every row
+//           read once and its k outputs kept in registers.
+// A matrix whose sweep rotated nothing has converged and leaves the active
+// list (the mask of MAGMA-SVD Sec. 8); the batch ends when the list is
+// empty or the sweep limit is reached. Then the fused kernel's finish step
+// (matrix_io.cuh) writes U, S, V, info and sweeps.
+//
+// Every step is the parallel form of the CPU twin (src/cpu/jacobi_blocked.cpp
+// with evd.cpp): the same block and inner orderings, rotation formula, test,
+// re-orthogonalization, sort and stopping rule.
+#pragma once
+
+#include "../core/batch.hpp"
+
+#include <cstddef>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+namespace bsvd::detail::cuda {
+
+// Order of the Gram matrices of the compiled instance: nb <= kBlockedKmax / 2.
+constexpr int kBlockedKmax = 32;
+// Default block width (src/cuda/tuning.hpp has the measurements).
+constexpr int kBlockedDefaultNb = 16;
+
+// Block width for cfg (block_size 0 = default); 0 when cfg.block_size is
+// larger than the compiled instance supports.
+int blocked_nb(const Config &cfg);
+
+// Workspace bytes for the blocked matrices of sizes m[i] x n[i].
+size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int> &n,
+                               bool vectors, size_t elem_bytes, int nb);
+
+// Solves matrices idx[i] (sizes m[i] x n[i], all non-empty) of kb, whose
+// pointers and size arrays are device-visible. ws: blocked_workspace_bytes
+// bytes of device memory, 256-byte aligned. Enqueued on stream; returns
+// after the last launch is enqueued (it synchronizes once per sweep to read
+// the convergence flags).
+template <class T>
+cudaError_t run_blocked(const Batch<T> &kb, const std::vector<int> &idx,
+                        const std::vector<int> &m, const std::vector<int> &n,
+                        const Config &cfg, int nb, cudaStream_t stream, unsigned char *ws);
+
+// Stage times of the last run_blocked call on this thread, collected with
+// CUDA events when profiling is on (BSVD_PROFILE=1 in the environment, or
+// set_blocked_profiling). Milliseconds of GPU time per stage.
+struct BlockedProfile {
+  double load = 0, gram = 0, evd = 0, update = 0, finish = 0;
+  double total = 0;  // wall time of run_blocked, host clock
+  int sweeps = 0;    // sweeps of the slowest matrix
+  long launches = 0; // kernel launches
+};
+void set_blocked_profiling(bool on);
+BlockedProfile blocked_last_profile();
+
+} // namespace bsvd::detail::cuda

@@ -1,0 +1,13 @@
+// Blocked-path instance for one precision (one file each: parallel builds).
+#include "blocked_kernel.cuh"
+
+namespace bsvd::detail::cuda {
+
+template <>
+cudaError_t run_blocked<double>(const Batch<double> &kb, const std::vector<int> &idx,
+                            const std::vector<int> &m, const std::vector<int> &n,
+                            const Config &cfg, int nb, cudaStream_t stream, unsigned char *ws) {
+  return run_blocked_impl(kb, idx, m, n, cfg, nb, stream, ws);
+}
+
+} // namespace bsvd::detail::cuda

@@ -1,0 +1,361 @@
+// Per-matrix steps shared by every GPU solver: the team abstraction, the
+// load of A with its checks and prescaling (step 1), and the finish and
+// write of U, S, V, info, sweeps (steps 3-4). The fused kernel runs them on
+// W and V in shared memory, the blocked path (blocked_kernel.cuh) on W and
+// V in global memory; the code is the same, so both reproduce the CPU
+// twin's finish (src/cpu/solve_one.cpp) in the same way.
+//
+// The step functions take the launch parameters as a template type PP with
+// the fields they read: batch (device-visible Batch), tpm (threads per
+// matrix), ngroups and col_iters (G-lane groups over the columns), mw_max
+// and nw_max (largest working dimensions of the launch, for uniform loop
+// counts across a team).
+#pragma once
+
+#include "../core/batch.hpp"
+#include "device_scalar.cuh"
+
+namespace bsvd::detail::cuda {
+
+enum : int {
+  kStActive = 0,   // still iterating
+  kStRotated = 1,  // a rotation happened in the current sweep
+  kStSweeps = 2,   // sweeps performed
+  kStConverged = 3,
+  kStNonfinite = 4,
+  kStNull = 5,     // some column is numerically null (completion needed)
+  kStFound = 6,    // completion: a candidate was accepted
+  kStCursor = 7,   // completion: next candidate e_c
+  kStInts = 8      // ints before the 8-byte amax word
+};
+
+template <class R> __device__ __forceinline__ R min_normal();
+template <class R> __device__ __forceinline__ R max_finite();
+template <> __device__ __forceinline__ float min_normal<float>() { return 1.17549435e-38f; }
+template <> __device__ __forceinline__ float max_finite<float>() { return 3.40282347e+38f; }
+template <> __device__ __forceinline__ double min_normal<double>() { return 2.2250738585072014e-308; }
+template <> __device__ __forceinline__ double max_finite<double>() { return 1.7976931348623157e+308; }
+__device__ __forceinline__ float dfrexp(float x, int *e) { return frexpf(x, e); }
+__device__ __forceinline__ double dfrexp(double x, int *e) { return frexp(x, e); }
+
+__device__ __forceinline__ unsigned long long real_bits(float x) { return __float_as_uint(x); }
+__device__ __forceinline__ unsigned long long real_bits(double x) {
+  return static_cast<unsigned long long>(__double_as_longlong(x));
+}
+template <class R> __device__ __forceinline__ R bits_real(unsigned long long b);
+template <> __device__ __forceinline__ float bits_real<float>(unsigned long long b) {
+  return __uint_as_float(static_cast<unsigned>(b));
+}
+template <> __device__ __forceinline__ double bits_real<double>(unsigned long long b) {
+  return __longlong_as_double(static_cast<long long>(b));
+}
+
+template <class R> __device__ __forceinline__ R unit_u();
+template <> __device__ __forceinline__ float unit_u<float>() { return 5.9604644775390625e-8f; }
+template <> __device__ __forceinline__ double unit_u<double>() { return 1.1102230246251565e-16; }
+
+// Sum over the G lanes of a group (xor butterfly: every lane gets the
+// same bits, since a + b == b + a exactly).
+template <int G, class V> __device__ __forceinline__ V group_sum(V v) {
+#pragma unroll
+  for (int o = G / 2; o > 0; o >>= 1) v = v + shfl_xor(v, o);
+  return v;
+}
+
+// The order of the CPU twin's stable sort: sigma = mant 2^expo, mant in
+// [1/2, 1) or 0; exact comparison without forming sigma.
+template <class R>
+__device__ __forceinline__ bool sorts_before(R ma, int ea, R mb, int eb) {
+  if (ma == R(0) || mb == R(0)) return ma > mb;
+  if (ea != eb) return ea > eb;
+  return ma > mb;
+}
+
+// The threads that solve one matrix synchronize as a "team": the warp when
+// whole matrices fit in one (tpm <= 32), a named barrier of the matrix's
+// own warps when a block holds several multi-warp matrices (so matrices of
+// one block neither wait for each other nor iterate to the slowest one's
+// sweep count in lockstep), else the block.
+struct Team {
+  int mode; // 0 warp, 1 named barrier (id, count), 2 block
+  int id, count;
+  __device__ __forceinline__ void sync() const {
+    if (mode == 0) __syncwarp();
+    else if (mode == 1) asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+    else __syncthreads();
+  }
+  __device__ __forceinline__ bool any(bool x) const {
+    if (mode == 0) return __any_sync(0xffffffffu, x) != 0;
+    if (mode == 1) {
+      int r;
+      asm volatile("{\n\t.reg .pred px, pr;\n\t"
+                   "setp.ne.s32 px, %1, 0;\n\t"
+                   "bar.red.or.pred pr, %2, %3, px;\n\t"
+                   "selp.s32 %0, 1, 0, pr;\n\t}"
+                   : "=r"(r)
+                   : "r"(int(x)), "r"(id), "r"(count)
+                   : "memory");
+      return r != 0;
+    }
+    return __syncthreads_or(x) != 0;
+  }
+};
+
+// ---- step 1: W = A (A^H when m < n), checks, prescaling, V = I ------------
+// st (kStInts ints) and *amax_word are reset here. Returns the power-of-two
+// exponent escale applied to W (S is scaled back by it); amax and nonfinite
+// receive max |a_ij| and whether some entry was NaN or Inf.
+template <class PP, class T, class R>
+__device__ __forceinline__ int load_scaled(const PP &P, const Team &team, int t, bool mvalid,
+                                           int b, int m, int n, bool vectors, T *W, int ldw,
+                                           T *Vw, int ldvw, int *st,
+                                           unsigned long long *amax_word, R &amax_out,
+                                           bool &nonfinite_out) {
+  const bool trans = m < n;
+  const int mw = trans ? n : m, nw = trans ? m : n;
+  if (t == 0) {
+#pragma unroll
+    for (int i = 0; i < kStInts; ++i) st[i] = 0;
+    *amax_word = 0;
+  }
+  team.sync();
+  {
+    bool fin = true;
+    R am = 0;
+    if (mvalid) {
+      const T *A = reinterpret_cast<const T *>(P.batch.A.ptr(b));
+      const int lda = P.batch.A.ldm(b);
+      const long long mn = (long long)m * n;
+      for (long long e = t; e < mn; e += P.tpm) {
+        const int j = int(e / m), i = int(e - (long long)j * m);
+        const T a = A[i + (long long)j * lda];
+        if (dfinite(a)) am = fmax(am, amax_part(a));
+        else fin = false;
+        if (trans) W[j + size_t(i) * ldw] = dconj(a);
+        else W[i + size_t(j) * ldw] = a;
+      }
+    }
+    if (!fin) st[kStNonfinite] = 1;
+    if (am > R(0)) atomicMax(amax_word, real_bits(am));
+  }
+  team.sync();
+  const bool nonfinite = st[kStNonfinite] != 0;
+  const R amax = bits_real<R>(*amax_word);
+  // Exact power-of-two prescaling, the window of the CPU twin: scale when
+  // max |a_ij| < sqrt(min_normal) / u (squares of entries that matter
+  // would underflow) or > sqrt(max / (8 mw nw)) (Gram entries and carried
+  // norms could overflow); then max |a_ij| in [1, 2).
+  int escale = 0;
+  if (!nonfinite && amax > R(0)) {
+    const double u = double(unit_u<R>());
+    const double lo = sqrt(double(min_normal<R>())) / u;
+    const double hi = sqrt(double(max_finite<R>())) / sqrt(8.0 * double(mw) * double(nw));
+    if (double(amax) < lo || double(amax) > hi) escale = -dilogb(amax);
+  }
+  if (mvalid && !nonfinite) {
+    if (escale != 0)
+      for (int e = t; e < mw * nw; e += P.tpm) {
+        const int j = e / mw, i = e - j * mw;
+        W[i + size_t(j) * ldw] = dldexp(W[i + size_t(j) * ldw], escale);
+      }
+    if (vectors)
+      for (int e = t; e < nw * nw; e += P.tpm) {
+        const int j = e / nw, i = e - j * nw;
+        Vw[i + size_t(j) * ldvw] = i == j ? done<T>() : dzero<T>();
+      }
+  }
+  amax_out = amax;
+  nonfinite_out = nonfinite;
+  return escale;
+}
+
+// ---- steps 3-4: finish and write -------------------------------------------
+// On entry W holds the orthogonalized columns (ldw), Vw the accumulated
+// rotations (ldvw), st[kStConverged] and st[kStSweeps] the iteration's
+// outcome. nrm, expo, rank, flag: nw_max entries of scratch; xs: mw_max,
+// coef: nw_max (null-column completion).
+template <int G, class PP, class T, class R>
+__device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, int t, int g,
+                                                 int l, bool gvalid, bool mvalid,
+                                                 bool nonfinite, int b, int m, int n,
+                                                 bool vectors, int escale, T *W, int ldw,
+                                                 const T *Vw, int ldvw, R *nrm, int *expo,
+                                                 int *rank, int *flag, T *xs, T *coef,
+                                                 int *st) {
+  const bool trans = m < n;
+  const int mw = trans ? n : m, nw = trans ? m : n;
+  // 3. finish: sigma_j = ||w_j|| = mant_j 2^expo_j (scaled, as the CPU
+  //         twin: no overflow or underflow), u_j = w_j / sigma_j in place.
+  const bool ok = mvalid && !nonfinite;
+  for (int cc = 0; cc < P.col_iters; ++cc) {
+    const int j = g + cc * P.ngroups;
+    const bool v = ok && gvalid && j < nw;
+    T *wj = W + size_t(j) * ldw;
+    R mx = 0;
+    if (v)
+      for (int i = l; i < mw; i += G) mx = fmax(mx, amax_part(wj[i]));
+#pragma unroll
+    for (int o = G / 2; o > 0; o >>= 1) mx = fmax(mx, shfl_xor(mx, o));
+    const int ex = mx > R(0) ? dilogb(mx) : 0;
+    R s = 0;
+    if (v && mx > R(0))
+      for (int i = l; i < mw; i += G) s += abs2(dldexp(wj[i], -ex));
+    s = group_sum<G>(s);
+    if (v) {
+      R mant = 0;
+      int e2 = 0;
+      if (mx > R(0)) {
+        const R r = sqrt(s);
+        if (vectors)
+          for (int i = l; i < mw; i += G) wj[i] = ddiv(dldexp(wj[i], -ex), r);
+        mant = dfrexp(r, &e2);
+      }
+      if (l == 0) {
+        nrm[j] = mant;
+        expo[j] = mx > R(0) ? ex + e2 : 0;
+      }
+    }
+  }
+  team.sync();
+  // Stable descending order of (mant, expo): rank of each column.
+  if (ok)
+    for (int j = t; j < nw; j += P.tpm) {
+      const R mj = nrm[j];
+      const int ej = expo[j];
+      int r = 0;
+      for (int i = 0; i < nw; ++i) {
+        const R mi = nrm[i];
+        const int ei = expo[i];
+        r += sorts_before(mi, ei, mj, ej) ||
+             (i < j && !sorts_before(mj, ej, mi, ei));
+      }
+      rank[j] = r;
+    }
+
+  if (vectors) {
+    // Numerically null columns, the rule of the CPU twin (solve_one.cpp):
+    // sigma_j < u sigma_max. Their direction is not determined by the data
+    // (and a column whose squared norm underflowed was never rotated, so
+    // not orthogonalized): their U columns are completed to an orthonormal
+    // set below; sigma_j keeps its computed value.
+    if (ok)
+      for (int j = t; j < nw; j += P.tpm) {
+        R mmax = 0;
+        int emax = 0;
+        for (int i = 0; i < nw; ++i)
+          if (sorts_before(nrm[i], expo[i], mmax, emax)) {
+            mmax = nrm[i];
+            emax = expo[i];
+          }
+        const bool null = nrm[j] == R(0) || dldexp(nrm[j], expo[j] - emax) < unit_u<R>() * mmax;
+        flag[j] = !null;
+        if (null) st[kStNull] = 1;
+      }
+    team.sync();
+    // Null columns (sigma_j = 0 exactly): complete to an orthonormal set as
+    // the CPU twin: candidates e_c from a cursor, two passes of classical
+    // Gram-Schmidt against the accepted columns, the first keeping >= 1/2
+    // of its squared norm is taken (a second round accepts >= 1/(2 mw);
+    // some e_c always keeps >= 1/mw while the set is incomplete).
+    if (team.any(ok && st[kStNull] != 0)) {
+      if (t == 0) st[kStCursor] = 0;
+      for (int j0 = 0; j0 < P.nw_max; ++j0) {
+        team.sync();
+        const bool need = ok && st[kStNull] != 0 && j0 < nw && !flag[j0];
+        if (!team.any(need)) continue;
+        if (t == 0) st[kStFound] = 0;
+        team.sync();
+        for (int round = 0; round < 2; ++round) {
+          const R thr = round == 0 ? R(0.5) : R(0.5) / R(mw > 0 ? mw : 1);
+          for (int tries = 0; tries < P.mw_max; ++tries) {
+            const bool go = need && tries < mw && st[kStFound] == 0;
+            if (!team.any(go)) break;
+            const int cand = go ? (st[kStCursor] + tries) % mw : 0;
+            if (go)
+              for (int i = t; i < mw; i += P.tpm)
+                xs[i] = i == cand ? done<T>() : dzero<T>();
+            team.sync();
+            for (int pass = 0; pass < 2; ++pass) {
+              if (go)
+                for (int c = t; c < nw; c += P.tpm) {
+                  T acc = dzero<T>();
+                  if (flag[c])
+                    for (int i = 0; i < mw; ++i) dot_acc(acc, W[i + size_t(c) * ldw], xs[i]);
+                  coef[c] = acc;
+                }
+              team.sync();
+              if (go)
+                for (int i = t; i < mw; i += P.tpm) {
+                  T acc = xs[i];
+                  for (int c = 0; c < nw; ++c)
+                    if (flag[c]) acc = acc - W[i + size_t(c) * ldw] * coef[c];
+                  xs[i] = acc;
+                }
+              team.sync();
+            }
+            if (go && t == 0) {
+              R s2 = 0;
+              for (int i = 0; i < mw; ++i) s2 += abs2(xs[i]);
+              if (s2 >= thr) {
+                const R nx = sqrt(s2);
+                for (int i = 0; i < mw; ++i) W[i + size_t(j0) * ldw] = ddiv(xs[i], nx);
+                flag[j0] = 1;
+                st[kStFound] = 1;
+                st[kStCursor] = (cand + 1) % mw;
+              }
+            }
+            team.sync();
+          }
+        }
+      }
+    }
+  }
+  team.sync();
+
+  // 4. write S, U, V, info, sweeps once -------------------------------
+  if (!mvalid) return;
+  const int k = nw;
+  R *S = P.batch.S.ptr(b);
+  if (nonfinite) {
+    for (int j = t; j < k; j += P.tpm) S[j] = R(NAN);
+    if (vectors) {
+      T *U = reinterpret_cast<T *>(P.batch.U.ptr(b));
+      T *V = reinterpret_cast<T *>(P.batch.V.ptr(b));
+      const int ldu = P.batch.U.ldm(b), ldv = P.batch.V.ldm(b);
+      for (int e = t; e < m * k; e += P.tpm) {
+        const int j = e / m, i = e - j * m;
+        U[i + (long long)j * ldu] = dnan<T>();
+      }
+      for (int e = t; e < n * k; e += P.tpm) {
+        const int j = e / n, i = e - j * n;
+        V[i + (long long)j * ldv] = dnan<T>();
+      }
+    }
+  } else {
+    for (int j = t; j < k; j += P.tpm) S[rank[j]] = dldexp(nrm[j], expo[j] - escale);
+    if (vectors) {
+      T *U = reinterpret_cast<T *>(P.batch.U.ptr(b));
+      T *V = reinterpret_cast<T *>(P.batch.V.ptr(b));
+      const int ldu = P.batch.U.ldm(b), ldv = P.batch.V.ldm(b);
+      // W side (mw x k): U, or V when m < n; V side (nw x k): V, or U.
+      T *Ow = trans ? V : U;
+      const int ldow = trans ? ldv : ldu;
+      T *Ov = trans ? U : V;
+      const int ldov = trans ? ldu : ldv;
+      for (int e = t; e < mw * k; e += P.tpm) {
+        const int j = e / mw, i = e - j * mw;
+        Ow[i + (long long)rank[j] * ldow] = W[i + size_t(j) * ldw];
+      }
+      for (int e = t; e < nw * k; e += P.tpm) {
+        const int j = e / nw, i = e - j * nw;
+        Ov[i + (long long)rank[j] * ldov] = Vw[i + size_t(j) * ldvw];
+      }
+    }
+  }
+  if (t == 0) {
+    P.batch.info[b] = nonfinite ? BSVD_INFO_NONFINITE : (st[kStConverged] ? 0 : 1);
+    if (P.batch.sweeps) P.batch.sweeps[b] = st[kStSweeps];
+  }
+}
+
+} // namespace bsvd::detail::cuda

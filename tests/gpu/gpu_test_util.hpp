@@ -1,0 +1,209 @@
+// Helpers shared by the GPU tests: calls through the public API with the
+// cuda backend (host or device pointers), the CPU twin (solve_one with the
+// same configuration), T1-T4 of a solved matrix, the test-family batches.
+#pragma once
+
+#include <bsvd/bsvd.h>
+#include <bsvd/svd.hpp>
+
+#include "core/backends.hpp"
+#include "core/batch.hpp"
+#include "cpu/jacobi.hpp"
+#include "cuda/fused.hpp"
+#include "testing/generate.hpp"
+#include "testing/io.hpp"
+#include "testing/lapack_ref.hpp"
+#include "testing/metrics.hpp"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using bsvd::detail::Batch;
+using bsvd::detail::Config;
+using bsvd::testing::Edge;
+using bsvd::testing::Family;
+template <class T> using R_t = bsvd::detail::real_of_t<T>;
+
+#define SKIP_WITHOUT_GPU()                                                     \
+  do {                                                                         \
+    if (!bsvd::detail::cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"; \
+  } while (0)
+
+template <class T> double uroff() { return double(bsvd::detail::unit_roundoff<R_t<T>>()); }
+template <class T> char prec() {
+  if constexpr (std::is_same_v<T, float>) return 's';
+  else if constexpr (std::is_same_v<T, double>) return 'd';
+  else if constexpr (std::is_same_v<T, std::complex<float>>) return 'c';
+  else return 'z';
+}
+
+// A uniform batch solved by one call; outputs packed (ld = m, n).
+template <class T> struct Solved {
+  int m = 0, n = 0, k = 0, batch = 0;
+  std::vector<R_t<T>> S;
+  std::vector<T> U, V;
+  std::vector<int> info, sweeps, path;
+  bsvd_status_t status = -99;
+};
+
+// Host-pointer call through the public API with the cuda backend.
+template <class T>
+Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vectors = true,
+                    bsvd_ordering_t ord = BSVD_ORDERING_ROUND_ROBIN, int max_sweeps = 0,
+                    bsvd_variant_t variant = BSVD_VARIANT_AUTO, int block_size = 0,
+                    int eig_sweeps = 1) {
+  Solved<T> r;
+  r.m = m; r.n = n; r.k = std::min(m, n); r.batch = batch;
+  r.S.assign(size_t(batch) * r.k, R_t<T>(-7));
+  if (vectors) {
+    r.U.assign(size_t(batch) * m * r.k, T(-3));
+    r.V.assign(size_t(batch) * n * r.k, T(-3));
+  }
+  r.info.assign(batch, 99);
+  r.sweeps.assign(batch, -1);
+  r.path.assign(batch, -1);
+  bsvd_options_t o;
+  bsvd_options_init(&o);
+  o.backend = BSVD_BACKEND_CUDA;
+  o.ordering = ord;
+  o.max_sweeps = max_sweeps;
+  o.variant = variant;
+  o.block_size = block_size;
+  o.eig_sweeps = eig_sweeps;
+  o.path = r.path.data();
+  r.status = bsvd::gesvj_strided_batched<T>(
+      vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n, A.data(), std::max(m, 1),
+      int64_t(m) * n, r.S.data(), r.k, vectors ? r.U.data() : nullptr, std::max(m, 1),
+      int64_t(m) * r.k, vectors ? r.V.data() : nullptr, std::max(n, 1), int64_t(n) * r.k,
+      r.info.data(), r.sweeps.data(), batch, o);
+  return r;
+}
+
+// The same with every operand in device memory.
+template <class T>
+Solved<T> gpu_solve_device(int m, int n, int batch, const std::vector<T> &A, bool vectors = true,
+                           bsvd_variant_t variant = BSVD_VARIANT_AUTO) {
+  Solved<T> r;
+  r.m = m; r.n = n; r.k = std::min(m, n); r.batch = batch;
+  const size_t nA = A.size(), nS = size_t(batch) * r.k, nU = size_t(batch) * m * r.k,
+               nV = size_t(batch) * n * r.k;
+  T *dA = nullptr, *dU = nullptr, *dV = nullptr;
+  R_t<T> *dS = nullptr;
+  int *dinfo = nullptr, *dsw = nullptr;
+  EXPECT_EQ(cudaMalloc(&dA, nA * sizeof(T)), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&dS, std::max<size_t>(nS, 1) * sizeof(R_t<T>)), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&dU, std::max<size_t>(nU, 1) * sizeof(T)), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&dV, std::max<size_t>(nV, 1) * sizeof(T)), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&dinfo, batch * sizeof(int)), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&dsw, batch * sizeof(int)), cudaSuccess);
+  cudaMemcpy(dA, A.data(), nA * sizeof(T), cudaMemcpyHostToDevice);
+  r.path.assign(batch, -1);
+  bsvd_options_t o;
+  bsvd_options_init(&o);
+  o.backend = BSVD_BACKEND_CUDA;
+  o.variant = variant;
+  o.path = r.path.data();
+  r.status = bsvd::gesvj_strided_batched<T>(
+      vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n, dA, m, int64_t(m) * n, dS, r.k,
+      vectors ? dU : nullptr, m, int64_t(m) * r.k, vectors ? dV : nullptr, n, int64_t(n) * r.k,
+      dinfo, dsw, batch, o);
+  r.S.resize(nS);
+  r.info.resize(batch);
+  r.sweeps.resize(batch);
+  cudaMemcpy(r.S.data(), dS, nS * sizeof(R_t<T>), cudaMemcpyDeviceToHost);
+  cudaMemcpy(r.info.data(), dinfo, batch * sizeof(int), cudaMemcpyDeviceToHost);
+  cudaMemcpy(r.sweeps.data(), dsw, batch * sizeof(int), cudaMemcpyDeviceToHost);
+  if (vectors) {
+    r.U.resize(nU);
+    r.V.resize(nV);
+    cudaMemcpy(r.U.data(), dU, nU * sizeof(T), cudaMemcpyDeviceToHost);
+    cudaMemcpy(r.V.data(), dV, nV * sizeof(T), cudaMemcpyDeviceToHost);
+  }
+  cudaFree(dA); cudaFree(dS); cudaFree(dU); cudaFree(dV); cudaFree(dinfo); cudaFree(dsw);
+  return r;
+}
+
+// The CPU twin: solve_one on one matrix with the same configuration.
+template <class T> struct Twin {
+  std::vector<R_t<T>> S;
+  int info = 99, sweeps = -1;
+};
+template <class T>
+Twin<T> cpu_twin(int m, int n, const T *A, bool vectors, bsvd_ordering_t ord,
+                 Config cfg = Config{}) {
+  Twin<T> t;
+  const int k = std::min(m, n);
+  t.S.assign(std::max(k, 1), R_t<T>(0));
+  std::vector<T> U(vectors ? size_t(std::max(m, 1)) * std::max(k, 1) : 1);
+  std::vector<T> V(vectors ? size_t(std::max(n, 1)) * std::max(k, 1) : 1);
+  Batch<T> b;
+  b.vectors = vectors;
+  b.count = 1;
+  b.dims.m = m;
+  b.dims.n = n;
+  b.A.base = A;
+  b.A.ld = std::max(m, 1);
+  b.S.base = t.S.data();
+  b.U.base = U.data();
+  b.U.ld = std::max(m, 1);
+  b.V.base = V.data();
+  b.V.ld = std::max(n, 1);
+  b.info = &t.info;
+  b.sweeps = &t.sweeps;
+  cfg.ordering = ord;
+  std::vector<T> scratch(bsvd::detail::solve_one_scratch(m, n, vectors) + 16);
+  bsvd::detail::solve_one(b, 0, cfg, scratch.data());
+  return t;
+}
+
+// Worst T1-T4 ratios of matrix b of a solved batch (reference from LAPACK).
+template <class T>
+bsvd::testing::Ratios ratios(const Solved<T> &r, const std::vector<T> &A, int b,
+                             bool with_ref = true) {
+  const int m = r.m, n = r.n, k = r.k;
+  std::vector<double> ref(std::max(k, 1));
+  const T *Ab = A.data() + size_t(b) * m * n;
+  bool have_ref = false;
+  if (with_ref) have_ref = bsvd::testing::reference_singular_values<T>(m, n, Ab, m, ref.data()) == 0;
+  return bsvd::testing::accuracy<T, R_t<T>>(
+      m, n, Ab, std::max(m, 1), r.S.data() + size_t(b) * k,
+      r.U.empty() ? nullptr : r.U.data() + size_t(b) * m * k, std::max(m, 1),
+      r.V.empty() ? nullptr : r.V.data() + size_t(b) * n * k, std::max(n, 1),
+      have_ref ? ref.data() : nullptr);
+}
+
+std::string ratio_text(const bsvd::testing::Ratios &q) {
+  char s[160];
+  std::snprintf(s, sizeof s, "t1=%.3g t2u=%.3g t2v=%.3g t3=%.3g t4=%.3g", q.t1, q.t2u, q.t2v,
+                q.t3, q.t4);
+  return s;
+}
+
+template <class T> std::vector<T> family_batch(Family f, int m, int n, int batch, uint64_t seed) {
+  std::vector<T> A(size_t(batch) * m * n);
+  for (int b = 0; b < batch; ++b)
+    bsvd::testing::generate<T>(f, m, n, bsvd::testing::default_kappa<T>(), seed + b,
+                               A.data() + size_t(b) * m * n, std::max(m, 1));
+  return A;
+}
+
+// Largest square size the fused kernel takes for this precision.
+template <class T> int largest_fitting(bool vectors) {
+  int n = 1;
+  while (bsvd::detail::cuda::fits(prec<T>(), n + 1, n + 1, vectors)) ++n;
+  return n;
+}
+
+
+} // namespace

@@ -1,0 +1,323 @@
+// The blocked GPU path (src/cuda/blocked*.{hpp,cuh,cu}) against its CPU twin
+// (the blocked CPU solver with the same block width, inner sweeps and
+// ordering) and the accuracy contract T1-T4 on the six families, the edge
+// cases, tall and wide shapes, sizes up to 1024, mixed-size batches and all
+// SuiteSparse matrices, for s, d, c, z. Skips without a GPU.
+#include "gpu_test_util.hpp"
+
+#include "cuda/blocked.hpp"
+
+namespace {
+
+using bsvd::detail::cuda::kBlockedDefaultNb;
+
+template <class T> class GpuBlocked : public ::testing::Test {};
+using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(GpuBlocked, Types);
+
+Config blocked_cfg(int nb, int eig_sweeps) {
+  Config c;
+  c.variant = BSVD_VARIANT_BLOCKED;
+  c.block_size = nb;
+  c.eig_sweeps = eig_sweeps;
+  return c;
+}
+
+// Largest |sigma_gpu - sigma_cpu| / sigma_1 in units of u.
+template <class T> double twin_gap(const Solved<T> &r, int b, const Twin<T> &tw) {
+  const double s1 = std::max(double(tw.S[0]), 1e-300);
+  double worst = 0;
+  for (int j = 0; j < r.k; ++j)
+    worst = std::max(worst, std::abs(double(r.S[size_t(b) * r.k + j]) - double(tw.S[j])) / s1);
+  return worst / uroff<T>();
+}
+
+// GPU blocked vs CPU blocked on fresh random inputs: forced onto the
+// blocked path even where the fused kernel would take the matrix, single
+// block (n <= nb), two blocks, odd block counts, ragged last blocks, tall
+// and wide; the inexact (1 inner sweep) and the full inner mode.
+TYPED_TEST(GpuBlocked, MatchesCpuTwin) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const std::vector<std::pair<int, int>> shapes = {
+      {1, 1},   {5, 3},   {16, 16},  {17, 17},  {33, 33},  {48, 48}, {64, 64},
+      {100, 100}, {130, 70}, {70, 130}, {500, 16}, {200, 40}, {3, 90}};
+  uint64_t seed = 4321;
+  for (int eig : {1, 0}) {
+    for (auto [m, n] : shapes) {
+      if (eig == 0 && std::max(m, n) > 64) continue;
+      const int batch = 2;
+      const auto A = family_batch<T>(Family::Random, m, n, batch, seed += 13);
+      const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                  BSVD_VARIANT_BLOCKED, kBlockedDefaultNb, eig);
+      ASSERT_EQ(r.status, 0) << bsvd_last_error();
+      for (int b = 0; b < batch; ++b) {
+        SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b << " eig_sweeps=" << eig);
+        EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_BLOCKED);
+        const auto tw = cpu_twin<T>(m, n, A.data() + size_t(b) * m * n, true,
+                                    BSVD_ORDERING_ROUND_ROBIN,
+                                    blocked_cfg(kBlockedDefaultNb, eig));
+        const double gap = twin_gap(r, b, tw);
+        EXPECT_LE(gap, 8.0 * std::sqrt(double(std::max(m, n))))
+            << "singular values differ from the CPU twin by " << gap << " u";
+        EXPECT_EQ(r.info[b], tw.info);
+        EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 1)
+            << "gpu " << r.sweeps[b] << " sweeps, cpu " << tw.sweeps;
+        const auto q = ratios(r, A, b);
+        EXPECT_TRUE(q.pass()) << ratio_text(q);
+      }
+    }
+  }
+}
+
+// The six families at sizes beyond the fused kernel (the automatic choice
+// sends them to the blocked path).
+TYPED_TEST(GpuBlocked, FamiliesPassT1toT4) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  uint64_t seed = 99;
+  for (Family f : bsvd::testing::all_families())
+    for (auto [m, n] : std::vector<std::pair<int, int>>{{200, 200}, {256, 256}, {400, 150}, {150, 400}}) {
+      const int batch = 2;
+      const auto A = family_batch<T>(f, m, n, batch, seed += 31);
+      const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0);
+      ASSERT_EQ(r.status, 0) << bsvd_last_error();
+      for (int b = 0; b < batch; ++b) {
+        SCOPED_TRACE(testing::Message() << bsvd::testing::family_name(f) << " " << m << "x" << n);
+        EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_BLOCKED);
+        EXPECT_EQ(r.info[b], 0) << r.sweeps[b] << " sweeps";
+        const auto q = ratios(r, A, b);
+        EXPECT_TRUE(q.pass()) << ratio_text(q);
+      }
+    }
+}
+
+// Large matrices (one of each: the parallelism is the pairs of one matrix).
+TYPED_TEST(GpuBlocked, LargeMatrices) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const bool real8 = std::is_same_v<T, double>;
+  std::vector<std::pair<int, int>> shapes = {{512, 512}, {2000, 16}, {16, 2000}, {1000, 40}};
+  if (real8 || std::is_same_v<T, float>) shapes.push_back({1024, 1024});
+  for (auto [m, n] : shapes) {
+    const Family f = m == n ? Family::Geo : Family::Random;
+    const auto A = family_batch<T>(f, m, n, 1, 7000 + m + n);
+    const auto r = gpu_solve<T>(m, n, 1, A);
+    ASSERT_EQ(r.status, 0) << bsvd_last_error();
+    SCOPED_TRACE(testing::Message() << m << "x" << n);
+    EXPECT_EQ(r.path[0], bsvd::detail::cuda::fits(prec<T>(), m, n, true) ? BSVD_PATH_CUDA_FUSED
+                                                                         : BSVD_PATH_CUDA_BLOCKED);
+    EXPECT_EQ(r.info[0], 0) << r.sweeps[0] << " sweeps";
+    const auto q = ratios(r, A, 0);
+    EXPECT_TRUE(q.pass()) << ratio_text(q);
+  }
+}
+
+// Edge cases on the blocked path; a NaN / Inf matrix in the middle of a
+// batch gets its info code and NaN outputs, the others still pass.
+TYPED_TEST(GpuBlocked, EdgeCases) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const std::vector<Edge> edges = {Edge::Zero, Edge::Identity, Edge::RankDeficient,
+                                   Edge::Overflow, Edge::Underflow, Edge::Nan, Edge::Inf};
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{40, 40}, {60, 25}, {25, 60}, {1, 5}, {180, 180}}) {
+    const int batch = int(edges.size()) + 2;
+    std::vector<T> A(size_t(batch) * m * n);
+    bsvd::testing::generate<T>(Family::Random, m, n, 1, 5, A.data(), m);
+    for (size_t e = 0; e < edges.size(); ++e)
+      bsvd::testing::generate_edge<T>(edges[e], m, n, 40 + e, A.data() + (e + 1) * m * n, m);
+    bsvd::testing::generate<T>(Family::Geo, m, n, bsvd::testing::default_kappa<T>(), 6,
+                               A.data() + size_t(batch - 1) * m * n, m);
+    const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                BSVD_VARIANT_BLOCKED);
+    ASSERT_EQ(r.status, 0) << bsvd_last_error();
+    for (int b = 0; b < batch; ++b) {
+      const bool bad = b >= 1 && b <= int(edges.size()) &&
+                       (edges[b - 1] == Edge::Nan || edges[b - 1] == Edge::Inf);
+      SCOPED_TRACE(testing::Message() << m << "x" << n << " matrix " << b);
+      if (bad) {
+        EXPECT_EQ(r.info[b], BSVD_INFO_NONFINITE);
+        EXPECT_EQ(r.path[b], BSVD_PATH_TRIVIAL);
+        for (int j = 0; j < r.k; ++j) EXPECT_TRUE(std::isnan(double(r.S[size_t(b) * r.k + j])));
+        EXPECT_TRUE(std::isnan(std::abs(r.U[size_t(b) * m * r.k])));
+        continue;
+      }
+      EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_BLOCKED);
+      EXPECT_EQ(r.info[b], 0);
+      const auto q = ratios(r, A, b);
+      EXPECT_TRUE(q.pass()) << ratio_text(q);
+    }
+  }
+}
+
+// Host and device pointers: the same launches, the same bits; values only
+// gives the S of the full solve.
+TYPED_TEST(GpuBlocked, DeviceHostAndValuesOnlyAgree) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{200, 200}, {260, 130}, {130, 260}}) {
+    const int batch = 3;
+    const auto A = family_batch<T>(Family::Logrand, m, n, batch, 900 + m);
+    const auto B = BSVD_VARIANT_BLOCKED; // s and c would fit the fused kernel
+    const auto h = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, B);
+    const auto d = gpu_solve_device<T>(m, n, batch, A, true, B);
+    const auto s = gpu_solve<T>(m, n, batch, A, false, BSVD_ORDERING_ROUND_ROBIN, 0, B);
+    ASSERT_EQ(h.status, 0) << bsvd_last_error();
+    ASSERT_EQ(d.status, 0) << bsvd_last_error();
+    ASSERT_EQ(s.status, 0) << bsvd_last_error();
+    EXPECT_EQ(h.S, d.S);
+    EXPECT_EQ(h.U, d.U);
+    EXPECT_EQ(h.sweeps, d.sweeps);
+    EXPECT_EQ(h.S, s.S);
+    EXPECT_EQ(h.sweeps, s.sweeps);
+    for (int b = 0; b < batch; ++b) EXPECT_EQ(d.path[b], BSVD_PATH_CUDA_BLOCKED);
+  }
+}
+
+// A variable-size batch in one call: fused, blocked (different block
+// counts, tall, wide), empty, a NaN matrix and a zero matrix, with padded
+// leading dimensions.
+TYPED_TEST(GpuBlocked, MixedSizeBatch) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const std::vector<std::pair<int, int>> dims = {{300, 300}, {20, 20}, {130, 200}, {0, 5},
+                                                 {150, 150}, {1000, 17}, {140, 140}, {9, 300}};
+  const int nan_b = 4, zero_b = 6;
+  const int batch = int(dims.size());
+  std::vector<int> mv, nv, lda, ldu, ldv;
+  std::vector<std::vector<T>> A(batch), U(batch), V(batch);
+  std::vector<std::vector<R_t<T>>> S(batch);
+  std::vector<const T *> pA;
+  std::vector<R_t<T> *> pS;
+  std::vector<T *> pU, pV;
+  for (int b = 0; b < batch; ++b) {
+    const auto [m, n] = dims[b];
+    const int k = std::min(m, n), pad = 5;
+    mv.push_back(m); nv.push_back(n);
+    lda.push_back(std::max(m, 1) + pad); ldu.push_back(std::max(m, 1) + pad); ldv.push_back(std::max(n, 1) + pad);
+    A[b].assign(size_t(lda[b]) * std::max(n, 1), T(0));
+    if (m > 0 && n > 0 && b != zero_b)
+      bsvd::testing::generate<T>(Family::Cluster1, m, n, bsvd::testing::default_kappa<T>(), 80 + b,
+                                 A[b].data(), lda[b]);
+    if (b == nan_b) A[b][7] = T(R_t<T>(NAN));
+    S[b].assign(std::max(k, 1), R_t<T>(-1));
+    U[b].assign(size_t(ldu[b]) * std::max(k, 1), T(-1));
+    V[b].assign(size_t(ldv[b]) * std::max(k, 1), T(-1));
+    pA.push_back(A[b].data()); pS.push_back(S[b].data()); pU.push_back(U[b].data()); pV.push_back(V[b].data());
+  }
+  std::vector<int> info(batch, 99), sweeps(batch, -1), path(batch, -1);
+  bsvd_options_t o;
+  bsvd_options_init(&o);
+  o.backend = BSVD_BACKEND_CUDA;
+  o.path = path.data();
+  const auto st = bsvd::gesvj_vbatched<T>(bsvd::Job::Vectors, mv.data(), nv.data(), pA.data(),
+                                          lda.data(), pS.data(), pU.data(), ldu.data(), pV.data(),
+                                          ldv.data(), info.data(), sweeps.data(), batch, o);
+  ASSERT_EQ(st, 0) << bsvd_last_error();
+  for (int b = 0; b < batch; ++b) {
+    const auto [m, n] = dims[b];
+    SCOPED_TRACE(testing::Message() << "matrix " << b << " " << m << "x" << n);
+    if (b == nan_b) {
+      EXPECT_EQ(info[b], BSVD_INFO_NONFINITE);
+      EXPECT_EQ(path[b], BSVD_PATH_TRIVIAL);
+      continue;
+    }
+    EXPECT_EQ(info[b], 0);
+    if (m == 0 || n == 0) {
+      EXPECT_EQ(path[b], BSVD_PATH_TRIVIAL);
+      continue;
+    }
+    const bool fits = bsvd::detail::cuda::fits(prec<T>(), m, n, true);
+    EXPECT_EQ(path[b], fits ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CUDA_BLOCKED);
+    std::vector<double> ref(std::min(m, n));
+    ASSERT_EQ(bsvd::testing::reference_singular_values<T>(m, n, A[b].data(), lda[b], ref.data()), 0);
+    const auto q = bsvd::testing::accuracy<T, R_t<T>>(m, n, A[b].data(), lda[b], S[b].data(),
+                                                     U[b].data(), ldu[b], V[b].data(), ldv[b],
+                                                     ref.data());
+    EXPECT_TRUE(q.pass()) << ratio_text(q);
+  }
+}
+
+// Every SuiteSparse matrix of the repository, all in one variable-size
+// call forced onto the blocked path: T1-T4, and (double) sweeps no higher
+// than the CPU twin's with the same ordering and block width.
+TYPED_TEST(GpuBlocked, SuiteSparseMatrices) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const auto files = bsvd::testing::list_matrix_market(bsvd::testing::default_matrix_dir());
+  std::vector<bsvd::testing::DenseMatrix> mats;
+  for (const auto &path : files) {
+    bsvd::testing::DenseMatrix dm;
+    std::string err;
+    if (bsvd::testing::read_matrix_market(path, dm, err) && dm.m > 0 && dm.n > 0)
+      mats.push_back(std::move(dm));
+  }
+  ASSERT_GT(mats.size(), 100u);
+  const int batch = int(mats.size());
+  std::vector<int> mv, nv, kv, info(batch, 99), sweeps(batch, -1), path(batch, -1);
+  std::vector<std::vector<T>> A(batch), U(batch), V(batch);
+  std::vector<std::vector<R_t<T>>> S(batch);
+  std::vector<const T *> pA;
+  std::vector<R_t<T> *> pS;
+  std::vector<T *> pU, pV;
+  for (int b = 0; b < batch; ++b) {
+    const int m = mats[b].m, n = mats[b].n, k = std::min(m, n);
+    mv.push_back(m); nv.push_back(n); kv.push_back(k);
+    A[b].resize(mats[b].a.size());
+    for (size_t i = 0; i < A[b].size(); ++i) A[b][i] = T(R_t<T>(mats[b].a[i]));
+    S[b].resize(k); U[b].resize(size_t(m) * k); V[b].resize(size_t(n) * k);
+    pA.push_back(A[b].data()); pS.push_back(S[b].data()); pU.push_back(U[b].data()); pV.push_back(V[b].data());
+  }
+  bsvd_options_t o;
+  bsvd_options_init(&o);
+  o.backend = BSVD_BACKEND_CUDA;
+  o.variant = BSVD_VARIANT_BLOCKED;
+  o.path = path.data();
+  const auto st = bsvd::gesvj_vbatched<T>(bsvd::Job::Vectors, mv.data(), nv.data(), pA.data(),
+                                          mv.data(), pS.data(), pU.data(), mv.data(), pV.data(),
+                                          nv.data(), info.data(), sweeps.data(), batch, o);
+  ASSERT_EQ(st, 0) << bsvd_last_error();
+  // The CPU twin (blocked, same nb and inner sweeps) for the sweep counts.
+  std::vector<int> cinfo(batch), csweeps(batch);
+  if constexpr (std::is_same_v<T, double>) {
+    std::vector<std::vector<R_t<T>>> cS(batch);
+    std::vector<R_t<T> *> pcS;
+    for (int b = 0; b < batch; ++b) {
+      cS[b].resize(kv[b]);
+      pcS.push_back(cS[b].data());
+    }
+    bsvd_options_t c = o;
+    c.backend = BSVD_BACKEND_CPU;
+    c.path = nullptr;
+    ASSERT_EQ(bsvd::gesvj_vbatched<T>(bsvd::Job::Values, mv.data(), nv.data(), pA.data(),
+                                      mv.data(), pcS.data(), nullptr, mv.data(), nullptr,
+                                      nv.data(), cinfo.data(), csweeps.data(), batch, c),
+              0)
+        << bsvd_last_error();
+  }
+  long gsum = 0, csum = 0;
+  for (int b = 0; b < batch; ++b) {
+    SCOPED_TRACE(testing::Message() << mats[b].name << " " << mv[b] << "x" << nv[b]);
+    EXPECT_EQ(path[b], BSVD_PATH_CUDA_BLOCKED);
+    EXPECT_EQ(info[b], 0) << sweeps[b] << " sweeps";
+    std::vector<double> ref(kv[b]);
+    const bool have = bsvd::testing::reference_singular_values<T>(mv[b], nv[b], A[b].data(), mv[b],
+                                                                  ref.data()) == 0;
+    const auto q = bsvd::testing::accuracy<T, R_t<T>>(mv[b], nv[b], A[b].data(), mv[b],
+                                                     S[b].data(), U[b].data(), mv[b],
+                                                     V[b].data(), nv[b], have ? ref.data() : nullptr);
+    EXPECT_TRUE(q.pass()) << ratio_text(q);
+    if constexpr (std::is_same_v<T, double>) {
+      EXPECT_LE(sweeps[b], csweeps[b] + 1) << "cpu twin " << csweeps[b];
+      gsum += sweeps[b];
+      csum += csweeps[b];
+    }
+  }
+  if constexpr (std::is_same_v<T, double>) {
+    std::printf("[suitesparse blocked d] %d matrices, sweeps gpu %ld cpu twin %ld\n", batch, gsum,
+                csum);
+    EXPECT_LE(gsum, csum + csum / 50);
+  }
+}
+
+} // namespace
