@@ -4,6 +4,8 @@ Python call overhead against the library call alone.
 
     python3 python/bench.py                       # the GPU issues' cases
     python3 python/bench.py --cases 10000x32x32,1000x64x64 --dtypes d --reps 20
+    python3 python/bench.py --overhead            # issue 6: the Python call's cost
+    python3 python/bench.py --overhead --profile  # ... and where it goes (cProfile)
 
 Per case (batch x m x n, precision), in milliseconds (median of --reps, after
 warm-up; every timing ends with torch.cuda.synchronize()):
@@ -11,12 +13,29 @@ warm-up; every timing ends with torch.cuda.synchronize()):
   bsvd     bsvd.svd(A): the whole Python call (checks, output allocation
            with torch's allocator, DLPack hand-over, the info check)
   native   the library call alone, through the native layer with the same
-           preallocated outputs (bsvd._bsvd.gesvj_strided)
+           preallocated outputs and info (bsvd._bsvd.gesvj_strided), the
+           arrays handed over as DLPack capsules from torch.utils.dlpack.
+           to_dlpack (the cheapest hand-over; before 2026-11-22 the tensors
+           themselves, whose __dlpack__ costs a few us more per array)
   overhead (bsvd - native) / native
 and the worst T1/T3 ratio of the bsvd result (units of u) as a sanity check.
+
+--overhead (issue 6, docs/perf/python.md) times only bsvd and native, with
+more repetitions (default 100) taken alternately (bsvd, native, bsvd, ...)
+so that clock and temperature drift fall on both, for bsvd.svd,
+bsvd.svd(return_info=True) and bsvd.svdvals (native without vectors):
+overhead = median over rounds of (bsvd - native), in % and us per call, and
+"py us", the median time per call outside the native call (the Python layer
+alone; see python_side_us). Default cases 10000x32x32 (the issue's) and
+10000x8x8 (where the fixed cost shows most). --profile adds a
+cProfile of --reps calls of bsvd.svd on the first case, in microseconds
+per call (cProfile does not see the native functions: their time counts in
+the own time of the Python function that calls them, _svd_uniform).
 """
 import argparse
+import cProfile
 import os
+import pstats
 import statistics
 import sys
 import time
@@ -29,6 +48,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 import numpy as np  # noqa: E402
 
 DEFAULT_CASES = "10000x8x8,10000x16x16,10000x32x32,1000x64x64,1000x128x128"
+OVERHEAD_CASES = "10000x32x32,10000x8x8"
 
 
 def median_ms(fn, reps, sync):
@@ -47,17 +67,150 @@ def median_ms(fn, reps, sync):
     return statistics.median(times)
 
 
+def alternating_ms(fns, reps, sync):
+    """Times in ms of each function, run in turn (a, b, a, b, ...): one
+    list per function, entry i of each from the same round."""
+    for fn in fns:  # warm-up
+        fn()
+        sync()
+    times = [[] for _ in fns]
+    for _ in range(reps):
+        for t, fn in zip(times, fns):
+            t0 = time.perf_counter()
+            fn()
+            sync()
+            t.append((time.perf_counter() - t0) * 1e3)
+    return times
+
+
+def python_side_us(bsvd, _bsvd, fn, reps, sync):
+    """Median microseconds per call of fn spent outside the native function
+    the package calls (svd_strided; gesvj_strided before 2026-11-22): the
+    Python layer's own cost, free of the GPU's run-to-run variation. (The
+    copy of info to the host is inside svd_strided, outside gesvj_strided.)"""
+    uses = bsvd._svd_uniform.__code__.co_names
+    name = "svd_strided" if "svd_strided" in uses else "gesvj_strided"
+    real = getattr(_bsvd, name)
+    inside = []
+
+    def timed(*a, **kw):
+        t0 = time.perf_counter()
+        try:
+            return real(*a, **kw)
+        finally:
+            inside.append(time.perf_counter() - t0)
+
+    setattr(_bsvd, name, timed)
+    try:
+        out = []
+        for _ in range(reps):
+            inside.clear()
+            t0 = time.perf_counter()
+            fn()
+            t = time.perf_counter() - t0
+            sync()
+            out.append((t - sum(inside)) * 1e6)
+    finally:
+        setattr(_bsvd, name, real)
+    return statistics.median(out)
+
+
+def native_call(torch, _bsvd, A):
+    """The library call alone on A (batch, m, n), C-contiguous, with
+    preallocated outputs: what bsvd.svd does underneath (the transposed
+    view) without the Python layer. Returns f(vectors=True)."""
+    b, m, n = A.shape
+    k = min(m, n)
+    dev = A.device
+    S = torch.empty(b, k, dtype=A.real.dtype, device=dev)
+    Ub = torch.empty(b, k, m, dtype=A.dtype, device=dev)
+    Vhb = torch.empty(b, k, n, dtype=A.dtype, device=dev)
+    info = torch.empty(b, dtype=torch.int32, device=dev)
+    stream = torch.cuda.current_stream(dev).cuda_stream if dev.type == "cuda" else 0
+    opts = _bsvd.Options(2 if dev.type == "cuda" else 1, 0, 0, 0, 0.0, 0, 0, 0, stream)
+    cap = torch.utils.dlpack.to_dlpack
+
+    def native(vectors=True):
+        st, msg = _bsvd.gesvj_strided(
+            cap(A), n, m, n, m * n, cap(S), k, cap(Vhb) if vectors else None, n, n * k,
+            cap(Ub) if vectors else None, m, m * k, cap(info), None, None, b, opts)
+        if st:
+            raise RuntimeError(msg)
+    return native
+
+
+def overhead(args, torch, bsvd, _bsvd, dev, sync, dtypes):
+    """--overhead: bsvd.svd against the bare library call, per call."""
+    print("overhead: median over rounds of (bsvd - native), each round one call of each; "
+          "py us: time outside the native call (see python_side_us)")
+    hdr = (f"{'case':>14} {'p':>1} {'call':>18} {'bsvd ms':>9} {'native ms':>9} "
+           f"{'overhead':>9} {'us/call':>8} {'py us':>7}")
+    print(hdr)
+    print("-" * len(hdr))
+    first = None
+    for case in args.cases.split(","):
+        b, m, n = (int(v) for v in case.lower().split("x"))
+        k = min(m, n)
+        for p in args.dtypes.split(","):
+            dt = dtypes[p]
+            g = torch.Generator(device=dev).manual_seed(0)
+            A = torch.randn(b, m, n, dtype=dt, device=dev, generator=g)
+            native = native_call(torch, _bsvd, A)
+            calls = [
+                ("svd", lambda: bsvd.svd(A), native),
+                ("svd(return_info)", lambda: bsvd.svd(A, return_info=True), native),
+                ("svdvals", lambda: bsvd.svdvals(A), lambda: native(False)),
+            ]
+            for label, fn, nat in calls:
+                tb, tn = alternating_ms([fn, nat], args.reps, sync)
+                t_bsvd, t_native = statistics.median(tb), statistics.median(tn)
+                over = statistics.median([b_ - n_ for b_, n_ in zip(tb, tn)])
+                py = python_side_us(bsvd, _bsvd, fn, args.reps, sync)
+                print(f"{case:>14} {p:>1} {label:>18} {t_bsvd:9.3f} {t_native:9.3f} "
+                      f"{over / t_native * 100:8.1f}% {over * 1e3:8.1f} {py:7.1f}", flush=True)
+            if first is None:
+                first = (case, p, A)
+    if args.profile and first is not None:
+        case, p, A = first
+        pr = cProfile.Profile()
+        pr.enable()
+        for _ in range(args.reps):
+            bsvd.svd(A)
+            sync()
+        pr.disable()
+        print(f"\ncProfile of {args.reps} calls of bsvd.svd, {case} {p} (each followed by "
+              "a synchronize), us per call, by own time (profiling inflates small calls):")
+        print(f"{'own us':>9} {'cum us':>9} {'calls':>6}  function")
+        rows = sorted(pstats.Stats(pr).stats.items(), key=lambda kv: -kv[1][2])
+        for (file, line, func), (_, ncalls, tt, ct, _) in rows[:30]:
+            where = func if file == "~" else f"{os.path.basename(file)}:{line}({func})"
+            print(f"{tt / args.reps * 1e6:9.1f} {ct / args.reps * 1e6:9.1f} "
+                  f"{ncalls // args.reps:6d}  {where}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cases", default=DEFAULT_CASES, help="comma list of BATCHxMxN")
+    ap.add_argument("--cases", default=None,
+                    help=f"comma list of BATCHxMxN (default {DEFAULT_CASES}; "
+                    f"with --overhead {OVERHEAD_CASES})")
     ap.add_argument("--dtypes", default="s,d", help="comma list of s, d, c, z")
-    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--reps", type=int, default=None, help="repetitions (default 10; "
+                    "with --overhead 100)")
+    ap.add_argument("--overhead", action="store_true",
+                    help="only bsvd against the bare library call (issue 6)")
+    ap.add_argument("--profile", action="store_true", help="with --overhead: a cProfile too")
     ap.add_argument("--torch-max-ms", type=float, default=3000.0,
                     help="skip torch.linalg.svd for a case after one call slower than this")
     ap.add_argument("--device", default="cuda")
     args = ap.parse_args()
+    if args.cases is None:
+        args.cases = OVERHEAD_CASES if args.overhead else DEFAULT_CASES
+    if args.reps is None:
+        args.reps = 100 if args.overhead else 10
 
     import torch
+    import torch.utils.dlpack  # noqa: F401 (native_call)
     import bsvd
     from bsvd import _bsvd
 
@@ -69,6 +222,8 @@ def main():
     dtypes = {"s": torch.float32, "d": torch.float64, "c": torch.complex64, "z": torch.complex128}
     print(f"device: {torch.cuda.get_device_name(dev) if dev.type == 'cuda' else 'cpu'}; "
           f"torch {torch.__version__}; bsvd {bsvd.__version__}")
+    if args.overhead:
+        return overhead(args, torch, bsvd, _bsvd, dev, sync, dtypes)
     hdr = f"{'case':>16} {'p':>1} {'torch ms':>10} {'bsvd ms':>9} {'native ms':>9} {'overhead':>8} {'speedup':>8} {'T1':>6} {'T3':>6}"
     print(hdr)
     print("-" * len(hdr))
@@ -83,22 +238,8 @@ def main():
             # bsvd from Python
             t_bsvd = median_ms(lambda: bsvd.svd(A), args.reps, sync)
 
-            # the library call alone, outputs preallocated (what bsvd.svd does
-            # underneath for a C-contiguous A: the transposed view)
-            rdt = A.real.dtype
-            S = torch.empty(b, k, dtype=rdt, device=dev)
-            Ub = torch.empty(b, k, m, dtype=dt, device=dev)
-            Vhb = torch.empty(b, k, n, dtype=dt, device=dev)
-            info = torch.empty(b, dtype=torch.int32, device=dev)
-            stream = torch.cuda.current_stream(dev).cuda_stream if dev.type == "cuda" else 0
-            opts = _bsvd.Options(2 if dev.type == "cuda" else 1, 0, 0, 0, 0.0, 0, 0, 0, stream)
-
-            def native():
-                st, msg = _bsvd.gesvj_strided(A, n, m, n, m * n, S, k, Vhb, n, n * k, Ub, m, m * k,
-                                              info, None, None, b, opts)
-                if st:
-                    raise RuntimeError(msg)
-            t_native = median_ms(native, args.reps, sync)
+            # the library call alone, outputs preallocated
+            t_native = median_ms(native_call(torch, _bsvd, A), args.reps, sync)
 
             # torch
             t0 = time.perf_counter()

@@ -54,6 +54,7 @@ _BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
 _ORDERINGS = {"round-robin": 0, "round_robin": 0, "odd-even": 1, "odd_even": 1,
               "row-parallel": 2, "row_parallel": 2, "column-parallel": 3, "column_parallel": 3}
 _VARIANTS = {"auto": 0, "unblocked": 1, "blocked": 2}
+_DEFAULT_MAX_SWEEPS = 80  # the library's default (bsvd_options_t::max_sweeps <= 0)
 
 
 class Info:
@@ -145,13 +146,12 @@ def _raise_status(status, message, where="bsvd.svd"):
     raise RuntimeError(f"{msg} (status {status}: {_bsvd.status_string(status)})")
 
 
-def _report(info, max_sweeps, check_finite, warn, where):
-    if info.size == 0:
-        return
-    nf = int(np.count_nonzero(info == _bsvd.INFO_NONFINITE))
-    nc = int(np.count_nonzero(info > 0))
+def _report(nc, nf, count, max_sweeps, check_finite, warn, where):
+    """Warnings (or ValueError for check_finite) from the native layer's
+    counts: nc matrices of count did not converge, nf held NaN or Inf.
+    Called only when nc or nf is non-zero."""
     if nf:
-        msg = (f"{where}: {nf} of {info.size} matrices contain NaN or Inf; "
+        msg = (f"{where}: {nf} of {count} matrices contain NaN or Inf; "
                "their singular values and vectors are NaN")
         if check_finite:
             raise ValueError(msg)
@@ -159,8 +159,8 @@ def _report(info, max_sweeps, check_finite, warn, where):
             warnings.warn(msg, NonFiniteWarning, stacklevel=_stacklevel())
     if nc and warn:
         warnings.warn(
-            f"{where}: {nc} of {info.size} matrices did not converge within "
-            f"max_sweeps={max_sweeps or 40} sweeps; their results are returned "
+            f"{where}: {nc} of {count} matrices did not converge within "
+            f"max_sweeps={max_sweeps or _DEFAULT_MAX_SWEEPS} sweeps; their results are returned "
             "(usually still useful). Use return_info=True to see which.",
             ConvergenceWarning, stacklevel=_stacklevel())
 
@@ -293,7 +293,7 @@ def svd(A, full_matrices=False, compute_uv=True, tol=None, max_sweeps=None,
     U is a transposed view (each matrix column-major, as torch.linalg.svd
     returns it); S and Vh are C-contiguous.
 
-    tol: rotation threshold (None: sqrt(m) * eps); max_sweeps: None = 40;
+    tol: rotation threshold (None: sqrt(m) * eps); max_sweeps: None = 80;
     backend: 'auto' (the array's device), 'cpu' or 'cuda' ('cuda' also takes
     host arrays: they are copied to the GPU and back). check_finite=True
     raises ValueError when a matrix holds NaN/Inf (default: a
@@ -307,12 +307,8 @@ def svd(A, full_matrices=False, compute_uv=True, tol=None, max_sweeps=None,
     dtypes raise TypeError. A torch tensor that requires grad (with grad
     mode on) goes through bsvd.torch.svd, which is differentiable.
     """
-    if isinstance(A, (list, tuple)) and len(A) > 0 and all(_is_array(a) for a in A):
+    if isinstance(A, (list, tuple)) and all(_is_array(a) for a in A):  # also []
         return _svd_list(list(A), full_matrices, compute_uv, tol, max_sweeps, backend,
-                         return_info, check_finite, warn, ordering, variant, block_size,
-                         eig_sweeps, num_threads, stream)
-    if isinstance(A, (list, tuple)) and len(A) == 0:
-        return _svd_list([], full_matrices, compute_uv, tol, max_sweeps, backend,
                          return_info, check_finite, warn, ordering, variant, block_size,
                          eig_sweeps, num_threads, stream)
     torch = sys.modules.get("torch")
@@ -350,6 +346,15 @@ def _complete(ad, Q, rows, k, batch_shape, name, device):
     return ad.cat_last(Q, full[..., :, k:])
 
 
+def _info(bshape, info, sweeps, path):
+    """The Info of a call: the native layer's per-matrix arrays (NumPy),
+    or zeros where nothing was solved (an empty batch or k = 0)."""
+    if info is None:
+        return Info(np.zeros(bshape, np.int32), np.zeros(bshape, np.int32),
+                    np.zeros(bshape, np.int32))
+    return Info(info.reshape(bshape), sweeps.reshape(bshape), path.reshape(bshape))
+
+
 def _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_info,
                  check_finite, warn, ordering, variant, block_size, eig_sweeps,
                  num_threads, stream):
@@ -365,8 +370,8 @@ def _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_
     opts = _options(backend, device, tol, max_sweeps, ordering, variant, block_size,
                     eig_sweeps, num_threads, stream, ad)
     rname = REAL_OF[name]
-    *bshape, m, n = (int(s) for s in shape)
-    bshape = tuple(bshape)
+    m, n = int(shape[-2]), int(shape[-1])
+    bshape = tuple(map(int, shape[:-2]))
     batch = math.prod(bshape)
     k = min(m, n)
     if batch > 2**31 - 1:
@@ -377,9 +382,7 @@ def _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_
     if compute_uv:
         Ub = ad.empty(bshape + (k, m), name, device)   # U^T (or conj(U)^T)
         Vhb = ad.empty(bshape + (k, n), name, device)  # Vh (or conj(Vh))
-    info_np = np.zeros(bshape, dtype=np.int32)
-    sweeps_np = np.zeros(bshape, dtype=np.int32)
-    path_np = np.zeros(bshape, dtype=np.int32)
+    info = sweeps = path = None
     trans = "T"
 
     if batch > 0 and k > 0:
@@ -394,45 +397,41 @@ def _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_
             libU, libV = (Vhb, Ub) if trans == "T" else (Ub, Vhb)
         else:
             libU = libV = None
-        info = ad.empty((batch,), "int32", device)
-        sweeps = ad.empty((batch,), "int32", device) if return_info else None
-        path = np.empty((batch,), dtype=np.int32) if return_info else None
         ad.sync_input(x)
-        with ad.device_ctx(device):
-            st, msg = _bsvd.gesvj_strided(
-                ad.export(x), M, N, ld, stride, ad.export(S), k,
-                None if libU is None else ad.export(libU), max(M, 1), M * k,
-                None if libV is None else ad.export(libV), max(N, 1), N * k,
-                ad.export(info), None if sweeps is None else ad.export(sweeps), path,
-                batch, opts)
-        _raise_status(st, msg, where)
-        info_np = ad.to_numpy(info).reshape(bshape)
-        if return_info:
-            sweeps_np = ad.to_numpy(sweeps).reshape(bshape)
-            path_np = path.reshape(bshape)
+        ex = ad.export
+        # info stays in the native layer: it returns the counts of matrices
+        # that did not converge (nc) or held NaN/Inf (nf), and the
+        # per-matrix arrays only for return_info.
+        st, msg, nc, nf, info, sweeps, path = _bsvd.svd_strided(
+            ex(x), M, N, ld, stride, ex(S), k,
+            None if libU is None else ex(libU), max(M, 1), M * k,
+            None if libV is None else ex(libV), max(N, 1), N * k,
+            batch, opts, return_info)
+        if st:
+            _raise_status(st, msg, where)
+        if nc or nf:
+            _report(nc, nf, batch, max_sweeps, check_finite, warn, where)
 
     S = ad.finish(S, bshape + (k,))
-    out = (S,)
-    if compute_uv:
-        Ub = ad.finish(Ub, bshape + (k, m))
-        Vh = ad.finish(Vhb, bshape + (k, n))
-        if name.startswith("complex") and batch > 0 and k > 0:
-            # Row-major A is A^T column-major: A^T = V1 S U1^H gives
-            # A = conj(U1) S V1^T, so U = conj(V1) and Vh = U1^T (trans "T");
-            # column-major A gives U = U1, Vh = conj(V1)^T (trans "N").
-            if trans == "T":
-                Ub = ad.conj_(Ub)
-            else:
-                Vh = ad.conj_(Vh)
-        U = ad.mT(Ub)
-        if full_matrices:
-            U = _complete(ad, U, m, k, bshape, name, device)
-            Vh = ad.mH(_complete(ad, ad.mH(Vh), n, k, bshape, name, device))
-        out = (U, S, Vh)
-    _report(info_np, max_sweeps, check_finite, warn, where)
+    if not compute_uv:
+        return (S, _info(bshape, info, sweeps, path)) if return_info else S
+    Ub = ad.finish(Ub, bshape + (k, m))
+    Vh = ad.finish(Vhb, bshape + (k, n))
+    if batch > 0 and k > 0 and name.startswith("complex"):
+        # Row-major A is A^T column-major: A^T = V1 S U1^H gives
+        # A = conj(U1) S V1^T, so U = conj(V1) and Vh = U1^T (trans "T");
+        # column-major A gives U = U1, Vh = conj(V1)^T (trans "N").
+        if trans == "T":
+            Ub = ad.conj_(Ub)
+        else:
+            Vh = ad.conj_(Vh)
+    U = ad.mT(Ub)
+    if full_matrices:
+        U = _complete(ad, U, m, k, bshape, name, device)
+        Vh = ad.mH(_complete(ad, ad.mH(Vh), n, k, bshape, name, device))
     if return_info:
-        out = out + (Info(info_np, sweeps_np, path_np),)
-    return out if len(out) > 1 else out[0]
+        return U, S, Vh, _info(bshape, info, sweeps, path)
+    return U, S, Vh
 
 
 def _svd_list(mats, full_matrices, compute_uv, tol, max_sweeps, backend, return_info,
@@ -440,11 +439,10 @@ def _svd_list(mats, full_matrices, compute_uv, tol, max_sweeps, backend, return_
               stream):
     where = "bsvd.svd" if compute_uv else "bsvd.svdvals"
     count = len(mats)
-    empty_info = Info(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32))
     if count == 0:
         out = ([], [], []) if compute_uv else ([],)
         if return_info:
-            out = out + (empty_info,)
+            out = out + (_info((0,), None, None, None),)
         return out if len(out) > 1 else out[0]
     ad = None
     xs = []
@@ -510,22 +508,18 @@ def _svd_list(mats, full_matrices, compute_uv, tol, max_sweeps, backend, return_
     if compute_uv:
         Ubf = ad.empty((tU,), name, device)
         Vhf = ad.empty((tV,), name, device)
-    info = ad.empty((count,), "int32", device)
-    sweeps = ad.empty((count,), "int32", device) if return_info else None
-    path = np.empty((count,), dtype=np.int32) if return_info else None
     for x in xs:
         ad.sync_input(x)
     libU, libV = (Vhf, Ubf) if compute_uv else (None, None)
-    with ad.device_ctx(device):
-        st, msg = _bsvd.gesvj_vbatched(
-            [ad.export(x) for x in xs], Ms, Ns, lds, ad.export(Sf), offS,
-            None if libU is None else ad.export(libU), ldus, offU,
-            None if libV is None else ad.export(libV), ldvs, offV,
-            ad.export(info), None if sweeps is None else ad.export(sweeps), path, opts)
-    _raise_status(st, msg, where)
-    info_np = ad.to_numpy(info)
-    sweeps_np = ad.to_numpy(sweeps) if return_info else np.zeros(count, np.int32)
-    path_np = path if return_info else np.zeros(count, np.int32)
+    ex = ad.export
+    st, msg, nc, nf, info, sweeps, path = _bsvd.svd_vbatched(
+        [ex(x) for x in xs], Ms, Ns, lds, ex(Sf), offS,
+        None if libU is None else ex(libU), ldus, offU,
+        None if libV is None else ex(libV), ldvs, offV, opts, return_info)
+    if st:
+        _raise_status(st, msg, where)
+    if nc or nf:
+        _report(nc, nf, count, max_sweeps, check_finite, warn, where)
 
     Sf = ad.finish(Sf, (tS,))
     Ss = [ad.flat_slice(Sf, d[3], d[3] + d[2], (d[2],)) for d in dims]
@@ -545,9 +539,8 @@ def _svd_list(mats, full_matrices, compute_uv, tol, max_sweeps, backend, return_
             Us.append(U)
             Vhs.append(Vh)
         out = (Us, Ss, Vhs)
-    _report(info_np, max_sweeps, check_finite, warn, where)
     if return_info:
-        out = out + (Info(info_np, sweeps_np, path_np),)
+        out = out + (_info((count,), info, sweeps, path),)
     return out if len(out) > 1 else out[0]
 
 

@@ -7,10 +7,13 @@ the outputs in the caller's library on the caller's device (``empty``),
 hands arrays to the native layer (``export``, through DLPack), and does the
 few array operations the wrapper needs (conjugate in place, swap the last
 two axes, QR completion for ``full_matrices=True``).
+
+These run on every call (bsvd.svd's per-call cost, docs/perf/python.md):
+what does not change from call to call (dtype objects, torch.device objects,
+the DLPack and stream functions) is looked up once per adapter.
 """
 from __future__ import annotations
 
-import contextlib
 import sys
 
 import numpy as np
@@ -25,20 +28,16 @@ LETTER = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z",
           "int32": "i"}
 
 CPU = ("cpu", 0)
-_NULL = contextlib.nullcontext()
+# NumPy dtype character -> name for the supported dtypes (dtype.name is a
+# Python property, a few microseconds per call).
+_NP_NAMES = {"f": "float32", "d": "float64", "F": "complex64", "D": "complex128"}
 
 
 def _mod(name):
     return sys.modules.get(name)
 
 
-class _Base:
-    def device_ctx(self, device):
-        """Context for exporting the arrays and calling the library."""
-        return _NULL
-
-
-class NumpyAdapter(_Base):
+class NumpyAdapter:
     name = "numpy"
 
     def prepare(self, x):
@@ -47,7 +46,8 @@ class NumpyAdapter(_Base):
         return x
 
     def dtype_name(self, x):
-        return x.dtype.name
+        dt = x.dtype
+        return _NP_NAMES.get(dt.char) or dt.name
 
     def astype(self, x, name):
         return x.astype(name)
@@ -87,9 +87,6 @@ class NumpyAdapter(_Base):
     def mH(self, a):
         return np.conj(np.swapaxes(a, -1, -2))
 
-    def to_numpy(self, a):
-        return np.asarray(a)
-
     def stream(self, device):
         return 0
 
@@ -110,15 +107,30 @@ class NumpyAdapter(_Base):
         return np.broadcast_to(np.eye(n, dtype=name), tuple(batch_shape) + (n, n)).copy()
 
 
-class TorchAdapter(_Base):
+class TorchAdapter:
     name = "torch"
 
     def __init__(self):
         import torch
+        import torch.utils.dlpack
         self.torch = torch
+        self._hip = torch.version.hip is not None
+        names = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int32")
+        self._dtypes = {n: getattr(torch, n) for n in names}
+        self._names = {d: n for n, d in self._dtypes.items()}
+        self._devices = {}
+        # The DLPack capsule straight from torch's C++ (torch.utils.dlpack.
+        # to_dlpack). Tensor.__dlpack__ does the same after Python-level
+        # checks of the current device and of streams (several microseconds
+        # per array); the native layer makes the arrays' device current
+        # itself, and the library runs on the caller's stream (opts.stream).
+        self._to_dlpack = torch.utils.dlpack.to_dlpack
+        # The current stream's handle without making a torch.cuda.Stream.
+        self._raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
     def prepare(self, x):
-        x = x.detach()
+        if x.requires_grad:
+            x = x.detach()
         if x.is_conj():
             x = x.resolve_conj()
         if x.is_neg():
@@ -126,46 +138,45 @@ class TorchAdapter(_Base):
         return x
 
     def dtype_name(self, x):
-        return str(x.dtype).rsplit(".", 1)[-1]
+        dt = x.dtype
+        return self._names.get(dt) or str(dt).rsplit(".", 1)[-1]
 
     def astype(self, x, name):
-        return x.to(getattr(self.torch, name))
+        return x.to(self._dtypes[name])
 
     def shape(self, x):
-        return tuple(x.shape)
+        return x.shape
 
     def strides(self, x):
-        return tuple(x.stride())
+        return x.stride()
 
     def device(self, x):
-        d = x.device
-        if d.type == "cpu":
+        if x.is_cuda:
+            if not self._hip:
+                return ("cuda", x.get_device())
+        elif x.device.type == "cpu":
             return CPU
-        if d.type == "cuda" and self.torch.version.hip is None:
-            return ("cuda", d.index if d.index is not None else self.torch.cuda.current_device())
-        raise TypeError(f"bsvd: torch tensors on device '{d}' are not supported (CPU and CUDA are)")
+        raise TypeError(f"bsvd: torch tensors on device '{x.device}' are not supported "
+                        "(CPU and CUDA are)")
 
     def contiguous(self, x):
         return x.contiguous()
 
-    def device_ctx(self, device):
-        # torch exports a CUDA tensor through DLPack only while its device
-        # is the current one.
-        if device[0] == "cuda" and self.torch.cuda.current_device() != device[1]:
-            return self.torch.cuda.device(device[1])
-        return _NULL
-
     def _dev(self, device):
-        return "cpu" if device[0] == "cpu" else f"cuda:{device[1]}"
+        d = self._devices.get(device)
+        if d is None:
+            d = self._devices[device] = self.torch.device(
+                "cpu" if device[0] == "cpu" else f"cuda:{device[1]}")
+        return d
 
     def empty(self, shape, name, device):
-        return self.torch.empty(shape, dtype=getattr(self.torch, name), device=self._dev(device))
+        return self.torch.empty(shape, dtype=self._dtypes[name], device=self._dev(device))
 
     def export(self, a):
-        return a
+        return self._to_dlpack(a)
 
     def finish(self, buf, shape):
-        return buf if tuple(buf.shape) == tuple(shape) else buf.reshape(shape)
+        return buf  # made with its final shape
 
     def conj_(self, a):
         return a.conj_physical_()
@@ -176,12 +187,11 @@ class TorchAdapter(_Base):
     def mH(self, a):
         return a.mH
 
-    def to_numpy(self, a):
-        return a.cpu().numpy()
-
     def stream(self, device):
         if device[0] != "cuda":
             return 0
+        if self._raw_stream is not None:
+            return self._raw_stream(device[1])
         return self.torch.cuda.current_stream(device[1]).cuda_stream
 
     def sync_input(self, x):
@@ -197,11 +207,11 @@ class TorchAdapter(_Base):
         return self.torch.cat([a, b], dim=-1)
 
     def eye(self, n, batch_shape, name, device):
-        e = self.torch.eye(n, dtype=getattr(self.torch, name), device=self._dev(device))
+        e = self.torch.eye(n, dtype=self._dtypes[name], device=self._dev(device))
         return e.expand(tuple(batch_shape) + (n, n)).clone()
 
 
-class CupyAdapter(_Base):
+class CupyAdapter:
     name = "cupy"
 
     def __init__(self):
@@ -254,10 +264,6 @@ class CupyAdapter(_Base):
     def mH(self, a):
         return self.cp.conj(self.cp.swapaxes(a, -1, -2))
 
-    def to_numpy(self, a):
-        with a.device:
-            return self.cp.asnumpy(a)
-
     def stream(self, device):
         with self.cp.cuda.Device(device[1]):
             return self.cp.cuda.get_current_stream().ptr
@@ -282,7 +288,7 @@ class CupyAdapter(_Base):
                                         tuple(batch_shape) + (n, n)).copy()
 
 
-class JaxAdapter(_Base):
+class JaxAdapter:
     """JAX arrays are immutable: outputs are buffers bsvd owns (host: NumPy;
     GPU: memory from cudaMalloc wrapped for DLPack), imported into JAX with
     jax.dlpack.from_dlpack once written. The library runs on the legacy
@@ -355,13 +361,6 @@ class JaxAdapter(_Base):
 
     def mH(self, a):
         return self.jnp.conj(self.jnp.swapaxes(a, -1, -2))
-
-    def to_numpy(self, a):
-        if isinstance(a, np.ndarray):
-            return a
-        if isinstance(a, self.jax.Array):
-            return np.asarray(a)
-        return np.asarray(self._import(a))
 
     def stream(self, device):
         return 0

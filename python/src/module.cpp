@@ -9,6 +9,13 @@
 // exceptions. No C++ exception is left to cross into Python unhandled
 // (nanobind translates the std::exception family raised here).
 //
+// svd_strided / svd_vbatched (what the package calls) keep the per-matrix
+// info and sweeps arrays in buffers of this layer (reused from call to call,
+// see InfoBuffers) and return the numbers of matrices that did not converge
+// or held NaN/Inf, so the Python layer allocates, exports and copies back
+// no info array per call; gesvj_strided takes the caller's info array (the
+// library call alone, for benchmarks and tests).
+//
 // Layout conventions are the Python layer's business (bsvd/__init__.py):
 // this file knows nothing about row-major arrays or transposes.
 #include <nanobind/nanobind.h>
@@ -24,6 +31,8 @@
 #include <climits>
 #include <complex>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -221,88 +230,309 @@ Result finish(bsvd_status_t st) {
   return {int(st), st == 0 ? std::string() : std::string(bsvd_last_error())};
 }
 
+// ---- per-matrix info kept by this layer --------------------------------------
+//
+// svd_strided and svd_vbatched hand the library info (and, when asked,
+// sweeps) arrays of this layer: per thread, one host buffer and, per CUDA
+// device, one device buffer with a pinned host twin, grown when a call needs
+// more and reused, so a call allocates nothing for them. The library returns
+// when its results are written (for device data it has synchronized the
+// stream); info (and sweeps) are then copied to the host on the caller's
+// stream (a few microseconds for 10,000 matrices), and the call returns the
+// number of matrices that did not converge (info > 0) and that held NaN or
+// Inf (info == BSVD_INFO_NONFINITE). The per-matrix arrays come back, as
+// NumPy arrays, only when the caller asks for them (details: return_info).
+//
+// Returned to Python: (status, message, not_converged, nonfinite, info,
+// sweeps, path); info, sweeps and path are None unless details (and on an
+// error status).
+
+using IntArray = nb::ndarray<nb::numpy, int32_t, nb::ndim<1>>;
+using Summary = std::tuple<int, std::string, int64_t, int64_t, std::optional<IntArray>,
+                           std::optional<IntArray>, std::optional<IntArray>>;
+
+struct Scratch {
+  std::vector<int> host; // host-space calls: info, then sweeps
+#if defined(BSVD_WITH_CUDA)
+  struct Device {
+    int device = -1;
+    int *d = nullptr; // device: info, then sweeps
+    int *h = nullptr; // pinned host copy
+    size_t cap = 0;   // ints in each
+  };
+  std::vector<Device> devices;
+
+  // Buffers of at least `ints` ints on `device` (the current device).
+  Device &on_device(int device, size_t ints) {
+    Device *x = nullptr;
+    for (Device &y : devices)
+      if (y.device == device) x = &y;
+    if (!x) {
+      devices.push_back(Device{});
+      x = &devices.back();
+      x->device = device;
+    }
+    if (x->cap < ints) {
+      release(*x);
+      const size_t cap = (ints + 4095) / 4096 * 4096;
+      if (cudaMalloc(reinterpret_cast<void **>(&x->d), cap * sizeof(int)) != cudaSuccess ||
+          cudaMallocHost(reinterpret_cast<void **>(&x->h), cap * sizeof(int)) != cudaSuccess) {
+        cudaGetLastError();
+        release(*x);
+        throw std::bad_alloc();
+      }
+      x->cap = cap;
+    }
+    return *x;
+  }
+  static void release(Device &x) {
+    // The calls that used the buffers have returned (they synchronize).
+    if (x.d) cudaFree(x.d);
+    if (x.h) cudaFreeHost(x.h);
+    x.d = x.h = nullptr;
+    x.cap = 0;
+  }
+  ~Scratch() {
+    // Thread exit. Errors (the runtime already unloading at process exit)
+    // are of no consequence here.
+    for (Device &x : devices) {
+      if (x.cap && cudaSetDevice(x.device) == cudaSuccess) release(x);
+    }
+    cudaGetLastError();
+  }
+#endif
+};
+
+thread_local Scratch tls_scratch;
+
+IntArray owned_copy(const int *src, int64_t count) {
+  int32_t *p = new int32_t[size_t(std::max<int64_t>(count, 1))];
+  std::copy(src, src + count, p);
+  nb::capsule owner(p, [](void *q) noexcept { delete[] static_cast<int32_t *>(q); });
+  size_t shape[1] = {size_t(count)};
+  return IntArray(p, 1, shape, owner);
+}
+
+class InfoBuffers {
+public:
+  // Made after the arrays' device is current (DeviceGuard), with the GIL.
+  InfoBuffers(const Where &w, int64_t count, bool details)
+      : count_(count), details_(details), device_(w.space == Space::Device) {
+    const size_t ints = size_t(count) * (details ? 2 : 1);
+    if (device_) {
+#if defined(BSVD_WITH_CUDA)
+      if (ints > 0) {
+        Scratch::Device &b = tls_scratch.on_device(w.device_id, ints);
+        info = b.d;
+        host_ = b.h;
+      }
+#endif
+    } else {
+      std::vector<int> &h = tls_scratch.host;
+      if (h.size() < ints) h.resize(ints);
+      info = host_ = h.data();
+    }
+    if (details && count > 0) {
+      sweeps = info + count;
+      path_.reset(new int[size_t(count)]);
+      path = path_.get();
+    }
+  }
+
+  // After a successful call, GIL released: info (and sweeps) to the host,
+  // on the stream of the call; then the counts. Returns 0 or a status.
+  bsvd_status_t fetch(uintptr_t stream) {
+    if (count_ <= 0) return 0;
+    if (device_) {
+#if defined(BSVD_WITH_CUDA)
+      const auto s = reinterpret_cast<cudaStream_t>(stream);
+      const size_t bytes = size_t(count_) * (details_ ? 2 : 1) * sizeof(int);
+      cudaError_t e = cudaMemcpyAsync(host_, info, bytes, cudaMemcpyDeviceToHost, s);
+      if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+      if (e != cudaSuccess) {
+        cudaGetLastError();
+        error_ = std::string("bsvd: copying the per-matrix info to the host failed: ") +
+                 cudaGetErrorString(e);
+        return BSVD_STATUS_DEVICE_ERROR;
+      }
+#else
+      (void)stream;
+#endif
+    }
+    for (int64_t i = 0; i < count_; ++i) {
+      const int v = host_[i];
+      not_converged_ += v > 0;
+      nonfinite_ += v == BSVD_INFO_NONFINITE;
+    }
+    return 0;
+  }
+
+  // With the GIL.
+  Summary result(bsvd_status_t st) const {
+    if (st != 0) {
+      std::string msg = error_.empty() ? std::string(bsvd_last_error()) : error_;
+      return {int(st), msg, 0, 0, std::nullopt, std::nullopt, std::nullopt};
+    }
+    std::optional<IntArray> i, s, p;
+    if (details_) {
+      i = owned_copy(host_, count_);
+      s = owned_copy(host_ + count_, count_);
+      p = owned_copy(path_.get(), count_);
+    }
+    return {0, std::string(), not_converged_, nonfinite_, std::move(i), std::move(s), std::move(p)};
+  }
+
+  int *info = nullptr;   // handed to the library
+  int *sweeps = nullptr; // details only
+  int *path = nullptr;   // details only (host memory)
+
+private:
+  int64_t count_;
+  bool details_, device_;
+  int *host_ = nullptr; // where info (then sweeps) is read on the host
+  std::unique_ptr<int[]> path_;
+  int64_t not_converged_ = 0, nonfinite_ = 0;
+  std::string error_;
+};
+
 // ---- uniform batch: the strided form ---------------------------------------
 //
 // A: column-major m x n matrices, matrix b at A.data + b*strideA (elements).
 // S: k values per matrix at S.data + b*strideS. U (m x k, ldu, strideU) and
-// V (n x k, ldv, strideV) may be None for values only. info: batch int32;
-// sweeps: None or batch int32; path: None or host int32 (batch).
-Result gesvj_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t strideA,
-                     Array S, int64_t strideS, std::optional<Array> U, int64_t ldu,
-                     int64_t strideU, std::optional<Array> V, int64_t ldv, int64_t strideV,
-                     Array info, std::optional<Array> sweeps, std::optional<Array> path,
-                     int64_t batch, const Opts &o) {
-  const char prec = precision_of(A.dtype());
-  const bool vectors = U.has_value();
-  if (vectors != V.has_value())
+// V (n x k, ldv, strideV) may be None for values only.
+
+struct Strided { // a checked uniform batch
+  char prec;
+  bool vectors;
+  int m, n, lda, ldu, ldv, batch;
+  int64_t strideA, strideS, strideU, strideV;
+  const void *A;
+  void *S, *U, *V;
+};
+
+// Every check of the arrays A, S, U, V; sc holds their memory space after.
+Strided check_strided(const ROArray &A, int64_t m, int64_t n, int64_t lda, int64_t strideA,
+                      const Array &S, int64_t strideS, const std::optional<Array> &U,
+                      int64_t ldu, int64_t strideU, const std::optional<Array> &V, int64_t ldv,
+                      int64_t strideV, int64_t batch, SpaceCheck &sc) {
+  Strided c;
+  c.prec = precision_of(A.dtype());
+  c.vectors = U.has_value();
+  if (c.vectors != V.has_value())
     throw nb::value_error("bsvd: U and V must both be given or both be None");
   const int64_t k = std::min(m, n);
   // Sizes and layout (the library checks its own rules again).
-  const int im = to_int(m, "m"), in = to_int(n, "n"), ilda = to_int(lda, "lda");
-  const int ib = to_int(batch, "batch");
-  const int ildu = vectors ? to_int(ldu, "ldu") : 1, ildv = vectors ? to_int(ldv, "ldv") : 1;
+  c.m = to_int(m, "m");
+  c.n = to_int(n, "n");
+  c.lda = to_int(lda, "lda");
+  c.batch = to_int(batch, "batch");
+  c.ldu = c.vectors ? to_int(ldu, "ldu") : 1;
+  c.ldv = c.vectors ? to_int(ldv, "ldv") : 1;
   if (strideA < 0 || strideS < 0 || strideU < 0 || strideV < 0)
     throw nb::value_error("bsvd: negative batch stride");
+  c.strideA = strideA;
+  c.strideS = strideS;
+  c.strideU = strideU;
+  c.strideV = strideV;
 
-  SpaceCheck sc;
   sc.add(A.device_type(), A.device_id(), "A");
   sc.add(S.device_type(), S.device_id(), "S");
-  check_real_of(S, prec, "S");
-  if (vectors) {
+  check_real_of(S, c.prec, "S");
+  if (c.vectors) {
     sc.add(U->device_type(), U->device_id(), "U");
     sc.add(V->device_type(), V->device_id(), "V");
     check_same_dtype(*U, A.dtype(), "U");
     check_same_dtype(*V, A.dtype(), "V");
   }
+  check_device_usable(sc.w);
+
+  // Every access inside the arrays given.
+  need(extent(0, m, n, lda, strideA, batch), span_of(A, "A"), "A");
+  need(extent(0, k, 1, 1, strideS, batch), span_of(S, "S"), "S");
+  if (c.vectors) {
+    need(extent(0, m, k, ldu, strideU, batch), span_of(*U, "U"), "U");
+    need(extent(0, n, k, ldv, strideV, batch), span_of(*V, "V"), "V");
+  }
+  c.A = A.data();
+  c.S = S.data();
+  c.U = c.vectors ? U->data() : nullptr;
+  c.V = c.vectors ? V->data() : nullptr;
+  return c;
+}
+
+// The library call (GIL released by the caller, device current).
+bsvd_status_t call_strided(const Strided &c, int *info, int *sweeps, const bsvd_options_t &opts) {
+  const bsvd_job_t job = c.vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES;
+  bsvd_status_t st = 0;
+#define BSVD_CALL(p, T, R)                                                     \
+  st = bsvd_##p##gesvj_strided_batched(                                        \
+      job, c.m, c.n, static_cast<const T *>(c.A), c.lda, c.strideA,            \
+      static_cast<R *>(c.S), c.strideS, static_cast<T *>(c.U), c.ldu,          \
+      c.strideU, static_cast<T *>(c.V), c.ldv, c.strideV, info, sweeps,        \
+      c.batch, &opts)
+  switch (c.prec) {
+  case 's': BSVD_CALL(s, float, float); break;
+  case 'd': BSVD_CALL(d, double, double); break;
+  case 'c': BSVD_CALL(c, bsvd_cfloat, float); break;
+  default: BSVD_CALL(z, bsvd_cdouble, double); break;
+  }
+#undef BSVD_CALL
+  return st;
+}
+
+// The package's call: info kept by this layer (see InfoBuffers).
+Summary svd_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t strideA, Array S,
+                    int64_t strideS, std::optional<Array> U, int64_t ldu, int64_t strideU,
+                    std::optional<Array> V, int64_t ldv, int64_t strideV, int64_t batch,
+                    const Opts &o, bool details) {
+  SpaceCheck sc;
+  const Strided c = check_strided(A, m, n, lda, strideA, S, strideS, U, ldu, strideU, V, ldv,
+                                  strideV, batch, sc);
+  DeviceGuard guard(sc.w);
+  InfoBuffers ib(sc.w, batch, details);
+  const bsvd_options_t opts = make_options(o, ib.path);
+  bsvd_status_t st = 0;
+  {
+    nb::gil_scoped_release release;
+    st = call_strided(c, ib.info, ib.sweeps, opts);
+    if (st == 0) st = ib.fetch(o.stream);
+  }
+  return ib.result(st);
+}
+
+// The library call alone on the caller's info (batch int32, in the memory
+// space of A), sweeps (None or batch int32, likewise) and path (None or
+// host int32, batch): what bench.py times as "native", and the tests' way
+// to reach the library's own argument checks.
+Result gesvj_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t strideA,
+                     Array S, int64_t strideS, std::optional<Array> U, int64_t ldu,
+                     int64_t strideU, std::optional<Array> V, int64_t ldv, int64_t strideV,
+                     Array info, std::optional<Array> sweeps, std::optional<Array> path,
+                     int64_t batch, const Opts &o) {
+  SpaceCheck sc;
+  const Strided c = check_strided(A, m, n, lda, strideA, S, strideS, U, ldu, strideU, V, ldv,
+                                  strideV, batch, sc);
   sc.add(info.device_type(), info.device_id(), "info");
   check_int32(info, "info");
+  need(batch, span_of(info, "info"), "info");
   if (sweeps) {
     sc.add(sweeps->device_type(), sweeps->device_id(), "sweeps");
     check_int32(*sweeps, "sweeps");
+    need(batch, span_of(*sweeps, "sweeps"), "sweeps");
   }
   if (path) {
     if (where_of(path->device_type(), path->device_id(), "path").space != Space::Host)
       throw nb::value_error("bsvd: path must be host memory");
     check_int32(*path, "path");
+    need(batch, span_of(*path, "path"), "path");
   }
-  const Where w = sc.w;
-  check_device_usable(w);
-
-  // Every access inside the arrays given.
-  need(extent(0, m, n, lda, strideA, batch), span_of(A, "A"), "A");
-  need(extent(0, k, 1, 1, strideS, batch), span_of(S, "S"), "S");
-  if (vectors) {
-    need(extent(0, m, k, ldu, strideU, batch), span_of(*U, "U"), "U");
-    need(extent(0, n, k, ldv, strideV, batch), span_of(*V, "V"), "V");
-  }
-  need(batch, span_of(info, "info"), "info");
-  if (sweeps) need(batch, span_of(*sweeps, "sweeps"), "sweeps");
-  if (path) need(batch, span_of(*path, "path"), "path");
-
-  int *pinfo = static_cast<int *>(info.data());
-  int *psweeps = sweeps ? static_cast<int *>(sweeps->data()) : nullptr;
-  int *ppath = path ? static_cast<int *>(path->data()) : nullptr;
-  const bsvd_options_t opts = make_options(o, ppath);
-  const bsvd_job_t job = vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES;
-
-  DeviceGuard guard(w);
+  const bsvd_options_t opts = make_options(o, path ? static_cast<int *>(path->data()) : nullptr);
+  DeviceGuard guard(sc.w);
   bsvd_status_t st = 0;
   {
     nb::gil_scoped_release release;
-#define BSVD_CALL(p, T, R)                                                     \
-  st = bsvd_##p##gesvj_strided_batched(                                        \
-      job, im, in, static_cast<const T *>(A.data()), ilda, strideA,            \
-      static_cast<R *>(S.data()), strideS,                                     \
-      vectors ? static_cast<T *>(U->data()) : nullptr, ildu, strideU,          \
-      vectors ? static_cast<T *>(V->data()) : nullptr, ildv, strideV, pinfo,   \
-      psweeps, ib, &opts)
-    switch (prec) {
-    case 's': BSVD_CALL(s, float, float); break;
-    case 'd': BSVD_CALL(d, double, double); break;
-    case 'c': BSVD_CALL(c, bsvd_cfloat, float); break;
-    default: BSVD_CALL(z, bsvd_cdouble, double); break;
-    }
-#undef BSVD_CALL
+    st = call_strided(c, static_cast<int *>(info.data()),
+                      sweeps ? static_cast<int *>(sweeps->data()) : nullptr, opts);
   }
   return finish(st);
 }
@@ -312,15 +542,14 @@ Result gesvj_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t strid
 // A_list[i]: matrix i, column-major m[i] x n[i] with leading dimension
 // lda[i], starting at its data(). Outputs are flat arrays with per-matrix
 // element offsets: S at S.data + offS[i]; U (m x k, ldu[i]) at U.data +
-// offU[i]; V (n x k, ldv[i]) at V.data + offV[i].
-Result gesvj_vbatched(std::vector<ROArray> A_list, std::vector<int64_t> m,
-                      std::vector<int64_t> n, std::vector<int64_t> lda, Array S,
-                      std::vector<int64_t> offS, std::optional<Array> U,
-                      std::vector<int64_t> ldu, std::vector<int64_t> offU,
-                      std::optional<Array> V, std::vector<int64_t> ldv,
-                      std::vector<int64_t> offV, Array info,
-                      std::optional<Array> sweeps, std::optional<Array> path,
-                      const Opts &o) {
+// offU[i]; V (n x k, ldv[i]) at V.data + offV[i]. info kept by this layer
+// (see InfoBuffers).
+Summary svd_vbatched(std::vector<ROArray> A_list, std::vector<int64_t> m,
+                     std::vector<int64_t> n, std::vector<int64_t> lda, Array S,
+                     std::vector<int64_t> offS, std::optional<Array> U,
+                     std::vector<int64_t> ldu, std::vector<int64_t> offU,
+                     std::optional<Array> V, std::vector<int64_t> ldv,
+                     std::vector<int64_t> offV, const Opts &o, bool details) {
   const size_t count = A_list.size();
   const bool vectors = U.has_value();
   if (vectors != V.has_value())
@@ -330,7 +559,7 @@ Result gesvj_vbatched(std::vector<ROArray> A_list, std::vector<int64_t> m,
                    offV.size() != count)))
     throw nb::value_error("bsvd: per-matrix lists of different lengths");
   const int ib = to_int(int64_t(count), "batch");
-  if (count == 0) return {0, std::string()};
+  if (count == 0) return {0, std::string(), 0, 0, std::nullopt, std::nullopt, std::nullopt};
 
   const nb::dlpack::dtype dt = A_list[0].dtype();
   const char prec = precision_of(dt);
@@ -348,26 +577,12 @@ Result gesvj_vbatched(std::vector<ROArray> A_list, std::vector<int64_t> m,
     check_same_dtype(*U, dt, "U");
     check_same_dtype(*V, dt, "V");
   }
-  sc.add(info.device_type(), info.device_id(), "info");
-  check_int32(info, "info");
-  if (sweeps) {
-    sc.add(sweeps->device_type(), sweeps->device_id(), "sweeps");
-    check_int32(*sweeps, "sweeps");
-  }
-  if (path) {
-    if (where_of(path->device_type(), path->device_id(), "path").space != Space::Host)
-      throw nb::value_error("bsvd: path must be host memory");
-    check_int32(*path, "path");
-  }
   const Where w = sc.w;
   check_device_usable(w);
 
   const int64_t spanS = span_of(S, "S");
   const int64_t spanU = vectors ? span_of(*U, "U") : 0;
   const int64_t spanV = vectors ? span_of(*V, "V") : 0;
-  need(int64_t(count), span_of(info, "info"), "info");
-  if (sweeps) need(int64_t(count), span_of(*sweeps, "sweeps"), "sweeps");
-  if (path) need(int64_t(count), span_of(*path, "path"), "path");
 
   std::vector<int> im(count), in(count), ilda(count), ildu(count, 1), ildv(count, 1);
   std::vector<const void *> pA(count);
@@ -393,13 +608,10 @@ Result gesvj_vbatched(std::vector<ROArray> A_list, std::vector<int64_t> m,
     }
   }
 
-  int *pinfo = static_cast<int *>(info.data());
-  int *psweeps = sweeps ? static_cast<int *>(sweeps->data()) : nullptr;
-  int *ppath = path ? static_cast<int *>(path->data()) : nullptr;
-  const bsvd_options_t opts = make_options(o, ppath);
-  const bsvd_job_t job = vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES;
-
   DeviceGuard guard(w);
+  InfoBuffers info(w, int64_t(count), details);
+  const bsvd_options_t opts = make_options(o, info.path);
+  const bsvd_job_t job = vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES;
   bsvd_status_t st = 0;
   {
     nb::gil_scoped_release release;
@@ -409,7 +621,7 @@ Result gesvj_vbatched(std::vector<ROArray> A_list, std::vector<int64_t> m,
       ilda.data(), reinterpret_cast<R *const *>(pS.data()),                    \
       vectors ? reinterpret_cast<T *const *>(pU.data()) : nullptr, ildu.data(), \
       vectors ? reinterpret_cast<T *const *>(pV.data()) : nullptr, ildv.data(), \
-      pinfo, psweeps, ib, &opts)
+      info.info, info.sweeps, ib, &opts)
     switch (prec) {
     case 's': BSVD_CALL(s, float, float); break;
     case 'd': BSVD_CALL(d, double, double); break;
@@ -417,8 +629,9 @@ Result gesvj_vbatched(std::vector<ROArray> A_list, std::vector<int64_t> m,
     default: BSVD_CALL(z, bsvd_cdouble, double); break;
     }
 #undef BSVD_CALL
+    if (st == 0) st = info.fetch(o.stream);
   }
-  return finish(st);
+  return info.result(st);
 }
 
 // ---- owned buffers (for frameworks that cannot lend writable memory: JAX) --
@@ -486,11 +699,15 @@ NB_MODULE(_bsvd, mod) {
           nb::arg("U").none(), nb::arg("ldu"), nb::arg("strideU"), nb::arg("V").none(),
           nb::arg("ldv"), nb::arg("strideV"), nb::arg("info"), nb::arg("sweeps").none(),
           nb::arg("path").none(), nb::arg("batch"), nb::arg("opts"));
-  mod.def("gesvj_vbatched", &gesvj_vbatched, nb::arg("A"), nb::arg("m"), nb::arg("n"),
+  mod.def("svd_strided", &svd_strided, nb::arg("A"), nb::arg("m"), nb::arg("n"),
+          nb::arg("lda"), nb::arg("strideA"), nb::arg("S"), nb::arg("strideS"),
+          nb::arg("U").none(), nb::arg("ldu"), nb::arg("strideU"), nb::arg("V").none(),
+          nb::arg("ldv"), nb::arg("strideV"), nb::arg("batch"), nb::arg("opts"),
+          nb::arg("details"));
+  mod.def("svd_vbatched", &svd_vbatched, nb::arg("A"), nb::arg("m"), nb::arg("n"),
           nb::arg("lda"), nb::arg("S"), nb::arg("offS"), nb::arg("U").none(), nb::arg("ldu"),
           nb::arg("offU"), nb::arg("V").none(), nb::arg("ldv"), nb::arg("offV"),
-          nb::arg("info"), nb::arg("sweeps").none(), nb::arg("path").none(),
-          nb::arg("opts"));
+          nb::arg("opts"), nb::arg("details"));
   mod.def("empty", &empty, nb::arg("count"), nb::arg("dtype"), nb::arg("device"),
           nb::arg("device_id"));
 

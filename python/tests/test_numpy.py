@@ -227,6 +227,91 @@ def test_not_converged_warning(rng):
     assert (info.sweeps == 1).all()
 
 
+# The native layer keeps info and returns counts (docs/perf/python.md,
+# "changes for the overhead"): the warnings must not depend on return_info.
+
+def test_not_converged_warning_without_return_info(rng):
+    A = random_matrix(rng, (4, 32, 32), np.float64)
+    A[2] = np.eye(32)  # converges in one sweep
+    with pytest.warns(bsvd.ConvergenceWarning, match="3 of 4 matrices did not converge") as rec:
+        U, S, Vh = bsvd.svd(A, max_sweeps=1)
+    assert rec[0].filename == __file__
+    with pytest.warns(bsvd.ConvergenceWarning, match="3 of 4"):
+        bsvd.svdvals(A, max_sweeps=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bsvd.svd(A, max_sweeps=1, warn=False)
+        bsvd.svd(A)  # converges: no warning
+
+
+def test_nan_and_not_converged_together(rng):
+    A = random_matrix(rng, (5, 24, 24), np.float32)
+    A[0, 3, 3] = np.nan
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        S = bsvd.svdvals(A, max_sweeps=1)
+    got = sorted((r.category.__name__, str(r.message).split(": ")[1][:6]) for r in rec)
+    assert got == [("ConvergenceWarning", "4 of 5"), ("NonFiniteWarning", "1 of 5")]
+    assert np.isnan(S[0]).all() and np.isfinite(S[1:]).all()
+    with pytest.raises(ValueError, match="1 of 5 matrices contain NaN"):
+        bsvd.svd(A, check_finite=True, warn=False)
+
+
+def test_info_arrays_are_per_call(rng):
+    """Info of one call is not changed by the next (the native layer reuses
+    its buffers and hands out copies)."""
+    A = random_matrix(rng, (3, 6, 6), np.float64)
+    B = A.copy()
+    A[1, 0, 0] = np.nan
+    with pytest.warns(bsvd.NonFiniteWarning):
+        _, info_a = bsvd.svdvals(A, return_info=True)
+    B[0, 0, 0] = np.inf
+    with pytest.warns(bsvd.NonFiniteWarning):
+        _, info_b = bsvd.svdvals(B, return_info=True)
+    assert list(info_a.info) == [0, -1, 0] and list(info_b.info) == [-1, 0, 0]
+    assert info_a.info.dtype == np.int32 and info_a.path.dtype == np.int32
+    assert list(info_a.path_names) == ["cpu-unblocked", "trivial", "cpu-unblocked"]
+
+
+def test_list_input_reports(rng):
+    mats = [random_matrix(rng, (20, 20), np.float64), random_matrix(rng, (3, 5), np.float64),
+            random_matrix(rng, (30, 24), np.float64)]
+    mats[1][0, 0] = np.nan
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        Us, Ss, Vhs, info = bsvd.svd(mats, max_sweeps=1, return_info=True)
+    got = sorted((r.category.__name__, str(r.message).split(": ")[1][:6]) for r in rec)
+    assert got == [("ConvergenceWarning", "2 of 3"), ("NonFiniteWarning", "1 of 3")]
+    assert all(r.filename == __file__ for r in rec)
+    assert info.info.shape == (3,) and info.info[1] == -1 and (info.info[[0, 2]] > 0).all()
+    assert (info.sweeps[[0, 2]] == 1).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Ss = bsvd.svdvals(mats, max_sweeps=1, warn=False)
+    assert np.isnan(Ss[1]).all()
+
+
+def test_native_summary():
+    """_bsvd.svd_strided: (status, message, not converged, non-finite, info,
+    sweeps, path); the arrays only with details=True."""
+    from bsvd import _bsvd
+    A = np.random.default_rng(0).standard_normal((3, 16, 16))
+    A[1, 0, 0] = np.nan
+    S = np.empty((3, 16))
+    opts = _bsvd.Options(1, 0, 0, 0, 0.0, 1, 0, 0, 0)  # max_sweeps=1
+    st, msg, nc, nf, info, sweeps, path = _bsvd.svd_strided(
+        A, 16, 16, 16, 256, S, 16, None, 1, 0, None, 1, 0, 3, opts, False)
+    assert (st, msg, nc, nf) == (0, "", 2, 1) and info is None and sweeps is None and path is None
+    st, msg, nc, nf, info, sweeps, path = _bsvd.svd_strided(
+        A, 16, 16, 16, 256, S, 16, None, 1, 0, None, 1, 0, 3, opts, True)
+    assert (st, nc, nf) == (0, 2, 1)
+    assert (info[[0, 2]] > 0).all() and info[1] == -1
+    assert list(sweeps[[0, 2]]) == [1, 1] and path.shape == (3,)
+    st, msg, nc, nf, info, sweeps, path = _bsvd.svd_strided(
+        A, 16, 16, 15, 256, S, 16, None, 1, 0, None, 1, 0, 3, opts, True)
+    assert st == -5 and "lda" in msg and info is None
+
+
 # ---- options ---------------------------------------------------------------
 
 @pytest.mark.parametrize("kw", [dict(ordering="odd-even"), dict(variant="unblocked"),

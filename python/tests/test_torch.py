@@ -40,6 +40,22 @@ def test_views(make):
     assert_ratios(np_(A), np_(U), np_(S), np_(Vh))
 
 
+def test_reports_and_upcast():
+    A = rand((3, 24, 24), torch.float64)
+    A[1, 2, 2] = float("nan")
+    with pytest.warns(bsvd.NonFiniteWarning, match="1 of 3"):
+        with pytest.warns(bsvd.ConvergenceWarning, match="2 of 3"):
+            S, info = bsvd.svdvals(A, max_sweeps=1, return_info=True)
+    assert isinstance(S, torch.Tensor) and isinstance(info.info, np.ndarray)
+    assert list(info.nonfinite) == [False, True, False] and (info.sweeps[[0, 2]] == 1).all()
+    H = rand((2, 5, 4), torch.float32).to(torch.float16)
+    U, S, Vh = bsvd.svd(H)
+    assert U.dtype == torch.float32 and S.dtype == torch.float32
+    assert_ratios(np_(H.float()), np_(U), np_(S), np_(Vh))
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        bsvd.svd(torch.ones(3, 3, dtype=torch.int64))
+
+
 def test_requires_grad_routes_through_autograd():
     A = rand((3, 5, 4), torch.float64).requires_grad_()
     U, S, Vh = bsvd.svd(A)
