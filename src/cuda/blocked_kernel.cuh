@@ -81,7 +81,7 @@ template <class R> __device__ __forceinline__ cx<R> real_only(cx<R> x) { return 
 
 // ---- load: W = A (A^H), checks, prescaling, V = I --------------------------
 template <class Tstd>
-__global__ void __launch_bounds__(256) blk_load_kernel(const BlkParams<Tstd> P) {
+__global__ void __launch_bounds__(256) blk_load_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   __shared__ int st[kStInts];
@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(256) blk_load_kernel(const BlkParams<Tstd> P) 
 // columns 2 tc when tr <= tc (four products per four shared-memory reads),
 // and writes both triangles (the diagonal real).
 template <class Tstd, int K>
-__global__ void __launch_bounds__(256) blk_gram_kernel(const BlkParams<Tstd> P) {
+__global__ void __launch_bounds__(256) blk_gram_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   static_assert(K == 32, "the 16 x 16 thread grid covers K = 32");
   constexpr int kRows = 32;
@@ -173,7 +173,7 @@ __global__ void __launch_bounds__(256) blk_gram_kernel(const BlkParams<Tstd> P) 
 // blocks. Then Q <- Q + Q (I - Q^H Q) / 2 and the columns ordered by
 // descending eigenvalue (stable) when sorting.
 template <class Tstd, int K>
-__global__ void __launch_bounds__(256) blk_evd_kernel(const BlkParams<Tstd> P) {
+__global__ void __launch_bounds__(256) blk_evd_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   constexpr int L = K + 1; // padded leading dimension
@@ -337,7 +337,7 @@ template <class T, int K> struct EvdWarpSmem {
 };
 
 template <class Tstd, int K>
-__global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const BlkParams<Tstd> P) {
+__global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   constexpr int L = K + 1;
@@ -484,7 +484,7 @@ __global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const BlkP
 // registers, outputs kChunk at a time; Q (zero-padded to K x K) in shared
 // memory, read as broadcasts.
 template <class Tstd, int K>
-__global__ void __launch_bounds__(128) blk_update_kernel(const BlkParams<Tstd> P) {
+__global__ void __launch_bounds__(128) blk_update_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   constexpr int kChunk = 8;
   __shared__ T Qs[K * K];
@@ -535,7 +535,7 @@ __global__ void __launch_bounds__(128) blk_update_kernel(const BlkParams<Tstd> P
 
 // ---- finish: the fused kernel's finish and write on W, V in global memory ---
 template <class Tstd>
-__global__ void __launch_bounds__(256) blk_finish_kernel(const BlkParams<Tstd> P) {
+__global__ void __launch_bounds__(256) blk_finish_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   constexpr int G = 32;

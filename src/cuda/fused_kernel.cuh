@@ -71,7 +71,7 @@ template <class Tstd, int RPL> constexpr int fused_min_blocks() {
 
 template <class Tstd, int G, int RPL, bool WARP>
 __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
-fused_jacobi_kernel(const FusedParams<Tstd> P) {
+fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   constexpr bool kCacheRows = fused_cache_rows<Tstd, RPL>();
