@@ -11,8 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <string>
 #include <vector>
 
 namespace bsvd::detail::cuda {
@@ -168,161 +166,12 @@ __global__ void __launch_bounds__(256) blk_gram_kernel(const __grid_constant__ B
 
 // ---- evd: Q = eigenvectors of G (parallel two-sided Jacobi) ------------------
 // The twin of cpu::evd_impl: per round-robin step over the k indices, each
-// pair's rotation from the current G (one thread per pair), then G J
+// pair's rotation from the current G (one lane per pair), then G J
 // (columns) and Q J, then J^H G (rows), then the exact 2 x 2 diagonal
-// blocks. Then Q <- Q + Q (I - Q^H Q) / 2 and the columns ordered by
-// descending eigenvalue (stable) when sorting.
-template <class Tstd, int K>
-__global__ void __launch_bounds__(256) blk_evd_kernel(const __grid_constant__ BlkParams<Tstd> P) {
-  using T = dev_t<Tstd>;
-  using R = dreal_t<T>;
-  constexpr int L = K + 1; // padded leading dimension
-  constexpr int H = K / 2;
-  __shared__ T Gs[K * L];
-  __shared__ T Qs[K * L];
-  __shared__ R rc[H], eig[K];
-  __shared__ T rte[H];
-  __shared__ R ra[H], rb[H];
-  __shared__ int rp[H], rq[H], rok[H], rank[K];
-  __shared__ int significant;
-  __shared__ R gmax;
-  const int y = blockIdx.x / P.half, x = blockIdx.x - y * P.half;
-  const int mi = P.act[y];
-  const BlkMat M = P.mats[mi];
-  int bi, wi, bj, wj;
-  const int t = threadIdx.x;
-  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) {
-    if (t == 0) P.pflag[blockIdx.x] = 0;
-    return;
-  }
-  const int k = wi + wj;
-  const T *Gg = P.G + size_t(blockIdx.x) * K * K;
-  for (int e = t; e < k * k; e += 256) {
-    const int c = e / k, r = e - c * k;
-    Gs[r + c * L] = Gg[r + c * K];
-    Qs[r + c * L] = r == c ? done<T>() : dzero<T>();
-  }
-  // The CPU twin's thresholds (rotation.hpp): max(tol, k u), noise floor.
-  const R tol = blocked_tol(R(P.tol > 0 ? P.tol : sqrt(double(M.mw)) * double(unit_u<R>())), k);
-  const int slots = k + (k & 1), steps = slots - 1, half = slots / 2;
-  const int cap = P.eig_sweeps > 0 ? P.eig_sweeps : 60;
-  long applied = 0;
-  __syncthreads();
-  if (t == 0) {
-    R gm = 0;
-    for (int i = 0; i < k; ++i) gm = fmax(gm, fabs(dreal(Gs[i + i * L])));
-    gmax = gm;
-    significant = 0;
-  }
-  __syncthreads();
-  const R floor = blocked_noise_floor(gmax, k);
-  for (int sweep = 0; sweep < cap; ++sweep) {
-    long in_sweep = 0;
-    for (int s = 0; s < steps; ++s) {
-      bool mine = false;
-      if (t < half) {
-        int p, q;
-        round_robin_pair(slots, s, t, p, q);
-        if (q < k) {
-          const R a = dreal(Gs[p + p * L]), b = dreal(Gs[q + q * L]);
-          const T g = Gs[p + q * L];
-          const R ag = dabs(g);
-          if (needs_rotation(fabs(a), fabs(b), ag, tol)) {
-            const Rotation<R> rot = jacobi_rotation(a, b, ag);
-            rc[t] = rot.c;
-            rte[t] = tconj_phase(rot.t, g, ag);
-            ra[t] = a - rot.t * ag;
-            rb[t] = b + rot.t * ag;
-            mine = true;
-            if (fmax(fabs(a), fabs(b)) >= floor) significant = 1;
-          }
-        }
-        rp[t] = p;
-        rq[t] = q;
-        rok[t] = mine;
-      }
-      const int nrot = __syncthreads_count(mine);
-      if (nrot == 0) continue;
-      in_sweep += nrot;
-      // G J and Q J: item (row r, pair j).
-      for (int e = t; e < 2 * k * half; e += 256) {
-        const int which = e / (k * half);
-        const int e2 = e - which * k * half;
-        const int j = e2 / k, r = e2 - j * k;
-        if (!rok[j]) continue;
-        T *X = which ? Qs : Gs;
-        T xv = X[r + rp[j] * L], yv = X[r + rq[j] * L];
-        rot_tangent(xv, yv, rc[j], rte[j], false);
-        X[r + rp[j] * L] = xv;
-        X[r + rq[j] * L] = yv;
-      }
-      __syncthreads();
-      // J^H G: item (column c, pair j).
-      for (int e = t; e < k * half; e += 256) {
-        const int j = e / k, c = e - j * k;
-        if (!rok[j]) continue;
-        T xv = Gs[rp[j] + c * L], yv = Gs[rq[j] + c * L];
-        rot_tangent(xv, yv, rc[j], dconj(rte[j]), false);
-        Gs[rp[j] + c * L] = xv;
-        Gs[rq[j] + c * L] = yv;
-      }
-      __syncthreads();
-      if (t < half && rok[t]) {
-        const int p = rp[t], q = rq[t];
-        Gs[p + p * L] = dfrom_real<T>(ra[t]);
-        Gs[q + q * L] = dfrom_real<T>(rb[t]);
-        Gs[p + q * L] = dzero<T>();
-        Gs[q + p * L] = dzero<T>();
-      }
-      __syncthreads();
-    }
-    applied += in_sweep;
-    if (in_sweep == 0) break;
-  }
-  if (applied == 0) {
-    if (t == 0) P.pflag[blockIdx.x] = 0;
-    return;
-  }
-  // Eigenvalues, then C = I - Q^H Q into Gs.
-  for (int c = t; c < k; c += 256) eig[c] = dreal(Gs[c + c * L]);
-  __syncthreads();
-  for (int e = t; e < k * k; e += 256) {
-    const int j = e / k, i = e - j * k;
-    T h = dzero<T>();
-    for (int r = 0; r < k; ++r) dot_acc(h, Qs[r + i * L], Qs[r + j * L]); // q_i^H q_j
-    Gs[i + j * L] = i == j ? dfrom_real<T>(R(1) - dreal(h)) : dzero<T>() - h;
-  }
-  // Stable descending rank of the eigenvalues (the CPU's stable_sort).
-  const bool sort = M.nw <= P.nb || P.nb >= 8;
-  for (int j = t; j < k; j += 256) {
-    int r = j;
-    if (sort) {
-      r = 0;
-      const R ej = eig[j];
-      for (int i = 0; i < k; ++i) r += eig[i] > ej || (i < j && eig[i] == ej);
-    }
-    rank[j] = r;
-  }
-  __syncthreads();
-  // Q + Q C / 2, column j to position rank[j].
-  T *Qg = P.Q + size_t(blockIdx.x) * K * K;
-  for (int e = t; e < k * k; e += 256) {
-    const int j = e / k, i = e - j * k;
-    T s = dzero<T>();
-    for (int r = 0; r < k; ++r) s = s + Qs[i + r * L] * Gs[r + j * L];
-    Qg[i + rank[j] * K] = Qs[i + j * L] + dscale(s, R(0.5));
-  }
-  if (t == 0) {
-    P.pflag[blockIdx.x] = 1;
-    if (significant) P.rot[mi] = 1;
-  }
-}
-
-// ---- evd, one warp per Gram matrix ------------------------------------------
-// The same computation as blk_evd_kernel (the same rotations, applied in the
-// same order within each step, the same Newton-Schulz step and sort), with
-// one warp per (matrix, pair) and kWarps of them per block: __syncwarp and
-// ballots instead of block barriers. Lane l owns row l for G J and Q J and
+// blocks; then Q <- Q + Q (I - Q^H Q) / 2 and the columns ordered by
+// descending eigenvalue (stable) when sorting. One warp per (matrix, pair),
+// kEvdWarps of them per block: __syncwarp and ballots, no block barriers
+// (a one-block-per-matrix version was 2.7x slower; docs/perf/blocked-path.md). Lane l owns row l for G J and Q J and
 // column l for J^H G (k <= 32). Shared memory per warp: G and Q (K x K+1)
 // and the step's rotation records.
 constexpr int kEvdWarps = 4;
@@ -709,15 +558,9 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   BSVD_BLK_TRY(cudaMemcpyAsync(const_cast<BlkMat *>(P.mats), mats.data(), cnt * sizeof(BlkMat),
                                cudaMemcpyHostToDevice, stream));
 
-  // Eigensolver: one warp per Gram matrix (default) or one block
-  // (BSVD_BLOCKED_EVD=block, kept for comparison; docs/perf/blocked-path.md).
-  const char *ev = std::getenv("BSVD_BLOCKED_EVD");
-  const bool evd_warp = !(ev && std::string(ev) == "block");
   const size_t evd_smem = kEvdWarps * sizeof(EvdWarpSmem<T, K>);
-  if (evd_warp)
-    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      int(evd_smem)));
+  BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(evd_smem)));
 
   BlkTimer timer;
   timer.on = blocked_profiling_on();
@@ -758,11 +601,8 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
       timer.mark(1);
       blk_gram_kernel<Tstd, K><<<grid, 256, 0, stream>>>(P);
       timer.mark(2);
-      if (evd_warp)
-        blk_evd_warp_kernel<Tstd, K>
-            <<<(grid + kEvdWarps - 1) / kEvdWarps, 32 * kEvdWarps, evd_smem, stream>>>(P);
-      else
-        blk_evd_kernel<Tstd, K><<<grid, 256, 0, stream>>>(P);
+      blk_evd_warp_kernel<Tstd, K>
+          <<<(grid + kEvdWarps - 1) / kEvdWarps, 32 * kEvdWarps, evd_smem, stream>>>(P);
       timer.mark(3);
       blk_update_kernel<Tstd, K><<<ugrid, 128, 0, stream>>>(P);
       timer.mark(-1);
