@@ -226,11 +226,12 @@ SweepStats unblocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, const Orde
 struct EvdCount {
   long applied = 0; // rotations that passed the threshold test
   long proper = 0;  // of those, the ones with cos != 1 (HBJ Sec. 4.3 step 4)
-  long significant = 0; // of those, the ones between columns above the
-                        // noise floor of the pair (blocked_noise_floor)
+  long significant = 0; // of those, the ones that count for the stopping
+                        // rule (blocked_counts: pair and null floors)
 };
 
-// blocked_tol, blocked_noise_floor: src/core/rotation.hpp (shared with the GPU).
+// blocked_tol, blocked_noise_floor, blocked_null_floor, blocked_counts:
+// src/core/rotation.hpp (shared with the GPU).
 
 // Scratch of one k x k eigensolve: one record per pair of a step.
 template <class T> struct EvdWork {
@@ -249,7 +250,8 @@ template <class T> struct EvdWork {
 };
 
 template <class T>
-EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, int sweeps,
+EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, real_of_t<T> null_floor,
+                  int sweeps,
                   const Ordering &ord, const EvdWork<T> &ws);
 
 // Scratch of the blocked solver; kmax = largest pair width (<= n).

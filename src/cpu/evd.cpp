@@ -34,8 +34,8 @@ namespace cpu {
 constexpr int kMaxEvdSweeps = 60;
 
 template <class T>
-EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, int sweeps,
-                  const Ordering &ord, const EvdWork<T> &ws) {
+EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, real_of_t<T> null_floor,
+                  int sweeps, const Ordering &ord, const EvdWork<T> &ws) {
   using R = real_of_t<T>;
   EvdCount cnt;
   if (k < 2) return cnt;
@@ -66,7 +66,7 @@ EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, int swe
         ws.bnew[np] = b + rot.t * ag;
         ++np;
         if (rot.c != R(1)) ++cnt.proper;
-        if (std::max(std::fabs(a), std::fabs(b)) >= floor) ++cnt.significant;
+        if (blocked_counts(std::fabs(a), std::fabs(b), floor, null_floor)) ++cnt.significant;
       }
       if (np == 0) continue;
       in_sweep += np;
@@ -110,11 +110,11 @@ long hermitian_jacobi_evd(int k, T *G, int ldg, T *Q, int ldq, double tol, int s
   void *base = buf.data() + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64;
   cpu::Arena arena(base);
   ws.carve(arena, k);
-  return cpu::evd_impl(k, G, ldg, Q, ldq, R(tol), sweeps, ord, ws).applied;
+  return cpu::evd_impl(k, G, ldg, Q, ldq, R(tol), R(0), sweeps, ord, ws).applied;
 }
 
 #define BSVD_INSTANTIATE(T)                                                                     \
-  template cpu::EvdCount cpu::evd_impl<T>(int, T *, int, T *, int, real_of_t<T>, int,           \
+  template cpu::EvdCount cpu::evd_impl<T>(int, T *, int, T *, int, real_of_t<T>, real_of_t<T>, int,           \
                                           const Ordering &, const cpu::EvdWork<T> &);           \
   template long hermitian_jacobi_evd<T>(int, T *, int, T *, int, double, int, bsvd_ordering_t);
 BSVD_INSTANTIATE(float)

@@ -11,9 +11,10 @@
 //   [W_i W_j] <- [W_i W_j] Q,   [V_i V_j] <- [V_i V_j] Q.
 // With a single block (n <= nb) a sweep is one Gram EVD of the whole matrix.
 //
-// Convergence (see also blocked_tol / blocked_noise_floor in
-// cpu_internal.hpp: the threshold is max(tol, k u), and rotations between
-// columns at the pair's noise floor do not count). The first inner sweep
+// Convergence (see also blocked_tol / blocked_noise_floor /
+// blocked_null_floor in src/core/rotation.hpp: the threshold is max(tol,
+// k u), and rotations between columns at the pair's noise floor, or with a
+// column below u max|w_ij|, do not count). The first inner sweep
 // of every eigensolve tests the freshly formed Gram matrix: |g_pq| > tol sqrt(g_pp g_qq) is exactly the one-sided
 // test |w_p^H w_q| > tol ||w_p|| ||w_q||. A block sweep in which no
 // eigensolve rotated anything means all column pairs are relatively
@@ -132,14 +133,15 @@ template <class T> void reorthogonalize(int k, T *Q, T *C, T *row) {
 // One pair: Gram, EVD, update. Returns the eigensolver's rotation counts.
 template <class T>
 EvdCount rotate_block_pair(int m, int n, T *W, int ldw, T *V, int ldv, int k, bool sort,
-                           real_of_t<T> tol, int eig_sweeps, const Ordering &eig_ord,
+                           real_of_t<T> tol, real_of_t<T> null_floor, int eig_sweeps,
+                           const Ordering &eig_ord,
                            const BlockedWork<T> &ws) {
   using R = real_of_t<T>;
   form_gram(m, k, W, ldw, ws.cols, ws.G);
   for (int c = 0; c < k; ++c)
     for (int r = 0; r < k; ++r) ws.Q[r + int64_t(c) * k] = r == c ? T(1) : T(0);
   const EvdCount cnt =
-      evd_impl(k, ws.G, k, ws.Q, k, blocked_tol(tol, k), eig_sweeps, eig_ord, ws.evd);
+      evd_impl(k, ws.G, k, ws.Q, k, blocked_tol(tol, k), null_floor, eig_sweeps, eig_ord, ws.evd);
   if (cnt.applied == 0) return cnt; // Q = I: nothing to do
   for (int c = 0; c < k; ++c) {
     ws.eig[c] = real_(ws.G[c + int64_t(c) * k]);
@@ -171,6 +173,11 @@ SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
   }
   if (nb <= 0 || nb > n) nb = n;
   const int nblk = (n + nb - 1) / nb;
+  using R = real_of_t<T>;
+  R amax = 0; // the scale of the null floor (rotation.hpp)
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) amax = std::max(amax, maxpart_(W[i + int64_t(j) * ldw]));
+  const R null_floor = blocked_null_floor(amax);
   auto width = [&](int blk) { return std::min(nb, n - blk * nb); };
 
   if (nblk == 1) {
@@ -180,7 +187,7 @@ SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
     for (int sweep = 1; sweep <= max_sweeps; ++sweep) {
       st.sweeps = sweep;
       const EvdCount cnt =
-          rotate_block_pair(m, n, W, ldw, V, ldv, n, true, tol, eig_sweeps, eo, ws);
+          rotate_block_pair(m, n, W, ldw, V, ldv, n, true, tol, null_floor, eig_sweeps, eo, ws);
       if (cnt.significant == 0) {
         st.converged = true;
         break;
@@ -203,7 +210,7 @@ SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
         for (int c = 0; c < wi; ++c) ws.cols[c] = bi * nb + c;
         for (int c = 0; c < wj; ++c) ws.cols[wi + c] = bj * nb + c;
         const Ordering &eo = cache.get(eig_ordering, k);
-        rotations += rotate_block_pair(m, n, W, ldw, V, ldv, k, sort, tol, eig_sweeps, eo, ws)
+        rotations += rotate_block_pair(m, n, W, ldw, V, ldv, k, sort, tol, null_floor, eig_sweeps, eo, ws)
                          .significant;
       }
     }

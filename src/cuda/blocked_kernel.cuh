@@ -41,6 +41,7 @@ template <class Tstd> struct BlkParams {
   T *W = nullptr, *V = nullptr, *X = nullptr;
   T *G = nullptr, *Q = nullptr; // kBlockedKmax^2 per (active slot, pair)
   int *pflag = nullptr;         // per (active slot, pair): Q != I
+  dreal_t<T> *nullf = nullptr;  // per matrix: blocked_null_floor (rotation.hpp)
   const int *act = nullptr;     // active slot -> blocked matrix
   int nact = 0, half = 1, nb = 16, step = 0;
   int eig_sweeps = 1;
@@ -97,6 +98,8 @@ __global__ void __launch_bounds__(256) blk_load_kernel(const __grid_constant__ B
     s[kBsStart] = !nonfinite && amax > R(0);
     s[kBsNonfinite] = nonfinite;
     s[kBsEscale] = escale;
+    // amax of the prescaled W: the CPU twin's scale (power-of-two scaling is exact)
+    P.nullf[blockIdx.x] = blocked_null_floor(nonfinite ? R(0) : dldexp(amax, escale));
   }
 }
 
@@ -215,7 +218,7 @@ __global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const __gr
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) gm = fmax(gm, shfl_xor(gm, o));
   const R tol = blocked_tol(R(P.tol > 0 ? P.tol : sqrt(double(M.mw)) * double(unit_u<R>())), k);
-  const R floor = blocked_noise_floor(gm, k);
+  const R floor = blocked_noise_floor(gm, k), nullf = P.nullf[mi];
   const int slots = k + (k & 1), steps = slots - 1, half = slots / 2;
   const int cap = P.eig_sweeps > 0 ? P.eig_sweeps : 60;
   long applied = 0;
@@ -238,7 +241,7 @@ __global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const __gr
             S.a[l] = a - rot.t * ag;
             S.b[l] = b + rot.t * ag;
             mine = true;
-            sig = fmax(fabs(a), fabs(b)) >= floor;
+            sig = blocked_counts(fabs(a), fabs(b), floor, nullf);
           }
         }
         S.p[l] = p;
@@ -414,7 +417,7 @@ __global__ void __launch_bounds__(256) blk_finish_kernel(const __grid_constant__
 
 // ---- host driver -------------------------------------------------------------
 struct BlkLayout {
-  size_t mats = 0, state = 0, rot = 0, act = 0, W = 0, V = 0, X = 0, G = 0, Q = 0, pflag = 0;
+  size_t mats = 0, state = 0, rot = 0, act = 0, nullf = 0, W = 0, V = 0, X = 0, G = 0, Q = 0, pflag = 0;
   size_t total = 0;
   int half = 1;
 };
@@ -447,6 +450,7 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
   L.state = take(cnt * kBsWords * sizeof(int));
   L.rot = take(cnt * sizeof(int));
   L.act = take(cnt * sizeof(int));
+  L.nullf = take(cnt * sizeof(double));
   L.W = take(ew * elem);
   L.V = take(ev * elem);
   L.X = take(ex * elem);
@@ -530,6 +534,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   P.G = reinterpret_cast<T *>(ws + L.G);
   P.Q = reinterpret_cast<T *>(ws + L.Q);
   P.pflag = reinterpret_cast<int *>(ws + L.pflag);
+  P.nullf = reinterpret_cast<R *>(ws + L.nullf);
 
   std::vector<BlkMat> mats(cnt);
   std::vector<int> nblk(cnt), rows(cnt);
