@@ -110,6 +110,18 @@ template <class R> BSVD_HD inline R blocked_null_floor(R amax) {
   const R f = unit_roundoff<R>() * amax;
   return f * f;
 }
+// The finish's threshold for numerically null columns, as a fraction of
+// sigma_max: u for the unblocked solvers, k u for the blocked ones (k = the
+// pair width, blocked_kmax). Each blocked update leaves absolute errors of
+// order k u ||W_pair|| in every column, so a column whose true norm is
+// below that (and whose rotations stopped counting under the null floor)
+// can end with a norm up to ~k u sigma_max in a direction set by rounding.
+// Such columns are completed like the exactly null ones: U stays
+// orthonormal, and the residual changes by at most 2 sigma_j < 2 k u
+// sigma_max per column.
+template <class R> BSVD_HD inline R finish_null_ratio(int kpair) {
+  return R(kpair > 1 ? kpair : 1) * unit_roundoff<R>();
+}
 template <class R>
 BSVD_HD inline bool blocked_counts(R a, R b, R pair_floor, R null_floor) {
   const R lo = a < b ? a : b, hi = a < b ? b : a;

@@ -323,12 +323,15 @@ int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
         jmax = j;
     std::vector<char> null(size_t(nw), 0);
     bool any_null = false;
+    // u, or k u on the blocked path (finish_null_ratio, rotation.hpp).
+    const R null_ratio =
+        finish_null_ratio<R>(blocked ? blocked_kmax(nw, effective_nb(cfg, nw)) : 1);
     for (int j = 0; j < nw; ++j) {
       // ||w_j|| / sigma_max, 0 when it underflows.
       const R ratio = L.mant[j] == R(0)
                           ? R(0)
                           : std::ldexp(L.mant[j] / L.mant[jmax], L.expo[j] - L.expo[jmax]);
-      null[j] = ratio < unit_roundoff<R>();
+      null[j] = ratio < null_ratio;
       any_null = any_null || null[j];
     }
     if (any_null) complete_basis(mw, nw, W, null.data(), L.cand);

@@ -53,10 +53,14 @@ struct Plan {
   size_t off_stage = 0, bytes_stage = 0;
   size_t off_blk = 0, bytes_blk = 0;
   size_t total = 0;
+  bool uniform = true;
   // The fused launch needs a slot -> matrix map unless it takes every
-  // matrix of the batch it is given (the caller's, or the packed one).
+  // matrix of the batch it is given (the caller's, or the packed one), or
+  // when a variable-size batch may be split into several launches
+  // (fused_groups).
   bool fused_map() const {
-    return fused.size() != (loc == 1 ? fused.size() + blocked.size() + cpu.size() : gpu.size());
+    return (!uniform && fused.size() > 1) ||
+           fused.size() != (loc == 1 ? fused.size() + blocked.size() + cpu.size() : gpu.size());
   }
 };
 
@@ -99,6 +103,7 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   p.nb = cuda::blocked_nb(cfg);
   const bool gpu = cuda_available();
   const bool uniform = batch.dims.uniform();
+  p.uniform = uniform;
   // One decision for a uniform batch (no per-matrix host work).
   const Route r0 = route(precision_of<T>(), batch.dims.m, batch.dims.n, batch.vectors, gpu, cfg,
                          p.nb);
@@ -260,6 +265,37 @@ template <class T> int gpu_path(const Batch<T> &batch, int b, int info, int solv
   return (empty || info == BSVD_INFO_NONFINITE) ? BSVD_PATH_TRIVIAL : solver;
 }
 
+// The fused kernel sizes its shared memory for the largest working
+// dimensions of a launch (mw_max x nw_max), so a variable-size batch whose
+// matrices each fit may not fit together (e.g. 1000 x 17 with 150 x 150).
+// Such a batch is split: matrices ordered by (nw, mw), cut greedily into
+// launches whose joint envelope fits. A uniform batch is one launch.
+template <class T>
+std::vector<std::vector<int>> fused_groups(const Batch<T> &user, const std::vector<int> &fused) {
+  if (user.dims.uniform() || fused.size() <= 1) return {fused};
+  std::vector<int> order = fused;
+  auto mw = [&](int b) { return std::max(user.dims.rows(b), user.dims.cols(b)); };
+  auto nw = [&](int b) { return std::min(user.dims.rows(b), user.dims.cols(b)); };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return nw(a) != nw(b) ? nw(a) < nw(b) : mw(a) < mw(b);
+  });
+  std::vector<std::vector<int>> groups;
+  int gm = 0, gn = 0;
+  for (int b : order) {
+    const int m2 = std::max(gm, mw(b)), n2 = std::max(gn, nw(b));
+    if (groups.empty() || !cuda::fits(precision_of<T>(), m2, n2, user.vectors)) {
+      groups.emplace_back();
+      gm = mw(b);
+      gn = nw(b);
+    } else {
+      gm = m2;
+      gn = n2;
+    }
+    groups.back().push_back(b);
+  }
+  return groups;
+}
+
 // Launches the GPU's share of a call on kb (device-visible pointers and
 // sizes): the fused kernel on matrices `fused` and the blocked path on
 // `blocked` (indices into kb; user describes the same matrices with host-
@@ -270,16 +306,25 @@ bsvd_status_t launch_gpu(const Batch<T> &kb, const Batch<T> &user, const Plan &p
                          const std::vector<int> &fused, const std::vector<int> &blocked,
                          const Config &cfg, cudaStream_t stream, unsigned char *ws) {
   if (!fused.empty()) {
-    cuda::FusedParams<T> P;
-    fill_kernel_params(P, kb, user, fused, cfg);
+    const std::vector<std::vector<int>> groups = fused_groups<T>(user, fused);
+    int *dmap = nullptr;
     if (plan.fused_map()) {
-      int *dmap = reinterpret_cast<int *>(ws + plan.off_map);
-      BSVD_CUDA_TRY(cudaMemcpyAsync(dmap, fused.data(), fused.size() * sizeof(int),
+      std::vector<int> order;
+      order.reserve(fused.size());
+      for (const auto &g : groups) order.insert(order.end(), g.begin(), g.end());
+      dmap = reinterpret_cast<int *>(ws + plan.off_map);
+      BSVD_CUDA_TRY(cudaMemcpyAsync(dmap, order.data(), order.size() * sizeof(int),
                                     cudaMemcpyHostToDevice, stream));
-      P.map = dmap;
     }
-    const cuda::FusedShape shape = cuda::plan_fused(P, user.vectors);
-    BSVD_CUDA_TRY(cuda::launch_fused(P, shape, stream));
+    size_t start = 0;
+    for (const auto &g : groups) {
+      cuda::FusedParams<T> P;
+      fill_kernel_params(P, kb, user, g, cfg);
+      if (dmap) P.map = dmap + start;
+      start += g.size();
+      const cuda::FusedShape shape = cuda::plan_fused(P, user.vectors);
+      BSVD_CUDA_TRY(cuda::launch_fused(P, shape, stream));
+    }
   }
   if (!blocked.empty())
     BSVD_CUDA_TRY(cuda::run_blocked(kb, blocked, plan.bm, plan.bn, cfg, plan.nb, stream,

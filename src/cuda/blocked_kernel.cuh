@@ -386,6 +386,7 @@ __global__ void __launch_bounds__(128) blk_update_kernel(const __grid_constant__
 }
 
 // ---- finish: the fused kernel's finish and write on W, V in global memory ---
+__host__ __device__ inline int blk_finish_pad(int n) { return (n + 3) & ~3; }
 template <class Tstd>
 __global__ void __launch_bounds__(256) blk_finish_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
@@ -403,16 +404,21 @@ __global__ void __launch_bounds__(256) blk_finish_kernel(const __grid_constant__
     st[kStConverged] = s[kBsConverged];
     st[kStSweeps] = s[kBsSweeps];
   }
+  // Each array padded to a multiple of 4 entries: ptxas merges the flag
+  // reads of the completion loop's remainder into 8-byte loads (flag[c],
+  // flag[c + 1] with c + 1 == nw possible), which compute-sanitizer
+  // reported as out of bounds when flag ended the allocation.
+  const int np = blk_finish_pad(P.nw_max);
   R *nrm = reinterpret_cast<R *>(smem_raw);
-  int *expo = reinterpret_cast<int *>(nrm + P.nw_max);
-  int *rank = expo + P.nw_max;
-  int *flag = rank + P.nw_max;
+  int *expo = reinterpret_cast<int *>(nrm + np);
+  int *rank = expo + np;
+  int *flag = rank + np;
   T *X = P.X + M.xoff;
   __syncthreads();
   finish_and_write<G>(P, team, t, g, l, g < P.ngroups, true, s[kBsNonfinite] != 0, M.b, M.m,
                       M.n, P.vectors, s[kBsEscale], P.W + M.woff, M.mw,
                       P.vectors ? P.V + M.voff : nullptr, M.nw, nrm, expo, rank, flag, X,
-                      X + M.mw, st);
+                      X + M.mw, st, finish_null_ratio<R>(min(M.nw, 2 * P.nb)));
 }
 
 // ---- host driver -------------------------------------------------------------
@@ -634,7 +640,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   }
   BSVD_BLK_TRY(cudaMemcpyAsync(P.state, state.data(), state.size() * sizeof(int),
                                cudaMemcpyHostToDevice, stream));
-  const size_t smem = size_t(P.nw_max) * (sizeof(R) + 3 * sizeof(int));
+  const size_t smem = size_t(blk_finish_pad(P.nw_max)) * (sizeof(R) + 3 * sizeof(int));
   if (smem > 48 * 1024)
     BSVD_BLK_TRY(cudaFuncSetAttribute(blk_finish_kernel<Tstd>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));

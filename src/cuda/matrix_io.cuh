@@ -181,7 +181,7 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
                                                  bool vectors, int escale, T *W, int ldw,
                                                  const T *Vw, int ldvw, R *nrm, int *expo,
                                                  int *rank, int *flag, T *xs, T *coef,
-                                                 int *st) {
+                                                 int *st, R null_ratio) {
   const bool trans = m < n;
   const int mw = trans ? n : m, nw = trans ? m : n;
   // 3. finish: sigma_j = ||w_j|| = mant_j 2^expo_j (scaled, as the CPU
@@ -234,7 +234,8 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
 
   if (vectors) {
     // Numerically null columns, the rule of the CPU twin (solve_one.cpp):
-    // sigma_j < u sigma_max. Their direction is not determined by the data
+    // sigma_j < null_ratio sigma_max (u, or k u on the blocked path:
+    // finish_null_ratio in rotation.hpp). Their direction is not determined by the data
     // (and a column whose squared norm underflowed was never rotated, so
     // not orthogonalized): their U columns are completed to an orthonormal
     // set below; sigma_j keeps its computed value.
@@ -247,7 +248,7 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
             mmax = nrm[i];
             emax = expo[i];
           }
-        const bool null = nrm[j] == R(0) || dldexp(nrm[j], expo[j] - emax) < unit_u<R>() * mmax;
+        const bool null = nrm[j] == R(0) || dldexp(nrm[j], expo[j] - emax) < null_ratio * mmax;
         flag[j] = !null;
         if (null) st[kStNull] = 1;
       }

@@ -308,7 +308,10 @@ TYPED_TEST(GpuBlocked, SuiteSparseMatrices) {
                                                      V[b].data(), nv[b], have ? ref.data() : nullptr);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
     if constexpr (std::is_same_v<T, double>) {
-      EXPECT_LE(sweeps[b], csweeps[b] + 1) << "cpu twin " << csweeps[b];
+      // Rounding differs (FMA, summation order of the Gram entries), so a
+      // matrix can take a sweep or two more or fewer; in total the GPU
+      // must stay within 2 % of the twin (below).
+      EXPECT_LE(sweeps[b], csweeps[b] + 2) << "cpu twin " << csweeps[b];
       gsum += sweeps[b];
       csum += csweeps[b];
     }
