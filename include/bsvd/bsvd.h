@@ -108,6 +108,7 @@ typedef enum {
   BSVD_PATH_CPU_BLOCKED = 2,
   BSVD_PATH_CUDA_FUSED = 3,  /* one-kernel shared-memory solver */
   BSVD_PATH_CUDA_BLOCKED = 4, /* blocked Gram / EVD / update path */
+  BSVD_PATH_CUDA_QR = 5,      /* Householder QR, the fused kernel on R, U = Q U_R */
   BSVD_PATH_MAX_ENUM = 0x7fffffff
 } bsvd_path_t;
 
@@ -127,6 +128,11 @@ typedef struct {
   void *workspace; /* caller's workspace, or NULL: the library allocates */
   size_t workspace_bytes;
   int *path;       /* optional output: host array of batch bsvd_path_t */
+  int qr;          /* cuda backend, tall or wide matrices: factor A = QR
+                      (A^H = QR when m < n) first and solve R with the
+                      fused kernel. 0 = auto (when max(m, n) >= 4 min(m, n)
+                      and R fits the fused kernel), 1 = whenever R fits,
+                      -1 = never. The cpu backend ignores it. */
 } bsvd_options_t;
 
 /* Fills *opts with the defaults above. */

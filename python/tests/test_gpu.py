@@ -58,8 +58,8 @@ def test_torch_cuda(dtype, shape):
         assert isinstance(t, torch.Tensor) and t.is_cuda and t.device == A.device
     assert U.dtype == A.dtype and S.dtype == A.real.dtype
     assert info.converged.all()
-    assert set(np.unique(info.path_names)) <= {"cuda-fused", "cuda-blocked", "cpu-unblocked",
-                                              "cpu-blocked"}
+    assert set(np.unique(info.path_names)) <= {"cuda-fused", "cuda-blocked", "cuda-qr",
+                                              "cpu-unblocked", "cpu-blocked"}
     assert_ratios(A_np, _np(U), _np(S), _np(Vh))
 
 

@@ -80,6 +80,8 @@ bsvd_status_t check_options(const bsvd_options_t *o, int pos) {
     return bad(pos, "opts->max_sweeps", "= %d is negative", o->max_sweeps);
   if (o->eig_sweeps < 0)
     return bad(pos, "opts->eig_sweeps", "= %d is negative", o->eig_sweeps);
+  if (o->qr < -1 || o->qr > 1)
+    return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o->qr);
   if (o->num_threads < 0)
     return bad(pos, "opts->num_threads", "= %d is negative", o->num_threads);
   if (!o->workspace && o->workspace_bytes != 0)
@@ -96,6 +98,7 @@ Config make_config(const bsvd_options_t &o) {
   c.max_sweeps = o.max_sweeps > 0 ? o.max_sweeps : kDefaultMaxSweeps;
   c.eig_sweeps = o.eig_sweeps;
   c.num_threads = o.num_threads;
+  c.qr = o.qr;
   return c;
 }
 
@@ -405,6 +408,7 @@ void bsvd_options_init(bsvd_options_t *o) {
   o->max_sweeps = 0;
   o->eig_sweeps = 1;
   o->num_threads = 0;
+  o->qr = 0;
 }
 
 const char *bsvd_status_string(bsvd_status_t s) {

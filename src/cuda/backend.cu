@@ -7,6 +7,7 @@
 #include "../core/backends.hpp"
 #include "blocked.hpp"
 #include "fused.hpp"
+#include "qr.hpp"
 
 #include <algorithm>
 #include <complex>
@@ -42,9 +43,10 @@ size_t align256(size_t x) { return (x + 255) & ~size_t(255); }
 // Which matrices go where, and the device workspace that implies.
 struct Plan {
   int loc = 0;                    // 0 host data, 1 device data
-  std::vector<int> fused, blocked, cpu; // batch indices
-  std::vector<int> gpu;           // fused and blocked, in batch order
+  std::vector<int> fused, blocked, qr, cpu; // batch indices
+  std::vector<int> gpu;           // fused, blocked and qr, in batch order
   std::vector<int> bm, bn;        // sizes of the blocked matrices
+  std::vector<int> qm, qn;        // sizes of the qr matrices
   int nb = 0;                     // block width of the blocked path
   bool needs_arrays = false;      // device data: copy pointer/size arrays
   // workspace regions (byte offsets)
@@ -52,19 +54,21 @@ struct Plan {
   size_t off_map = 0, bytes_map = 0;
   size_t off_stage = 0, bytes_stage = 0;
   size_t off_blk = 0, bytes_blk = 0;
+  size_t off_qr = 0, bytes_qr = 0;
   size_t total = 0;
   bool uniform = true;
+  int batch_count = 0;
   // The fused launch needs a slot -> matrix map unless it takes every
   // matrix of the batch it is given (the caller's, or the packed one), or
   // when a variable-size batch may be split into several launches
   // (fused_groups).
   bool fused_map() const {
     return (!uniform && fused.size() > 1) ||
-           fused.size() != (loc == 1 ? fused.size() + blocked.size() + cpu.size() : gpu.size());
+           fused.size() != (loc == 1 ? batch_count : gpu.size());
   }
 };
 
-enum Route { kFused = 0, kBlocked = 1, kCpu = 2 };
+enum Route { kFused = 0, kBlocked = 1, kCpu = 2, kQr = 3 };
 
 // Where one matrix goes. Empty matrices: the fused kernel writes their
 // info. variant = blocked sends every other matrix to the blocked path,
@@ -75,6 +79,7 @@ Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, 
   if (!gpu) return kCpu;
   const bool blk_ok = nb > 0 && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN;
   if (cfg.variant == BSVD_VARIANT_BLOCKED) return blk_ok ? kBlocked : kCpu;
+  if (cuda::qr_route(prec, m, n, vectors, cfg.qr)) return kQr;
   if (cuda::fits(prec, m, n, vectors)) return kFused;
   if (cfg.variant == BSVD_VARIANT_UNBLOCKED) return kCpu;
   return blk_ok ? kBlocked : kCpu;
@@ -104,6 +109,7 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   const bool gpu = cuda_available();
   const bool uniform = batch.dims.uniform();
   p.uniform = uniform;
+  p.batch_count = batch.count;
   // One decision for a uniform batch (no per-matrix host work).
   const Route r0 = route(precision_of<T>(), batch.dims.m, batch.dims.n, batch.vectors, gpu, cfg,
                          p.nb);
@@ -117,6 +123,10 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
     p.gpu.push_back(b);
     if (r == kFused) {
       p.fused.push_back(b);
+    } else if (r == kQr) {
+      p.qr.push_back(b);
+      p.qm.push_back(m);
+      p.qn.push_back(n);
     } else {
       p.blocked.push_back(b);
       p.bm.push_back(m);
@@ -163,6 +173,11 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
     p.off_blk = o;
     p.bytes_blk = cuda::blocked_workspace_bytes(p.bm, p.bn, batch.vectors, sizeof(T), p.nb);
     o += p.bytes_blk;
+  }
+  if (!p.qr.empty()) {
+    p.off_qr = o;
+    p.bytes_qr = cuda::qr_layout(p.qm, p.qn, batch.vectors, sizeof(T), sizeof(R)).total;
+    o += p.bytes_qr;
   }
   p.total = o;
   return p;
@@ -301,31 +316,126 @@ std::vector<std::vector<int>> fused_groups(const Batch<T> &user, const std::vect
 // `blocked` (indices into kb; user describes the same matrices with host-
 // visible sizes). Both enqueue on stream; the blocked path synchronizes
 // once per sweep, the fused kernel runs meanwhile.
+// The fused kernel on matrices `list` of kb (user: the same batch with
+// host-visible sizes); dmap: device room for list.size() ints, or null when
+// the list is the whole batch in order and one launch takes it.
+template <class T>
+bsvd_status_t launch_fused_set(const Batch<T> &kb, const Batch<T> &user,
+                               const std::vector<int> &list, int *dmap, const Config &cfg,
+                               cudaStream_t stream) {
+  const std::vector<std::vector<int>> groups = fused_groups<T>(user, list);
+  if (dmap) {
+    std::vector<int> order;
+    order.reserve(list.size());
+    for (const auto &g : groups) order.insert(order.end(), g.begin(), g.end());
+    BSVD_CUDA_TRY(cudaMemcpyAsync(dmap, order.data(), order.size() * sizeof(int),
+                                  cudaMemcpyHostToDevice, stream));
+  }
+  size_t start = 0;
+  for (const auto &g : groups) {
+    cuda::FusedParams<T> P;
+    fill_kernel_params(P, kb, user, g, cfg);
+    if (dmap) P.map = dmap + start;
+    start += g.size();
+    const cuda::FusedShape shape = cuda::plan_fused(P, user.vectors);
+    BSVD_CUDA_TRY(cuda::launch_fused(P, shape, stream));
+  }
+  return BSVD_STATUS_SUCCESS;
+}
+
+// The QR path (qr.hpp) on matrices idx of kb (sizes m[i] x n[i]); ws:
+// qr_layout(m, n, ...).total bytes. No host synchronization.
+template <class T>
+bsvd_status_t run_qr(const Batch<T> &kb, const std::vector<int> &idx, const std::vector<int> &m,
+                     const std::vector<int> &n, const Config &cfg, cudaStream_t stream,
+                     unsigned char *ws) {
+  using R = real_of_t<T>;
+  const int cnt = int(idx.size());
+  if (cnt == 0) return BSVD_STATUS_SUCCESS;
+  const cuda::QrLayout L = cuda::qr_layout(m, n, kb.vectors, sizeof(T), sizeof(R));
+  std::vector<cuda::QrMat> mats(cnt);
+  std::vector<const T *> pA(cnt);
+  std::vector<R *> pS(cnt);
+  std::vector<T *> pU(cnt), pV(cnt);
+  std::vector<int> nwv(cnt);
+  long long oy = 0, ot = 0, ob = 0, os = 0, ou = 0;
+  int nw_max = 0;
+  T *Bw = reinterpret_cast<T *>(ws + L.B);
+  R *Sw = reinterpret_cast<R *>(ws + L.S);
+  T *Uw = reinterpret_cast<T *>(ws + L.U), *Vw = reinterpret_cast<T *>(ws + L.V);
+  for (int i = 0; i < cnt; ++i) {
+    cuda::QrMat &q = mats[i];
+    q.b = idx[i];
+    q.m = m[i];
+    q.n = n[i];
+    q.mw = std::max(m[i], n[i]);
+    q.nw = std::min(m[i], n[i]);
+    q.y = oy;
+    q.tau = ot;
+    q.B = ob;
+    q.S = os;
+    q.U = q.V = ou;
+    pA[i] = Bw + ob;
+    pS[i] = Sw + os;
+    pU[i] = kb.vectors ? Uw + ou : nullptr;
+    pV[i] = kb.vectors ? Vw + ou : nullptr;
+    nwv[i] = q.nw;
+    nw_max = std::max(nw_max, q.nw);
+    oy += (long long)q.mw * q.nw;
+    ot += q.nw;
+    ob += (long long)q.nw * q.nw;
+    os += q.nw;
+    if (kb.vectors) ou += (long long)q.nw * q.nw;
+  }
+  auto up = [&](size_t off, const void *src, size_t bytes) {
+    return cudaMemcpyAsync(ws + off, src, bytes, cudaMemcpyHostToDevice, stream);
+  };
+  const size_t pb = size_t(cnt) * sizeof(void *);
+  BSVD_CUDA_TRY(up(L.mats, mats.data(), cnt * sizeof(cuda::QrMat)));
+  BSVD_CUDA_TRY(up(L.parr, pA.data(), pb));
+  BSVD_CUDA_TRY(up(L.parr + pb, pS.data(), pb));
+  BSVD_CUDA_TRY(up(L.parr + 2 * pb, pU.data(), pb));
+  BSVD_CUDA_TRY(up(L.parr + 3 * pb, pV.data(), pb));
+  BSVD_CUDA_TRY(up(L.iarr, nwv.data(), cnt * sizeof(int)));
+  const auto *dmats = reinterpret_cast<const cuda::QrMat *>(ws + L.mats);
+  BSVD_CUDA_TRY(cuda::qr_factor(kb, dmats, cnt, nw_max, ws, L, stream));
+
+  // The fused kernel on B = R (R^H): a variable-size batch in the workspace.
+  const int *dnw = reinterpret_cast<const int *>(ws + L.iarr);
+  Batch<T> qb;
+  qb.vectors = kb.vectors;
+  qb.count = cnt;
+  qb.dims.mv = qb.dims.nv = dnw;
+  qb.A.array = reinterpret_cast<const T *const *>(ws + L.parr);
+  qb.A.ldv = dnw;
+  qb.S.array = reinterpret_cast<R *const *>(ws + L.parr + pb);
+  qb.U.array = reinterpret_cast<T *const *>(ws + L.parr + 2 * pb);
+  qb.U.ldv = dnw;
+  qb.V.array = reinterpret_cast<T *const *>(ws + L.parr + 3 * pb);
+  qb.V.ldv = dnw;
+  qb.info = reinterpret_cast<int *>(ws + L.info);
+  qb.sweeps = reinterpret_cast<int *>(ws + L.sweeps);
+  Batch<T> qh = qb; // host-visible sizes for the launch planning
+  qh.dims.mv = qh.dims.nv = nwv.data();
+  std::vector<int> all(cnt);
+  for (int i = 0; i < cnt; ++i) all[i] = i;
+  BSVD_TRY_STATUS(launch_fused_set(qb, qh, all, reinterpret_cast<int *>(ws + L.map), cfg,
+                                   stream));
+  BSVD_CUDA_TRY(cuda::qr_finish(kb, dmats, cnt, nw_max, ws, L, stream));
+  return BSVD_STATUS_SUCCESS;
+}
+
 template <class T>
 bsvd_status_t launch_gpu(const Batch<T> &kb, const Batch<T> &user, const Plan &plan,
                          const std::vector<int> &fused, const std::vector<int> &blocked,
-                         const Config &cfg, cudaStream_t stream, unsigned char *ws) {
-  if (!fused.empty()) {
-    const std::vector<std::vector<int>> groups = fused_groups<T>(user, fused);
-    int *dmap = nullptr;
-    if (plan.fused_map()) {
-      std::vector<int> order;
-      order.reserve(fused.size());
-      for (const auto &g : groups) order.insert(order.end(), g.begin(), g.end());
-      dmap = reinterpret_cast<int *>(ws + plan.off_map);
-      BSVD_CUDA_TRY(cudaMemcpyAsync(dmap, order.data(), order.size() * sizeof(int),
-                                    cudaMemcpyHostToDevice, stream));
-    }
-    size_t start = 0;
-    for (const auto &g : groups) {
-      cuda::FusedParams<T> P;
-      fill_kernel_params(P, kb, user, g, cfg);
-      if (dmap) P.map = dmap + start;
-      start += g.size();
-      const cuda::FusedShape shape = cuda::plan_fused(P, user.vectors);
-      BSVD_CUDA_TRY(cuda::launch_fused(P, shape, stream));
-    }
-  }
+                         const std::vector<int> &qr, const Config &cfg, cudaStream_t stream,
+                         unsigned char *ws) {
+  if (!fused.empty())
+    BSVD_TRY_STATUS(launch_fused_set(
+        kb, user, fused, plan.fused_map() ? reinterpret_cast<int *>(ws + plan.off_map) : nullptr,
+        cfg, stream));
+  if (!qr.empty())
+    BSVD_TRY_STATUS(run_qr(kb, qr, plan.qm, plan.qn, cfg, stream, ws + plan.off_qr));
   if (!blocked.empty())
     BSVD_CUDA_TRY(cuda::run_blocked(kb, blocked, plan.bm, plan.bn, cfg, plan.nb, stream,
                                     ws + plan.off_blk));
@@ -411,7 +521,8 @@ bsvd_status_t run_device_data(const Batch<T> &batch, const Config &cfg,
       put_ints(batch.dims.nv, kb.dims.nv);
       BSVD_CUDA_TRY(cudaMemcpyAsync(d, hostArr.data(), o, cudaMemcpyHostToDevice, stream));
     }
-    BSVD_TRY_STATUS(launch_gpu(kb, batch, plan, plan.fused, plan.blocked, cfg, stream, ws));
+    BSVD_TRY_STATUS(
+        launch_gpu(kb, batch, plan, plan.fused, plan.blocked, plan.qr, cfg, stream, ws));
   }
 
   // 3. The CPU part, then its results back to the device.
@@ -453,6 +564,7 @@ bsvd_status_t run_device_data(const Batch<T> &batch, const Config &cfg,
     }
     for (int b : plan.fused) path[b] = gpu_path(batch, b, info[b], BSVD_PATH_CUDA_FUSED);
     for (int b : plan.blocked) path[b] = gpu_path(batch, b, info[b], BSVD_PATH_CUDA_BLOCKED);
+    for (int b : plan.qr) path[b] = gpu_path(batch, b, info[b], BSVD_PATH_CUDA_QR);
     for (size_t c = 0; c < plan.cpu.size(); ++c) path[plan.cpu[c]] = h.path[c];
   }
   return BSVD_STATUS_SUCCESS;
@@ -467,17 +579,21 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
   const size_t nf = plan.gpu.size();
   std::vector<int> fm(nf), fn(nf);
   // Positions in the packed batch of the fused and the blocked matrices.
-  std::vector<int> fpos, bpos;
-  std::vector<char> is_blocked(nf, 0);
+  std::vector<int> fpos, bpos, qpos;
+  std::vector<int> solver(nf, BSVD_PATH_CUDA_FUSED);
   size_t ea = 0, es = 0, eu = 0, ev = 0;
-  for (size_t i = 0, jb = 0; i < nf; ++i) {
+  for (size_t i = 0, jb = 0, jq = 0; i < nf; ++i) {
     const int b = plan.gpu[i];
     fm[i] = batch.dims.rows(b);
     fn[i] = batch.dims.cols(b);
     if (jb < plan.blocked.size() && plan.blocked[jb] == b) {
-      is_blocked[i] = 1;
+      solver[i] = BSVD_PATH_CUDA_BLOCKED;
       bpos.push_back(int(i));
       ++jb;
+    } else if (jq < plan.qr.size() && plan.qr[jq] == b) {
+      solver[i] = BSVD_PATH_CUDA_QR;
+      qpos.push_back(int(i));
+      ++jq;
     } else {
       fpos.push_back(int(i));
     }
@@ -569,7 +685,7 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
       hb.dims.mv = fm.data();
       hb.dims.nv = fn.data();
     }
-    BSVD_TRY_STATUS(launch_gpu(kb, hb, plan, fpos, bpos, cfg, stream, ws));
+    BSVD_TRY_STATUS(launch_gpu(kb, hb, plan, fpos, bpos, qpos, cfg, stream, ws));
     if (es) BSVD_CUDA_TRY(cudaMemcpyAsync(hostS.data(), dS, es * sizeof(R),
                                           cudaMemcpyDeviceToHost, stream));
     if (eu) BSVD_CUDA_TRY(cudaMemcpyAsync(hostU.data(), dU, eu * sizeof(T),
@@ -630,8 +746,7 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
     batch.info[b] = hostInfo[i];
     if (batch.sweeps) batch.sweeps[b] = hostSweeps[i];
     if (path)
-      path[b] = gpu_path(batch, b, hostInfo[i],
-                         is_blocked[i] ? BSVD_PATH_CUDA_BLOCKED : BSVD_PATH_CUDA_FUSED);
+      path[b] = gpu_path(batch, b, hostInfo[i], solver[i]);
     os += s.s; ou += s.u; ov += s.v;
   }
   return BSVD_STATUS_SUCCESS;

@@ -62,7 +62,7 @@ template <class T>
 Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vectors = true,
                     bsvd_ordering_t ord = BSVD_ORDERING_ROUND_ROBIN, int max_sweeps = 0,
                     bsvd_variant_t variant = BSVD_VARIANT_AUTO, int block_size = 0,
-                    int eig_sweeps = 1) {
+                    int eig_sweeps = 1, int qr = 0) {
   Solved<T> r;
   r.m = m; r.n = n; r.k = std::min(m, n); r.batch = batch;
   r.S.assign(size_t(batch) * r.k, R_t<T>(-7));
@@ -81,6 +81,7 @@ Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vecto
   o.variant = variant;
   o.block_size = block_size;
   o.eig_sweeps = eig_sweeps;
+  o.qr = qr;
   o.path = r.path.data();
   r.status = bsvd::gesvj_strided_batched<T>(
       vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n, A.data(), std::max(m, 1),
@@ -93,7 +94,7 @@ Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vecto
 // The same with every operand in device memory.
 template <class T>
 Solved<T> gpu_solve_device(int m, int n, int batch, const std::vector<T> &A, bool vectors = true,
-                           bsvd_variant_t variant = BSVD_VARIANT_AUTO) {
+                           bsvd_variant_t variant = BSVD_VARIANT_AUTO, int qr = 0) {
   Solved<T> r;
   r.m = m; r.n = n; r.k = std::min(m, n); r.batch = batch;
   const size_t nA = A.size(), nS = size_t(batch) * r.k, nU = size_t(batch) * m * r.k,
@@ -113,6 +114,7 @@ Solved<T> gpu_solve_device(int m, int n, int batch, const std::vector<T> &A, boo
   bsvd_options_init(&o);
   o.backend = BSVD_BACKEND_CUDA;
   o.variant = variant;
+  o.qr = qr;
   o.path = r.path.data();
   r.status = bsvd::gesvj_strided_batched<T>(
       vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n, dA, m, int64_t(m) * n, dS, r.k,

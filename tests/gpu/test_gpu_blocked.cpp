@@ -6,6 +6,7 @@
 #include "gpu_test_util.hpp"
 
 #include "cuda/blocked.hpp"
+#include "cuda/qr.hpp"
 
 namespace {
 
@@ -102,7 +103,10 @@ TYPED_TEST(GpuBlocked, LargeMatrices) {
   for (auto [m, n] : shapes) {
     const Family f = m == n ? Family::Geo : Family::Random;
     const auto A = family_batch<T>(f, m, n, 1, 7000 + m + n);
-    const auto r = gpu_solve<T>(m, n, 1, A);
+    // qr = -1: tall and wide shapes stay on the blocked path (test_gpu_qr.cpp
+    // covers the QR preprocessing the automatic choice would take).
+    const auto r = gpu_solve<T>(m, n, 1, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
     ASSERT_EQ(r.status, 0) << bsvd_last_error();
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     EXPECT_EQ(r.path[0], bsvd::detail::cuda::fits(prec<T>(), m, n, true) ? BSVD_PATH_CUDA_FUSED
@@ -228,7 +232,8 @@ TYPED_TEST(GpuBlocked, MixedSizeBatch) {
       continue;
     }
     const bool fits = bsvd::detail::cuda::fits(prec<T>(), m, n, true);
-    EXPECT_EQ(path[b], fits ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CUDA_BLOCKED);
+    const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
+    EXPECT_EQ(path[b], qr ? BSVD_PATH_CUDA_QR : fits ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CUDA_BLOCKED);
     std::vector<double> ref(std::min(m, n));
     ASSERT_EQ(bsvd::testing::reference_singular_values<T>(m, n, A[b].data(), lda[b], ref.data()), 0);
     const auto q = bsvd::testing::accuracy<T, R_t<T>>(m, n, A[b].data(), lda[b], S[b].data(),

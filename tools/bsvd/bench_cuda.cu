@@ -8,6 +8,8 @@
 //                             subset is timed and scaled (said in `note`)
 //   cusolver-gesvd-loop       one QR-iteration gesvd per matrix (m >= n),
 //                             subset timed and scaled likewise
+//   bsvd-cuda-noqr / -qr      tall and wide cases: the other choice of the
+//                             QR preprocessing (qr = -1 / 1, qr.hpp)
 //   bsvd-cuda-stages          matrices on the blocked path: one more call
 //                             with stage timing (load, Gram, eigensolver,
 //                             update, finish; CUDA events, which serialize
@@ -23,6 +25,7 @@
 #include <bsvd/svd.hpp>
 
 #include "cuda/blocked.hpp"
+#include "cuda/qr.hpp"
 #include "testing/lapack_ref.hpp"
 #include "testing/metrics.hpp"
 
@@ -173,7 +176,7 @@ void check(BenchRow &row, const BenchCase &c, const T *A, const std::vector<real
 
 template <class T>
 void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
-              const std::string &name, std::vector<BenchRow> &rows) {
+              const std::string &name, std::vector<BenchRow> &rows, int qr = 0) {
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
   const bool vec = c.vectors;
@@ -187,6 +190,7 @@ void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &d
   bsvd_options_t o;
   bsvd_options_init(&o);
   o.backend = BSVD_BACKEND_CUDA;
+  o.qr = qr;
   const Job job = vec ? Job::Vectors : Job::Values;
   size_t ws = 0;
   bsvd_workspace_size(prec_of<T>(), vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, m, n, batch, &o, &ws);
@@ -238,7 +242,9 @@ void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &d
                         : jacobi_flops(c.precision, m, n, vec, mean, batch)) /
                (row.ms * 1e6);
   char note[96];
-  std::snprintf(note, sizeof note, "%s, mean sweeps %.2f", blocked ? "blocked" : "fused", mean);
+  const bool viaqr = st == 0 && path[0] == BSVD_PATH_CUDA_QR;
+  std::snprintf(note, sizeof note, "%s, mean sweeps %.2f",
+                blocked ? "blocked" : viaqr ? "qr + fused on R" : "fused", mean);
   row.note = note;
   if (bad) row.note += ", " + std::to_string(bad) + " matrices with info != 0";
   rows.push_back(row);
@@ -499,6 +505,15 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
     DevBuf<T> dA(count);
     BENCH_CUDA(cudaMemcpy(dA.p, hA, count * sizeof(T), cudaMemcpyHostToDevice));
     run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda", rows);
+    // Tall / wide cases whose R fits the fused kernel: the other choice of
+    // the QR preprocessing in the same run (qr = -1 when the automatic
+    // choice took it, qr = 1 when it did not).
+    if (detail::cuda::qr_route(prec_of<T>(), c.m, c.n, c.vectors, 1) &&
+        std::max(c.m, c.n) >= 4 * std::min(c.m, c.n)) {
+      const bool autoqr = detail::cuda::qr_route(prec_of<T>(), c.m, c.n, c.vectors, 0);
+      run_bsvd<T>(c, hA, dA.p, dev, autoqr ? "bsvd-cuda-noqr" : "bsvd-cuda-qr", rows,
+                  autoqr ? -1 : 1);
+    }
     if (const char *tune = std::getenv("BSVD_BENCH_TUNE"); tune && tune[0] == '1') {
       const char *old = std::getenv("BSVD_FUSED_LANES");
       const std::string keep = old ? old : "";

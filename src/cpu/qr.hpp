@@ -1,0 +1,30 @@
+// Householder QR (the CPU twin of the GPU QR preprocessing, MAGMA-SVD Sec.
+// 9.2): a tall matrix A = Q R is solved as R = U_R S V^H, U = Q U_R.
+//
+// LAPACK xGEQR2 conventions: column j gets alpha = y_jj, x = y_{j+1:m, j},
+// beta = -sign(Re alpha) ||(alpha, x)||, tau_j = (beta - alpha) / beta,
+// v_j = (1, x / (alpha - beta)); H_j = I - tau_j v_j v_j^H, and
+// H_j^H = I - conj(tau_j) v_j v_j^H is applied to the trailing columns.
+// A = H_0 H_1 ... H_{n-1} R. tau_j = 0 (H_j = I) when x = 0 and alpha is
+// real. Norms are scaled by the column's largest entry (no overflow or
+// underflow of the squares); the callers prescale A into the window that
+// the solvers use, so no further rescaling (xLARFG's loop) is needed.
+//
+// The GPU kernel (src/cuda/qr_kernel.cuh) runs the same steps with the sums
+// in a different order; tests compare its R with this one.
+#pragma once
+
+#include "../core/batch.hpp"
+
+namespace bsvd::detail {
+
+// In place on the m x n matrix Y (m >= n, leading dimension ldy): R in the
+// upper triangle, v_j below the diagonal; tau has n entries.
+template <class T> void householder_qr(int m, int n, T *Y, int ldy, T *tau);
+
+// X (m x k, leading dimension ldx) <- Q X with Q = H_0 ... H_{n-1} from
+// householder_qr's Y and tau.
+template <class T>
+void apply_householder_q(int m, int n, const T *Y, int ldy, const T *tau, int k, T *X, int ldx);
+
+} // namespace bsvd::detail

@@ -1,0 +1,61 @@
+// QR preprocessing on the GPU for tall and wide matrices (MAGMA-SVD Sec.
+// 9.2): W = A (A^H when m < n, mw x nw, mw >= nw) is factored W = Q R by
+// Householder reflections (one thread block per matrix), the nw x nw
+// matrices B = R (tall) or R^H (wide) are solved by the fused kernel, and
+// the side that carries Q is formed by applying the reflections:
+//   tall:  A = (Q U_B) S V_B^H          U = Q [U_B; 0],  V = V_B
+//   wide:  A = U_B S (Q V_B)^H          U = U_B,         V = Q [V_B; 0]
+// Values only: S of B, no reflections applied. The CPU twin of the
+// factorization and of applying Q is src/cpu/qr.cpp (same conventions:
+// LAPACK xGEQR2).
+//
+// The driver (backend.cu, run_qr) does: qr_factor (load with the checks and
+// power-of-two prescaling of the other paths, factor, write B), the fused
+// kernel on the B batch (its own workspace batch with pointer arrays),
+// qr_finish (S scaled back, info, sweeps, U and V). All on one stream, no
+// host synchronization.
+#pragma once
+
+#include "../core/batch.hpp"
+
+#include <cstddef>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+namespace bsvd::detail::cuda {
+
+// max(m, n) >= kQrAutoRatio * min(m, n): the shape the automatic choice
+// (qr = 0) considers tall or wide enough.
+constexpr int kQrAutoRatio = 4;
+
+// Whether matrix m x n takes the QR path for the qr setting (0 auto, 1
+// whenever R fits the fused kernel, -1 never). Auto: only matrices that do
+// not fit the fused kernel themselves (they would go to the blocked path).
+bool qr_route(char precision, int m, int n, bool vectors, int qr);
+
+// One QR matrix of the launch: its batch index, sizes, offsets (elements)
+// of its regions in the workspace.
+struct QrMat {
+  int b, m, n, mw, nw;
+  long long y, tau, B, S, U, V;
+};
+
+// Workspace layout of run_qr for matrices of sizes m[i] x n[i].
+struct QrLayout {
+  size_t mats = 0, escale = 0, info = 0, sweeps = 0, Y = 0, tau = 0, B = 0, S = 0, U = 0, V = 0;
+  size_t parr = 0, iarr = 0, map = 0, total = 0;
+};
+QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
+                   size_t elem_bytes, size_t real_bytes);
+
+// Launches (elements of the workspace as laid out by qr_layout; mats
+// device-visible, count entries).
+template <class T>
+cudaError_t qr_factor(const Batch<T> &kb, const QrMat *mats, int count, int nw_max,
+                      unsigned char *ws, const QrLayout &L, cudaStream_t stream);
+template <class T>
+cudaError_t qr_finish(const Batch<T> &kb, const QrMat *mats, int count, int nw_max,
+                      unsigned char *ws, const QrLayout &L, cudaStream_t stream);
+
+} // namespace bsvd::detail::cuda

@@ -1,0 +1,17 @@
+// QR-preprocessing instance for one precision (qr.hpp, qr_kernel.cuh).
+#include "qr_kernel.cuh"
+
+namespace bsvd::detail::cuda {
+
+template <>
+cudaError_t qr_factor<double>(const Batch<double> &kb, const QrMat *mats, int count, int nw_max,
+                          unsigned char *ws, const QrLayout &L, cudaStream_t stream) {
+  return qr_factor_impl(kb, mats, count, nw_max, ws, L, stream);
+}
+template <>
+cudaError_t qr_finish<double>(const Batch<double> &kb, const QrMat *mats, int count, int nw_max,
+                          unsigned char *ws, const QrLayout &L, cudaStream_t stream) {
+  return qr_finish_impl(kb, mats, count, nw_max, ws, L, stream);
+}
+
+} // namespace bsvd::detail::cuda

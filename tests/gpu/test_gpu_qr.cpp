@@ -1,0 +1,255 @@
+// The QR preprocessing path (src/cuda/qr*.{hpp,cuh,cu}): the factorization
+// against its CPU twin (src/cpu/qr.cpp), and the whole path (QR, fused
+// kernel on R, U = Q U_R) through the public API: T1-T4 on the six
+// families, tall and wide, the edge cases, routing, host vs device data,
+// values only.
+#include "gpu_test_util.hpp"
+
+#include "cpu/qr.hpp"
+#include "cuda/fused.hpp"
+#include "cuda/qr.hpp"
+
+namespace {
+
+template <class R> R cj(R x) { return x; }
+template <class R> std::complex<R> cj(std::complex<R> x) { return std::conj(x); }
+
+template <class T> class GpuQr : public ::testing::Test {};
+using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(GpuQr, Types);
+
+// R of the GPU factorization (qr_factor writes B = R, or R^H for wide
+// input) against householder_qr on the same W, in norm relative to ||A||.
+TYPED_TEST(GpuQr, FactorMatchesCpuTwin) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  using namespace bsvd::detail;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{200, 7}, {2000, 16}, {37, 37}, {50, 300},
+                                                      {1, 1}, {90, 33}}) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n);
+    const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
+    const auto A = family_batch<T>(Family::Logrand, m, n, batch, 70 + m);
+    T *dA = nullptr;
+    ASSERT_EQ(cudaMalloc(&dA, A.size() * sizeof(T)), cudaSuccess);
+    cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice);
+    Batch<T> kb;
+    kb.count = batch;
+    kb.dims.m = m;
+    kb.dims.n = n;
+    kb.A.base = dA;
+    kb.A.stride = int64_t(m) * n;
+    kb.A.ld = m;
+    std::vector<int> mv(batch, m), nv(batch, n);
+    const cuda::QrLayout L = cuda::qr_layout(mv, nv, false, sizeof(T), sizeof(R_t<T>));
+    unsigned char *ws = nullptr;
+    ASSERT_EQ(cudaMalloc(&ws, L.total), cudaSuccess);
+    std::vector<cuda::QrMat> mats(batch);
+    for (int b = 0; b < batch; ++b)
+      mats[b] = {b, m, n, mw, nw, (long long)b * mw * nw, (long long)b * nw,
+                 (long long)b * nw * nw, 0, 0, 0};
+    cudaMemcpy(ws + L.mats, mats.data(), batch * sizeof(cuda::QrMat), cudaMemcpyHostToDevice);
+    ASSERT_EQ(cuda::qr_factor(kb, reinterpret_cast<const cuda::QrMat *>(ws + L.mats), batch, nw,
+                              ws, L, nullptr),
+              cudaSuccess);
+    std::vector<T> B(size_t(batch) * nw * nw);
+    std::vector<int> escale(batch);
+    cudaMemcpy(B.data(), ws + L.B, B.size() * sizeof(T), cudaMemcpyDeviceToHost);
+    cudaMemcpy(escale.data(), ws + L.escale, batch * sizeof(int), cudaMemcpyDeviceToHost);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    cudaFree(ws);
+    cudaFree(dA);
+    for (int b = 0; b < batch; ++b) {
+      std::vector<T> W(size_t(mw) * nw), tau(nw);
+      const T *Ab = A.data() + size_t(b) * m * n;
+      long double an = 0;
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+          const T a = Ab[i + size_t(j) * m];
+          an += std::norm(std::complex<long double>(std::real(a), std::imag(a)));
+          if (m >= n) W[i + size_t(j) * mw] = a;
+          else W[j + size_t(i) * mw] = cj(a);
+        }
+      householder_qr(mw, nw, W.data(), mw, tau.data());
+      long double dn = 0;
+      for (int c = 0; c < nw; ++c)
+        for (int r = 0; r < nw; ++r) {
+          T ref = r <= c ? W[r + size_t(c) * mw] : T(0); // R
+          T got = m >= n ? B[size_t(b) * nw * nw + r + size_t(c) * nw]
+                         : cj(B[size_t(b) * nw * nw + c + size_t(r) * nw]);
+          got = got * R_t<T>(std::ldexp(1.0, -escale[b])); // the kernel's prescaling
+          const auto d = std::complex<long double>(std::real(got) - std::real(ref),
+                                                   std::imag(got) - std::imag(ref));
+          dn += std::norm(d);
+        }
+      EXPECT_LE(double(std::sqrt(dn / an)), 10.0 * mw * uroff<T>()) << "matrix " << b;
+    }
+  }
+}
+
+// The whole path on the six families, tall and wide: routed to cuda-qr by
+// the automatic choice (these shapes do not fit the fused kernel), T1-T4.
+TYPED_TEST(GpuQr, FamiliesPassT1toT4) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {16, 2000}, {1500, 40}, {700, 5}}) {
+    const bool routed = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
+    for (Family f : bsvd::testing::all_families()) {
+      SCOPED_TRACE(testing::Message() << m << "x" << n << " " << bsvd::testing::family_name(f));
+      const int batch = 4;
+      const auto A = family_batch<T>(f, m, n, batch, 300 + m + n);
+      const auto r = gpu_solve<T>(m, n, batch, A);
+      ASSERT_EQ(r.status, 0) << bsvd_last_error();
+      for (int b = 0; b < batch; ++b) {
+        EXPECT_EQ(r.info[b], 0);
+        EXPECT_EQ(r.path[b], routed ? BSVD_PATH_CUDA_QR : BSVD_PATH_CUDA_FUSED);
+        const auto q = ratios(r, A, b);
+        EXPECT_TRUE(q.pass()) << ratio_text(q);
+      }
+    }
+  }
+}
+
+// qr = 1 forces the path whenever R fits (also square); qr = -1 never.
+TYPED_TEST(GpuQr, OptionForcesOrAvoids) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const int batch = 3;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{120, 20}, {24, 24}, {9, 64}}) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n);
+    const auto A = family_batch<T>(Family::Geo, m, n, batch, 11 + m);
+    const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                BSVD_VARIANT_AUTO, 0, 1, /*qr=*/1);
+    ASSERT_EQ(r.status, 0) << bsvd_last_error();
+    for (int b = 0; b < batch; ++b) {
+      EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_QR);
+      EXPECT_EQ(r.info[b], 0);
+      const auto q = ratios(r, A, b);
+      EXPECT_TRUE(q.pass()) << ratio_text(q);
+    }
+  }
+  const auto A = family_batch<T>(Family::Random, 2000, 16, 2, 5);
+  const auto r = gpu_solve<T>(2000, 16, 2, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                              BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
+  ASSERT_EQ(r.status, 0);
+  const bool fits = bsvd::detail::cuda::fits(prec<T>(), 2000, 16, true);
+  for (int b = 0; b < 2; ++b)
+    EXPECT_EQ(r.path[b], fits ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CUDA_BLOCKED);
+}
+
+// Zero, identity, rank-deficient, overflow, underflow, NaN, Inf in one
+// batch, tall and wide; the bad ones must not spoil the others.
+TYPED_TEST(GpuQr, EdgeCases) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const std::vector<Edge> edges = {Edge::Zero, Edge::Identity, Edge::RankDeficient,
+                                   Edge::Overflow, Edge::Underflow, Edge::Nan, Edge::Inf};
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{400, 12}, {12, 400}}) {
+    const int batch = int(edges.size()) + 1;
+    std::vector<T> A(size_t(batch) * m * n);
+    bsvd::testing::generate<T>(Family::Random, m, n, 1, 5, A.data(), m);
+    for (size_t e = 0; e < edges.size(); ++e)
+      bsvd::testing::generate_edge<T>(edges[e], m, n, 40 + e, A.data() + (e + 1) * m * n, m);
+    const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                BSVD_VARIANT_AUTO, 0, 1, /*qr=*/1);
+    ASSERT_EQ(r.status, 0) << bsvd_last_error();
+    for (int b = 0; b < batch; ++b) {
+      const bool bad = b >= 1 && (edges[b - 1] == Edge::Nan || edges[b - 1] == Edge::Inf);
+      SCOPED_TRACE(testing::Message() << m << "x" << n << " matrix " << b);
+      if (bad) {
+        EXPECT_EQ(r.info[b], BSVD_INFO_NONFINITE);
+        EXPECT_EQ(r.path[b], BSVD_PATH_TRIVIAL);
+        for (int j = 0; j < r.k; ++j) EXPECT_TRUE(std::isnan(double(r.S[size_t(b) * r.k + j])));
+        EXPECT_TRUE(std::isnan(std::abs(r.U[size_t(b) * m * r.k + m * r.k - 1])));
+        EXPECT_TRUE(std::isnan(std::abs(r.V[size_t(b) * n * r.k + n * r.k - 1])));
+        continue;
+      }
+      EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_QR);
+      EXPECT_EQ(r.info[b], 0);
+      const auto q = ratios(r, A, b);
+      EXPECT_TRUE(q.pass()) << ratio_text(q);
+    }
+  }
+}
+
+// Host and device operands give the same bits; values only gives the same S.
+TYPED_TEST(GpuQr, DeviceHostAndValuesOnlyAgree) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{1200, 24}, {24, 1200}}) {
+    const int batch = 5;
+    const auto A = family_batch<T>(Family::Logrand, m, n, batch, 77 + m);
+    const auto h = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                BSVD_VARIANT_AUTO, 0, 1, 1);
+    const auto d = gpu_solve_device<T>(m, n, batch, A, true, BSVD_VARIANT_AUTO, 1);
+    const auto s = gpu_solve<T>(m, n, batch, A, false, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                BSVD_VARIANT_AUTO, 0, 1, 1);
+    ASSERT_EQ(h.status, 0);
+    ASSERT_EQ(d.status, 0);
+    ASSERT_EQ(s.status, 0);
+    EXPECT_EQ(h.S, d.S);
+    EXPECT_EQ(h.U, d.U);
+    EXPECT_EQ(h.V, d.V);
+    EXPECT_EQ(h.sweeps, d.sweeps);
+    EXPECT_EQ(h.S, s.S);
+    for (int b = 0; b < batch; ++b) EXPECT_EQ(d.path[b], BSVD_PATH_CUDA_QR);
+  }
+}
+
+// A variable-size batch mixing QR matrices of different widths with fused
+// and blocked ones.
+TYPED_TEST(GpuQr, MixedWithOtherPaths) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const std::vector<std::pair<int, int>> dims = {{1500, 10}, {30, 30}, {300, 300}, {12, 900},
+                                                 {2000, 16}, {0, 4}};
+  const int batch = int(dims.size());
+  std::vector<int> mv, nv;
+  std::vector<std::vector<T>> A(batch), U(batch), V(batch);
+  std::vector<std::vector<R_t<T>>> S(batch);
+  std::vector<const T *> pA;
+  std::vector<R_t<T> *> pS;
+  std::vector<T *> pU, pV;
+  std::vector<int> lda, ldu, ldv;
+  for (int b = 0; b < batch; ++b) {
+    const auto [m, n] = dims[b];
+    const int k = std::min(m, n);
+    mv.push_back(m); nv.push_back(n);
+    lda.push_back(std::max(m, 1)); ldu.push_back(std::max(m, 1)); ldv.push_back(std::max(n, 1));
+    A[b].assign(size_t(std::max(m, 1)) * std::max(n, 1), T(0));
+    if (m > 0 && n > 0)
+      bsvd::testing::generate<T>(Family::Arith, m, n, bsvd::testing::default_kappa<T>(), 9 + b,
+                                 A[b].data(), m);
+    S[b].assign(std::max(k, 1), R_t<T>(-1));
+    U[b].assign(size_t(std::max(m, 1)) * std::max(k, 1), T(-1));
+    V[b].assign(size_t(std::max(n, 1)) * std::max(k, 1), T(-1));
+    pA.push_back(A[b].data()); pS.push_back(S[b].data()); pU.push_back(U[b].data()); pV.push_back(V[b].data());
+  }
+  std::vector<int> info(batch, 99), sweeps(batch, -1), path(batch, -1);
+  bsvd_options_t o;
+  bsvd_options_init(&o);
+  o.backend = BSVD_BACKEND_CUDA;
+  o.path = path.data();
+  ASSERT_EQ(bsvd::gesvj_vbatched<T>(bsvd::Job::Vectors, mv.data(), nv.data(), pA.data(),
+                                    lda.data(), pS.data(), pU.data(), ldu.data(), pV.data(),
+                                    ldv.data(), info.data(), sweeps.data(), batch, o),
+            0)
+      << bsvd_last_error();
+  for (int b = 0; b < batch; ++b) {
+    const auto [m, n] = dims[b];
+    SCOPED_TRACE(testing::Message() << "matrix " << b << " " << m << "x" << n);
+    EXPECT_EQ(info[b], 0);
+    if (m == 0 || n == 0) continue;
+    const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
+    if (qr) EXPECT_EQ(path[b], BSVD_PATH_CUDA_QR);
+    else EXPECT_NE(path[b], BSVD_PATH_CUDA_QR);
+    std::vector<double> ref(std::min(m, n));
+    const bool have = bsvd::testing::reference_singular_values<T>(m, n, A[b].data(), m,
+                                                                  ref.data()) == 0;
+    const auto q = bsvd::testing::accuracy<T, R_t<T>>(m, n, A[b].data(), m, S[b].data(),
+                                                     U[b].data(), m, V[b].data(), n,
+                                                     have ? ref.data() : nullptr);
+    EXPECT_TRUE(q.pass()) << ratio_text(q);
+  }
+}
+
+} // namespace
