@@ -130,8 +130,10 @@ typedef struct {
   int *path;       /* optional output: host array of batch bsvd_path_t */
   int qr;          /* cuda backend, tall or wide matrices: factor A = QR
                       (A^H = QR when m < n) first and solve R with the
-                      fused kernel. 0 = auto (when max(m, n) >= 4 min(m, n)
-                      and R fits the fused kernel), 1 = whenever R fits,
+                      fused kernel. 0 = auto (when max(m, n) >= 32 min(m, n)
+                      and A itself fits the fused kernel: where it does not,
+                      the blocked path is faster so far; see
+                      docs/perf/qr-path.md), 1 = whenever R fits,
                       -1 = never. The cpu backend ignores it. */
 } bsvd_options_t;
 

@@ -116,10 +116,12 @@ void scaled_norm(int m, const T *x, real_of_t<T> &mant, int &expo, T *unit) {
 // Orthonormal completion of U (mw x nw, ld mw): the columns flagged by
 // null[j] (numerically null w_j, see the finish step) are replaced by unit vectors e_i orthogonalized
 // (classical Gram-Schmidt, twice) against every other column already in
-// the set. The first candidate whose residual keeps at least half its
-// squared norm is taken; if none does, the best one seen. A candidate with
-// a residual of squared norm >= 1/mw always exists while the set is
-// incomplete (the residuals' squared norms sum to mw - #columns >= 1).
+// the set. The residuals' squared norms sum to mw - d (d = columns in the
+// set), so some candidate keeps at least (mw - d) / mw of its squared norm:
+// the first that keeps min(1/2, (mw - d) / (2 mw)) is taken; if none does
+// (rounding), the best one seen. (With the threshold 1/2 alone, completing
+// one column of a large square matrix tried all mw candidates: each keeps
+// only ~1/mw.)
 template <class T>
 void complete_basis(int mw, int nw, T *U, const char *null, T *cand) {
   using R = real_of_t<T>;
@@ -144,6 +146,9 @@ void complete_basis(int mw, int nw, T *U, const char *null, T *cand) {
     if (done[j]) continue;
     int best_i = -1;
     R best = -1;
+    int d = 0;
+    for (int c = 0; c < nw; ++c) d += done[c];
+    const R accept = std::min(R(0.5), R(mw - d) / R(2 * mw));
     for (int tries = 0; tries < mw; ++tries) {
       const int i = (cursor + tries) % mw;
       const R nrm = residual_of_unit(i);
@@ -151,7 +156,7 @@ void complete_basis(int mw, int nw, T *U, const char *null, T *cand) {
         best = nrm;
         best_i = i;
       }
-      if (nrm >= R(0.5)) break;
+      if (nrm >= accept) break;
     }
     // Recompute for the chosen candidate (cand may hold a later one).
     const R nrm = std::sqrt(residual_of_unit(best_i));

@@ -266,8 +266,14 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
         if (!team.any(need)) continue;
         if (t == 0) st[kStFound] = 0;
         team.sync();
+        // The CPU twin's acceptance (complete_basis in solve_one.cpp):
+        // min(1/2, (mw - d) / (2 mw)), d = columns in the set; a second
+        // round accepts 1/(2 mw).
+        int d = 0;
+        for (int c = 0; c < nw; ++c) d += flag[c] != 0;
         for (int round = 0; round < 2; ++round) {
-          const R thr = round == 0 ? R(0.5) : R(0.5) / R(mw > 0 ? mw : 1);
+          const R thr = round == 0 ? fmin(R(0.5), R(mw - d) / R(2 * (mw > 0 ? mw : 1)))
+                                   : R(0.5) / R(mw > 0 ? mw : 1);
           for (int tries = 0; tries < P.mw_max; ++tries) {
             const bool go = need && tries < mw && st[kStFound] == 0;
             if (!team.any(go)) break;
@@ -277,13 +283,21 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
                 xs[i] = i == cand ? done<T>() : dzero<T>();
             team.sync();
             for (int pass = 0; pass < 2; ++pass) {
-              if (go)
-                for (int c = t; c < nw; c += P.tpm) {
-                  T acc = dzero<T>();
-                  if (flag[c])
-                    for (int i = 0; i < mw; ++i) dot_acc(acc, W[i + size_t(c) * ldw], xs[i]);
-                  coef[c] = acc;
-                }
+              // coef_c = w_c^H x: one G-lane group per column (coalesced
+              // reads of w_c; a thread per column reading it serially made
+              // the blocked finish, W in global memory, take ~30-270 ms
+              // per completed column at 256^2-512^2). Uniform trip count
+              // (col_iters) so the group sums see whole warps.
+              for (int cc = 0; cc < P.col_iters; ++cc) {
+                const int c = g + cc * P.ngroups;
+                const bool vc = go && gvalid && c < nw;
+                const bool use = vc && flag[c];
+                T acc = dzero<T>();
+                if (use)
+                  for (int i = l; i < mw; i += G) dot_acc(acc, W[i + size_t(c) * ldw], xs[i]);
+                acc = group_sum<G>(acc);
+                if (vc && l == 0) coef[c] = use ? acc : dzero<T>();
+              }
               team.sync();
               if (go)
                 for (int i = t; i < mw; i += P.tpm) {

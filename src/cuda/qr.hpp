@@ -27,11 +27,17 @@ namespace bsvd::detail::cuda {
 
 // max(m, n) >= kQrAutoRatio * min(m, n): the shape the automatic choice
 // (qr = 0) considers tall or wide enough.
-constexpr int kQrAutoRatio = 4;
+constexpr int kQrAutoRatio = 32;
+constexpr int kQrAutoMinRows = 1024; // and at least this many rows (measured at 2000)
 
 // Whether matrix m x n takes the QR path for the qr setting (0 auto, 1
-// whenever R fits the fused kernel, -1 never). Auto: only matrices that do
-// not fit the fused kernel themselves (they would go to the blocked path).
+// whenever R fits the fused kernel, -1 never). Auto, from the H100
+// measurements of docs/perf/qr-path.md: only matrices at least 32 times
+// taller than wide, with at least 1024 rows, that fit the fused kernel themselves (s 1000 x 2000x16:
+// 6.5 ms with QR, 10.3 fused). Where the matrix does not fit, the blocked
+// path is still faster than this QR (d 1000 x 2000x16: 6.1 ms blocked,
+// 10.3 with QR: the factorization and the application of Q stream the
+// trailing columns through global memory once per column).
 bool qr_route(char precision, int m, int n, bool vectors, int qr);
 
 // One QR matrix of the launch: its batch index, sizes, offsets (elements)

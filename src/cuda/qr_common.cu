@@ -10,7 +10,7 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr) {
   const int mw = std::max(m, n), nw = std::min(m, n);
   if (qr < 0 || nw < 1 || !fits(precision, nw, nw, vectors)) return false;
   if (qr > 0) return true;
-  return mw >= kQrAutoRatio * nw && !fits(precision, m, n, vectors);
+  return mw >= kQrAutoRatio * nw && mw >= kQrAutoMinRows && fits(precision, m, n, vectors);
 }
 
 QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,

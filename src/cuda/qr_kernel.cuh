@@ -101,6 +101,7 @@ __global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_cons
   bool nonfinite;
   const int escale = load_scaled(P, team, t, true, M.b, M.m, M.n, false, Y, mw, (T *)nullptr, 0,
                                  st, &amax_word, amax, nonfinite);
+  __syncthreads(); // load_scaled's last pass (the prescaling) is per thread
   if (t == 0) P.escale[blockIdx.x] = nonfinite ? 0 : escale;
   if (nonfinite) { // B of NaN: the fused kernel reports the matrix
     for (int e = t; e < nw * nw; e += kQrThreads) B[e] = dnan<T>();

@@ -28,7 +28,7 @@ TYPED_TEST(GpuFused, MatchesCpuTwin) {
       if (ord == BSVD_ORDERING_ODD_EVEN && std::max(m, n) > 64) continue;
       const int batch = 3;
       const auto A = family_batch<T>(Family::Random, m, n, batch, seed += 17);
-      const auto r = gpu_solve<T>(m, n, batch, A, true, ord);
+      const auto r = gpu_solve<T>(m, n, batch, A, true, ord, 0, BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
       ASSERT_EQ(r.status, 0) << bsvd_last_error();
       for (int b = 0; b < batch; ++b) {
         SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b << " ord=" << ord);

@@ -86,22 +86,21 @@ TYPED_TEST(GpuQr, FactorMatchesCpuTwin) {
   }
 }
 
-// The whole path on the six families, tall and wide: routed to cuda-qr by
-// the automatic choice (these shapes do not fit the fused kernel), T1-T4.
+// The whole path (qr = 1) on the six families, tall and wide: T1-T4.
 TYPED_TEST(GpuQr, FamiliesPassT1toT4) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {16, 2000}, {1500, 40}, {700, 5}}) {
-    const bool routed = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
     for (Family f : bsvd::testing::all_families()) {
       SCOPED_TRACE(testing::Message() << m << "x" << n << " " << bsvd::testing::family_name(f));
       const int batch = 4;
       const auto A = family_batch<T>(f, m, n, batch, 300 + m + n);
-      const auto r = gpu_solve<T>(m, n, batch, A);
+      const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                  BSVD_VARIANT_AUTO, 0, 1, /*qr=*/1);
       ASSERT_EQ(r.status, 0) << bsvd_last_error();
       for (int b = 0; b < batch; ++b) {
         EXPECT_EQ(r.info[b], 0);
-        EXPECT_EQ(r.path[b], routed ? BSVD_PATH_CUDA_QR : BSVD_PATH_CUDA_FUSED);
+        EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_QR);
         const auto q = ratios(r, A, b);
         EXPECT_TRUE(q.pass()) << ratio_text(q);
       }
