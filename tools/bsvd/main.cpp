@@ -25,6 +25,9 @@ void SolverArgs::add_to(CLI::App &app) {
   app.add_option("--eig-sweeps", eig_sweeps, "blocked: inner eigensolver sweeps (0 = converge, 1 = inexact)")
       ->capture_default_str();
   app.add_option("--threads", threads, "CPU threads over the batch (0 = all cores)")->capture_default_str();
+  app.add_option("--qr", qr, "cuda: QR preprocessing of tall / wide matrices (0 auto, 1 when R fits, -1 never)")
+      ->capture_default_str()
+      ->check(CLI::Range(-1, 1));
 }
 
 bool SolverArgs::to_options(bsvd_options_t &o, std::string &err) const {
@@ -51,6 +54,7 @@ bool SolverArgs::to_options(bsvd_options_t &o, std::string &err) const {
   o.max_sweeps = max_sweeps;
   o.eig_sweeps = eig_sweeps;
   o.num_threads = threads;
+  o.qr = qr;
   return true;
 }
 
