@@ -192,6 +192,70 @@ std::string ratio_text(const bsvd::testing::Ratios &q) {
   return s;
 }
 
+// One variable-size (vbatched) call with host operands: matrix b has
+// dims[b], leading dimensions max(rows, 1) + pad, A filled by
+// fill(b, m, n, A_b, lda) (left zero otherwise), S, U, V preset to -1.
+template <class T> struct VSolved {
+  std::vector<std::pair<int, int>> dims;
+  std::vector<std::vector<T>> A, U, V;
+  std::vector<std::vector<R_t<T>>> S;
+  std::vector<int> lda, ldu, ldv, info, sweeps, path;
+  bsvd_status_t status = -99;
+  // T1-T4 of matrix b against LAPACK's singular values.
+  bsvd::testing::Ratios ratios(int b) const {
+    const auto [m, n] = dims[b];
+    std::vector<double> ref(std::min(m, n));
+    const bool have = bsvd::testing::reference_singular_values<T>(m, n, A[b].data(), lda[b],
+                                                                  ref.data()) == 0;
+    EXPECT_TRUE(have);
+    return bsvd::testing::accuracy<T, R_t<T>>(m, n, A[b].data(), lda[b], S[b].data(),
+                                              U[b].data(), ldu[b], V[b].data(), ldv[b],
+                                              have ? ref.data() : nullptr);
+  }
+};
+template <class T, class Fill>
+VSolved<T> vbatched_solve(const std::vector<std::pair<int, int>> &dims, int pad, Fill fill,
+                          bsvd_options_t o) {
+  VSolved<T> r;
+  r.dims = dims;
+  const int batch = int(dims.size());
+  std::vector<int> mv, nv;
+  std::vector<const T *> pA;
+  std::vector<R_t<T> *> pS;
+  std::vector<T *> pU, pV;
+  r.A.resize(batch); r.U.resize(batch); r.V.resize(batch); r.S.resize(batch);
+  for (int b = 0; b < batch; ++b) {
+    const auto [m, n] = dims[b];
+    const int k = std::min(m, n);
+    mv.push_back(m); nv.push_back(n);
+    r.lda.push_back(std::max(m, 1) + pad);
+    r.ldu.push_back(std::max(m, 1) + pad);
+    r.ldv.push_back(std::max(n, 1) + pad);
+    r.A[b].assign(size_t(r.lda[b]) * std::max(n, 1), T(0));
+    if (m > 0 && n > 0) fill(b, m, n, r.A[b].data(), r.lda[b]);
+    r.S[b].assign(std::max(k, 1), R_t<T>(-1));
+    r.U[b].assign(size_t(r.ldu[b]) * std::max(k, 1), T(-1));
+    r.V[b].assign(size_t(r.ldv[b]) * std::max(k, 1), T(-1));
+    pA.push_back(r.A[b].data()); pS.push_back(r.S[b].data());
+    pU.push_back(r.U[b].data()); pV.push_back(r.V[b].data());
+  }
+  r.info.assign(batch, 99);
+  r.sweeps.assign(batch, -1);
+  r.path.assign(batch, -1);
+  o.path = r.path.data();
+  r.status = bsvd::gesvj_vbatched<T>(bsvd::Job::Vectors, mv.data(), nv.data(), pA.data(),
+                                     r.lda.data(), pS.data(), pU.data(), r.ldu.data(), pV.data(),
+                                     r.ldv.data(), r.info.data(), r.sweeps.data(), batch, o);
+  return r;
+}
+// Options for the cuda backend (defaults otherwise).
+inline bsvd_options_t cuda_options() {
+  bsvd_options_t o;
+  bsvd_options_init(&o);
+  o.backend = BSVD_BACKEND_CUDA;
+  return o;
+}
+
 template <class T> std::vector<T> family_batch(Family f, int m, int n, int batch, uint64_t seed) {
   std::vector<T> A(size_t(batch) * m * n);
   for (int b = 0; b < batch; ++b)

@@ -187,58 +187,33 @@ TYPED_TEST(GpuBlocked, MixedSizeBatch) {
   const std::vector<std::pair<int, int>> dims = {{300, 300}, {20, 20}, {130, 200}, {0, 5},
                                                  {150, 150}, {1000, 17}, {140, 140}, {9, 300}};
   const int nan_b = 4, zero_b = 6;
-  const int batch = int(dims.size());
-  std::vector<int> mv, nv, lda, ldu, ldv;
-  std::vector<std::vector<T>> A(batch), U(batch), V(batch);
-  std::vector<std::vector<R_t<T>>> S(batch);
-  std::vector<const T *> pA;
-  std::vector<R_t<T> *> pS;
-  std::vector<T *> pU, pV;
-  for (int b = 0; b < batch; ++b) {
-    const auto [m, n] = dims[b];
-    const int k = std::min(m, n), pad = 5;
-    mv.push_back(m); nv.push_back(n);
-    lda.push_back(std::max(m, 1) + pad); ldu.push_back(std::max(m, 1) + pad); ldv.push_back(std::max(n, 1) + pad);
-    A[b].assign(size_t(lda[b]) * std::max(n, 1), T(0));
-    if (m > 0 && n > 0 && b != zero_b)
-      bsvd::testing::generate<T>(Family::Cluster1, m, n, bsvd::testing::default_kappa<T>(), 80 + b,
-                                 A[b].data(), lda[b]);
-    if (b == nan_b) A[b][7] = T(R_t<T>(NAN));
-    S[b].assign(std::max(k, 1), R_t<T>(-1));
-    U[b].assign(size_t(ldu[b]) * std::max(k, 1), T(-1));
-    V[b].assign(size_t(ldv[b]) * std::max(k, 1), T(-1));
-    pA.push_back(A[b].data()); pS.push_back(S[b].data()); pU.push_back(U[b].data()); pV.push_back(V[b].data());
-  }
-  std::vector<int> info(batch, 99), sweeps(batch, -1), path(batch, -1);
-  bsvd_options_t o;
-  bsvd_options_init(&o);
-  o.backend = BSVD_BACKEND_CUDA;
-  o.path = path.data();
-  const auto st = bsvd::gesvj_vbatched<T>(bsvd::Job::Vectors, mv.data(), nv.data(), pA.data(),
-                                          lda.data(), pS.data(), pU.data(), ldu.data(), pV.data(),
-                                          ldv.data(), info.data(), sweeps.data(), batch, o);
-  ASSERT_EQ(st, 0) << bsvd_last_error();
-  for (int b = 0; b < batch; ++b) {
+  const auto r = vbatched_solve<T>(
+      dims, 5,
+      [&](int b, int m, int n, T *A, int lda) {
+        if (b != zero_b)
+          bsvd::testing::generate<T>(Family::Cluster1, m, n, bsvd::testing::default_kappa<T>(),
+                                     80 + b, A, lda);
+        if (b == nan_b) A[7] = T(R_t<T>(NAN));
+      },
+      cuda_options());
+  ASSERT_EQ(r.status, 0) << bsvd_last_error();
+  for (int b = 0; b < int(dims.size()); ++b) {
     const auto [m, n] = dims[b];
     SCOPED_TRACE(testing::Message() << "matrix " << b << " " << m << "x" << n);
     if (b == nan_b) {
-      EXPECT_EQ(info[b], BSVD_INFO_NONFINITE);
-      EXPECT_EQ(path[b], BSVD_PATH_TRIVIAL);
+      EXPECT_EQ(r.info[b], BSVD_INFO_NONFINITE);
+      EXPECT_EQ(r.path[b], BSVD_PATH_TRIVIAL);
       continue;
     }
-    EXPECT_EQ(info[b], 0);
+    EXPECT_EQ(r.info[b], 0);
     if (m == 0 || n == 0) {
-      EXPECT_EQ(path[b], BSVD_PATH_TRIVIAL);
+      EXPECT_EQ(r.path[b], BSVD_PATH_TRIVIAL);
       continue;
     }
     const bool fits = bsvd::detail::cuda::fits(prec<T>(), m, n, true);
     const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
-    EXPECT_EQ(path[b], qr ? BSVD_PATH_CUDA_QR : fits ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CUDA_BLOCKED);
-    std::vector<double> ref(std::min(m, n));
-    ASSERT_EQ(bsvd::testing::reference_singular_values<T>(m, n, A[b].data(), lda[b], ref.data()), 0);
-    const auto q = bsvd::testing::accuracy<T, R_t<T>>(m, n, A[b].data(), lda[b], S[b].data(),
-                                                     U[b].data(), ldu[b], V[b].data(), ldv[b],
-                                                     ref.data());
+    EXPECT_EQ(r.path[b], qr ? BSVD_PATH_CUDA_QR : fits ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CUDA_BLOCKED);
+    const auto q = r.ratios(b);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
   }
 }
