@@ -8,6 +8,7 @@
 #include "blocked.hpp"
 #include "fused.hpp"
 #include "qr.hpp"
+#include "ws_layout.hpp"
 
 #include <algorithm>
 #include <complex>
@@ -38,7 +39,7 @@ template <> constexpr char precision_of<double>() { return 'd'; }
 template <> constexpr char precision_of<std::complex<float>>() { return 'c'; }
 template <> constexpr char precision_of<std::complex<double>>() { return 'z'; }
 
-size_t align256(size_t x) { return (x + 255) & ~size_t(255); }
+size_t align256(size_t x) { return cuda::ws_align(x); }
 
 // Which matrices go where, and the device workspace that implies.
 struct Plan {

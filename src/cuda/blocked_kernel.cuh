@@ -7,6 +7,7 @@
 #include "blocked.hpp"
 #include "device_scalar.cuh"
 #include "matrix_io.cuh"
+#include "ws_layout.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -428,8 +429,6 @@ struct BlkLayout {
   int half = 1;
 };
 
-inline size_t blk_align(size_t x) { return (x + 255) & ~size_t(255); }
-
 inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
                             size_t elem, int nb) {
   BlkLayout L;
@@ -446,25 +445,20 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
     const int slots = nblk + (nblk & 1);
     L.half = std::max(L.half, nblk <= 1 ? 1 : slots / 2);
   }
-  size_t o = 0;
-  auto take = [&](size_t bytes) {
-    const size_t at = o;
-    o += blk_align(bytes);
-    return at;
-  };
-  L.mats = take(cnt * sizeof(BlkMat));
-  L.state = take(cnt * kBsWords * sizeof(int));
-  L.rot = take(cnt * sizeof(int));
-  L.act = take(cnt * sizeof(int));
-  L.nullf = take(cnt * sizeof(double));
-  L.W = take(ew * elem);
-  L.V = take(ev * elem);
-  L.X = take(ex * elem);
+  WsCursor w;
+  L.mats = w.take(cnt * sizeof(BlkMat));
+  L.state = w.take(cnt * kBsWords * sizeof(int));
+  L.rot = w.take(cnt * sizeof(int));
+  L.act = w.take(cnt * sizeof(int));
+  L.nullf = w.take(cnt * sizeof(double));
+  L.W = w.take(ew * elem);
+  L.V = w.take(ev * elem);
+  L.X = w.take(ex * elem);
   const size_t slots = cnt * size_t(L.half);
-  L.G = take(slots * kBlockedKmax * kBlockedKmax * elem);
-  L.Q = take(slots * kBlockedKmax * kBlockedKmax * elem);
-  L.pflag = take(slots * sizeof(int));
-  L.total = o;
+  L.G = w.take(slots * kBlockedKmax * kBlockedKmax * elem);
+  L.Q = w.take(slots * kBlockedKmax * kBlockedKmax * elem);
+  L.pflag = w.take(slots * sizeof(int));
+  L.total = w.used;
   return L;
 }
 

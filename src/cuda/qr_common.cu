@@ -1,6 +1,7 @@
 // Host side of the QR preprocessing: routing rule and workspace layout.
 #include "fused.hpp"
 #include "qr.hpp"
+#include "ws_layout.hpp"
 
 #include <algorithm>
 
@@ -24,26 +25,21 @@ QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool ve
     et += nw;
     e2 += nw * nw;
   }
-  size_t o = 0;
-  auto take = [&](size_t bytes) {
-    const size_t at = o;
-    o += (bytes + 255) & ~size_t(255);
-    return at;
-  };
-  L.mats = take(cnt * sizeof(QrMat));
-  L.escale = take(cnt * sizeof(int));
-  L.info = take(cnt * sizeof(int));
-  L.sweeps = take(cnt * sizeof(int));
-  L.Y = take(ey * eb);
-  L.tau = take(et * eb);
-  L.B = take(e2 * eb);
-  L.S = take(et * rb);
-  L.U = take(vectors ? e2 * eb : 0);
-  L.V = take(vectors ? e2 * eb : 0);
-  L.parr = take(4 * cnt * sizeof(void *));
-  L.iarr = take(cnt * sizeof(int));
-  L.map = take(cnt * sizeof(int));
-  L.total = o;
+  WsCursor w;
+  L.mats = w.take(cnt * sizeof(QrMat));
+  L.escale = w.take(cnt * sizeof(int));
+  L.info = w.take(cnt * sizeof(int));
+  L.sweeps = w.take(cnt * sizeof(int));
+  L.Y = w.take(ey * eb);
+  L.tau = w.take(et * eb);
+  L.B = w.take(e2 * eb);
+  L.S = w.take(et * rb);
+  L.U = w.take(vectors ? e2 * eb : 0);
+  L.V = w.take(vectors ? e2 * eb : 0);
+  L.parr = w.take(4 * cnt * sizeof(void *));
+  L.iarr = w.take(cnt * sizeof(int));
+  L.map = w.take(cnt * sizeof(int));
+  L.total = w.used;
   return L;
 }
 

@@ -174,6 +174,37 @@ void check(BenchRow &row, const BenchCase &c, const T *A, const std::vector<real
                      V.empty() ? nullptr : V.data(), ldv, sV);
 }
 
+// Copies S (k per matrix) and, with vectors, U and V (blocks of sU / sV
+// elements, leading dimensions ldu / ldv) back and records the accuracy of
+// the first `sample` matrices.
+template <class T>
+void fetch_and_check(BenchRow &row, const BenchCase &c, const T *hA, const DevBuf<real_t<T>> &dS,
+                     const DevBuf<T> &dU, size_t sU, int ldu, const DevBuf<T> &dV, size_t sV,
+                     int ldv, int sample) {
+  using R = real_t<T>;
+  std::vector<R> S(dS.n);
+  std::vector<T> U(c.vectors ? dU.n : 0), V(c.vectors ? dV.n : 0);
+  BENCH_CUDA(cudaMemcpy(S.data(), dS.p, S.size() * sizeof(R), cudaMemcpyDeviceToHost));
+  if (c.vectors) {
+    BENCH_CUDA(cudaMemcpy(U.data(), dU.p, U.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaMemcpy(V.data(), dV.p, V.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  check<T>(row, c, hA, S, size_t(std::min(c.m, c.n)), U, sU, ldu, V, sV, ldv, sample);
+}
+
+// The looped cuSOLVER drivers time one call per matrix on a subset of the
+// batch (at least 20 matrices, or the accuracy sample) and scale it.
+inline int loop_subset(const BenchCase &c) {
+  return std::min(c.batch, std::max(std::max(c.check_sample, 1), 20));
+}
+inline void time_loop_subset(BenchRow &row, const BenchCase &c, int sub,
+                             const std::function<void()> &setup,
+                             const std::function<void()> &body) {
+  row.ms = time_events(std::min(c.reps, 3), setup, body) * double(c.batch) / sub;
+  if (sub < c.batch)
+    row.note = "timed " + std::to_string(sub) + " of " + std::to_string(c.batch) + ", scaled";
+}
+
 template <class T>
 void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
               const std::string &name, std::vector<BenchRow> &rows, int qr = 0) {
@@ -209,14 +240,9 @@ void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &d
     rows.push_back(row);
     return;
   }
-  std::vector<R> S(size_t(batch) * k);
-  std::vector<T> U(vec ? size_t(batch) * m * k : 0), V(vec ? size_t(batch) * n * k : 0);
+  fetch_and_check<T>(row, c, hA, dS, dU, size_t(m) * k, m, dV, size_t(n) * k, n,
+                     std::min(c.check_sample, batch));
   std::vector<int> info(batch), sweeps(batch);
-  BENCH_CUDA(cudaMemcpy(S.data(), dS.p, S.size() * sizeof(R), cudaMemcpyDeviceToHost));
-  if (vec) {
-    BENCH_CUDA(cudaMemcpy(U.data(), dU.p, U.size() * sizeof(T), cudaMemcpyDeviceToHost));
-    BENCH_CUDA(cudaMemcpy(V.data(), dV.p, V.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  }
   BENCH_CUDA(cudaMemcpy(info.data(), dinfo.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
   BENCH_CUDA(cudaMemcpy(sweeps.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
   double mean = 0;
@@ -227,8 +253,6 @@ void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &d
     bad += info[b] != 0;
   }
   mean /= std::max(batch, 1);
-  check<T>(row, c, hA, S, k, U, size_t(m) * k, m, V, size_t(n) * k, n,
-           std::min(c.check_sample, batch));
   // Which path: one more (untimed) call reporting it, with stage timing.
   std::vector<int> path(batch, -1);
   o.path = path.data();
@@ -298,15 +322,8 @@ void run_gesvdj_batched(const BenchCase &c, const T *hA, const T *dA, cusolverDn
                            (C *)work.p, lw, dinfo.p, params, batch));
   };
   row.ms = time_events(c.reps, setup, body);
-  std::vector<R> S(size_t(batch) * k);
-  std::vector<T> U(c.vectors ? dU.n : 0), V(c.vectors ? dV.n : 0);
-  BENCH_CUDA(cudaMemcpy(S.data(), dS.p, S.size() * sizeof(R), cudaMemcpyDeviceToHost));
-  if (c.vectors) {
-    BENCH_CUDA(cudaMemcpy(U.data(), dU.p, U.size() * sizeof(T), cudaMemcpyDeviceToHost));
-    BENCH_CUDA(cudaMemcpy(V.data(), dV.p, V.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  }
-  check<T>(row, c, hA, S, k, U, size_t(m) * m, m, V, size_t(n) * n, n,
-           std::min(c.check_sample, batch));
+  fetch_and_check<T>(row, c, hA, dS, dU, size_t(m) * m, m, dV, size_t(n) * n, n,
+                     std::min(c.check_sample, batch));
   cusolverDnDestroyGesvdjInfo(params);
   rows.push_back(row);
 }
@@ -363,15 +380,8 @@ void run_gesvda(const BenchCase &c, const T *hA, const T *dA, cusolverDnHandle_t
     rows.push_back(row);
     return;
   }
-  std::vector<R> S(size_t(batch) * k);
-  std::vector<T> U(c.vectors ? dU.n : 0), V(c.vectors ? dV.n : 0);
-  BENCH_CUDA(cudaMemcpy(S.data(), dS.p, S.size() * sizeof(R), cudaMemcpyDeviceToHost));
-  if (c.vectors) {
-    BENCH_CUDA(cudaMemcpy(U.data(), dU.p, U.size() * sizeof(T), cudaMemcpyDeviceToHost));
-    BENCH_CUDA(cudaMemcpy(V.data(), dV.p, V.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  }
-  check<T>(row, c, hA, S, k, U, size_t(m) * k, m, V, size_t(n) * k, n,
-           std::min(c.check_sample, batch));
+  fetch_and_check<T>(row, c, hA, dS, dU, size_t(m) * k, m, dV, size_t(n) * k, n,
+                     std::min(c.check_sample, batch));
   rows.push_back(row);
 }
 
@@ -380,7 +390,7 @@ void run_gesvdj_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHan
                      const std::string &dev, std::vector<BenchRow> &rows) {
   using C = typename Cu<T>::C;
   using R = real_t<T>;
-  const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
+  const int m = c.m, n = c.n, k = std::min(m, n);
   BenchRow row;
   row.solver = "cusolver-gesvdj-loop";
   row.device = dev;
@@ -388,8 +398,7 @@ void run_gesvdj_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHan
   const cusolverEigMode_t jz = c.vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
   gesvdjInfo_t params;
   BENCH_SOLVER(cusolverDnCreateGesvdjInfo(&params));
-  // Time a subset of the batch (one call per matrix) and scale it.
-  const int sub = std::min(batch, std::max(std::max(c.check_sample, 1), 20));
+  const int sub = loop_subset(c);
   DevBuf<T> dW(size_t(sub) * m * n), dU(size_t(sub) * m * k), dV(size_t(sub) * n * k);
   DevBuf<R> dS(size_t(sub) * k);
   DevBuf<int> dinfo(sub);
@@ -406,18 +415,9 @@ void run_gesvdj_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHan
                             (C *)dU.p + size_t(b) * m * k, m, (C *)dV.p + size_t(b) * n * k, n,
                             (C *)work.p, lw, dinfo.p + b, params));
   };
-  const int reps = std::min(c.reps, 3);
-  row.ms = time_events(reps, setup, body) * double(batch) / sub;
-  if (sub < batch) row.note = "timed " + std::to_string(sub) + " of " + std::to_string(batch) + ", scaled";
-  std::vector<R> S(dS.n);
-  std::vector<T> U(c.vectors ? dU.n : 0), V(c.vectors ? dV.n : 0);
-  BENCH_CUDA(cudaMemcpy(S.data(), dS.p, S.size() * sizeof(R), cudaMemcpyDeviceToHost));
-  if (c.vectors) {
-    BENCH_CUDA(cudaMemcpy(U.data(), dU.p, U.size() * sizeof(T), cudaMemcpyDeviceToHost));
-    BENCH_CUDA(cudaMemcpy(V.data(), dV.p, V.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  }
-  check<T>(row, c, hA, S, k, U, size_t(m) * k, m, V, size_t(n) * k, n,
-           std::min(c.check_sample, sub));
+  time_loop_subset(row, c, sub, setup, body);
+  fetch_and_check<T>(row, c, hA, dS, dU, size_t(m) * k, m, dV, size_t(n) * k, n,
+                     std::min(c.check_sample, sub));
   cusolverDnDestroyGesvdjInfo(params);
   rows.push_back(row);
 }
@@ -428,7 +428,7 @@ void run_gesvd_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHand
                     const std::string &dev, std::vector<BenchRow> &rows) {
   using C = typename Cu<T>::C;
   using R = real_t<T>;
-  const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
+  const int m = c.m, n = c.n, k = std::min(m, n);
   BenchRow row;
   row.solver = "cusolver-gesvd-loop";
   row.device = dev;
@@ -438,7 +438,7 @@ void run_gesvd_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHand
     rows.push_back(row);
     return;
   }
-  const int sub = std::min(batch, std::max(std::max(c.check_sample, 1), 20));
+  const int sub = loop_subset(c);
   DevBuf<T> dW(size_t(sub) * m * n), dU(size_t(sub) * m * k), dVT(size_t(sub) * k * n);
   DevBuf<R> dS(size_t(sub) * k), rwork(size_t(std::max(k - 1, 1)));
   DevBuf<int> dinfo(sub);
@@ -455,9 +455,7 @@ void run_gesvd_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHand
                             (C *)dU.p + size_t(b) * m * k, m, (C *)dVT.p + size_t(b) * k * n, k,
                             (C *)work.p, lw, rwork.p, dinfo.p + b));
   };
-  const int reps = std::min(c.reps, 3);
-  row.ms = time_events(reps, setup, body) * double(batch) / sub;
-  if (sub < batch) row.note = "timed " + std::to_string(sub) + " of " + std::to_string(batch) + ", scaled";
+  time_loop_subset(row, c, sub, setup, body);
   std::vector<R> S(dS.n);
   BENCH_CUDA(cudaMemcpy(S.data(), dS.p, S.size() * sizeof(R), cudaMemcpyDeviceToHost));
   std::vector<T> U, V;
