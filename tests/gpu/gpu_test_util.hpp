@@ -170,6 +170,35 @@ Twin<T> cpu_twin(int m, int n, const T *A, bool vectors, bsvd_ordering_t ord,
 }
 
 // Worst T1-T4 ratios of matrix b of a solved batch (reference from LAPACK).
+// Largest |sigma_gpu - sigma_cpu| / sigma_1 in units of u.
+template <class T> double twin_gap(const Solved<T> &r, int b, const Twin<T> &tw) {
+  const double s1 = std::max(double(tw.S[0]), 1e-300);
+  double worst = 0;
+  for (int j = 0; j < r.k; ++j)
+    worst = std::max(worst, std::abs(double(r.S[size_t(b) * r.k + j]) - double(tw.S[j])) / s1);
+  return worst / uroff<T>();
+}
+
+// Host and device operands give the same bits (S, U, V, sweeps), and values
+// only gives the S and sweeps of the full solve; every matrix took `path`.
+template <class T>
+void expect_host_device_values_agree(int m, int n, int batch, const std::vector<T> &A,
+                                     bsvd_variant_t variant, int qr, int path) {
+  const auto h = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, variant, 0, 1, qr);
+  const auto d = gpu_solve_device<T>(m, n, batch, A, true, variant, qr);
+  const auto s = gpu_solve<T>(m, n, batch, A, false, BSVD_ORDERING_ROUND_ROBIN, 0, variant, 0, 1, qr);
+  ASSERT_EQ(h.status, 0) << bsvd_last_error();
+  ASSERT_EQ(d.status, 0) << bsvd_last_error();
+  ASSERT_EQ(s.status, 0) << bsvd_last_error();
+  EXPECT_EQ(h.S, d.S);
+  EXPECT_EQ(h.U, d.U);
+  EXPECT_EQ(h.V, d.V);
+  EXPECT_EQ(h.sweeps, d.sweeps);
+  EXPECT_EQ(h.S, s.S);
+  EXPECT_EQ(h.sweeps, s.sweeps);
+  for (int b = 0; b < batch; ++b) EXPECT_EQ(d.path[b], path);
+}
+
 template <class T>
 bsvd::testing::Ratios ratios(const Solved<T> &r, const std::vector<T> &A, int b,
                              bool with_ref = true) {
