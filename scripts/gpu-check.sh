@@ -65,8 +65,8 @@ fi
 if [ $SANITIZE = 1 ]; then
   # racecheck is ~10x slower than memcheck: the blocked edge cases (180^2)
   # alone ran past the device call's limit, so it gets the small cases.
-  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases'
-  FR='GpuFused/2.EdgeCases:GpuQr/1.EdgeCases:GpuQr/2.FactorMatchesCpuTwin'
+  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall'
+  FR='GpuFused/2.EdgeCases:GpuQr/1.EdgeCases:GpuQr/2.FactorMatchesCpuTwin:GpuBlocked/1.PairSolversSmall:GpuBlocked/3.PairSolversSmall'
   for tool in memcheck racecheck; do
     F=$FM; [ $tool = racecheck ] && F=$FR
     timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/bsvd_gpu_tests" \
@@ -106,15 +106,29 @@ if [ $BENCH = 1 ]; then
     say "bench $p random: rc=$?"
   done
   unset BSVD_BENCH_TUNE
-  # The blocked path (issue 4 sizes): 1000 x 128^2 ... 512^2, tall, 100 x 1024^2.
+  # The blocked path (issue 4 sizes): 1000 x 128^2 ... 512^2, tall, 100 x 1024^2,
+  # and the WCYCLE Table IV sizes (200 x 100^2 ... 512^2); --pair-solver all:
+  # the automatic pair solver next to each fixed one (issue 5's plan table).
   for p in d s; do
     if [ $p = d ]; then cases="1000x128x128,1000x256x256,1000x512x512,1000x2000x16,100x1024x1024"
     else cases="1000x256x256,1000x512x512,1000x2000x16,100x1024x1024"; fi
     [ $QUICK = 1 ] && cases="1000x128x128,1000x256x256,1000x2000x16"
     "$BSVD" bench --backend cuda --precision $p --cases "$cases" --family random --reps 3 \
-      --check-sample 4 -q --json "$OUT/bench-$p-blocked.json" >>"$OUT/bench.log" 2>&1
+      --check-sample 4 --pair-solver all -q --json "$OUT/bench-$p-blocked.json" >>"$OUT/bench.log" 2>&1
     say "bench $p blocked: rc=$?"
   done
+  if [ $QUICK = 0 ]; then
+    "$BSVD" bench --backend cuda --precision d --cases 200x100x100,200x128x128,200x256x256,200x512x512 \
+      --family random --reps 3 --check-sample 4 --pair-solver all -q \
+      --json "$OUT/bench-d-table4.json" >>"$OUT/bench.log" 2>&1
+    say "bench d WCYCLE table IV sizes: rc=$?"
+  fi
+  # The mixed-size SuiteSparse batch (issue 5): one call vs cuSOLVER per matrix.
+  MTX=$ROOT/data/matrices
+  "$BSVD" bench --backend cuda --precision d --mtx "$MTX" --reps 3 -q \
+    --json "$OUT/bench-d-mtx.json" >"$OUT/bench-mtx.log" 2>&1
+  say "bench d mtx ($MTX): rc=$?"
+  grep -E "^(bsvd|cusolver)" "$OUT/bench-mtx.log" | tee -a "$SUMMARY" >/dev/null
   # Ill-conditioned families: gesvda's accuracy against bsvd's.
   for f in geo logrand; do
     "$BSVD" bench --backend cuda --precision d,s --cases 10000x32x32,1000x64x64 --family $f \

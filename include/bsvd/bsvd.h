@@ -101,14 +101,32 @@ typedef enum {
   BSVD_VARIANT_MAX_ENUM = 0x7fffffff
 } bsvd_variant_t;
 
+/* How the blocked path finds the rotation of a block-column pair
+   A_ij = [A_i A_j] (m x k, k <= 2 block_size): the levels of the W-cycle
+   workflow (WCYCLE Algorithm 2). The shared-memory solvers need the pair
+   to fit in shared memory; a matrix whose pair does not fit uses GRAM. */
+typedef enum {
+  BSVD_PAIR_AUTO = 0,   /* per matrix, from its size and precision */
+  BSVD_PAIR_GRAM = 1,   /* G = A_ij^H A_ij in global memory, Jacobi EVD of G,
+                           A_ij Q: three launches per step (MAGMA-SVD) */
+  BSVD_PAIR_EVD_SM = 2, /* the same with A_ij held in shared memory:
+                           one launch per step, A_ij read and written once */
+  BSVD_PAIR_SVD_SM = 3, /* one-sided Jacobi on A_ij in shared memory; its
+                           right singular vectors are the rotation
+                           (WCYCLE Observation 1) */
+  BSVD_PAIR_MAX_ENUM = 0x7fffffff
+} bsvd_pair_solver_t;
+
 /* Which path a matrix took (reported through bsvd_options_t::path). */
 typedef enum {
   BSVD_PATH_TRIVIAL = 0, /* empty matrix or non-finite input: nothing solved */
   BSVD_PATH_CPU_UNBLOCKED = 1,
   BSVD_PATH_CPU_BLOCKED = 2,
   BSVD_PATH_CUDA_FUSED = 3,  /* one-kernel shared-memory solver */
-  BSVD_PATH_CUDA_BLOCKED = 4, /* blocked Gram / EVD / update path */
+  BSVD_PATH_CUDA_BLOCKED = 4, /* blocked path, pairs by BSVD_PAIR_GRAM */
   BSVD_PATH_CUDA_QR = 5,      /* Householder QR, the fused kernel on R, U = Q U_R */
+  BSVD_PATH_CUDA_PAIR_EVD = 6, /* blocked path, pairs by BSVD_PAIR_EVD_SM */
+  BSVD_PATH_CUDA_PAIR_SVD = 7, /* blocked path, pairs by BSVD_PAIR_SVD_SM */
   BSVD_PATH_MAX_ENUM = 0x7fffffff
 } bsvd_path_t;
 
@@ -135,6 +153,9 @@ typedef struct {
                       the blocked path is faster so far; see
                       docs/perf/qr-path.md), 1 = whenever R fits,
                       -1 = never. The cpu backend ignores it. */
+  bsvd_pair_solver_t pair_solver; /* blocked variant, see bsvd_pair_solver_t;
+                      default AUTO. The cpu backend runs SVD_SM (the twin
+                      of the GPU's) and otherwise GRAM. */
 } bsvd_options_t;
 
 /* Fills *opts with the defaults above. */

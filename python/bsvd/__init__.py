@@ -49,7 +49,8 @@ class DeviceError(RuntimeError):
 
 
 PATH_NAMES = {0: "trivial", 1: "cpu-unblocked", 2: "cpu-blocked",
-              3: "cuda-fused", 4: "cuda-blocked", 5: "cuda-qr"}
+              3: "cuda-fused", 4: "cuda-blocked", 5: "cuda-qr",
+              6: "cuda-pair-evd", 7: "cuda-pair-svd"}
 _BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
 _ORDERINGS = {"round-robin": 0, "round_robin": 0, "odd-even": 1, "odd_even": 1,
               "row-parallel": 2, "row_parallel": 2, "column-parallel": 3, "column_parallel": 3}

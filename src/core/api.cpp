@@ -82,6 +82,8 @@ bsvd_status_t check_options(const bsvd_options_t *o, int pos) {
     return bad(pos, "opts->eig_sweeps", "= %d is negative", o->eig_sweeps);
   if (o->qr < -1 || o->qr > 1)
     return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o->qr);
+  if (int(o->pair_solver) < BSVD_PAIR_AUTO || int(o->pair_solver) > BSVD_PAIR_SVD_SM)
+    return bad(pos, "opts->pair_solver", "= %d is not a bsvd_pair_solver_t", int(o->pair_solver));
   if (o->num_threads < 0)
     return bad(pos, "opts->num_threads", "= %d is negative", o->num_threads);
   if (!o->workspace && o->workspace_bytes != 0)
@@ -99,6 +101,7 @@ Config make_config(const bsvd_options_t &o) {
   c.eig_sweeps = o.eig_sweeps;
   c.num_threads = o.num_threads;
   c.qr = o.qr;
+  c.pair_solver = o.pair_solver;
   return c;
 }
 
@@ -409,6 +412,7 @@ void bsvd_options_init(bsvd_options_t *o) {
   o->eig_sweeps = 1;
   o->num_threads = 0;
   o->qr = 0;
+  o->pair_solver = BSVD_PAIR_AUTO;
 }
 
 const char *bsvd_status_string(bsvd_status_t s) {

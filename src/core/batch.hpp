@@ -75,6 +75,7 @@ struct Config {
   int eig_sweeps = 0;   // blocked: 0 = full inner convergence, 1 = inexact
   int num_threads = 0;  // 0 = hardware concurrency
   int qr = 0;           // cuda: QR preprocessing, 0 auto, 1 when R fits, -1 never
+  bsvd_pair_solver_t pair_solver = BSVD_PAIR_AUTO; // blocked: how a pair is rotated
 };
 
 

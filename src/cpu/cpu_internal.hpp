@@ -257,10 +257,13 @@ EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, real_of
 // Scratch of the blocked solver; kmax = largest pair width (<= n).
 template <class T> struct BlockedWork {
   T *G = nullptr, *Q = nullptr, *row = nullptr;
+  T *pair = nullptr; // m x kmax copy of a pair (pair-SVD variant only)
   int *cols = nullptr, *perm = nullptr;
   real_of_t<T> *eig = nullptr;
   EvdWork<T> evd;
-  void carve(Arena &a, int kmax) {
+  // pair_rows: rows of the pair copy (0: none).
+  void carve(Arena &a, int kmax, int pair_rows = 0) {
+    if (pair_rows > 0) pair = a.take<T>(size_t(pair_rows) * kmax);
     G = a.take<T>(size_t(kmax) * kmax);
     Q = a.take<T>(size_t(kmax) * kmax);
     row = a.take<T>(kmax);
@@ -281,7 +284,7 @@ template <class T>
 SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
                         const Ordering &block_ord, real_of_t<T> tol, int max_sweeps,
                         int eig_sweeps, bsvd_ordering_t eig_ordering, OrderingCache &cache,
-                        const BlockedWork<T> &ws);
+                        const BlockedWork<T> &ws, bool pair_svd = false);
 
 // Scratch bytes of one solve for the given configuration (the exact layout
 // of solve_one_impl; its base must be aligned to alignof(T)), and the solve

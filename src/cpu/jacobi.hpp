@@ -31,11 +31,13 @@ SweepStats jacobi_unblocked(int m, int n, T *W, int ldw, T *V, int ldv,
 // pair (i, j) of the ordering over blocks: G = [W_i W_j]^H [W_i W_j], its
 // eigenvectors Q by hermitian_jacobi_evd, then [W_i W_j] *= Q and
 // [V_i V_j] *= Q. Converged when no block pair's Gram matrix has an
-// off-diagonal entry over tol (relative to its diagonal).
+// off-diagonal entry over tol (relative to its diagonal). pair_svd: each
+// pair's rotation by one-sided Jacobi on its own columns instead (WCYCLE
+// Observation 1; the twin of the GPU's shared-memory pair SVD).
 template <class T>
 SweepStats jacobi_blocked(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
                           const Ordering &block_ord, double tol, int max_sweeps,
-                          int eig_sweeps, bsvd_ordering_t eig_ordering);
+                          int eig_sweeps, bsvd_ordering_t eig_ordering, bool pair_svd = false);
 
 // Two-sided Jacobi eigensolver of the k x k Hermitian G (lower and upper
 // triangles both read and updated), the twin of the GPU shared-memory

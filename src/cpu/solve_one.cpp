@@ -29,14 +29,14 @@ template <class T> struct SolveLayout {
   int *expo = nullptr, *perm = nullptr;
 
   // mw >= nw: working dimensions. kmax = 0: unblocked.
-  void carve(Arena &a, int mw, int nw, bool vectors, int kmax) {
+  void carve(Arena &a, int mw, int nw, bool vectors, int kmax, bool pair_svd) {
     W = a.take<T>(size_t(mw) * nw);
     if (vectors) {
       V = a.take<T>(size_t(nw) * nw);
       cand = a.take<T>(mw);
     }
     if (kmax > 0)
-      blk.carve(a, kmax);
+      blk.carve(a, kmax, pair_svd ? mw : 0);
     else {
       norms = a.take<R>(nw);
       anchor = a.take<R>(nw);
@@ -54,10 +54,10 @@ int layout_kmax(const Config &cfg, int nw) {
   return use_blocked(cfg) ? std::max(1, blocked_kmax(nw, effective_nb(cfg, nw))) : 0;
 }
 
-template <class T> size_t layout_bytes(int mw, int nw, bool vectors, int kmax) {
+template <class T> size_t layout_bytes(int mw, int nw, bool vectors, int kmax, bool pair_svd) {
   Arena dry;
   SolveLayout<T> L;
-  L.carve(dry, mw, nw, vectors, kmax);
+  L.carve(dry, mw, nw, vectors, kmax, pair_svd);
   return dry.used();
 }
 
@@ -221,7 +221,7 @@ int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
   const int kmax = layout_kmax(cfg, nw);
   Arena arena(scratch);
   SolveLayout<T> L;
-  L.carve(arena, mw, nw, vec, kmax);
+  L.carve(arena, mw, nw, vec, kmax, cfg.pair_solver == BSVD_PAIR_SVD_SM);
   T *W = L.W;
   R amax = 0;
   if (!trans) {
@@ -297,7 +297,7 @@ int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
     const int nb = effective_nb(cfg, nw);
     const Ordering &bo = cache.get(cfg.ordering, (nw + nb - 1) / nb);
     st = blocked_impl(mw, nw, W, mw, Vw, nw, nb, bo, tol, max_sweeps, cfg.eig_sweeps,
-                      cfg.ordering, cache, L.blk);
+                      cfg.ordering, cache, L.blk, cfg.pair_solver == BSVD_PAIR_SVD_SM);
   } else {
     const Ordering &o = cache.get(cfg.ordering, nw);
     st = unblocked_impl(mw, nw, W, mw, Vw, nw, o, tol, max_sweeps, L.norms, L.anchor);
@@ -384,22 +384,26 @@ namespace cpu {
 template <class T> size_t solve_one_scratch_bytes(int m, int n, bool vectors, const Config &cfg) {
   const int mw = std::max(m, n), nw = std::min(m, n);
   if (mw <= 0 || nw <= 0) return 0;
-  return layout_bytes<T>(mw, nw, vectors, layout_kmax(cfg, nw));
+  return layout_bytes<T>(mw, nw, vectors, layout_kmax(cfg, nw),
+                         cfg.pair_solver == BSVD_PAIR_SVD_SM);
 }
 } // namespace cpu
 
 // Elements of T for any T and any Config: the largest byte size over the
-// four types and both variants (blocked with the widest pair, k = n),
+// four types and both variants (blocked with the widest pair, k = n, and
+// the pair-SVD copy),
 // divided by the element size.
 size_t solve_one_scratch(int m, int n, bool vectors) {
   const int mw = std::max(m, n), nw = std::min(m, n);
   if (mw <= 0 || nw <= 0) return 0;
   size_t e = 0;
   for (int kmax : {0, nw}) {
-    e = std::max(e, (cpu::layout_bytes<float>(mw, nw, vectors, kmax) + 3) / 4);
-    e = std::max(e, (cpu::layout_bytes<double>(mw, nw, vectors, kmax) + 7) / 8);
-    e = std::max(e, (cpu::layout_bytes<std::complex<float>>(mw, nw, vectors, kmax) + 7) / 8);
-    e = std::max(e, (cpu::layout_bytes<std::complex<double>>(mw, nw, vectors, kmax) + 15) / 16);
+    const bool ps = kmax > 0;
+    e = std::max(e, (cpu::layout_bytes<float>(mw, nw, vectors, kmax, ps) + 3) / 4);
+    e = std::max(e, (cpu::layout_bytes<double>(mw, nw, vectors, kmax, ps) + 7) / 8);
+    e = std::max(e, (cpu::layout_bytes<std::complex<float>>(mw, nw, vectors, kmax, ps) + 7) / 8);
+    e = std::max(e,
+                 (cpu::layout_bytes<std::complex<double>>(mw, nw, vectors, kmax, ps) + 15) / 16);
   }
   return e;
 }

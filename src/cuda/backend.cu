@@ -47,6 +47,7 @@ struct Plan {
   std::vector<int> fused, blocked, qr, cpu; // batch indices
   std::vector<int> gpu;           // fused, blocked and qr, in batch order
   std::vector<int> bm, bn;        // sizes of the blocked matrices
+  std::vector<int> bmode;         // their pair solvers (bsvd_pair_solver_t)
   std::vector<int> qm, qn;        // sizes of the qr matrices
   int nb = 0;                     // block width of the blocked path
   bool needs_arrays = false;      // device data: copy pointer/size arrays
@@ -70,6 +71,13 @@ struct Plan {
 };
 
 enum Route { kFused = 0, kBlocked = 1, kCpu = 2, kQr = 3 };
+
+// The reported path of a blocked matrix with pair solver mode.
+int blocked_path(int mode) {
+  return mode == BSVD_PAIR_SVD_SM   ? BSVD_PATH_CUDA_PAIR_SVD
+         : mode == BSVD_PAIR_EVD_SM ? BSVD_PATH_CUDA_PAIR_EVD
+                                    : BSVD_PATH_CUDA_BLOCKED;
+}
 
 // Where one matrix goes. Empty matrices: the fused kernel writes their
 // info. variant = blocked sends every other matrix to the blocked path,
@@ -132,6 +140,7 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
       p.blocked.push_back(b);
       p.bm.push_back(m);
       p.bn.push_back(n);
+      p.bmode.push_back(cuda::blocked_pair_mode(precision_of<T>(), m, n, cfg, p.nb));
     }
   }
   size_t o = 0;
@@ -172,7 +181,8 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   }
   if (!p.blocked.empty()) {
     p.off_blk = o;
-    p.bytes_blk = cuda::blocked_workspace_bytes(p.bm, p.bn, batch.vectors, sizeof(T), p.nb);
+    p.bytes_blk =
+        cuda::blocked_workspace_bytes(p.bm, p.bn, p.bmode, batch.vectors, sizeof(T), p.nb);
     o += p.bytes_blk;
   }
   if (!p.qr.empty()) {
@@ -438,8 +448,8 @@ bsvd_status_t launch_gpu(const Batch<T> &kb, const Batch<T> &user, const Plan &p
   if (!qr.empty())
     BSVD_TRY_STATUS(run_qr(kb, qr, plan.qm, plan.qn, cfg, stream, ws + plan.off_qr));
   if (!blocked.empty())
-    BSVD_CUDA_TRY(cuda::run_blocked(kb, blocked, plan.bm, plan.bn, cfg, plan.nb, stream,
-                                    ws + plan.off_blk));
+    BSVD_CUDA_TRY(cuda::run_blocked(kb, blocked, plan.bm, plan.bn, plan.bmode, cfg, plan.nb,
+                                    stream, ws + plan.off_blk));
   return BSVD_STATUS_SUCCESS;
 }
 
@@ -564,7 +574,10 @@ bsvd_status_t run_device_data(const Batch<T> &batch, const Config &cfg,
                                cudaMemcpyDeviceToHost));
     }
     for (int b : plan.fused) path[b] = gpu_path(batch, b, info[b], BSVD_PATH_CUDA_FUSED);
-    for (int b : plan.blocked) path[b] = gpu_path(batch, b, info[b], BSVD_PATH_CUDA_BLOCKED);
+    for (size_t j = 0; j < plan.blocked.size(); ++j) {
+      const int b = plan.blocked[j];
+      path[b] = gpu_path(batch, b, info[b], blocked_path(plan.bmode[j]));
+    }
     for (int b : plan.qr) path[b] = gpu_path(batch, b, info[b], BSVD_PATH_CUDA_QR);
     for (size_t c = 0; c < plan.cpu.size(); ++c) path[plan.cpu[c]] = h.path[c];
   }
@@ -588,7 +601,7 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
     fm[i] = batch.dims.rows(b);
     fn[i] = batch.dims.cols(b);
     if (jb < plan.blocked.size() && plan.blocked[jb] == b) {
-      solver[i] = BSVD_PATH_CUDA_BLOCKED;
+      solver[i] = blocked_path(plan.bmode[jb]);
       bpos.push_back(int(i));
       ++jb;
     } else if (jq < plan.qr.size() && plan.qr[jq] == b) {

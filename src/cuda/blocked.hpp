@@ -20,6 +20,13 @@
 // empty or the sweep limit is reached. Then the fused kernel's finish step
 // (matrix_io.cuh) writes U, S, V, info and sweeps.
 //
+// Pairs in shared memory (WCYCLE Algorithm 2, lines 8-11): a matrix whose
+// pair [W_i W_j] fits in shared memory can instead take one launch per step
+// (blk_pair_kernel) that reads the pair once, finds Q there -- by the Gram
+// matrix and the same eigensolver (EVD_SM), or by one-sided Jacobi on the
+// pair itself (SVD_SM, WCYCLE Observation 1) -- and writes it once;
+// blocked_pair_mode chooses per matrix, so one batch mixes the three.
+//
 // Every step is the parallel form of the CPU twin (src/cpu/jacobi_blocked.cpp
 // with evd.cpp): the same block and inner orderings, rotation formula, test,
 // re-orthogonalization, sort and stopping rule.
@@ -43,9 +50,17 @@ constexpr int kBlockedDefaultNb = 16;
 // larger than the compiled instance supports.
 int blocked_nb(const Config &cfg);
 
-// Workspace bytes for the blocked matrices of sizes m[i] x n[i].
+// How the pairs of a blocked m x n matrix are rotated (a bsvd_pair_solver_t
+// other than AUTO): cfg.pair_solver where the pair fits shared memory
+// (BSVD_PAIR_GRAM where it does not), and for AUTO the measured rule of
+// tuning.hpp. precision: 's', 'd', 'c', 'z'.
+int blocked_pair_mode(char precision, int m, int n, const Config &cfg, int nb);
+
+// Workspace bytes for the blocked matrices of sizes m[i] x n[i] with pair
+// solvers mode[i].
 size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int> &n,
-                               bool vectors, size_t elem_bytes, int nb);
+                               const std::vector<int> &mode, bool vectors, size_t elem_bytes,
+                               int nb);
 
 // Solves matrices idx[i] (sizes m[i] x n[i], all non-empty) of kb, whose
 // pointers and size arrays are device-visible. ws: blocked_workspace_bytes
@@ -55,13 +70,15 @@ size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int>
 template <class T>
 cudaError_t run_blocked(const Batch<T> &kb, const std::vector<int> &idx,
                         const std::vector<int> &m, const std::vector<int> &n,
-                        const Config &cfg, int nb, cudaStream_t stream, unsigned char *ws);
+                        const std::vector<int> &mode, const Config &cfg, int nb,
+                        cudaStream_t stream, unsigned char *ws);
 
 // Stage times of the last run_blocked call on this thread, collected with
 // CUDA events when profiling is on (BSVD_PROFILE=1 in the environment, or
 // set_blocked_profiling). Milliseconds of GPU time per stage.
 struct BlockedProfile {
   double load = 0, gram = 0, evd = 0, update = 0, finish = 0;
+  double pair_evd = 0, pair_svd = 0; // the shared-memory pair kernels
   double total = 0;  // wall time of run_blocked, host clock
   int sweeps = 0;    // sweeps of the slowest matrix
   long launches = 0; // kernel launches

@@ -6,8 +6,9 @@ namespace bsvd::detail::cuda {
 template <>
 cudaError_t run_blocked<double>(const Batch<double> &kb, const std::vector<int> &idx,
                             const std::vector<int> &m, const std::vector<int> &n,
-                            const Config &cfg, int nb, cudaStream_t stream, unsigned char *ws) {
-  return run_blocked_impl(kb, idx, m, n, cfg, nb, stream, ws);
+                            const std::vector<int> &mode, const Config &cfg, int nb,
+                            cudaStream_t stream, unsigned char *ws) {
+  return run_blocked_impl(kb, idx, m, n, mode, cfg, nb, stream, ws);
 }
 
 } // namespace bsvd::detail::cuda

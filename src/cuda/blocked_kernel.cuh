@@ -189,41 +189,25 @@ template <class T, int K> struct EvdWarpSmem {
   unsigned ok; // bit j: pair j rotates in this step
 };
 
-template <class Tstd, int K>
-__global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const __grid_constant__ BlkParams<Tstd> P) {
-  using T = dev_t<Tstd>;
+// The warp's solve of S.G (k x k, S.Q = I on entry): sweeps of parallel
+// round-robin steps until one rotates nothing or cap sweeps ran. Returns
+// (warp-uniform) the rotations applied and whether one of them counts
+// for convergence (blocked_counts).
+struct EvdRun {
+  long applied = 0;
+  bool significant = false;
+};
+template <class T, int K>
+__device__ EvdRun evd_warp_iterate(EvdWarpSmem<T, K> &S, int k, int l, dreal_t<T> tol,
+                                   dreal_t<T> nullf, int cap) {
   using R = dreal_t<T>;
   constexpr int L = K + 1;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
-  const long long slot = (long long)blockIdx.x * kEvdWarps + w;
-  if (slot >= (long long)P.nact * P.half) return; // whole warp
-  EvdWarpSmem<T, K> &S = reinterpret_cast<EvdWarpSmem<T, K> *>(smem_raw)[w];
-  const int y = int(slot / P.half), x = int(slot - (long long)y * P.half);
-  const int mi = P.act[y];
-  const BlkMat M = P.mats[mi];
-  int bi, wi, bj, wj;
-  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) {
-    if (l == 0) P.pflag[slot] = 0;
-    return;
-  }
-  const int k = wi + wj;
-  const T *Gg = P.G + size_t(slot) * K * K;
-  for (int e = l; e < k * k; e += 32) {
-    const int c = e / k, r = e - c * k;
-    S.G[r + c * L] = Gg[r + c * K];
-    S.Q[r + c * L] = r == c ? done<T>() : dzero<T>();
-  }
-  __syncwarp();
   R gm = l < k ? fabs(dreal(S.G[l + l * L])) : R(0);
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) gm = fmax(gm, shfl_xor(gm, o));
-  const R tol = blocked_tol(R(P.tol > 0 ? P.tol : sqrt(double(M.mw)) * double(unit_u<R>())), k);
-  const R floor = blocked_noise_floor(gm, k), nullf = P.nullf[mi];
+  const R floor = blocked_noise_floor(gm, k);
   const int slots = k + (k & 1), steps = slots - 1, half = slots / 2;
-  const int cap = P.eig_sweeps > 0 ? P.eig_sweeps : 60;
-  long applied = 0;
-  bool significant = false;
+  EvdRun run;
   for (int sweep = 0; sweep < cap; ++sweep) {
     long in_sweep = 0;
     for (int s = 0; s < steps; ++s) {
@@ -249,7 +233,7 @@ __global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const __gr
         S.q[l] = q;
       }
       const unsigned ok = __ballot_sync(0xffffffffu, mine);
-      significant = significant || __any_sync(0xffffffffu, sig);
+      run.significant = run.significant || __any_sync(0xffffffffu, sig);
       if (ok == 0) continue;
       in_sweep += __popc(ok);
       __syncwarp();
@@ -291,14 +275,20 @@ __global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const __gr
       }
       __syncwarp();
     }
-    applied += in_sweep;
+    run.applied += in_sweep;
     if (in_sweep == 0) break;
   }
-  if (applied == 0) {
-    if (l == 0) P.pflag[slot] = 0;
-    return;
-  }
-  if (l < k) S.eig[l] = dreal(S.G[l + l * L]);
+  return run;
+}
+
+// After a solve that rotated, with S.eig[0, k) the new squared column norms
+// (eigenvalues): C = I - Q^H Q into S.G, the ranks of descending S.eig
+// (stable; identity when !sort) into S.rank, and Q + Q C / 2 with column j
+// at position rank[j] into out (leading dimension ldo). One warp.
+template <class T, int K>
+__device__ void evd_warp_finish(EvdWarpSmem<T, K> &S, int k, int l, bool sort, T *out, int ldo) {
+  using R = dreal_t<T>;
+  constexpr int L = K + 1;
   __syncwarp();
   // C = I - Q^H Q into G; lane = column j.
   if (l < k)
@@ -307,7 +297,6 @@ __global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const __gr
       for (int r = 0; r < k; ++r) dot_acc(h, S.Q[r + i * L], S.Q[r + l * L]);
       S.G[i + l * L] = i == l ? dfrom_real<T>(R(1) - dreal(h)) : dzero<T>() - h;
     }
-  const bool sort = M.nw <= P.nb || P.nb >= 8;
   if (l < k) {
     int r = l;
     if (sort) {
@@ -319,17 +308,297 @@ __global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const __gr
   }
   __syncwarp();
   // Q + Q C / 2, column j to position rank[j]; lane = row i.
-  T *Qg = P.Q + size_t(slot) * K * K;
   if (l < k)
     for (int j = 0; j < k; ++j) {
       T s = dzero<T>();
       for (int r = 0; r < k; ++r) s = s + S.Q[l + r * L] * S.G[r + j * L];
-      Qg[l + S.rank[j] * K] = S.Q[l + j * L] + dscale(s, R(0.5));
+      out[l + S.rank[j] * ldo] = S.Q[l + j * L] + dscale(s, R(0.5));
     }
+  __syncwarp();
+}
+
+template <class Tstd, int K>
+__global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  constexpr int L = K + 1;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  const long long slot = (long long)blockIdx.x * kEvdWarps + w;
+  if (slot >= (long long)P.nact * P.half) return; // whole warp
+  EvdWarpSmem<T, K> &S = reinterpret_cast<EvdWarpSmem<T, K> *>(smem_raw)[w];
+  const int y = int(slot / P.half), x = int(slot - (long long)y * P.half);
+  const int mi = P.act[y];
+  const BlkMat M = P.mats[mi];
+  int bi, wi, bj, wj;
+  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) {
+    if (l == 0) P.pflag[slot] = 0;
+    return;
+  }
+  const int k = wi + wj;
+  const T *Gg = P.G + size_t(slot) * K * K;
+  for (int e = l; e < k * k; e += 32) {
+    const int c = e / k, r = e - c * k;
+    S.G[r + c * L] = Gg[r + c * K];
+    S.Q[r + c * L] = r == c ? done<T>() : dzero<T>();
+  }
+  __syncwarp();
+  const R tol = blocked_tol(R(P.tol > 0 ? P.tol : sqrt(double(M.mw)) * double(unit_u<R>())), k);
+  const EvdRun run =
+      evd_warp_iterate(S, k, l, tol, P.nullf[mi], P.eig_sweeps > 0 ? P.eig_sweeps : 60);
+  if (run.applied == 0) {
+    if (l == 0) P.pflag[slot] = 0;
+    return;
+  }
+  if (l < k) S.eig[l] = dreal(S.G[l + l * L]);
+  evd_warp_finish(S, k, l, M.nw <= P.nb || P.nb >= 8, P.Q + size_t(slot) * K * K, K);
   if (l == 0) {
     P.pflag[slot] = 1;
-    if (significant) P.rot[mi] = 1;
+    if (run.significant) P.rot[mi] = 1;
   }
+}
+
+// ---- pair in shared memory: one launch per step (WCYCLE Alg. 2, l. 8-11) ---
+// One block of 256 threads per (active matrix, pair): the pair's k columns
+// of W are read once into shared memory (leading dimension mw | 1), the
+// rotation Q is found there, W's columns are written back once and V's
+// rows are multiplied by Q (one thread per row, as blk_update_kernel).
+//   SVD = true:  one-sided Jacobi on the pair (WCYCLE Observation 1), 16
+//                lanes per column pair, the 16 pairs of a round-robin step
+//                at once, fresh inner products per rotation; Q accumulates
+//                the rotations and W <- W Q (re-read from global memory,
+//                mostly from L2); the twin is rotate_block_pair_svd (CPU).
+//   SVD = false: Gram matrix from shared memory, the warp eigensolver above,
+//                W <- W Q from shared memory; the twin is rotate_block_pair.
+// Both re-orthogonalize Q and order by descending norm as the Gram path.
+template <class T, int K> struct PairSmem {
+  EvdWarpSmem<T, K> S;
+  T Qf[K * K]; // the final rotation, zero-padded
+  int cnt[4];  // applied this inner sweep, significant, applied in total
+};
+template <class T, int K> __host__ __device__ constexpr size_t pair_smem_head() {
+  return (sizeof(PairSmem<T, K>) + 15) / 16 * 16;
+}
+template <class T, int K> size_t pair_smem_bytes(int mw) {
+  return pair_smem_head<T, K>() + size_t(K) * size_t(mw | 1) * sizeof(T);
+}
+
+// X(i, cols) <- X(i, cols) Qf for rows i = t, t + nthreads, ... (< rows);
+// xrow(i, c) reads element c of row i. kOut outputs at a time in registers
+// (the row is read K / kOut times) keeps the kernel under 128 registers;
+// so xrow must not read what put writes (the callers stage X in shared
+// memory first).
+template <class T, int K, class Read, class Write>
+__device__ __forceinline__ void rows_times_q(int rows, int k, const T *Qf, int t, int nthreads,
+                                             Read xrow, Write put) {
+  constexpr int kOut = 16;
+  for (int i = t; i < rows; i += nthreads) {
+#pragma unroll 1
+    for (int c0 = 0; c0 < k; c0 += kOut) {
+      T acc[kOut];
+#pragma unroll
+      for (int j = 0; j < kOut; ++j) acc[j] = dzero<T>();
+#pragma unroll 2
+      for (int r = 0; r < k; ++r) {
+        const T x = xrow(i, r);
+        const T *q = Qf + r + c0 * K;
+#pragma unroll
+        for (int j = 0; j < kOut; ++j) acc[j] = acc[j] + x * q[j * K];
+      }
+#pragma unroll
+      for (int j = 0; j < kOut; ++j)
+        if (c0 + j < k) put(i, c0 + j, acc[j]);
+    }
+  }
+}
+
+template <class Tstd, int K, bool SVD>
+__global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  constexpr int L = K + 1;
+  constexpr int NT = 256, GL = 16; // threads; lanes per column pair (SVD)
+  static_assert(K == 32, "16 column pairs of 16 lanes cover K = 32");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  PairSmem<T, K> &H = *reinterpret_cast<PairSmem<T, K> *>(smem_raw);
+  EvdWarpSmem<T, K> &S = H.S;
+  T *Ws = reinterpret_cast<T *>(smem_raw + pair_smem_head<T, K>());
+  const int y = blockIdx.x / P.half, x = blockIdx.x - y * P.half;
+  const int mi = P.act[y];
+  const BlkMat M = P.mats[mi];
+  int bi, wi, bj, wj;
+  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) return; // block-uniform
+  const int k = wi + wj, mw = M.mw, ld = mw | 1, t = threadIdx.x;
+  T *W = P.W + M.woff;
+  // The pair's k columns of X (rows x ?, ld rows) into Ws; barriers on both
+  // sides (Ws may still be read before, is read after).
+  auto load_pair = [&](const T *X, int rows) {
+    __syncthreads();
+    for (int e = t; e < k * rows; e += NT) {
+      const int c = e / rows, r = e - c * rows;
+      Ws[c * ld + r] = X[r + size_t(pair_col(c, bi, wi, bj, P.nb)) * rows];
+    }
+    __syncthreads();
+  };
+  for (int e = t; e < k * mw; e += NT) {
+    const int c = e / mw, r = e - c * mw;
+    Ws[c * ld + r] = W[r + size_t(pair_col(c, bi, wi, bj, P.nb)) * mw];
+  }
+  for (int e = t; e < K * K; e += NT) H.Qf[e] = dzero<T>();
+  for (int e = t; e < k * L; e += NT) {
+    const int c = e / L, r = e - c * L;
+    S.Q[e] = r == c ? done<T>() : dzero<T>();
+  }
+  if (t < 4) H.cnt[t] = 0;
+  __syncthreads();
+  const R tol = blocked_tol(R(P.tol > 0 ? P.tol : sqrt(double(mw)) * double(unit_u<R>())), k);
+  const R nullf = P.nullf[mi];
+  const int cap = P.eig_sweeps > 0 ? P.eig_sweeps : 60;
+  const bool sort = M.nw <= P.nb || P.nb >= 8;
+  const int g = t / GL, l = t % GL;
+  // Squared norms of the columns c = g, g + 16 into S.eig (group sums).
+  auto column_norms = [&]() {
+    for (int c0 = 0; c0 < K; c0 += NT / GL) {
+      const int c = c0 + g;
+      R s = 0;
+      if (c < k)
+        for (int i = l; i < mw; i += GL) s += abs2(Ws[c * ld + i]);
+      s = group_sum<GL>(s);
+      if (c < k && l == 0) S.eig[c] = s;
+    }
+  };
+  if constexpr (SVD) {
+    column_norms();
+    __syncthreads();
+    R gm = 0;
+    for (int c = 0; c < k; ++c) gm = fmax(gm, S.eig[c]);
+    const R floor = blocked_noise_floor(gm, k);
+    const int slots = k + (k & 1), steps = slots - 1, half = slots / 2;
+    for (int sweep = 0; sweep < cap; ++sweep) {
+      for (int s = 0; s < steps; ++s) {
+        int p = 0, q = 0;
+        bool v = false;
+        if (g < half) {
+          round_robin_pair(slots, s, g, p, q);
+          v = q < k;
+        }
+        R a = 0, b = 0;
+        T gam = dzero<T>();
+        if (v)
+          for (int i = l; i < mw; i += GL) {
+            const T xp = Ws[p * ld + i], xq = Ws[q * ld + i];
+            a += abs2(xp);
+            b += abs2(xq);
+            dot_acc(gam, xp, xq);
+          }
+        a = group_sum<GL>(a);
+        b = group_sum<GL>(b);
+        gam = group_sum<GL>(gam);
+        const R ag = dabs(gam);
+        if (v && needs_rotation(a, b, ag, tol)) {
+          const Rotation<R> rot = jacobi_rotation(a, b, ag);
+          const T te = tconj_phase(rot.t, gam, ag);
+          for (int i = l; i < mw; i += GL) {
+            T xp = Ws[p * ld + i], xq = Ws[q * ld + i];
+            rot_tangent(xp, xq, rot.c, te, false);
+            Ws[p * ld + i] = xp;
+            Ws[q * ld + i] = xq;
+          }
+          for (int r = l; r < k; r += GL) {
+            T xp = S.Q[r + p * L], xq = S.Q[r + q * L];
+            rot_tangent(xp, xq, rot.c, te, false);
+            S.Q[r + p * L] = xp;
+            S.Q[r + q * L] = xq;
+          }
+          if (l == 0) {
+            atomicAdd(&H.cnt[0], 1);
+            if (blocked_counts(a, b, floor, nullf)) H.cnt[1] = 1;
+          }
+        }
+        __syncthreads();
+      }
+      const int in_sweep = H.cnt[0];
+      __syncthreads();
+      if (t == 0) {
+        H.cnt[2] += in_sweep;
+        H.cnt[0] = 0;
+      }
+      __syncthreads();
+      if (in_sweep == 0) break;
+    }
+    if (H.cnt[2] == 0) return; // nothing rotated: W unchanged (block-uniform)
+    column_norms();
+    __syncthreads();
+    if (t < 32) evd_warp_finish(S, k, t, sort, H.Qf, K);
+    // W <- W Q from the pair as it was (unchanged in global memory, read
+    // again into Ws; the rotated copy is not kept, see
+    // rotate_block_pair_svd for why).
+    load_pair(W, mw);
+    rows_times_q<T, K>(
+        mw, k, H.Qf, t, NT, [&](int i, int c) { return Ws[c * ld + i]; },
+        [&](int i, int c, T v) { W[i + size_t(pair_col(c, bi, wi, bj, P.nb)) * mw] = v; });
+  } else {
+    // G = Ws^H Ws: thread (tr, tc) of a 16 x 16 grid, the 2 x 2 tile at
+    // rows 2 tr, columns 2 tc when tr <= tc (as blk_gram_kernel).
+    {
+      const int tr = t % 16, tc = t / 16, r0 = 2 * tr, c0 = 2 * tc;
+      if (tr <= tc && r0 < k && c0 < k) {
+        const bool r1 = r0 + 1 < k, c1 = c0 + 1 < k;
+        const T *x0 = Ws + r0 * ld, *x1 = Ws + (r1 ? r0 + 1 : r0) * ld;
+        const T *y0 = Ws + c0 * ld, *y1 = Ws + (c1 ? c0 + 1 : c0) * ld;
+        T a00 = dzero<T>(), a01 = dzero<T>(), a10 = dzero<T>(), a11 = dzero<T>();
+#pragma unroll 4
+        for (int i = 0; i < mw; ++i) {
+          const T u0 = x0[i], u1 = x1[i], v0 = y0[i], v1 = y1[i];
+          dot_acc(a00, u0, v0);
+          dot_acc(a01, u0, v1);
+          dot_acc(a10, u1, v0);
+          dot_acc(a11, u1, v1);
+        }
+        const T acc[2][2] = {{a00, a01}, {a10, a11}};
+#pragma unroll
+        for (int da = 0; da < 2; ++da)
+#pragma unroll
+          for (int db = 0; db < 2; ++db) {
+            const int r = r0 + da, c = c0 + db;
+            if (r >= k || c >= k || r > c) continue;
+            if (r == c) {
+              S.G[r + c * L] = real_only(acc[da][db]);
+            } else {
+              S.G[r + c * L] = acc[da][db];
+              S.G[c + r * L] = dconj(acc[da][db]);
+            }
+          }
+      }
+    }
+    __syncthreads();
+    if (t < 32) {
+      const EvdRun run = evd_warp_iterate(S, k, t, tol, nullf, cap);
+      if (run.applied > 0) {
+        if (t < k) S.eig[t] = dreal(S.G[t + t * L]);
+        evd_warp_finish(S, k, t, sort, H.Qf, K);
+        if (t == 0) {
+          H.cnt[2] = 1;
+          H.cnt[1] = run.significant ? 1 : 0;
+        }
+      }
+    }
+    __syncthreads();
+    if (H.cnt[2] == 0) return;
+    rows_times_q<T, K>(
+        mw, k, H.Qf, t, NT, [&](int i, int c) { return Ws[c * ld + i]; },
+        [&](int i, int c, T v) { W[i + size_t(pair_col(c, bi, wi, bj, P.nb)) * mw] = v; });
+  }
+  if (P.vectors) {
+    // V's pair columns through Ws as well (nw <= mw rows).
+    T *V = P.V + M.voff;
+    const int nw = M.nw;
+    load_pair(V, nw);
+    rows_times_q<T, K>(
+        nw, k, H.Qf, t, NT, [&](int i, int c) { return Ws[c * ld + i]; },
+        [&](int i, int c, T v) { V[i + size_t(pair_col(c, bi, wi, bj, P.nb)) * nw] = v; });
+  }
+  if (t == 0 && H.cnt[1]) P.rot[mi] = 1;
 }
 
 // ---- update: [W_i W_j] <- [W_i W_j] Q, [V_i V_j] <- [V_i V_j] Q --------------
@@ -423,14 +692,21 @@ __global__ void __launch_bounds__(256) blk_finish_kernel(const __grid_constant__
 }
 
 // ---- host driver -------------------------------------------------------------
+inline size_t blocked_gram_count(const std::vector<int> &mode) {
+  size_t c = 0;
+  for (int x : mode) c += x == BSVD_PAIR_GRAM;
+  return c;
+}
+
 struct BlkLayout {
   size_t mats = 0, state = 0, rot = 0, act = 0, nullf = 0, W = 0, V = 0, X = 0, G = 0, Q = 0, pflag = 0;
   size_t total = 0;
   int half = 1;
 };
 
+// ngram: matrices whose pairs take the Gram path (G and Q buffers).
 inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
-                            size_t elem, int nb) {
+                            size_t elem, int nb, size_t ngram) {
   BlkLayout L;
   const size_t cnt = m.size();
   size_t ew = 0, ev = 0, ex = 0;
@@ -454,7 +730,7 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
   L.W = w.take(ew * elem);
   L.V = w.take(ev * elem);
   L.X = w.take(ex * elem);
-  const size_t slots = cnt * size_t(L.half);
+  const size_t slots = ngram * size_t(L.half);
   L.G = w.take(slots * kBlockedKmax * kBlockedKmax * elem);
   L.Q = w.take(slots * kBlockedKmax * kBlockedKmax * elem);
   L.pflag = w.take(slots * sizeof(int));
@@ -468,7 +744,7 @@ struct BlkTimer {
   cudaStream_t stream = nullptr;
   std::vector<cudaEvent_t> ev;
   std::vector<int> stage;
-  double ms[5] = {0, 0, 0, 0, 0};
+  double ms[7] = {0, 0, 0, 0, 0, 0, 0};
   void mark(int s) { // event at the start of stage s (-1: end of the last)
     if (!on) return;
     cudaEvent_t e;
@@ -505,8 +781,8 @@ void blocked_store_profile(const BlockedProfile &p);
 template <class Tstd>
 cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
                              const std::vector<int> &m, const std::vector<int> &n,
-                             const Config &cfg, int nb, cudaStream_t stream,
-                             unsigned char *ws) {
+                             const std::vector<int> &mode, const Config &cfg, int nb,
+                             cudaStream_t stream, unsigned char *ws) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   constexpr int K = kBlockedKmax;
@@ -514,7 +790,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   const int cnt = int(idx.size());
   BlockedProfile prof;
   if (cnt == 0) return cudaSuccess;
-  const BlkLayout L = blk_layout(m, n, kb.vectors, sizeof(T), nb);
+  const BlkLayout L = blk_layout(m, n, kb.vectors, sizeof(T), nb, blocked_gram_count(mode));
 
   BlkParams<Tstd> P;
   P.batch = kb;
@@ -566,6 +842,21 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   const size_t evd_smem = kEvdWarps * sizeof(EvdWarpSmem<T, K>);
   BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(evd_smem)));
+  // Shared memory of the pair kernels: their largest matrix.
+  size_t pair_smem[2] = {0, 0}; // EVD_SM, SVD_SM
+  for (int i = 0; i < cnt; ++i)
+    if (mode[i] != BSVD_PAIR_GRAM) {
+      size_t &b = pair_smem[mode[i] == BSVD_PAIR_SVD_SM];
+      b = std::max(b, pair_smem_bytes<T, K>(mats[i].mw));
+    }
+  if (pair_smem[0])
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_pair_kernel<Tstd, K, false>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(pair_smem[0])));
+  if (pair_smem[1])
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_pair_kernel<Tstd, K, true>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(pair_smem[1])));
 
   BlkTimer timer;
   timer.on = blocked_profiling_on();
@@ -589,29 +880,54 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     else conv[i] = 1; // zero (converged, 0 sweeps) or non-finite (reported by info)
   }
   const int max_sweeps = cfg.max_sweeps > 0 ? cfg.max_sweeps : kDefaultMaxSweeps;
+  std::vector<int> order; // the active matrices by pair solver: Gram, EVD_SM, SVD_SM
   for (int sweep = 1; sweep <= max_sweeps && !active.empty(); ++sweep) {
-    P.nact = int(active.size());
-    int steps = 1, rmax = 1;
-    for (int i : active) {
-      steps = std::max(steps, nblk[i] <= 1 ? 1 : nblk[i] + (nblk[i] & 1) - 1);
-      rmax = std::max(rmax, rows[i]);
-    }
-    BSVD_BLK_TRY(cudaMemcpyAsync(dact, active.data(), active.size() * sizeof(int),
+    int steps = 1, rmax = 1, nby[3] = {0, 0, 0};
+    order.clear();
+    for (int want : {int(BSVD_PAIR_GRAM), int(BSVD_PAIR_EVD_SM), int(BSVD_PAIR_SVD_SM)})
+      for (int i : active)
+        if (mode[i] == want) {
+          order.push_back(i);
+          ++nby[want - BSVD_PAIR_GRAM];
+          steps = std::max(steps, nblk[i] <= 1 ? 1 : nblk[i] + (nblk[i] & 1) - 1);
+          if (want == BSVD_PAIR_GRAM) rmax = std::max(rmax, rows[i]);
+        }
+    BSVD_BLK_TRY(cudaMemcpyAsync(dact, order.data(), order.size() * sizeof(int),
                                  cudaMemcpyHostToDevice, stream));
     BSVD_BLK_TRY(cudaMemsetAsync(P.rot, 0, cnt * sizeof(int), stream));
+    BlkParams<Tstd> Pe = P, Ps = P;
+    P.nact = nby[0];
+    Pe.act = dact + nby[0];
+    Pe.nact = nby[1];
+    Ps.act = dact + nby[0] + nby[1];
+    Ps.nact = nby[2];
     const unsigned grid = unsigned(P.nact) * unsigned(P.half);
     const dim3 ugrid(grid, unsigned((rmax + 127) / 128));
     for (int s = 0; s < steps; ++s) {
-      P.step = s;
-      timer.mark(1);
-      blk_gram_kernel<Tstd, K><<<grid, 256, 0, stream>>>(P);
-      timer.mark(2);
-      blk_evd_warp_kernel<Tstd, K>
-          <<<(grid + kEvdWarps - 1) / kEvdWarps, 32 * kEvdWarps, evd_smem, stream>>>(P);
-      timer.mark(3);
-      blk_update_kernel<Tstd, K><<<ugrid, 128, 0, stream>>>(P);
+      P.step = Pe.step = Ps.step = s;
+      if (P.nact) {
+        timer.mark(1);
+        blk_gram_kernel<Tstd, K><<<grid, 256, 0, stream>>>(P);
+        timer.mark(2);
+        blk_evd_warp_kernel<Tstd, K>
+            <<<(grid + kEvdWarps - 1) / kEvdWarps, 32 * kEvdWarps, evd_smem, stream>>>(P);
+        timer.mark(3);
+        blk_update_kernel<Tstd, K><<<ugrid, 128, 0, stream>>>(P);
+        launches += 3;
+      }
+      if (Pe.nact) {
+        timer.mark(5);
+        blk_pair_kernel<Tstd, K, false>
+            <<<unsigned(Pe.nact) * unsigned(P.half), 256, pair_smem[0], stream>>>(Pe);
+        ++launches;
+      }
+      if (Ps.nact) {
+        timer.mark(6);
+        blk_pair_kernel<Tstd, K, true>
+            <<<unsigned(Ps.nact) * unsigned(P.half), 256, pair_smem[1], stream>>>(Ps);
+        ++launches;
+      }
       timer.mark(-1);
-      launches += 3;
       BSVD_BLK_TRY(cudaGetLastError());
     }
     BSVD_BLK_TRY(cudaMemcpyAsync(rot.data(), P.rot, cnt * sizeof(int), cudaMemcpyDeviceToHost,
@@ -651,6 +967,8 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     prof.evd = timer.ms[2];
     prof.update = timer.ms[3];
     prof.finish = timer.ms[4];
+    prof.pair_evd = timer.ms[5];
+    prof.pair_svd = timer.ms[6];
   }
   prof.launches = launches;
   prof.total =

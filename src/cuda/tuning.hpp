@@ -95,4 +95,29 @@ constexpr int kLdPad = 1;
 // multiple of 128 bytes instead (bank-conflict-free group-rotated rows).
 constexpr int kAlignLdRows = 64;
 
+// Blocked path, BSVD_PAIR_AUTO (bsvd_pair_solver_t values), for a matrix
+// whose pair fits shared memory (blocked_pair_mode checks that first).
+// Measured on the H100 (docs/perf/wcycle.md, --pair-solver all, random,
+// ms for the batch; Gram / pair SVD in shared memory / pair EVD in shared
+// memory):
+//   d 1000 x 128^2:  49.6 /   92.6 /  126.0
+//   d 1000 x 256^2: 337.9 /  610.5 /  703.7
+//   d 1000 x 512^2: 2575  / 6948   / 7558
+//   d  200 x 128^2:  13.9 /   23.0 /   31.6    (200 x 256^2: 85.7 / 135.7 / 159.0)
+//   s 1000 x 256^2: 170.1 /  379.7 /  374.8    (s 512^2: 1300 / 3494 / 3188)
+// The one-launch pair kernels lose 1.8-2.9x: one block of 256 threads per
+// pair whose phases run one after the other (the eigensolver on one warp
+// while seven wait; the pair SVD's 31 barrier-separated steps), with one
+// to three blocks per SM (the pair fills up to 157 KB of shared memory),
+// against the Gram path's three kernels that each fill the GPU. So the
+// automatic choice is the Gram path everywhere; the shared-memory solvers
+// stay selectable (opts.pair_solver) and tested.
+inline int pair_solver_rule(char precision, int mw, int nw, int nb) {
+  (void)precision;
+  (void)mw;
+  (void)nw;
+  (void)nb;
+  return 1; // BSVD_PAIR_GRAM
+}
+
 } // namespace bsvd::detail::cuda

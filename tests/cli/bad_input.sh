@@ -30,6 +30,15 @@ printf '%%%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 1
 expect_error "absurd size" "$bsvd" run "$tmp/huge.mtx" -o "$tmp/o"
 expect_error "bad backend" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/o" --backend gpu9
 expect_error "bad precision" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/o" --precision q
+expect_error "bad pair solver" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/o" --pair-solver nope
+expect_error "bench: bad pair solver" "$bsvd" bench --backend cpu --cases 1x4x4 --pair-solver nope -q
+# A good --pair-solver runs (cpu: the pair-SVD twin on the blocked variant).
+if ! "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/ps" --backend cpu --variant blocked \
+    --block-size 2 --pair-solver svd >/dev/null 2>&1; then
+  echo "FAIL: --pair-solver svd on the cpu backend"; fail=1
+else
+  echo "ok: --pair-solver svd runs"
+fi
 expect_error "bad family" "$bsvd" gen -o "$tmp/x.npy" --family nope
 expect_error "bad sizes" "$bsvd" check --sizes 3,x --no-matrices
 mkdir -p "$tmp/empty"

@@ -62,7 +62,8 @@ template <class T>
 Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vectors = true,
                     bsvd_ordering_t ord = BSVD_ORDERING_ROUND_ROBIN, int max_sweeps = 0,
                     bsvd_variant_t variant = BSVD_VARIANT_AUTO, int block_size = 0,
-                    int eig_sweeps = 1, int qr = 0) {
+                    int eig_sweeps = 1, int qr = 0,
+                    bsvd_pair_solver_t pair = BSVD_PAIR_AUTO) {
   Solved<T> r;
   r.m = m; r.n = n; r.k = std::min(m, n); r.batch = batch;
   r.S.assign(size_t(batch) * r.k, R_t<T>(-7));
@@ -82,6 +83,7 @@ Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vecto
   o.block_size = block_size;
   o.eig_sweeps = eig_sweeps;
   o.qr = qr;
+  o.pair_solver = pair;
   o.path = r.path.data();
   r.status = bsvd::gesvj_strided_batched<T>(
       vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n, A.data(), std::max(m, 1),
@@ -94,7 +96,8 @@ Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vecto
 // The same with every operand in device memory.
 template <class T>
 Solved<T> gpu_solve_device(int m, int n, int batch, const std::vector<T> &A, bool vectors = true,
-                           bsvd_variant_t variant = BSVD_VARIANT_AUTO, int qr = 0) {
+                           bsvd_variant_t variant = BSVD_VARIANT_AUTO, int qr = 0,
+                           bsvd_pair_solver_t pair = BSVD_PAIR_AUTO) {
   Solved<T> r;
   r.m = m; r.n = n; r.k = std::min(m, n); r.batch = batch;
   const size_t nA = A.size(), nS = size_t(batch) * r.k, nU = size_t(batch) * m * r.k,
@@ -115,6 +118,7 @@ Solved<T> gpu_solve_device(int m, int n, int batch, const std::vector<T> &A, boo
   o.backend = BSVD_BACKEND_CUDA;
   o.variant = variant;
   o.qr = qr;
+  o.pair_solver = pair;
   o.path = r.path.data();
   r.status = bsvd::gesvj_strided_batched<T>(
       vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n, dA, m, int64_t(m) * n, dS, r.k,
@@ -183,10 +187,13 @@ template <class T> double twin_gap(const Solved<T> &r, int b, const Twin<T> &tw)
 // only gives the S and sweeps of the full solve; every matrix took `path`.
 template <class T>
 void expect_host_device_values_agree(int m, int n, int batch, const std::vector<T> &A,
-                                     bsvd_variant_t variant, int qr, int path) {
-  const auto h = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, variant, 0, 1, qr);
-  const auto d = gpu_solve_device<T>(m, n, batch, A, true, variant, qr);
-  const auto s = gpu_solve<T>(m, n, batch, A, false, BSVD_ORDERING_ROUND_ROBIN, 0, variant, 0, 1, qr);
+                                     bsvd_variant_t variant, int qr, int path,
+                                     bsvd_pair_solver_t pair = BSVD_PAIR_AUTO) {
+  const auto h =
+      gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, variant, 0, 1, qr, pair);
+  const auto d = gpu_solve_device<T>(m, n, batch, A, true, variant, qr, pair);
+  const auto s =
+      gpu_solve<T>(m, n, batch, A, false, BSVD_ORDERING_ROUND_ROBIN, 0, variant, 0, 1, qr, pair);
   ASSERT_EQ(h.status, 0) << bsvd_last_error();
   ASSERT_EQ(d.status, 0) << bsvd_last_error();
   ASSERT_EQ(s.status, 0) << bsvd_last_error();

@@ -16,12 +16,25 @@ template <class T> class GpuBlocked : public ::testing::Test {};
 using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
 TYPED_TEST_SUITE(GpuBlocked, Types);
 
-Config blocked_cfg(int nb, int eig_sweeps) {
+Config blocked_cfg(int nb, int eig_sweeps, bsvd_pair_solver_t pair = BSVD_PAIR_AUTO) {
   Config c;
   c.variant = BSVD_VARIANT_BLOCKED;
   c.block_size = nb;
   c.eig_sweeps = eig_sweeps;
+  c.pair_solver = pair;
   return c;
+}
+
+constexpr bsvd_pair_solver_t kPairSolvers[] = {BSVD_PAIR_GRAM, BSVD_PAIR_EVD_SM, BSVD_PAIR_SVD_SM};
+
+// The path a blocked m x n matrix reports with pair solver `pair`: the
+// shared-memory solvers only where the pair fits (blocked_pair_mode).
+template <class T> int blocked_path_for(int m, int n, bsvd_pair_solver_t pair, int nb = 0) {
+  const int mode = bsvd::detail::cuda::blocked_pair_mode(
+      prec<T>(), m, n, blocked_cfg(nb, 1, pair), nb > 0 ? nb : kBlockedDefaultNb);
+  return mode == BSVD_PAIR_SVD_SM   ? BSVD_PATH_CUDA_PAIR_SVD
+         : mode == BSVD_PAIR_EVD_SM ? BSVD_PATH_CUDA_PAIR_EVD
+                                    : BSVD_PATH_CUDA_BLOCKED;
 }
 
 // GPU blocked vs CPU blocked on fresh random inputs: forced onto the
@@ -35,25 +48,35 @@ TYPED_TEST(GpuBlocked, MatchesCpuTwin) {
       {1, 1},   {5, 3},   {16, 16},  {17, 17},  {33, 33},  {48, 48}, {64, 64},
       {100, 100}, {130, 70}, {70, 130}, {500, 16}, {200, 40}, {3, 90}};
   uint64_t seed = 4321;
+  for (bsvd_pair_solver_t pair : kPairSolvers)
   for (int eig : {1, 0}) {
     for (auto [m, n] : shapes) {
       if (eig == 0 && std::max(m, n) > 64) continue;
       const int batch = 2;
       const auto A = family_batch<T>(Family::Random, m, n, batch, seed += 13);
       const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
-                                  BSVD_VARIANT_BLOCKED, kBlockedDefaultNb, eig);
+                                  BSVD_VARIANT_BLOCKED, kBlockedDefaultNb, eig, 0, pair);
       ASSERT_EQ(r.status, 0) << bsvd_last_error();
+      const int path = blocked_path_for<T>(m, n, pair);
       for (int b = 0; b < batch; ++b) {
-        SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b << " eig_sweeps=" << eig);
-        EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_BLOCKED);
-        const auto tw = cpu_twin<T>(m, n, A.data() + size_t(b) * m * n, true,
-                                    BSVD_ORDERING_ROUND_ROBIN,
-                                    blocked_cfg(kBlockedDefaultNb, eig));
+        SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b << " eig_sweeps=" << eig
+                                        << " pair solver " << int(pair) << " path " << path);
+        EXPECT_EQ(r.path[b], path);
+        // The CPU twin of SVD_SM is the pair-SVD solver; of GRAM and EVD_SM
+        // (the same arithmetic, in global or shared memory) the Gram one.
+        const auto tw = cpu_twin<T>(
+            m, n, A.data() + size_t(b) * m * n, true, BSVD_ORDERING_ROUND_ROBIN,
+            blocked_cfg(kBlockedDefaultNb, eig,
+                        path == BSVD_PATH_CUDA_PAIR_SVD ? BSVD_PAIR_SVD_SM : BSVD_PAIR_GRAM));
         const double gap = twin_gap(r, b, tw);
         EXPECT_LE(gap, 8.0 * std::sqrt(double(std::max(m, n))))
             << "singular values differ from the CPU twin by " << gap << " u";
         EXPECT_EQ(r.info[b], tw.info);
-        EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 1)
+        // The pair SVD run to inner convergence (eig_sweeps = 0) ends each
+        // pair at rotations decided by rounding (its GPU inner products sum
+        // in another order): c 33 x 33 took 6 sweeps against the twin's 4.
+        const int slack = path == BSVD_PATH_CUDA_PAIR_SVD && eig == 0 ? 2 : 1;
+        EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), slack)
             << "gpu " << r.sweeps[b] << " sweeps, cpu " << tw.sweeps;
         const auto q = ratios(r, A, b);
         EXPECT_TRUE(q.pass()) << ratio_text(q);
@@ -62,21 +85,52 @@ TYPED_TEST(GpuBlocked, MatchesCpuTwin) {
   }
 }
 
+// Small matrices through each pair solver against the matching CPU twin:
+// cheap enough for compute-sanitizer racecheck (scripts/gpu-check.sh).
+TYPED_TEST(GpuBlocked, PairSolversSmall) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  uint64_t seed = 77;
+  for (bsvd_pair_solver_t pair : kPairSolvers)
+    for (auto [m, n] : std::vector<std::pair<int, int>>{{40, 40}, {33, 20}, {20, 45}}) {
+      const int batch = 2;
+      const auto A = family_batch<T>(Family::Logrand, m, n, batch, seed += 7);
+      const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                  BSVD_VARIANT_BLOCKED, 8, 1, 0, pair);
+      ASSERT_EQ(r.status, 0) << bsvd_last_error();
+      for (int b = 0; b < batch; ++b) {
+        SCOPED_TRACE(testing::Message() << m << "x" << n << " pair solver " << int(pair));
+        EXPECT_EQ(r.path[b], blocked_path_for<T>(m, n, pair, 8));
+        const auto tw = cpu_twin<T>(m, n, A.data() + size_t(b) * m * n, true,
+                                    BSVD_ORDERING_ROUND_ROBIN,
+                                    blocked_cfg(8, 1, pair == BSVD_PAIR_SVD_SM ? pair
+                                                                               : BSVD_PAIR_GRAM));
+        EXPECT_LE(twin_gap(r, b, tw), 8.0 * std::sqrt(double(std::max(m, n))));
+        EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 1) << "cpu twin " << tw.sweeps;
+        const auto q = ratios(r, A, b);
+        EXPECT_TRUE(q.pass()) << ratio_text(q);
+      }
+    }
+}
+
 // The six families at sizes beyond the fused kernel (the automatic choice
 // sends them to the blocked path).
 TYPED_TEST(GpuBlocked, FamiliesPassT1toT4) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   uint64_t seed = 99;
+  for (bsvd_pair_solver_t pair : {BSVD_PAIR_AUTO, BSVD_PAIR_GRAM, BSVD_PAIR_EVD_SM, BSVD_PAIR_SVD_SM})
   for (Family f : bsvd::testing::all_families())
     for (auto [m, n] : std::vector<std::pair<int, int>>{{200, 200}, {256, 256}, {400, 150}, {150, 400}}) {
       const int batch = 2;
       const auto A = family_batch<T>(f, m, n, batch, seed += 31);
-      const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0);
+      const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                  BSVD_VARIANT_AUTO, 0, 1, 0, pair);
       ASSERT_EQ(r.status, 0) << bsvd_last_error();
       for (int b = 0; b < batch; ++b) {
-        SCOPED_TRACE(testing::Message() << bsvd::testing::family_name(f) << " " << m << "x" << n);
-        EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_BLOCKED);
+        SCOPED_TRACE(testing::Message() << bsvd::testing::family_name(f) << " " << m << "x" << n
+                                        << " pair solver " << int(pair));
+        EXPECT_EQ(r.path[b], blocked_path_for<T>(m, n, pair));
         EXPECT_EQ(r.info[b], 0) << r.sweeps[b] << " sweeps";
         const auto q = ratios(r, A, b);
         EXPECT_TRUE(q.pass()) << ratio_text(q);
@@ -100,8 +154,9 @@ TYPED_TEST(GpuBlocked, LargeMatrices) {
                                 BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
     ASSERT_EQ(r.status, 0) << bsvd_last_error();
     SCOPED_TRACE(testing::Message() << m << "x" << n);
-    EXPECT_EQ(r.path[0], bsvd::detail::cuda::fits(prec<T>(), m, n, true) ? BSVD_PATH_CUDA_FUSED
-                                                                         : BSVD_PATH_CUDA_BLOCKED);
+    EXPECT_EQ(r.path[0], bsvd::detail::cuda::fits(prec<T>(), m, n, true)
+                             ? BSVD_PATH_CUDA_FUSED
+                             : blocked_path_for<T>(m, n, BSVD_PAIR_AUTO));
     EXPECT_EQ(r.info[0], 0) << r.sweeps[0] << " sweeps";
     const auto q = ratios(r, A, 0);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
@@ -115,6 +170,7 @@ TYPED_TEST(GpuBlocked, EdgeCases) {
   using T = TypeParam;
   const std::vector<Edge> edges = {Edge::Zero, Edge::Identity, Edge::RankDeficient,
                                    Edge::Overflow, Edge::Underflow, Edge::Nan, Edge::Inf};
+  for (bsvd_pair_solver_t pair : kPairSolvers)
   for (auto [m, n] : std::vector<std::pair<int, int>>{{40, 40}, {60, 25}, {25, 60}, {1, 5}, {180, 180}}) {
     const int batch = int(edges.size()) + 2;
     std::vector<T> A(size_t(batch) * m * n);
@@ -124,12 +180,13 @@ TYPED_TEST(GpuBlocked, EdgeCases) {
     bsvd::testing::generate<T>(Family::Geo, m, n, bsvd::testing::default_kappa<T>(), 6,
                                A.data() + size_t(batch - 1) * m * n, m);
     const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
-                                BSVD_VARIANT_BLOCKED);
+                                BSVD_VARIANT_BLOCKED, 0, 1, 0, pair);
     ASSERT_EQ(r.status, 0) << bsvd_last_error();
     for (int b = 0; b < batch; ++b) {
       const bool bad = b >= 1 && b <= int(edges.size()) &&
                        (edges[b - 1] == Edge::Nan || edges[b - 1] == Edge::Inf);
-      SCOPED_TRACE(testing::Message() << m << "x" << n << " matrix " << b);
+      SCOPED_TRACE(testing::Message() << m << "x" << n << " matrix " << b << " pair solver "
+                                      << int(pair));
       if (bad) {
         EXPECT_EQ(r.info[b], BSVD_INFO_NONFINITE);
         EXPECT_EQ(r.path[b], BSVD_PATH_TRIVIAL);
@@ -137,7 +194,7 @@ TYPED_TEST(GpuBlocked, EdgeCases) {
         EXPECT_TRUE(std::isnan(std::abs(r.U[size_t(b) * m * r.k])));
         continue;
       }
-      EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_BLOCKED);
+      EXPECT_EQ(r.path[b], blocked_path_for<T>(m, n, pair));
       EXPECT_EQ(r.info[b], 0);
       const auto q = ratios(r, A, b);
       EXPECT_TRUE(q.pass()) << ratio_text(q);
@@ -155,8 +212,9 @@ TYPED_TEST(GpuBlocked, DeviceHostAndValuesOnlyAgree) {
     const auto A = family_batch<T>(Family::Logrand, m, n, batch, 900 + m);
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     // variant = blocked: s and c would fit the fused kernel
-    expect_host_device_values_agree<T>(m, n, batch, A, BSVD_VARIANT_BLOCKED, 0,
-                                       BSVD_PATH_CUDA_BLOCKED);
+    for (bsvd_pair_solver_t pair : kPairSolvers)
+      expect_host_device_values_agree<T>(m, n, batch, A, BSVD_VARIANT_BLOCKED, 0,
+                                         blocked_path_for<T>(m, n, pair), pair);
   }
 }
 
@@ -194,18 +252,69 @@ TYPED_TEST(GpuBlocked, MixedSizeBatch) {
     }
     const bool fits = bsvd::detail::cuda::fits(prec<T>(), m, n, true);
     const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
-    EXPECT_EQ(r.path[b], qr ? BSVD_PATH_CUDA_QR : fits ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CUDA_BLOCKED);
+    EXPECT_EQ(r.path[b], qr     ? BSVD_PATH_CUDA_QR
+                         : fits ? BSVD_PATH_CUDA_FUSED
+                                : blocked_path_for<T>(m, n, BSVD_PAIR_AUTO));
     const auto q = r.ratios(b);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
+  }
+}
+
+// One variable-size batch whose matrices take different pair solvers (the
+// W-cycle's size-oblivious workflow): a matrix whose pair is too tall for
+// shared memory stays on the Gram path while the others take the requested
+// shared-memory solver; each matches its own CPU twin and passes T1-T4.
+TYPED_TEST(GpuBlocked, MixedPairSolvers) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  int tall = 64; // the shortest W whose pair does not fit (SVD_SM requested)
+  while (blocked_path_for<T>(tall, 40, BSVD_PAIR_SVD_SM) != BSVD_PATH_CUDA_BLOCKED) tall += 64;
+  const std::vector<std::pair<int, int>> dims = {{tall, 40}, {300, 300}, {64, 200}, {40, 40},
+                                                 {150, 150}};
+  for (bsvd_pair_solver_t pair : {BSVD_PAIR_AUTO, BSVD_PAIR_EVD_SM, BSVD_PAIR_SVD_SM}) {
+    bsvd_options_t o = cuda_options();
+    o.variant = BSVD_VARIANT_BLOCKED;
+    o.pair_solver = pair;
+    const auto r = vbatched_solve<T>(
+        dims, 3,
+        [&](int b, int m, int n, T *A, int lda) {
+          bsvd::testing::generate<T>(b % 2 ? Family::Logrand : Family::Random, m, n,
+                                     bsvd::testing::default_kappa<T>(), 610 + b, A, lda);
+        },
+        o);
+    ASSERT_EQ(r.status, 0) << bsvd_last_error();
+    int kinds = 0, seen[8] = {};
+    for (int b = 0; b < int(dims.size()); ++b) {
+      const auto [m, n] = dims[b];
+      const int path = blocked_path_for<T>(m, n, pair);
+      SCOPED_TRACE(testing::Message() << "matrix " << b << " " << m << "x" << n << " pair solver "
+                                      << int(pair) << " path " << path);
+      EXPECT_EQ(r.path[b], path);
+      kinds += seen[path]++ == 0;
+      EXPECT_EQ(r.info[b], 0);
+      const auto q = r.ratios(b);
+      EXPECT_TRUE(q.pass()) << ratio_text(q);
+      // The twin on a packed copy of the matrix.
+      std::vector<T> Ap(size_t(m) * n);
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) Ap[i + size_t(j) * m] = r.A[b][i + size_t(j) * r.lda[b]];
+      const auto tw = cpu_twin<T>(
+          m, n, Ap.data(), false, BSVD_ORDERING_ROUND_ROBIN,
+          blocked_cfg(0, 1, path == BSVD_PATH_CUDA_PAIR_SVD ? BSVD_PAIR_SVD_SM : BSVD_PAIR_GRAM));
+      double gap = 0;
+      for (int j = 0; j < std::min(m, n); ++j)
+        gap = std::max(gap, std::abs(double(r.S[b][j]) - double(tw.S[j])) / double(tw.S[0]));
+      EXPECT_LE(gap / uroff<T>(), 8.0 * std::sqrt(double(std::max(m, n))));
+      EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 2) << "cpu twin " << tw.sweeps;
+    }
+    if (pair != BSVD_PAIR_AUTO) EXPECT_GE(kinds, 2) << "the batch mixes pair solvers";
   }
 }
 
 // Every SuiteSparse matrix of the repository, all in one variable-size
 // call forced onto the blocked path: T1-T4, and (double) sweeps no higher
 // than the CPU twin's with the same ordering and block width.
-TYPED_TEST(GpuBlocked, SuiteSparseMatrices) {
-  SKIP_WITHOUT_GPU();
-  using T = TypeParam;
+template <class T> void suitesparse_blocked(bsvd_pair_solver_t pair) {
   const auto files = bsvd::testing::list_matrix_market(bsvd::testing::default_matrix_dir());
   std::vector<bsvd::testing::DenseMatrix> mats;
   for (const auto &path : files) {
@@ -234,6 +343,7 @@ TYPED_TEST(GpuBlocked, SuiteSparseMatrices) {
   bsvd_options_init(&o);
   o.backend = BSVD_BACKEND_CUDA;
   o.variant = BSVD_VARIANT_BLOCKED;
+  o.pair_solver = pair;
   o.path = path.data();
   const auto st = bsvd::gesvj_vbatched<T>(bsvd::Job::Vectors, mv.data(), nv.data(), pA.data(),
                                           mv.data(), pS.data(), pU.data(), mv.data(), pV.data(),
@@ -260,7 +370,7 @@ TYPED_TEST(GpuBlocked, SuiteSparseMatrices) {
   long gsum = 0, csum = 0;
   for (int b = 0; b < batch; ++b) {
     SCOPED_TRACE(testing::Message() << mats[b].name << " " << mv[b] << "x" << nv[b]);
-    EXPECT_EQ(path[b], BSVD_PATH_CUDA_BLOCKED);
+    EXPECT_EQ(path[b], blocked_path_for<T>(mv[b], nv[b], pair));
     EXPECT_EQ(info[b], 0) << sweeps[b] << " sweeps";
     std::vector<double> ref(kv[b]);
     const bool have = bsvd::testing::reference_singular_values<T>(mv[b], nv[b], A[b].data(), mv[b],
@@ -279,10 +389,22 @@ TYPED_TEST(GpuBlocked, SuiteSparseMatrices) {
     }
   }
   if constexpr (std::is_same_v<T, double>) {
-    std::printf("[suitesparse blocked d] %d matrices, sweeps gpu %ld cpu twin %ld\n", batch, gsum,
-                csum);
+    std::printf("[suitesparse blocked d, pair solver %d] %d matrices, sweeps gpu %ld cpu twin %ld\n",
+                int(pair), batch, gsum, csum);
     EXPECT_LE(gsum, csum + csum / 50);
   }
+}
+
+TYPED_TEST(GpuBlocked, SuiteSparseMatrices) {
+  SKIP_WITHOUT_GPU();
+  suitesparse_blocked<TypeParam>(BSVD_PAIR_AUTO);
+}
+
+// The same with every pair by the shared-memory SVD where it fits (its CPU
+// twin is the pair-SVD solver: o.pair_solver goes to the CPU call too).
+TYPED_TEST(GpuBlocked, SuiteSparsePairSvd) {
+  SKIP_WITHOUT_GPU();
+  suitesparse_blocked<TypeParam>(BSVD_PAIR_SVD_SM);
 }
 
 } // namespace

@@ -180,7 +180,10 @@ TYPED_TEST(CpuKernels, EvdDiagonalInputNoRotation) {
 // Unblocked and blocked Jacobi on W directly: converged, columns
 // relatively orthogonal to the tolerance, V unitary, W = A V.
 template <class T>
-void check_jacobi(bool blocked, int m, int n, int nb, bsvd_ordering_t ord, uint64_t seed) {
+// pair_svd: the blocked variant's pairs by one-sided Jacobi (the twin of
+// the GPU's shared-memory pair SVD); eig_sweeps: inner sweeps (0 = full).
+void check_jacobi(bool blocked, int m, int n, int nb, bsvd_ordering_t ord, uint64_t seed,
+                  bool pair_svd = false, int eig_sweeps = 0, int *sweeps = nullptr) {
   const double u = uroff<T>();
   std::mt19937_64 g(seed);
   const int ldw = m + 3;
@@ -197,13 +200,15 @@ void check_jacobi(bool blocked, int m, int n, int nb, bsvd_ordering_t ord, uint6
   bsvd::detail::SweepStats st;
   if (blocked) {
     const Ordering bo = make_ordering(ord, (n + nb - 1) / nb);
-    st = bsvd::detail::jacobi_blocked(m, n, W.data(), ldw, V.data(), n, nb, bo, tol, 40, 0, ord);
+    st = bsvd::detail::jacobi_blocked(m, n, W.data(), ldw, V.data(), n, nb, bo, tol, 40,
+                                      eig_sweeps, ord, pair_svd);
   } else {
     st = bsvd::detail::jacobi_unblocked(m, n, W.data(), ldw, V.data(), n, make_ordering(ord, n),
                                         tol, 40);
   }
   EXPECT_TRUE(st.converged);
   EXPECT_GE(st.sweeps, 1);
+  if (sweeps) *sweeps = st.sweeps;
   EXPECT_LT(orth_err(n, n, V.data(), n), 20 * n * u);
   const auto C = xhy(m, n, n, W.data(), ldw, W.data(), ldw);
   // The blocked variant's threshold is max(tol, k u), k the pair width
@@ -252,6 +257,24 @@ TYPED_TEST(CpuKernels, BlockedDirect) {
     for (int nb : {1, 2, 5, 16, 40})
       for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {6, 4}, {30, 17}, {50, 40}})
         check_jacobi<T>(true, m, n, nb, ord, 23 + m + nb);
+}
+
+// The pair-SVD twin: the same contract; and, since one-sided rotations of
+// the pair are the two-sided rotations of its Gram matrix in exact
+// arithmetic, sweep counts close to the Gram variant's.
+TYPED_TEST(CpuKernels, BlockedPairSvdDirect) {
+  using T = TypeParam;
+  for (bsvd_ordering_t ord : {BSVD_ORDERING_ROUND_ROBIN, BSVD_ORDERING_ODD_EVEN})
+    for (int nb : {1, 2, 5, 16, 40})
+      for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {6, 4}, {30, 17}, {50, 40}})
+        for (int es : {0, 1})
+          check_jacobi<T>(true, m, n, nb, ord, 29 + m + nb, true, es);
+  for (int nb : {4, 8, 16}) {
+    int s_gram = 0, s_svd = 0;
+    check_jacobi<T>(true, 120, 70, nb, BSVD_ORDERING_ROUND_ROBIN, 5 + nb, false, 1, &s_gram);
+    check_jacobi<T>(true, 120, 70, nb, BSVD_ORDERING_ROUND_ROBIN, 5 + nb, true, 1, &s_svd);
+    EXPECT_LE(std::abs(s_gram - s_svd), 2) << "nb " << nb;
+  }
 }
 
 TYPED_TEST(CpuKernels, UnblockedSingleColumnOneSweep) {

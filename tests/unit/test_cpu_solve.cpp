@@ -72,6 +72,22 @@ TYPED_TEST(CpuSolve, BlockedOddEvenAndFamilies) {
     }
 }
 
+// The pair-SVD twin (opts.pair_solver = SVD_SM) through the whole solver.
+TYPED_TEST(CpuSolve, BlockedPairSvdFamilies) {
+  using T = TypeParam;
+  uint64_t seed = 950;
+  for (Family f : bsvd::testing::all_families())
+    for (int nb : {0, 4}) {
+      Config cfg;
+      cfg.variant = BSVD_VARIANT_BLOCKED;
+      cfg.block_size = nb;
+      cfg.eig_sweeps = 1;
+      cfg.pair_solver = BSVD_PAIR_SVD_SM;
+      worst_of<T>().add(check_family<T>(f, 70, 45, cfg, ++seed));
+      worst_of<T>().add(check_family<T>(f, 30, 52, cfg, ++seed));
+    }
+}
+
 // Prints the worst ratios per type (for the report); runs last in the file
 // by name order only if gtest keeps declaration order, which it does.
 TYPED_TEST(CpuSolve, ZZReportWorst) {

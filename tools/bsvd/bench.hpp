@@ -15,6 +15,9 @@ struct BenchCase {
   bool vectors = true;
   int reps = 5;            // timed repetitions (median reported)
   int check_sample = 64;   // matrices whose accuracy is checked
+  int pair_solver = 0;     // cuda: bsvd_pair_solver_t of the bsvd-cuda row;
+                           // -1 = the automatic choice plus one row per
+                           // fixed pair solver (the plan comparison)
 };
 
 struct BenchRow {
@@ -51,6 +54,14 @@ double blocked_flops(char precision, int m, int n, int nb, bool vectors, double 
 // float, double, std::complex<float>, std::complex<double>), appending one
 // row per solver. Returns false (with rows explaining why) without a GPU.
 bool bench_gpu(const BenchCase &c, const void *A, std::vector<BenchRow> &rows);
+
+// The mixed-size batch of Matrix Market files (WCYCLE Sec. V-D): bsvd in
+// one variable-size call against cuSOLVER one matrix at a time (gesvdj and
+// gesvd per matrix, and the better of the two per matrix), T1-T4 on every
+// matrix; prints a per-matrix table (sizes, path, sweeps next to the CPU
+// solver's with the same options, cuSOLVER times). precision: s d c z.
+bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int reps,
+                   int pair_solver, std::vector<BenchRow> &rows);
 #endif
 
 } // namespace bsvd::cli

@@ -12,8 +12,12 @@
 //                             QR preprocessing (qr = -1 / 1, qr.hpp)
 //   bsvd-cuda-stages          matrices on the blocked path: one more call
 //                             with stage timing (load, Gram, eigensolver,
-//                             update, finish; CUDA events, which serialize
-//                             the launches, so the sum exceeds the plain time)
+//                             update, the shared-memory pair kernels, finish;
+//                             CUDA events, which serialize the launches, so
+//                             the sum exceeds the plain time)
+//   bsvd-cuda-gram / -evdsm / -svdsm   --pair-solver all: the blocked path
+//                             with each fixed pair solver (bsvd_pair_solver_t)
+//                             next to the automatic choice (bsvd-cuda)
 // CUDA-event timing after a warm-up, median of c.reps; accuracy (T1,
 // max(T2u, T2v), T3 against LAPACK, T4) on the first c.check_sample matrices.
 // BSVD_BENCH_ONLY=1 skips the cuSOLVER rows.
@@ -26,6 +30,7 @@
 
 #include "cuda/blocked.hpp"
 #include "cuda/qr.hpp"
+#include "testing/io.hpp"
 #include "testing/lapack_ref.hpp"
 #include "testing/metrics.hpp"
 
@@ -205,9 +210,36 @@ inline void time_loop_subset(BenchRow &row, const BenchCase &c, int sub,
     row.note = "timed " + std::to_string(sub) + " of " + std::to_string(c.batch) + ", scaled";
 }
 
+bool is_blocked_path(int p) {
+  return p == BSVD_PATH_CUDA_BLOCKED || p == BSVD_PATH_CUDA_PAIR_EVD ||
+         p == BSVD_PATH_CUDA_PAIR_SVD;
+}
+const char *path_label(int p) {
+  switch (p) {
+  case BSVD_PATH_CUDA_BLOCKED: return "blocked (gram)";
+  case BSVD_PATH_CUDA_PAIR_EVD: return "blocked (evd-sm)";
+  case BSVD_PATH_CUDA_PAIR_SVD: return "blocked (svd-sm)";
+  case BSVD_PATH_CUDA_QR: return "qr + fused on R";
+  case BSVD_PATH_CUDA_FUSED: return "fused";
+  case BSVD_PATH_TRIVIAL: return "trivial";
+  default: return "cpu";
+  }
+}
+std::string stage_text(const detail::cuda::BlockedProfile &pr) {
+  char sn[240];
+  std::snprintf(sn, sizeof sn,
+                "load %.2f gram %.2f evd %.2f update %.2f pair-evd %.2f pair-svd %.2f finish %.2f "
+                "ms; %ld launches",
+                pr.load, pr.gram, pr.evd, pr.update, pr.pair_evd, pr.pair_svd, pr.finish,
+                pr.launches);
+  return sn;
+}
+
+// Returns the path the first matrix took (-1 on failure).
 template <class T>
-void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
-              const std::string &name, std::vector<BenchRow> &rows, int qr = 0) {
+int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
+             const std::string &name, std::vector<BenchRow> &rows, int qr = 0,
+             int pair_solver = 0) {
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
   const bool vec = c.vectors;
@@ -222,6 +254,7 @@ void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &d
   bsvd_options_init(&o);
   o.backend = BSVD_BACKEND_CUDA;
   o.qr = qr;
+  o.pair_solver = bsvd_pair_solver_t(pair_solver);
   const Job job = vec ? Job::Vectors : Job::Values;
   size_t ws = 0;
   bsvd_workspace_size(prec_of<T>(), vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, m, n, batch, &o, &ws);
@@ -238,7 +271,7 @@ void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &d
   if (st != 0) {
     row.note = std::string("failed: ") + bsvd_last_error();
     rows.push_back(row);
-    return;
+    return -1;
   }
   fetch_and_check<T>(row, c, hA, dS, dU, size_t(m) * k, m, dV, size_t(n) * k, n,
                      std::min(c.check_sample, batch));
@@ -260,15 +293,13 @@ void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &d
   call();
   detail::cuda::set_blocked_profiling(false);
   o.path = nullptr;
-  const bool blocked = st == 0 && path[0] == BSVD_PATH_CUDA_BLOCKED;
+  const bool blocked = st == 0 && is_blocked_path(path[0]);
   const int nb = detail::cuda::kBlockedDefaultNb;
   row.gflops = (blocked ? blocked_flops(c.precision, m, n, nb, vec, mean, batch)
                         : jacobi_flops(c.precision, m, n, vec, mean, batch)) /
                (row.ms * 1e6);
   char note[96];
-  const bool viaqr = st == 0 && path[0] == BSVD_PATH_CUDA_QR;
-  std::snprintf(note, sizeof note, "%s, mean sweeps %.2f",
-                blocked ? "blocked" : viaqr ? "qr + fused on R" : "fused", mean);
+  std::snprintf(note, sizeof note, "%s, mean sweeps %.2f", path_label(path[0]), mean);
   row.note = note;
   if (bad) row.note += ", " + std::to_string(bad) + " matrices with info != 0";
   rows.push_back(row);
@@ -278,15 +309,12 @@ void run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &d
     sr.solver = name + "-stages";
     sr.device = dev;
     sr.c = c;
-    sr.ms = pr.load + pr.gram + pr.evd + pr.update + pr.finish;
+    sr.ms = pr.load + pr.gram + pr.evd + pr.update + pr.pair_evd + pr.pair_svd + pr.finish;
     sr.max_sweeps = pr.sweeps;
-    char sn[200];
-    std::snprintf(sn, sizeof sn,
-                  "load %.2f gram %.2f evd %.2f update %.2f finish %.2f ms; %ld launches",
-                  pr.load, pr.gram, pr.evd, pr.update, pr.finish, pr.launches);
-    sr.note = sn;
+    sr.note = stage_text(pr);
     rows.push_back(sr);
   }
+  return path[0];
 }
 
 template <class T>
@@ -502,7 +530,17 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
     const size_t count = size_t(c.batch) * c.m * c.n;
     DevBuf<T> dA(count);
     BENCH_CUDA(cudaMemcpy(dA.p, hA, count * sizeof(T), cudaMemcpyHostToDevice));
-    run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda", rows);
+    const int path0 = run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda", rows, 0,
+                                  c.pair_solver > 0 ? c.pair_solver : 0);
+    // --pair-solver all: every fixed pair solver on the blocked path (the
+    // plan comparison of WCYCLE Table V); one that does not fit shared
+    // memory falls back to the Gram path (its row says so).
+    if (c.pair_solver < 0 && is_blocked_path(path0)) {
+      const std::pair<int, const char *> plans[] = {{BSVD_PAIR_GRAM, "bsvd-cuda-gram"},
+                                                    {BSVD_PAIR_EVD_SM, "bsvd-cuda-evdsm"},
+                                                    {BSVD_PAIR_SVD_SM, "bsvd-cuda-svdsm"}};
+      for (auto [ps, nm] : plans) run_bsvd<T>(c, hA, dA.p, dev, nm, rows, 0, ps);
+    }
     // Tall / wide cases whose R fits the fused kernel: the other choice of
     // the QR preprocessing in the same run (qr = -1 when the automatic
     // choice took it, qr = 1 when it did not).
@@ -549,7 +587,249 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
   return true;
 }
 
+// ---- the mixed-size batch of Matrix Market files -----------------------------
+template <class T>
+bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precision, int reps,
+                     int pair_solver, std::vector<BenchRow> &rows) {
+  using R = real_t<T>;
+  const int batch = int(mats.size());
+  BenchCase c0;
+  c0.precision = precision;
+  c0.family = "mtx";
+  c0.batch = batch;
+  c0.reps = reps;
+  std::string dev = "none";
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    cudaGetLastError();
+    BenchRow r;
+    r.solver = "bsvd-cuda";
+    r.c = c0;
+    r.note = "no CUDA GPU visible";
+    rows.push_back(r);
+    return false;
+  }
+  cudaDeviceProp prop{};
+  BENCH_CUDA(cudaGetDeviceProperties(&prop, 0));
+  dev = prop.name;
+  // Host and device copies, one allocation per matrix (packed, ld = m).
+  std::vector<std::vector<T>> hA(batch);
+  std::vector<int> mv(batch), nv(batch), kv(batch);
+  size_t ea = 0, es = 0, eu = 0, ev = 0;
+  for (int b = 0; b < batch; ++b) {
+    mv[b] = mats[b].m;
+    nv[b] = mats[b].n;
+    kv[b] = std::min(mv[b], nv[b]);
+    hA[b].resize(mats[b].a.size());
+    for (size_t i = 0; i < hA[b].size(); ++i) hA[b][i] = T(R(mats[b].a[i]));
+    ea += hA[b].size();
+    es += kv[b];
+    eu += size_t(mv[b]) * kv[b];
+    ev += size_t(nv[b]) * kv[b];
+  }
+  DevBuf<T> dA(ea), dU(eu), dV(ev);
+  DevBuf<R> dS(es);
+  DevBuf<int> dinfo(batch), dsweeps(batch);
+  std::vector<const T *> pA(batch);
+  std::vector<R *> pS(batch);
+  std::vector<T *> pU(batch), pV(batch);
+  {
+    size_t oa = 0, os = 0, ou = 0, ov = 0;
+    for (int b = 0; b < batch; ++b) {
+      BENCH_CUDA(cudaMemcpy(dA.p + oa, hA[b].data(), hA[b].size() * sizeof(T),
+                            cudaMemcpyHostToDevice));
+      pA[b] = dA.p + oa;
+      pS[b] = dS.p + os;
+      pU[b] = dU.p + ou;
+      pV[b] = dV.p + ov;
+      oa += hA[b].size();
+      os += kv[b];
+      ou += size_t(mv[b]) * kv[b];
+      ov += size_t(nv[b]) * kv[b];
+    }
+  }
+  bsvd_options_t o;
+  bsvd_options_init(&o);
+  o.backend = BSVD_BACKEND_CUDA;
+  o.pair_solver = bsvd_pair_solver_t(pair_solver > 0 ? pair_solver : 0);
+  size_t ws = 0;
+  bsvd_workspace_size_v(precision, BSVD_JOB_VECTORS, mv.data(), nv.data(), batch, &o, &ws);
+  DevBuf<unsigned char> dws(ws);
+  o.workspace = dws.p;
+  o.workspace_bytes = ws;
+  bsvd_status_t st = 0;
+  std::vector<int> path(batch, -1);
+  auto call = [&] {
+    st = gesvj_vbatched<T>(Job::Vectors, mv.data(), nv.data(), pA.data(), mv.data(), pS.data(),
+                           pU.data(), mv.data(), pV.data(), nv.data(), dinfo.p, dsweeps.p, batch,
+                           o);
+  };
+  BenchRow row;
+  row.solver = "bsvd-cuda";
+  row.device = dev;
+  row.c = c0;
+  row.ms = time_events(reps, nullptr, call);
+  if (st != 0) {
+    row.note = std::string("failed: ") + bsvd_last_error();
+    rows.push_back(row);
+    return true;
+  }
+  o.path = path.data();
+  detail::cuda::set_blocked_profiling(true);
+  call();
+  detail::cuda::set_blocked_profiling(false);
+  o.path = nullptr;
+  const detail::cuda::BlockedProfile prof = detail::cuda::blocked_last_profile();
+  // Results back; T1-T4 on every matrix.
+  std::vector<R> S(es);
+  std::vector<T> U(eu), V(ev);
+  std::vector<int> info(batch), sweeps(batch);
+  BENCH_CUDA(cudaMemcpy(S.data(), dS.p, es * sizeof(R), cudaMemcpyDeviceToHost));
+  BENCH_CUDA(cudaMemcpy(U.data(), dU.p, eu * sizeof(T), cudaMemcpyDeviceToHost));
+  BENCH_CUDA(cudaMemcpy(V.data(), dV.p, ev * sizeof(T), cudaMemcpyDeviceToHost));
+  BENCH_CUDA(cudaMemcpy(info.data(), dinfo.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
+  BENCH_CUDA(cudaMemcpy(sweeps.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
+  std::vector<BenchRow> acc(batch);
+  {
+    size_t os = 0, ou = 0, ov = 0;
+    int bad = 0, fail = 0;
+    for (int b = 0; b < batch; ++b) {
+      acc[b].c = c0;
+      record_accuracy<T>(acc[b], mv[b], nv[b], hA[b].data(), 1, S.data() + os, 0, U.data() + ou,
+                         mv[b], 0, V.data() + ov, nv[b], 0);
+      row.t1 = std::max(row.t1, acc[b].t1);
+      row.t2 = std::max(row.t2, acc[b].t2);
+      row.t3 = std::max(row.t3, acc[b].t3);
+      fail += !acc[b].pass;
+      bad += info[b] != 0;
+      row.max_sweeps = std::max(row.max_sweeps, sweeps[b]);
+      os += kv[b];
+      ou += size_t(mv[b]) * kv[b];
+      ov += size_t(nv[b]) * kv[b];
+    }
+    row.pass = fail == 0;
+    char note[160];
+    std::snprintf(note, sizeof note, "%d matrices, one call; %d fail T1-T4, %d info != 0", batch,
+                  fail, bad);
+    row.note = note;
+  }
+  rows.push_back(row);
+  BenchRow sr = row;
+  sr.solver = "bsvd-cuda-stages";
+  sr.ms = prof.load + prof.gram + prof.evd + prof.update + prof.pair_evd + prof.pair_svd +
+          prof.finish;
+  sr.max_sweeps = prof.sweeps;
+  sr.note = "blocked matrices: " + stage_text(prof);
+  rows.push_back(sr);
+  // The CPU solver with the same options (its sweeps are the reference).
+  std::vector<int> cinfo(batch), csweeps(batch);
+  {
+    std::vector<std::vector<R>> cS(batch);
+    std::vector<const T *> hp(batch);
+    std::vector<R *> pcS(batch);
+    for (int b = 0; b < batch; ++b) {
+      cS[b].resize(kv[b]);
+      pcS[b] = cS[b].data();
+      hp[b] = hA[b].data();
+    }
+    bsvd_options_t co = o;
+    co.backend = BSVD_BACKEND_CPU;
+    co.workspace = nullptr;
+    co.workspace_bytes = 0;
+    co.variant = BSVD_VARIANT_BLOCKED; // the blocked twin for every matrix
+    gesvj_vbatched<T>(Job::Values, mv.data(), nv.data(), hp.data(), mv.data(), pcS.data(),
+                      nullptr, mv.data(), nullptr, nv.data(), cinfo.data(), csweeps.data(), batch,
+                      co);
+  }
+  // cuSOLVER one matrix at a time: gesvdj, gesvd (m >= n), the better one.
+  cusolverDnHandle_t h;
+  BENCH_SOLVER(cusolverDnCreate(&h));
+  double tj = 0, tq = 0, tbest = 0;
+  int jfail = 0, qfail = 0, bfail = 0;
+  std::printf("per matrix (%s, %c): name m n path bsvd-sweeps cpu-blocked-sweeps "
+              "gesvdj-ms gesvd-ms T-pass(bsvd)\n",
+              dev.c_str(), precision);
+  for (int b = 0; b < batch; ++b) {
+    BenchCase c = c0;
+    c.m = mv[b];
+    c.n = nv[b];
+    c.batch = 1;
+    c.check_sample = 1;
+    c.reps = std::min(reps, 3);
+    std::vector<BenchRow> one;
+    const T *dAb = pA[b];
+    run_gesvdj_loop<T>(c, hA[b].data(), dAb, h, dev, one);
+    double best = one.back().ms;
+    bool best_pass = one.back().pass;
+    tj += one.back().ms;
+    jfail += !one.back().pass;
+    double q = 0;
+    if (c.m >= c.n) {
+      run_gesvd_loop<T>(c, hA[b].data(), dAb, h, dev, one);
+      q = one.back().ms;
+      tq += q;
+      qfail += !one.back().pass;
+      if (q < best) {
+        best = q;
+        best_pass = one.back().pass;
+      }
+    } else {
+      tq += one.front().ms; // gesvd needs m >= n: counted with gesvdj's time
+    }
+    tbest += best;
+    bfail += !best_pass;
+    std::printf("  %-16s %5d %5d %-17s %3d %3d %9.3f %9.3f %s\n", mats[b].name.c_str(), mv[b],
+                nv[b], path_label(path[b]), sweeps[b], csweeps[b], one.front().ms, q,
+                acc[b].pass ? "yes" : "NO");
+  }
+  cusolverDnDestroy(h);
+  auto total = [&](const char *name, double ms, int fails, const char *what) {
+    BenchRow r;
+    r.solver = name;
+    r.device = dev;
+    r.c = c0;
+    r.ms = ms;
+    r.pass = fails == 0;
+    char note[160];
+    std::snprintf(note, sizeof note, "%s; %d of %d matrices fail T1-T4", what, fails, batch);
+    r.note = note;
+    rows.push_back(r);
+  };
+  total("cusolver-gesvdj-each", tj, jfail, "gesvdj per matrix, summed");
+  total("cusolver-gesvd-each", tq, qfail, "gesvd per matrix (gesvdj where m < n), summed");
+  total("cusolver-best-each", tbest, bfail, "the faster of gesvdj / gesvd per matrix, summed");
+  return true;
+}
+
 } // namespace
+
+bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int reps,
+                   int pair_solver, std::vector<BenchRow> &rows) {
+  std::vector<testing::DenseMatrix> mats;
+  for (const auto &f : files) {
+    testing::DenseMatrix dm;
+    std::string err;
+    if (!testing::read_matrix_market(f, dm, err)) {
+      std::fprintf(stderr, "bsvd bench: %s: %s\n", f.c_str(), err.c_str());
+      return false;
+    }
+    if (dm.m > 0 && dm.n > 0) mats.push_back(std::move(dm));
+  }
+  try {
+    switch (precision) {
+    case 's': return bench_gpu_mtx_t<float>(mats, precision, reps, pair_solver, rows);
+    case 'd': return bench_gpu_mtx_t<double>(mats, precision, reps, pair_solver, rows);
+    case 'c': return bench_gpu_mtx_t<std::complex<float>>(mats, precision, reps, pair_solver, rows);
+    default: return bench_gpu_mtx_t<std::complex<double>>(mats, precision, reps, pair_solver, rows);
+    }
+  } catch (const CudaFail &f) {
+    BenchRow r;
+    r.solver = "bsvd-cuda";
+    r.note = "failed: " + f.what;
+    rows.push_back(r);
+    return false;
+  }
+}
 
 bool bench_gpu(const BenchCase &c, const void *A, std::vector<BenchRow> &rows) {
   switch (c.precision) {

@@ -7,6 +7,7 @@
 #include "common.hpp"
 
 #include "testing/generate.hpp"
+#include "testing/io.hpp"
 #include "testing/lapack_ref.hpp"
 #include "testing/metrics.hpp"
 
@@ -59,7 +60,19 @@ struct BenchArgs {
   bool values_only = false;
   bool quiet = false;
   std::string json;
+  std::string pair_solver = "auto"; // auto, gram, evd, svd, all
+  std::string mtx;                  // directory of Matrix Market files
 };
+
+// --pair-solver: a bsvd_pair_solver_t, or -1 for "all" (-2: unknown).
+int parse_pair_solver(const std::string &s) {
+  if (s == "auto") return BSVD_PAIR_AUTO;
+  if (s == "gram") return BSVD_PAIR_GRAM;
+  if (s == "evd") return BSVD_PAIR_EVD_SM;
+  if (s == "svd") return BSVD_PAIR_SVD_SM;
+  if (s == "all") return -1;
+  return -2;
+}
 
 // OpenBLAS threads would fight the threads over the batch: one each.
 void single_threaded_blas() {
@@ -233,6 +246,12 @@ int bench(const BenchArgs &a) {
       cases.push_back(c);
     }
   }
+  const int pair_solver = parse_pair_solver(a.pair_solver);
+  if (pair_solver == -2) {
+    std::fprintf(stderr, "bsvd bench: --pair-solver must be auto, gram, evd, svd or all\n");
+    return 2;
+  }
+  for (auto &c : cases) c.pair_solver = pair_solver;
   const bool want_cpu = a.backend == "cpu" || a.backend == "all";
   const bool want_gpu = a.backend == "cuda" || a.backend == "all";
   if (!want_cpu && !want_gpu) {
@@ -248,6 +267,21 @@ int bench(const BenchArgs &a) {
   const int threads = a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
   single_threaded_blas();
   std::vector<BenchRow> rows;
+  if (!a.mtx.empty()) {
+#if defined(BSVD_WITH_CUDA)
+    const auto files = testing::list_matrix_market(a.mtx);
+    if (files.empty()) {
+      std::fprintf(stderr, "bsvd bench: no .mtx files in '%s'\n", a.mtx.c_str());
+      return 2;
+    }
+    for (const auto &p : split(a.precisions, ','))
+      if (!bench_gpu_mtx(files, p[0], std::max(1, a.reps), pair_solver, rows)) return 1;
+    cases.clear();
+#else
+    std::fprintf(stderr, "bsvd bench: --mtx needs the CUDA backend\n");
+    return 2;
+#endif
+  }
   Progress prog(int(cases.size()) * (int(want_cpu) + int(want_gpu)), !a.quiet);
   for (const auto &c : cases) {
     with_precision(c.precision, [&](auto tag) {
@@ -276,11 +310,14 @@ int bench(const BenchArgs &a) {
               "batch x m x n", "time ms", "vs bsvd", "T1/u", "T2/u", "T3/u", "pass", "sweeps", "GFLOP/s", "note");
   double bsvd_ms = 0;
   for (const auto &r : rows) {
-    if (r.solver.rfind("bsvd", 0) == 0) bsvd_ms = r.ms;
+    // The reference of "vs bsvd": the plain bsvd row of the case (the
+    // bsvd-* variants after it are compared with it too).
+    if (r.solver == "bsvd-cuda" || r.solver == "bsvd-cpu") bsvd_ms = r.ms;
     char shape[48];
     std::snprintf(shape, sizeof shape, "%dx%dx%d", r.c.batch, r.c.m, r.c.n);
     char ratio[16] = "-";
-    if (bsvd_ms > 0 && r.ms > 0 && r.solver.rfind("bsvd", 0) != 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.ms / bsvd_ms);
+    if (bsvd_ms > 0 && r.ms > 0 && r.solver != "bsvd-cuda" && r.solver != "bsvd-cpu")
+      std::snprintf(ratio, sizeof ratio, "%.2fx", r.ms / bsvd_ms);
     std::printf("%-24s %-20s %4c %16s %10.3f %8s %8.3g %8.3g %8.3g %5s %6d %8.2f  %s\n", r.solver.c_str(),
                 r.device.substr(0, 20).c_str(), r.c.precision, shape, r.ms, ratio, r.t1, r.t2, r.t3,
                 r.pass ? "yes" : "NO", r.max_sweeps, r.gflops, r.note.c_str());
@@ -314,6 +351,13 @@ void add_bench(CLI::App &app, int &rc) {
   sub->add_option("--check-sample", a->check_sample, "matrices per case checked for accuracy")->capture_default_str();
   sub->add_flag("--values-only", a->values_only, "singular values only");
   sub->add_option("--json", a->json, "write the rows as JSON to this file");
+  sub->add_option("--pair-solver", a->pair_solver,
+                  "cuda blocked path: auto, gram, evd (pair in shared memory), svd (one-sided "
+                  "Jacobi on the pair), or all (auto plus a row per fixed choice)")
+      ->capture_default_str();
+  sub->add_option("--mtx", a->mtx,
+                  "cuda: one mixed-size batch of the Matrix Market files of this directory "
+                  "(instead of --cases), against cuSOLVER per matrix");
   sub->add_flag("-q,--quiet", a->quiet, "no progress on stderr");
   sub->callback([a, &rc] { rc = bench(*a); });
 }

@@ -80,6 +80,8 @@ const char *path_name(int p) {
   case BSVD_PATH_CPU_BLOCKED: return "cpu-blocked";
   case BSVD_PATH_CUDA_FUSED: return "cuda-fused";
   case BSVD_PATH_CUDA_BLOCKED: return "cuda-blocked";
+  case BSVD_PATH_CUDA_PAIR_EVD: return "cuda-pair-evd";
+  case BSVD_PATH_CUDA_PAIR_SVD: return "cuda-pair-svd";
   case BSVD_PATH_CUDA_QR: return "cuda-qr";
   default: return "?";
   }

@@ -24,6 +24,7 @@ struct SolverArgs {
   int eig_sweeps = 1;
   int threads = 0;
   int qr = 0;
+  std::string pair_solver = "auto";
   void add_to(CLI::App &app);
   // Fills opts; returns false with a message for unknown names.
   bool to_options(bsvd_options_t &opts, std::string &err) const;
