@@ -130,32 +130,43 @@ template <class T> void reorthogonalize(int k, T *Q, T *C, T *row) {
   }
 }
 
-// One pair: Gram, EVD, update. Returns the eigensolver's rotation counts.
-template <class T>
-EvdCount rotate_block_pair(int m, int n, T *W, int ldw, T *V, int ldv, int k, bool sort,
-                           real_of_t<T> tol, real_of_t<T> null_floor, int eig_sweeps,
-                           const Ordering &eig_ord,
-                           const BlockedWork<T> &ws) {
-  using R = real_of_t<T>;
-  form_gram(m, k, W, ldw, ws.cols, ws.G);
+template <class T> void set_identity(int k, T *Q) {
   for (int c = 0; c < k; ++c)
-    for (int r = 0; r < k; ++r) ws.Q[r + int64_t(c) * k] = r == c ? T(1) : T(0);
-  const EvdCount cnt =
-      evd_impl(k, ws.G, k, ws.Q, k, blocked_tol(tol, k), null_floor, eig_sweeps, eig_ord, ws.evd);
-  if (cnt.applied == 0) return cnt; // Q = I: nothing to do
-  for (int c = 0; c < k; ++c) {
-    ws.eig[c] = real_(ws.G[c + int64_t(c) * k]);
-    ws.perm[c] = c;
-  }
+    for (int r = 0; r < k; ++r) Q[r + int64_t(c) * k] = r == c ? T(1) : T(0);
+}
+
+// The end of every pair solve that rotated, given ws.Q (the accumulated
+// rotations) and ws.eig (the new squared column norms): Q re-orthogonalized
+// (ws.G is overwritten), its columns ordered by descending eig (stable; the
+// block analogue of the 2x2 sorting, larger columns move to the lower
+// block) when sorting, then [W_i W_j] and [V_i V_j] multiplied by it.
+template <class T>
+void apply_pair_rotation(int m, int n, T *W, int ldw, T *V, int ldv, int k, bool sort,
+                         const BlockedWork<T> &ws) {
+  using R = real_of_t<T>;
+  for (int c = 0; c < k; ++c) ws.perm[c] = c;
   reorthogonalize(k, ws.Q, ws.G, ws.row);
-  // Eigenvalues in descending order (stable): the block analogue of the
-  // 2x2 sorting, larger columns move to the lower block.
   if (sort) {
     const R *eig = ws.eig;
     std::stable_sort(ws.perm, ws.perm + k, [eig](int a, int b) { return eig[a] > eig[b]; });
   }
   update_cols(m, k, W, ldw, ws.cols, ws.Q, ws.perm, ws.row);
   if (V) update_cols(n, k, V, ldv, ws.cols, ws.Q, ws.perm, ws.row);
+}
+
+// One pair: Gram, EVD, update. Returns the eigensolver's rotation counts.
+template <class T>
+EvdCount rotate_block_pair(int m, int n, T *W, int ldw, T *V, int ldv, int k, bool sort,
+                           real_of_t<T> tol, real_of_t<T> null_floor, int eig_sweeps,
+                           const Ordering &eig_ord,
+                           const BlockedWork<T> &ws) {
+  form_gram(m, k, W, ldw, ws.cols, ws.G);
+  set_identity(k, ws.Q);
+  const EvdCount cnt =
+      evd_impl(k, ws.G, k, ws.Q, k, blocked_tol(tol, k), null_floor, eig_sweeps, eig_ord, ws.evd);
+  if (cnt.applied == 0) return cnt; // Q = I: nothing to do
+  for (int c = 0; c < k; ++c) ws.eig[c] = real_(ws.G[c + int64_t(c) * k]);
+  apply_pair_rotation(m, n, W, ldw, V, ldv, k, sort, ws);
   return cnt;
 }
 
@@ -193,8 +204,7 @@ EvdCount rotate_block_pair_svd(int m, int n, T *W, int ldw, T *V, int ldv, int k
   R gmax = 0;
   for (int c = 0; c < k; ++c) gmax = std::max(gmax, nrm2sq(m, col(c)));
   const R floor = blocked_noise_floor(gmax, k);
-  for (int c = 0; c < k; ++c)
-    for (int r = 0; r < k; ++r) ws.Q[r + int64_t(c) * k] = r == c ? T(1) : T(0);
+  set_identity(k, ws.Q);
   const int cap = eig_sweeps > 0 ? eig_sweeps : kMaxPairSweeps;
   const int half = ord.pairs_per_step();
   for (int sweep = 0; sweep < cap; ++sweep) {
@@ -221,17 +231,8 @@ EvdCount rotate_block_pair_svd(int m, int n, T *W, int ldw, T *V, int ldv, int k
     if (in_sweep == 0) break;
   }
   if (cnt.applied == 0) return cnt;
-  for (int c = 0; c < k; ++c) {
-    ws.eig[c] = nrm2sq(m, col(c));
-    ws.perm[c] = c;
-  }
-  reorthogonalize(k, ws.Q, ws.G, ws.row);
-  if (sort) {
-    const R *eig = ws.eig;
-    std::stable_sort(ws.perm, ws.perm + k, [eig](int a, int b) { return eig[a] > eig[b]; });
-  }
-  update_cols(m, k, W, ldw, ws.cols, ws.Q, ws.perm, ws.row);
-  if (V) update_cols(n, k, V, ldv, ws.cols, ws.Q, ws.perm, ws.row);
+  for (int c = 0; c < k; ++c) ws.eig[c] = nrm2sq(m, col(c));
+  apply_pair_rotation(m, n, W, ldw, V, ldv, k, sort, ws);
   return cnt;
 }
 

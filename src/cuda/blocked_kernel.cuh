@@ -104,6 +104,42 @@ __global__ void __launch_bounds__(256) blk_load_kernel(const __grid_constant__ B
   }
 }
 
+// The 2 x 2 Gram tile of columns (x0, x1) against (y0, y1) over rows
+// [0, len): acc[a][b] += x_a^H y_b; UNROLL: the loop's unrolling.
+template <int UNROLL, class T>
+__device__ __forceinline__ void gram_tile_acc(T (&acc)[2][2], const T *x0, const T *x1,
+                                              const T *y0, const T *y1, int len) {
+#pragma unroll UNROLL
+  for (int i = 0; i < len; ++i) {
+    const T u0 = x0[i], u1 = x1[i], v0 = y0[i], v1 = y1[i];
+    dot_acc(acc[0][0], u0, v0);
+    dot_acc(acc[0][1], u0, v1);
+    dot_acc(acc[1][0], u1, v0);
+    dot_acc(acc[1][1], u1, v1);
+  }
+}
+// Stores the tile at rows r0, r0 + 1 and columns c0, c0 + 1 of the k x k
+// Hermitian G (leading dimension ldg): the upper entries and their
+// conjugates below, the diagonal real; entries outside k or below the
+// diagonal of the tile are skipped.
+template <class T>
+__device__ __forceinline__ void gram_tile_store(const T (&acc)[2][2], int r0, int c0, int k,
+                                                T *G, int ldg) {
+#pragma unroll
+  for (int da = 0; da < 2; ++da)
+#pragma unroll
+    for (int db = 0; db < 2; ++db) {
+      const int r = r0 + da, c = c0 + db;
+      if (r >= k || c >= k || r > c) continue;
+      if (r == c) {
+        G[r + c * ldg] = real_only(acc[da][db]);
+      } else {
+        G[r + c * ldg] = acc[da][db];
+        G[c + r * ldg] = dconj(acc[da][db]);
+      }
+    }
+}
+
 // ---- gram: G = [W_i W_j]^H [W_i W_j] ----------------------------------------
 // One block per (active matrix, pair); rows of the pair's columns staged
 // through shared memory kRows at a time (zero beyond k columns); thread
@@ -126,7 +162,7 @@ __global__ void __launch_bounds__(256) blk_gram_kernel(const __grid_constant__ B
   const bool active = tr <= tc && r0 < k && c0 < k;
   const T *W = P.W + M.woff;
   const int ldw = M.mw;
-  T a00 = dzero<T>(), a01 = dzero<T>(), a10 = dzero<T>(), a11 = dzero<T>();
+  T acc[2][2] = {{dzero<T>(), dzero<T>()}, {dzero<T>(), dzero<T>()}};
   for (int i0 = 0; i0 < M.mw; i0 += kRows) {
     const int rows = min(kRows, M.mw - i0);
     for (int e = t; e < kRows * K; e += 256) {
@@ -136,36 +172,12 @@ __global__ void __launch_bounds__(256) blk_gram_kernel(const __grid_constant__ B
                              : dzero<T>();
     }
     __syncthreads();
-    if (active) {
-      const T *x0 = tile + r0 * LT, *x1 = x0 + LT;
-      const T *y0 = tile + c0 * LT, *y1 = y0 + LT;
-#pragma unroll 8
-      for (int i = 0; i < kRows; ++i) {
-        const T u0 = x0[i], u1 = x1[i], v0 = y0[i], v1 = y1[i];
-        dot_acc(a00, u0, v0);
-        dot_acc(a01, u0, v1);
-        dot_acc(a10, u1, v0);
-        dot_acc(a11, u1, v1);
-      }
-    }
+    if (active)
+      gram_tile_acc<8>(acc, tile + r0 * LT, tile + (r0 + 1) * LT, tile + c0 * LT,
+                    tile + (c0 + 1) * LT, kRows);
     __syncthreads();
   }
-  if (!active) return;
-  T *G = P.G + size_t(blockIdx.x) * K * K;
-  const T acc[2][2] = {{a00, a01}, {a10, a11}};
-#pragma unroll
-  for (int da = 0; da < 2; ++da)
-#pragma unroll
-    for (int db = 0; db < 2; ++db) {
-      const int r = r0 + da, c = c0 + db;
-      if (r >= k || c >= k || r > c) continue;
-      if (r == c) {
-        G[r + c * K] = real_only(acc[da][db]);
-      } else {
-        G[r + c * K] = acc[da][db];
-        G[c + r * K] = dconj(acc[da][db]);
-      }
-    }
+  if (active) gram_tile_store(acc, r0, c0, k, P.G + size_t(blockIdx.x) * K * K, K);
 }
 
 // ---- evd: Q = eigenvectors of G (parallel two-sided Jacobi) ------------------
@@ -546,29 +558,9 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
         const bool r1 = r0 + 1 < k, c1 = c0 + 1 < k;
         const T *x0 = Ws + r0 * ld, *x1 = Ws + (r1 ? r0 + 1 : r0) * ld;
         const T *y0 = Ws + c0 * ld, *y1 = Ws + (c1 ? c0 + 1 : c0) * ld;
-        T a00 = dzero<T>(), a01 = dzero<T>(), a10 = dzero<T>(), a11 = dzero<T>();
-#pragma unroll 4
-        for (int i = 0; i < mw; ++i) {
-          const T u0 = x0[i], u1 = x1[i], v0 = y0[i], v1 = y1[i];
-          dot_acc(a00, u0, v0);
-          dot_acc(a01, u0, v1);
-          dot_acc(a10, u1, v0);
-          dot_acc(a11, u1, v1);
-        }
-        const T acc[2][2] = {{a00, a01}, {a10, a11}};
-#pragma unroll
-        for (int da = 0; da < 2; ++da)
-#pragma unroll
-          for (int db = 0; db < 2; ++db) {
-            const int r = r0 + da, c = c0 + db;
-            if (r >= k || c >= k || r > c) continue;
-            if (r == c) {
-              S.G[r + c * L] = real_only(acc[da][db]);
-            } else {
-              S.G[r + c * L] = acc[da][db];
-              S.G[c + r * L] = dconj(acc[da][db]);
-            }
-          }
+        T acc[2][2] = {{dzero<T>(), dzero<T>()}, {dzero<T>(), dzero<T>()}};
+        gram_tile_acc<4>(acc, x0, x1, y0, y1, mw);
+        gram_tile_store(acc, r0, c0, k, S.G, L);
       }
     }
     __syncthreads();
