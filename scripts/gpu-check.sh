@@ -10,6 +10,8 @@
 #     --ncu       Nsight Compute metrics of the fused kernel (10000 x 32^2 d)
 #     --tune      BSVD_BENCH_TUNE=1: also time every lanes-per-pair value G
 #     --quick     fewer bench cases (d and s 10000 x 32^2, 1000 x 64^2)
+#   BENCH_ONLY=fused,blocked,table4,mtx,tune,families: only these bench
+#               parts (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -65,8 +67,8 @@ fi
 if [ $SANITIZE = 1 ]; then
   # racecheck is ~10x slower than memcheck: the blocked edge cases (180^2)
   # alone ran past the device call's limit, so it gets the small cases.
-  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall'
-  FR='GpuFused/2.EdgeCases:GpuQr/1.EdgeCases:GpuQr/2.FactorMatchesCpuTwin:GpuBlocked/1.PairSolversSmall:GpuBlocked/3.PairSolversSmall'
+  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall:GpuBlocked/1.EvdPlansGiveTheSameBits:GpuBlocked/3.EvdPlansGiveTheSameBits'
+  FR='GpuFused/2.EdgeCases:GpuQr/1.EdgeCases:GpuQr/2.FactorMatchesCpuTwin:GpuBlocked/1.PairSolversSmall:GpuBlocked/3.PairSolversSmall:GpuBlocked/1.EvdBlockPlansSmall:GpuBlocked/3.EvdBlockPlansSmall'
   for tool in memcheck racecheck; do
     F=$FM; [ $tool = racecheck ] && F=$FR
     timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/bsvd_gpu_tests" \
@@ -94,11 +96,12 @@ while smem(n + 1) <= 232448: n += 1
 print(n)
 EOF
 }
+part() { [ -z "${BENCH_ONLY:-}" ] || [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 if [ $BENCH = 1 ]; then
   [ $TUNE = 1 ] && export BSVD_BENCH_TUNE=1
   t0=$(date +%s)
   : >"$OUT/bench.log"
-  for p in d s; do
+  part fused && for p in d s; do
     if [ $QUICK = 1 ]; then cases="10000x8x8,10000x16x16,10000x32x32,1000x64x64"
     else cases="10000x8x8,10000x16x16,10000x32x32,1000x64x64,1000x$(largest $p)x$(largest $p)"; fi
     "$BSVD" bench --backend cuda --precision $p --cases "$cases" --family random --reps 7 \
@@ -109,7 +112,7 @@ if [ $BENCH = 1 ]; then
   # The blocked path (issue 4 sizes): 1000 x 128^2 ... 512^2, tall, 100 x 1024^2,
   # and the WCYCLE Table IV sizes (200 x 100^2 ... 512^2); --pair-solver all:
   # the automatic pair solver next to each fixed one (issue 5's plan table).
-  for p in d s; do
+  part blocked && for p in d s; do
     if [ $p = d ]; then cases="1000x128x128,1000x256x256,1000x512x512,1000x2000x16,100x1024x1024"
     else cases="1000x256x256,1000x512x512,1000x2000x16,100x1024x1024"; fi
     [ $QUICK = 1 ] && cases="1000x128x128,1000x256x256,1000x2000x16"
@@ -117,20 +120,29 @@ if [ $BENCH = 1 ]; then
       --check-sample 4 --pair-solver all -q --json "$OUT/bench-$p-blocked.json" >>"$OUT/bench.log" 2>&1
     say "bench $p blocked: rc=$?"
   done
-  if [ $QUICK = 0 ]; then
+  if [ $QUICK = 0 ] && part table4; then
     "$BSVD" bench --backend cuda --precision d --cases 200x100x100,200x128x128,200x256x256,200x512x512 \
-      --family random --reps 3 --check-sample 4 --pair-solver all -q \
+      --family random --reps 3 --check-sample 4 --pair-solver all --evd-threads all -q \
       --json "$OUT/bench-d-table4.json" >>"$OUT/bench.log" 2>&1
     say "bench d WCYCLE table IV sizes: rc=$?"
   fi
-  # The mixed-size SuiteSparse batch (issue 5): one call vs cuSOLVER per matrix.
+  # The mixed-size SuiteSparse batch (issue 5): one call vs cuSOLVER per
+  # matrix, and the batch again with each eigensolver plan.
   MTX=$ROOT/data/matrices
-  "$BSVD" bench --backend cuda --precision d --mtx "$MTX" --reps 3 -q \
-    --json "$OUT/bench-d-mtx.json" >"$OUT/bench-mtx.log" 2>&1
-  say "bench d mtx ($MTX): rc=$?"
-  grep -E "^(bsvd|cusolver)" "$OUT/bench-mtx.log" | tee -a "$SUMMARY" >/dev/null
+  if part mtx; then
+    "$BSVD" bench --backend cuda --precision d --mtx "$MTX" --reps 3 --evd-threads all -q \
+      --json "$OUT/bench-d-mtx.json" >"$OUT/bench-mtx.log" 2>&1
+    say "bench d mtx ($MTX): rc=$?"
+    grep -E "^(bsvd|cusolver)" "$OUT/bench-mtx.log" | tee -a "$SUMMARY" >/dev/null
+  fi
+  # The eigensolver plans' TLP threshold (tuning.hpp kTlpThresholdH100).
+  part tune && for p in d s z c; do
+    "$BSVD" bench --backend cuda --precision $p --tune-tlp 256 -q >"$OUT/tune-tlp-$p.log" 2>&1
+    say "tune-tlp $p: rc=$? $(grep 'measured TLP' "$OUT/tune-tlp-$p.log")"
+    cat "$OUT/tune-tlp-$p.log" >>"$SUMMARY"
+  done
   # Ill-conditioned families: gesvda's accuracy against bsvd's.
-  for f in geo logrand; do
+  part families && for f in geo logrand; do
     "$BSVD" bench --backend cuda --precision d,s --cases 10000x32x32,1000x64x64 --family $f \
       --reps 3 --check-sample 16 -q --json "$OUT/bench-ds-$f.json" >>"$OUT/bench.log" 2>&1
     say "bench d,s $f: rc=$?"

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace bsvd::detail {
@@ -114,56 +116,66 @@ void scaled_norm(int m, const T *x, real_of_t<T> &mant, int &expo, T *unit) {
 }
 
 // Orthonormal completion of U (mw x nw, ld mw): the columns flagged by
-// null[j] (numerically null w_j, see the finish step) are replaced by unit vectors e_i orthogonalized
-// (classical Gram-Schmidt, twice) against every other column already in
-// the set. The residuals' squared norms sum to mw - d (d = columns in the
-// set), so some candidate keeps at least (mw - d) / mw of its squared norm:
-// the first that keeps min(1/2, (mw - d) / (2 mw)) is taken; if none does
-// (rounding), the best one seen. (With the threshold 1/2 alone, completing
-// one column of a large square matrix tried all mw candidates: each keeps
-// only ~1/mw.)
+// null[j] (numerically null w_j, see the finish step) are replaced, in
+// ascending j, by the unit vector e_i whose residual against the columns
+// already in the set D is largest, orthogonalized against D (classical
+// Gram-Schmidt, twice) and normalized. The residual of e_i is
+// r_i = 1 - sum_{c in D} |u_ic|^2 (its squared norm after projection); the
+// r_i sum to mw - |D| >= 1 while the set is incomplete, so the pivot keeps
+// at least 1/mw of its squared norm and one candidate per column suffices
+// (the earlier rule tried e_0, e_1, ... until one kept enough: on the
+// rank-deficient SuiteSparse graph matrices that cost the GPU finish
+// 214 ms per batch). Pivot key: r_i rounded to float, ties to the smaller
+// i -- the GPU finish (matrix_io.cuh) uses the same key. The first
+// Gram-Schmidt pass needs no inner products: u_c^H e_i = conj(u_ic).
+template <class R> inline uint64_t completion_key(R r, int i, int mw) {
+  const float f = float(std::max(r, R(0)));
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return (uint64_t(bits) << 32) | uint32_t(mw - 1 - i);
+}
+
 template <class T>
 void complete_basis(int mw, int nw, T *U, const char *null, T *cand) {
   using R = real_of_t<T>;
   std::vector<char> done(size_t(nw), 0); // columns already orthonormal
   for (int j = 0; j < nw; ++j) done[j] = !null[j];
-  // cand = e_i projected out of the columns done so far (twice: CGS2);
-  // returns its squared norm.
-  auto residual_of_unit = [&](int i) {
+  // r_i, formed once, then downdated by each new column (as the GPU finish
+  // on the blocked path).
+  std::vector<R> resid(static_cast<size_t>(mw));
+  for (int i = 0; i < mw; ++i) {
+    R s = 0;
+    for (int c = 0; c < nw; ++c)
+      if (done[c]) s += abs2_(U[i + int64_t(c) * mw]);
+    resid[i] = R(1) - s;
+  }
+  std::vector<T> coef(static_cast<size_t>(nw));
+  for (int j = 0; j < nw; ++j) {
+    if (done[j]) continue;
+    uint64_t best = 0;
+    for (int i = 0; i < mw; ++i) best = std::max(best, completion_key(resid[i], i, mw));
+    const int piv = mw - 1 - int(best & 0xffffffffu);
     std::fill(cand, cand + mw, T(0));
-    cand[i] = T(1);
-    for (int pass = 0; pass < 2; ++pass)
+    cand[piv] = T(1);
+    for (int pass = 0; pass < 2; ++pass) {
+      // coef_c = u_c^H cand: on the first pass conj(u_piv,c) (cand = e_piv).
+      for (int c = 0; c < nw; ++c)
+        coef[c] = !done[c] ? T(0)
+                  : pass == 0 ? conj_(U[piv + int64_t(c) * mw])
+                              : dotc(mw, U + int64_t(c) * mw, cand);
       for (int c = 0; c < nw; ++c) {
         if (!done[c]) continue;
         const T *uc = U + int64_t(c) * mw;
-        const T h = dotc(mw, uc, cand);
-        for (int r = 0; r < mw; ++r) cand[r] -= h * uc[r];
+        for (int r = 0; r < mw; ++r) cand[r] -= coef[c] * uc[r];
       }
-    return nrm2sq(mw, cand);
-  };
-  int cursor = 0;
-  for (int j = 0; j < nw; ++j) {
-    if (done[j]) continue;
-    int best_i = -1;
-    R best = -1;
-    int d = 0;
-    for (int c = 0; c < nw; ++c) d += done[c];
-    const R accept = std::min(R(0.5), R(mw - d) / R(2 * mw));
-    for (int tries = 0; tries < mw; ++tries) {
-      const int i = (cursor + tries) % mw;
-      const R nrm = residual_of_unit(i);
-      if (nrm > best) {
-        best = nrm;
-        best_i = i;
-      }
-      if (nrm >= accept) break;
     }
-    // Recompute for the chosen candidate (cand may hold a later one).
-    const R nrm = std::sqrt(residual_of_unit(best_i));
+    const R nrm = std::sqrt(nrm2sq(mw, cand));
     T *uj = U + int64_t(j) * mw;
-    for (int r = 0; r < mw; ++r) uj[r] = cand[r] / nrm;
+    for (int r = 0; r < mw; ++r) {
+      uj[r] = nrm > R(0) ? cand[r] / nrm : T(r == piv ? 1 : 0);
+      resid[r] -= abs2_(uj[r]);
+    }
     done[j] = 1;
-    cursor = (best_i + 1) % mw;
   }
 }
 

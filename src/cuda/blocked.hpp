@@ -82,6 +82,7 @@ struct BlockedProfile {
   double total = 0;  // wall time of run_blocked, host clock
   int sweeps = 0;    // sweeps of the slowest matrix
   long launches = 0; // kernel launches
+  long evd_steps[3] = {0, 0, 0}; // Gram-path steps whose eigensolver ran 32 / 128 / 256 threads per pair
 };
 void set_blocked_profiling(bool on);
 BlockedProfile blocked_last_profile();

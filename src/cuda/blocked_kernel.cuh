@@ -7,6 +7,7 @@
 #include "blocked.hpp"
 #include "device_scalar.cuh"
 #include "matrix_io.cuh"
+#include "tuning.hpp"
 #include "ws_layout.hpp"
 
 #include <algorithm>
@@ -17,7 +18,7 @@
 namespace bsvd::detail::cuda {
 
 // One blocked matrix: its batch index, sizes, and where its W (mw x nw,
-// ld mw), V (nw x nw, ld nw) and completion scratch (mw + nw) live.
+// ld mw), V (nw x nw, ld nw) and completion scratch (2 mw + nw) live.
 struct BlkMat {
   int b, m, n, mw, nw;
   long long woff, voff, xoff;
@@ -293,81 +294,233 @@ __device__ EvdRun evd_warp_iterate(EvdWarpSmem<T, K> &S, int k, int l, dreal_t<T
   return run;
 }
 
+// Barrier of the NT threads that solve one Gram matrix: the warp, or the
+// whole block (the block eigensolver below runs one matrix per block).
+template <int NT> __device__ __forceinline__ void evd_sync() {
+  if constexpr (NT == 32) __syncwarp();
+  else __syncthreads();
+}
+
 // After a solve that rotated, with S.eig[0, k) the new squared column norms
 // (eigenvalues): C = I - Q^H Q into S.G, the ranks of descending S.eig
 // (stable; identity when !sort) into S.rank, and Q + Q C / 2 with column j
-// at position rank[j] into out (leading dimension ldo). One warp.
-template <class T, int K>
-__device__ void evd_warp_finish(EvdWarpSmem<T, K> &S, int k, int l, bool sort, T *out, int ldo) {
+// at position rank[j] into out (leading dimension ldo). NT threads (a warp,
+// or the block); thread tid owns column tid % 32 of C and row tid % 32 of
+// the output, for every (NT / 32)-th row / column from tid / 32.
+template <class T, int K, int NT>
+__device__ void evd_finish(EvdWarpSmem<T, K> &S, int k, int tid, bool sort, T *out, int ldo) {
   using R = dreal_t<T>;
-  constexpr int L = K + 1;
-  __syncwarp();
-  // C = I - Q^H Q into G; lane = column j.
+  constexpr int L = K + 1, RS = NT / 32;
+  const int l = tid % 32, r0 = tid / 32;
+  evd_sync<NT>();
+  // C = I - Q^H Q into G; thread = column l.
   if (l < k)
-    for (int i = 0; i < k; ++i) {
+    for (int i = r0; i < k; i += RS) {
       T h = dzero<T>();
       for (int r = 0; r < k; ++r) dot_acc(h, S.Q[r + i * L], S.Q[r + l * L]);
       S.G[i + l * L] = i == l ? dfrom_real<T>(R(1) - dreal(h)) : dzero<T>() - h;
     }
-  if (l < k) {
-    int r = l;
+  if (tid < k) {
+    int r = tid;
     if (sort) {
       r = 0;
-      const R ej = S.eig[l];
-      for (int i = 0; i < k; ++i) r += S.eig[i] > ej || (i < l && S.eig[i] == ej);
+      const R ej = S.eig[tid];
+      for (int i = 0; i < k; ++i) r += S.eig[i] > ej || (i < tid && S.eig[i] == ej);
     }
-    S.rank[l] = r;
+    S.rank[tid] = r;
   }
-  __syncwarp();
-  // Q + Q C / 2, column j to position rank[j]; lane = row i.
+  evd_sync<NT>();
+  // Q + Q C / 2, column j to position rank[j]; thread = row l.
   if (l < k)
-    for (int j = 0; j < k; ++j) {
+    for (int j = r0; j < k; j += RS) {
       T s = dzero<T>();
       for (int r = 0; r < k; ++r) s = s + S.Q[l + r * L] * S.G[r + j * L];
       out[l + S.rank[j] * ldo] = S.Q[l + j * L] + dscale(s, R(0.5));
     }
-  __syncwarp();
+  evd_sync<NT>();
+}
+
+// The same solve by NT = 128 or 256 threads (one block per Gram matrix),
+// for steps with too few pairs to fill the GPU with one warp each (the
+// tail of a mixed batch, where a few large matrices iterate alone: the
+// warp solve's 31 dependent steps of 16 serial pair updates per lane are
+// then the whole step's latency). Per round-robin step: warp 0 finds the
+// rotations (lane = pair, as the warp solve); then each thread updates
+// whole 2 x 2 blocks (pair a rows, pair b columns) of G -- G J, then J^H,
+// the exact diagonal block when a == b -- and (row, pair) entries of Q.
+// Every entry sees the same operations in the same order as in the warp
+// solve (G J before J^H G, one rotation per side), so both give the same
+// bits; the block solve only spreads the entries over more threads.
+template <class T, int K, int NT>
+__device__ EvdRun evd_block_iterate(EvdWarpSmem<T, K> &S, int k, int tid, dreal_t<T> tol,
+                                    dreal_t<T> nullf, int cap) {
+  using R = dreal_t<T>;
+  constexpr int L = K + 1;
+  R gm = 0; // max |G_ll|: every thread alike (fmax is exact in any order)
+  for (int i = 0; i < k; ++i) gm = fmax(gm, fabs(dreal(S.G[i + i * L])));
+  const R floor = blocked_noise_floor(gm, k);
+  const int slots = k + (k & 1), steps = slots - 1, half = slots / 2;
+  EvdRun run;
+  for (int sweep = 0; sweep < cap; ++sweep) {
+    long in_sweep = 0;
+    for (int s = 0; s < steps; ++s) {
+      if (tid < 32) {
+        bool mine = false, sig = false;
+        if (tid < half) {
+          int p, q;
+          round_robin_pair(slots, s, tid, p, q);
+          if (q < k) {
+            const R a = dreal(S.G[p + p * L]), b = dreal(S.G[q + q * L]);
+            const T g = S.G[p + q * L];
+            const R ag = dabs(g);
+            if (needs_rotation(fabs(a), fabs(b), ag, tol)) {
+              const Rotation<R> rot = jacobi_rotation(a, b, ag);
+              S.c[tid] = rot.c;
+              S.te[tid] = tconj_phase(rot.t, g, ag);
+              S.a[tid] = a - rot.t * ag;
+              S.b[tid] = b + rot.t * ag;
+              mine = true;
+              sig = blocked_counts(fabs(a), fabs(b), floor, nullf);
+            }
+          }
+          S.p[tid] = p;
+          S.q[tid] = q;
+        }
+        const unsigned ok = __ballot_sync(0xffffffffu, mine);
+        run.significant = run.significant || __any_sync(0xffffffffu, sig);
+        if (tid == 0) S.ok = ok;
+      }
+      __syncthreads();
+      const unsigned ok = S.ok;
+      in_sweep += __popc(ok);
+      if (ok != 0) {
+        // G <- J^H G J by 2 x 2 blocks of pairs (a: rows, b: columns).
+        for (int e = tid; e < half * half; e += NT) {
+          const int a = e % half, b = e / half;
+          const bool oa = (ok >> a) & 1u, ob = (ok >> b) & 1u;
+          if (!oa && !ob) continue;
+          const int pa = S.p[a], qa = S.q[a], pb = S.p[b], qb = S.q[b];
+          if (a == b) { // oa: the exact 2 x 2 result, as the warp solve
+            S.G[pa + pa * L] = dfrom_real<T>(S.a[a]);
+            S.G[qa + qa * L] = dfrom_real<T>(S.b[a]);
+            S.G[pa + qa * L] = dzero<T>();
+            S.G[qa + pa * L] = dzero<T>();
+            continue;
+          }
+          const bool va = qa < k, vb = qb < k; // q = k: the odd order's empty slot
+          T xpp = S.G[pa + pb * L], xpq = vb ? S.G[pa + qb * L] : dzero<T>();
+          T xqp = va ? S.G[qa + pb * L] : dzero<T>();
+          T xqq = va && vb ? S.G[qa + qb * L] : dzero<T>();
+          if (ob) { // rows pa, qa times J_b (ob implies vb)
+            rot_tangent(xpp, xpq, S.c[b], S.te[b], false);
+            if (va) rot_tangent(xqp, xqq, S.c[b], S.te[b], false);
+          }
+          if (oa) { // J_a^H times columns pb, qb (oa implies va)
+            rot_tangent(xpp, xqp, S.c[a], dconj(S.te[a]), false);
+            if (vb) rot_tangent(xpq, xqq, S.c[a], dconj(S.te[a]), false);
+          }
+          S.G[pa + pb * L] = xpp;
+          if (vb) S.G[pa + qb * L] = xpq;
+          if (va) S.G[qa + pb * L] = xqp;
+          if (va && vb) S.G[qa + qb * L] = xqq;
+        }
+        // Q <- Q J: (row, pair) entries.
+        for (int e = tid; e < k * half; e += NT) {
+          const int b = e / k, i = e - b * k;
+          if (!((ok >> b) & 1u)) continue;
+          const int pb = S.p[b], qb = S.q[b];
+          T xv = S.Q[i + pb * L], yv = S.Q[i + qb * L];
+          rot_tangent(xv, yv, S.c[b], S.te[b], false);
+          S.Q[i + pb * L] = xv;
+          S.Q[i + qb * L] = yv;
+        }
+      }
+      __syncthreads(); // before warp 0 writes the next step's rotations
+    }
+    run.applied += in_sweep;
+    if (in_sweep == 0) break;
+  }
+  return run;
+}
+
+// The eigensolver kernels' shared ends: G of slot `slot` into S with
+// S.Q = I (returns false, pflag = 0, when the slot has no pair this step),
+// and after the solve Q into P.Q (pflag = 1, the matrix's rotation flag).
+template <class Tstd, class T, int K, int NT>
+__device__ bool evd_slot_load(const BlkParams<Tstd> &P, EvdWarpSmem<T, K> &S, long long slot,
+                              int tid, int &mi, int &k) {
+  constexpr int L = K + 1;
+  const int y = int(slot / P.half), x = int(slot - (long long)y * P.half);
+  mi = P.act[y];
+  const BlkMat M = P.mats[mi];
+  int bi, wi, bj, wj;
+  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) {
+    if (tid == 0) P.pflag[slot] = 0;
+    return false;
+  }
+  k = wi + wj;
+  const T *Gg = P.G + size_t(slot) * K * K;
+  for (int e = tid; e < k * k; e += NT) {
+    const int c = e / k, r = e - c * k;
+    S.G[r + c * L] = Gg[r + c * K];
+    S.Q[r + c * L] = r == c ? done<T>() : dzero<T>();
+  }
+  evd_sync<NT>();
+  return true;
+}
+template <class Tstd, class T, int K, int NT>
+__device__ void evd_slot_store(const BlkParams<Tstd> &P, EvdWarpSmem<T, K> &S, long long slot,
+                               int tid, int mi, int k, const EvdRun &run) {
+  constexpr int L = K + 1;
+  if (run.applied == 0) {
+    if (tid == 0) P.pflag[slot] = 0;
+    return;
+  }
+  if (tid < k) S.eig[tid] = dreal(S.G[tid + tid * L]);
+  evd_finish<T, K, NT>(S, k, tid, P.mats[mi].nw <= P.nb || P.nb >= 8,
+                       P.Q + size_t(slot) * K * K, K);
+  if (tid == 0) {
+    P.pflag[slot] = 1;
+    if (run.significant) P.rot[mi] = 1;
+  }
+}
+template <class Tstd, class R>
+__device__ __forceinline__ R evd_tol(const BlkParams<Tstd> &P, int mi, int k) {
+  return blocked_tol(R(P.tol > 0 ? P.tol : sqrt(double(P.mats[mi].mw)) * double(unit_u<R>())), k);
 }
 
 template <class Tstd, int K>
 __global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
-  constexpr int L = K + 1;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int w = threadIdx.x / 32, l = threadIdx.x % 32;
   const long long slot = (long long)blockIdx.x * kEvdWarps + w;
   if (slot >= (long long)P.nact * P.half) return; // whole warp
   EvdWarpSmem<T, K> &S = reinterpret_cast<EvdWarpSmem<T, K> *>(smem_raw)[w];
-  const int y = int(slot / P.half), x = int(slot - (long long)y * P.half);
-  const int mi = P.act[y];
-  const BlkMat M = P.mats[mi];
-  int bi, wi, bj, wj;
-  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) {
-    if (l == 0) P.pflag[slot] = 0;
-    return;
-  }
-  const int k = wi + wj;
-  const T *Gg = P.G + size_t(slot) * K * K;
-  for (int e = l; e < k * k; e += 32) {
-    const int c = e / k, r = e - c * k;
-    S.G[r + c * L] = Gg[r + c * K];
-    S.Q[r + c * L] = r == c ? done<T>() : dzero<T>();
-  }
-  __syncwarp();
-  const R tol = blocked_tol(R(P.tol > 0 ? P.tol : sqrt(double(M.mw)) * double(unit_u<R>())), k);
-  const EvdRun run =
-      evd_warp_iterate(S, k, l, tol, P.nullf[mi], P.eig_sweeps > 0 ? P.eig_sweeps : 60);
-  if (run.applied == 0) {
-    if (l == 0) P.pflag[slot] = 0;
-    return;
-  }
-  if (l < k) S.eig[l] = dreal(S.G[l + l * L]);
-  evd_warp_finish(S, k, l, M.nw <= P.nb || P.nb >= 8, P.Q + size_t(slot) * K * K, K);
-  if (l == 0) {
-    P.pflag[slot] = 1;
-    if (run.significant) P.rot[mi] = 1;
-  }
+  int mi, k;
+  if (!evd_slot_load<Tstd, T, K, 32>(P, S, slot, l, mi, k)) return;
+  const EvdRun run = evd_warp_iterate(S, k, l, evd_tol<Tstd, R>(P, mi, k), P.nullf[mi],
+                                      P.eig_sweeps > 0 ? P.eig_sweeps : 60);
+  evd_slot_store<Tstd, T, K, 32>(P, S, slot, l, mi, k, run);
+}
+
+// One block of NT threads per Gram matrix (evd_block_iterate): the plan for
+// steps with few pairs (choose_evd_threads in tuning.hpp).
+template <class Tstd, int K, int NT>
+__global__ void __launch_bounds__(NT) blk_evd_block_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const long long slot = blockIdx.x;
+  if (slot >= (long long)P.nact * P.half) return;
+  EvdWarpSmem<T, K> &S = *reinterpret_cast<EvdWarpSmem<T, K> *>(smem_raw);
+  const int tid = threadIdx.x;
+  int mi, k;
+  if (!evd_slot_load<Tstd, T, K, NT>(P, S, slot, tid, mi, k)) return;
+  const EvdRun run = evd_block_iterate<T, K, NT>(S, k, tid, evd_tol<Tstd, R>(P, mi, k),
+                                                 P.nullf[mi], P.eig_sweeps > 0 ? P.eig_sweeps : 60);
+  evd_slot_store<Tstd, T, K, NT>(P, S, slot, tid, mi, k, run);
 }
 
 // ---- pair in shared memory: one launch per step (WCYCLE Alg. 2, l. 8-11) ---
@@ -541,7 +694,7 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
     if (H.cnt[2] == 0) return; // nothing rotated: W unchanged (block-uniform)
     column_norms();
     __syncthreads();
-    if (t < 32) evd_warp_finish(S, k, t, sort, H.Qf, K);
+    if (t < 32) evd_finish<T, K, 32>(S, k, t, sort, H.Qf, K);
     // W <- W Q from the pair as it was (unchanged in global memory, read
     // again into Ws; the rotated copy is not kept, see
     // rotate_block_pair_svd for why).
@@ -568,7 +721,7 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
       const EvdRun run = evd_warp_iterate(S, k, t, tol, nullf, cap);
       if (run.applied > 0) {
         if (t < k) S.eig[t] = dreal(S.G[t + t * L]);
-        evd_warp_finish(S, k, t, sort, H.Qf, K);
+        evd_finish<T, K, 32>(S, k, t, sort, H.Qf, K);
         if (t == 0) {
           H.cnt[2] = 1;
           H.cnt[1] = run.significant ? 1 : 0;
@@ -648,14 +801,16 @@ __global__ void __launch_bounds__(128) blk_update_kernel(const __grid_constant__
 }
 
 // ---- finish: the fused kernel's finish and write on W, V in global memory ---
-__host__ __device__ inline int blk_finish_pad(int n) { return (n + 3) & ~3; }
+__host__ __device__ inline int blk_finish_pad(int n) { return (n + 7) & ~7; }
+constexpr int kFinishThreads = 512; // per matrix: the completion's loops are memory-latency bound
 template <class Tstd>
-__global__ void __launch_bounds__(256) blk_finish_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+__global__ void __launch_bounds__(kFinishThreads) blk_finish_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   constexpr int G = 32;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   __shared__ int st[kStInts];
+  __shared__ unsigned long long key;
   const BlkMat M = P.mats[blockIdx.x];
   const int *s = P.state + size_t(blockIdx.x) * kBsWords;
   const int t = threadIdx.x, g = t / G, l = t % G;
@@ -666,7 +821,7 @@ __global__ void __launch_bounds__(256) blk_finish_kernel(const __grid_constant__
     st[kStConverged] = s[kBsConverged];
     st[kStSweeps] = s[kBsSweeps];
   }
-  // Each array padded to a multiple of 4 entries: ptxas merges the flag
+  // Each array padded to a multiple of 8 entries: ptxas merges the flag
   // reads of the completion loop's remainder into 8-byte loads (flag[c],
   // flag[c + 1] with c + 1 == nw possible), which compute-sanitizer
   // reported as out of bounds when flag ended the allocation.
@@ -680,7 +835,8 @@ __global__ void __launch_bounds__(256) blk_finish_kernel(const __grid_constant__
   finish_and_write<G>(P, team, t, g, l, g < P.ngroups, true, s[kBsNonfinite] != 0, M.b, M.m,
                       M.n, P.vectors, s[kBsEscale], P.W + M.woff, M.mw,
                       P.vectors ? P.V + M.voff : nullptr, M.nw, nrm, expo, rank, flag, X,
-                      X + M.mw, st, finish_null_ratio<R>(min(M.nw, 2 * P.nb)));
+                      X + M.mw, st, &key, reinterpret_cast<R *>(X + M.mw + M.nw),
+                      finish_null_ratio<R>(min(M.nw, 2 * P.nb)));
 }
 
 // ---- host driver -------------------------------------------------------------
@@ -707,7 +863,7 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
     ew += mw * nw;
     if (vectors) {
       ev += nw * nw;
-      ex += mw + nw;
+      ex += 2 * mw + nw; // completion: x, coef, residuals
     }
     const int nblk = int((nw + nb - 1) / nb);
     const int slots = nblk + (nblk & 1);
@@ -820,7 +976,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     ow += (long long)B.mw * B.nw;
     if (kb.vectors) {
       ov += (long long)B.nw * B.nw;
-      ox += B.mw + B.nw;
+      ox += 2 * B.mw + B.nw;
     }
     nblk[i] = (B.nw + nb - 1) / nb;
     rows[i] = B.mw + (kb.vectors ? B.nw : 0);
@@ -875,6 +1031,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   std::vector<int> order; // the active matrices by pair solver: Gram, EVD_SM, SVD_SM
   for (int sweep = 1; sweep <= max_sweeps && !active.empty(); ++sweep) {
     int steps = 1, rmax = 1, nby[3] = {0, 0, 0};
+    long gram_pairs = 0; // pairs per step on the Gram path: the TLP of the eigensolver plan
     order.clear();
     for (int want : {int(BSVD_PAIR_GRAM), int(BSVD_PAIR_EVD_SM), int(BSVD_PAIR_SVD_SM)})
       for (int i : active)
@@ -882,7 +1039,10 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
           order.push_back(i);
           ++nby[want - BSVD_PAIR_GRAM];
           steps = std::max(steps, nblk[i] <= 1 ? 1 : nblk[i] + (nblk[i] & 1) - 1);
-          if (want == BSVD_PAIR_GRAM) rmax = std::max(rmax, rows[i]);
+          if (want == BSVD_PAIR_GRAM) {
+            rmax = std::max(rmax, rows[i]);
+            gram_pairs += nblk[i] <= 1 ? 1 : (nblk[i] + 1) / 2;
+          }
         }
     BSVD_BLK_TRY(cudaMemcpyAsync(dact, order.data(), order.size() * sizeof(int),
                                  cudaMemcpyHostToDevice, stream));
@@ -894,6 +1054,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     Ps.act = dact + nby[0] + nby[1];
     Ps.nact = nby[2];
     const unsigned grid = unsigned(P.nact) * unsigned(P.half);
+    const int evd_nt = choose_evd_threads(gram_pairs, int(sizeof(T)));
     const dim3 ugrid(grid, unsigned((rmax + 127) / 128));
     for (int s = 0; s < steps; ++s) {
       P.step = Pe.step = Ps.step = s;
@@ -901,8 +1062,14 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
         timer.mark(1);
         blk_gram_kernel<Tstd, K><<<grid, 256, 0, stream>>>(P);
         timer.mark(2);
-        blk_evd_warp_kernel<Tstd, K>
-            <<<(grid + kEvdWarps - 1) / kEvdWarps, 32 * kEvdWarps, evd_smem, stream>>>(P);
+        if (evd_nt == 32)
+          blk_evd_warp_kernel<Tstd, K>
+              <<<(grid + kEvdWarps - 1) / kEvdWarps, 32 * kEvdWarps, evd_smem, stream>>>(P);
+        else if (evd_nt == 128)
+          blk_evd_block_kernel<Tstd, K, 128><<<grid, 128, sizeof(EvdWarpSmem<T, K>), stream>>>(P);
+        else
+          blk_evd_block_kernel<Tstd, K, 256><<<grid, 256, sizeof(EvdWarpSmem<T, K>), stream>>>(P);
+        ++prof.evd_steps[evd_nt == 32 ? 0 : evd_nt == 128 ? 1 : 2];
         timer.mark(3);
         blk_update_kernel<Tstd, K><<<ugrid, 128, 0, stream>>>(P);
         launches += 3;
@@ -947,7 +1114,11 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     BSVD_BLK_TRY(cudaFuncSetAttribute(blk_finish_kernel<Tstd>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   timer.mark(4);
-  blk_finish_kernel<Tstd><<<cnt, 256, smem, stream>>>(P);
+  BlkParams<Tstd> Pf = P; // the finish's team: kFinishThreads per matrix
+  Pf.tpm = kFinishThreads;
+  Pf.ngroups = kFinishThreads / 32;
+  Pf.col_iters = (P.nw_max + Pf.ngroups - 1) / Pf.ngroups;
+  blk_finish_kernel<Tstd><<<cnt, kFinishThreads, smem, stream>>>(Pf);
   ++launches;
   BSVD_BLK_TRY(cudaGetLastError());
   timer.mark(-1);

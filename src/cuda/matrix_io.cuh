@@ -24,8 +24,6 @@ enum : int {
   kStConverged = 3,
   kStNonfinite = 4,
   kStNull = 5,     // some column is numerically null (completion needed)
-  kStFound = 6,    // completion: a candidate was accepted
-  kStCursor = 7,   // completion: next candidate e_c
   kStInts = 8      // ints before the 8-byte amax word
 };
 
@@ -173,7 +171,7 @@ __device__ __forceinline__ int load_scaled(const PP &P, const Team &team, int t,
 // On entry W holds the orthogonalized columns (ldw), Vw the accumulated
 // rotations (ldvw), st[kStConverged] and st[kStSweeps] the iteration's
 // outcome. nrm, expo, rank, flag: nw_max entries of scratch; xs: mw_max,
-// coef: nw_max (null-column completion).
+// coef: nw_max, key: one word, resid: mw or null (null-column completion).
 template <int G, class PP, class T, class R>
 __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, int t, int g,
                                                  int l, bool gvalid, bool mvalid,
@@ -181,7 +179,8 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
                                                  bool vectors, int escale, T *W, int ldw,
                                                  const T *Vw, int ldvw, R *nrm, int *expo,
                                                  int *rank, int *flag, T *xs, T *coef,
-                                                 int *st, R null_ratio) {
+                                                 int *st, unsigned long long *key,
+                                                 R *resid, R null_ratio) {
   const bool trans = m < n;
   const int mw = trans ? n : m, nw = trans ? m : n;
   // 3. finish: sigma_j = ||w_j|| = mant_j 2^expo_j (scaled, as the CPU
@@ -253,75 +252,96 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
         if (null) st[kStNull] = 1;
       }
     team.sync();
-    // Null columns (sigma_j = 0 exactly): complete to an orthonormal set as
-    // the CPU twin: candidates e_c from a cursor, two passes of classical
-    // Gram-Schmidt against the accepted columns, the first keeping >= 1/2
-    // of its squared norm is taken (a second round accepts >= 1/(2 mw);
-    // some e_c always keeps >= 1/mw while the set is incomplete).
+    // Null columns: complete to an orthonormal set as the CPU twin
+    // (complete_basis in solve_one.cpp): for each null j0 in ascending
+    // order the pivot e_c with the largest residual r_c = 1 - sum_{c' in D}
+    // |w_cc'|^2 against the accepted set D (key: r_c as a float, ties to
+    // the smaller c; *key, a word of the team's shared memory), then two
+    // passes of classical Gram-Schmidt against D and normalization. One
+    // candidate per column (the r_c sum to mw - |D| >= 1). With resid
+    // (mw entries) the r_c are formed once and then downdated by each new
+    // column, as the twin; without (the fused kernel: no room in shared
+    // memory) they are formed again for each column. Every loop over the
+    // columns is branch-free (coef_c = 0 outside D) so that its loads are
+    // in flight together: W may be in global memory.
     if (team.any(ok && st[kStNull] != 0)) {
-      if (t == 0) st[kStCursor] = 0;
+      const bool anynull = ok && st[kStNull] != 0;
+      auto residual = [&](int i) {
+        R s = 0;
+#pragma unroll 8
+        for (int c = 0; c < nw; ++c) {
+          const R w2 = abs2(W[i + size_t(c) * ldw]); // loaded whatever flag[c]
+          s += flag[c] ? w2 : R(0);
+        }
+        return R(1) - s;
+      };
+      if (resid && anynull)
+        for (int i = t; i < mw; i += P.tpm) resid[i] = residual(i);
       for (int j0 = 0; j0 < P.nw_max; ++j0) {
         team.sync();
-        const bool need = ok && st[kStNull] != 0 && j0 < nw && !flag[j0];
+        const bool need = anynull && j0 < nw && !flag[j0];
         if (!team.any(need)) continue;
-        if (t == 0) st[kStFound] = 0;
+        if (t == 0) *key = 0;
         team.sync();
-        // The CPU twin's acceptance (complete_basis in solve_one.cpp):
-        // min(1/2, (mw - d) / (2 mw)), d = columns in the set; a second
-        // round accepts 1/(2 mw).
-        int d = 0;
-        for (int c = 0; c < nw; ++c) d += flag[c] != 0;
-        for (int round = 0; round < 2; ++round) {
-          const R thr = round == 0 ? fmin(R(0.5), R(mw - d) / R(2 * (mw > 0 ? mw : 1)))
-                                   : R(0.5) / R(mw > 0 ? mw : 1);
-          for (int tries = 0; tries < P.mw_max; ++tries) {
-            const bool go = need && tries < mw && st[kStFound] == 0;
-            if (!team.any(go)) break;
-            const int cand = go ? (st[kStCursor] + tries) % mw : 0;
-            if (go)
-              for (int i = t; i < mw; i += P.tpm)
-                xs[i] = i == cand ? done<T>() : dzero<T>();
-            team.sync();
-            for (int pass = 0; pass < 2; ++pass) {
-              // coef_c = w_c^H x: one G-lane group per column (coalesced
-              // reads of w_c; a thread per column reading it serially made
-              // the blocked finish, W in global memory, take ~30-270 ms
-              // per completed column at 256^2-512^2). Uniform trip count
-              // (col_iters) so the group sums see whole warps.
-              for (int cc = 0; cc < P.col_iters; ++cc) {
-                const int c = g + cc * P.ngroups;
-                const bool vc = go && gvalid && c < nw;
-                const bool use = vc && flag[c];
-                T acc = dzero<T>();
-                if (use)
-                  for (int i = l; i < mw; i += G) dot_acc(acc, W[i + size_t(c) * ldw], xs[i]);
-                acc = group_sum<G>(acc);
-                if (vc && l == 0) coef[c] = use ? acc : dzero<T>();
-              }
-              team.sync();
-              if (go)
-                for (int i = t; i < mw; i += P.tpm) {
-                  T acc = xs[i];
-                  for (int c = 0; c < nw; ++c)
-                    if (flag[c]) acc = acc - W[i + size_t(c) * ldw] * coef[c];
-                  xs[i] = acc;
-                }
-              team.sync();
-            }
-            if (go && t == 0) {
-              R s2 = 0;
-              for (int i = 0; i < mw; ++i) s2 += abs2(xs[i]);
-              if (s2 >= thr) {
-                const R nx = sqrt(s2);
-                for (int i = 0; i < mw; ++i) W[i + size_t(j0) * ldw] = ddiv(xs[i], nx);
-                flag[j0] = 1;
-                st[kStFound] = 1;
-                st[kStCursor] = (cand + 1) % mw;
-              }
+        if (need) {
+          // Thread per row: reads of W coalesced across the team.
+          unsigned long long best = 0;
+          for (int i = t; i < mw; i += P.tpm) {
+            const float r = float(fmax(resid ? resid[i] : residual(i), R(0)));
+            best = max(best, (static_cast<unsigned long long>(__float_as_uint(r)) << 32) |
+                                 static_cast<unsigned>(mw - 1 - i));
+          }
+          if (best) atomicMax(key, best);
+        }
+        team.sync();
+        const int cand = mw - 1 - int(*key & 0xffffffffull);
+        // x = e_cand; first pass: coef_c = w_c^H e_cand = conj(w_cand,c).
+        if (need) {
+          for (int i = t; i < mw; i += P.tpm) xs[i] = i == cand ? done<T>() : dzero<T>();
+          for (int c = t; c < nw; c += P.tpm)
+            coef[c] = flag[c] ? dconj(W[cand + size_t(c) * ldw]) : dzero<T>();
+        }
+        team.sync();
+        for (int pass = 0; pass < 2; ++pass) {
+          if (pass == 1) {
+            // coef_c = w_c^H x: one G-lane group per column (coalesced
+            // reads of w_c). Uniform trip count (col_iters) so the group
+            // sums see whole warps.
+            for (int cc = 0; cc < P.col_iters; ++cc) {
+              const int c = g + cc * P.ngroups;
+              const bool vc = need && gvalid && c < nw;
+              const bool use = vc && flag[c];
+              T acc = dzero<T>();
+              if (use)
+                for (int i = l; i < mw; i += G) dot_acc(acc, W[i + size_t(c) * ldw], xs[i]);
+              acc = group_sum<G>(acc);
+              if (vc && l == 0) coef[c] = use ? acc : dzero<T>();
             }
             team.sync();
           }
+          if (need)
+            for (int i = t; i < mw; i += P.tpm) {
+              T acc = xs[i];
+#pragma unroll 8
+              for (int c = 0; c < nw; ++c) acc = acc - W[i + size_t(c) * ldw] * coef[c];
+              xs[i] = acc;
+            }
+          team.sync();
         }
+        if (need) {
+          // Every thread forms ||x||^2 in the same order (broadcast reads),
+          // then writes its rows of the new column and downdates resid.
+          R s2 = 0;
+          for (int i = 0; i < mw; ++i) s2 += abs2(xs[i]);
+          const R nx = sqrt(s2);
+          for (int i = t; i < mw; i += P.tpm) {
+            const T u = nx > R(0) ? ddiv(xs[i], nx) : (i == cand ? done<T>() : dzero<T>());
+            W[i + size_t(j0) * ldw] = u;
+            if (resid) resid[i] -= abs2(u);
+          }
+        }
+        team.sync();
+        if (need && t == 0) flag[j0] = 1;
       }
     }
   }

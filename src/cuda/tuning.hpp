@@ -120,4 +120,50 @@ inline int pair_solver_rule(char precision, int mw, int nw, int nb) {
   return 1; // BSVD_PAIR_GRAM
 }
 
+// Blocked path, eigensolver plan: threads per 2nb x 2nb Gram matrix.
+// The TLP model of WCYCLE Sec. IV-D (eqs. 8-10, Tables II-III), for the
+// one kernel of a Jacobi step whose per-problem latency dominates when few
+// problems are in flight (the tail of a mixed batch: a few large matrices
+// iterate alone for hundreds of steps). Candidate plans in order of
+// decreasing work per thread (higher arithmetic intensity, fewer
+// synchronizations per rotation step): 32 threads (a warp, 4 per block),
+// 128, 256 (a block each). TLP(plan) = pairs of the step x threads of the
+// plan; the first plan whose TLP reaches the platform threshold tau wins,
+// and if none does the most parallel one. The plans give the same bits.
+//
+// tau is measured with `bsvd bench --tune-tlp 256 --precision P` (uniform
+// batches of 1 ... 1024 random 256^2 matrices, 8 pairs each, eigensolver
+// stage ms per plan; the command prints the tau whose choices come
+// closest to the best plan of each batch). H100, 2026-11-22, ms for
+// batches of 1 / 64 / 128 / 256 / 1024 (plans 32 / 128 / 256):
+//   s:  13.1/7.5/6.1   14.2/9.6/9.0    15.1/13.2/14.6  19.4/23.3/26.0  62.4/76.4/91.1
+//   d:  18.1/10.5/8.7  19.3/13.7/13.0  21.8/19.6/23.9  42.1/35.7/44.2  129/124/156
+//   c:  15.6/8.5/7.5   16.8/11.7/11.7  19.5/17.1/20.8  38.6/30.9/36.0  118/107/131
+//   z:  23.3/12.8/10.6 24.7/18.4/17.3  48.2/35.1/32.8  94.6/58.6/62.9  367/211/235
+// (docs/perf/wcycle.md has the full tables.) Fitted tau: s 65536, d and c
+// 131072, z 524288 (one warp per matrix never wins up to 8192 pairs in z:
+// its shared memory, 2 x 32 x 33 x 16 bytes per warp, allows few warps per
+// SM). Mean time over the best plan with these: 1.005 (s, d), 1.017 (c),
+// 1.007 (z).
+// BSVD_TLP_THRESHOLD=n overrides tau; BSVD_EVD_THREADS=32|128|256 forces a
+// plan (bench --evd-threads).
+inline int evd_threads_rule(long pairs, long tau) {
+  for (int nt : {32, 128, 256})
+    if (pairs * nt >= tau) return nt;
+  return 256;
+}
+inline long tlp_threshold(int elem_bytes) {
+  if (const char *e = std::getenv("BSVD_TLP_THRESHOLD")) {
+    const long v = std::atol(e);
+    if (v > 0) return v;
+  }
+  return elem_bytes <= 4 ? 65536 : elem_bytes <= 8 ? 131072 : 524288;
+}
+inline int choose_evd_threads(long pairs, int elem_bytes) {
+  if (const char *e = std::getenv("BSVD_EVD_THREADS")) {
+    const int v = std::atoi(e);
+    if (v == 32 || v == 128 || v == 256) return v;
+  }
+  return evd_threads_rule(pairs, tlp_threshold(elem_bytes));
+}
 } // namespace bsvd::detail::cuda

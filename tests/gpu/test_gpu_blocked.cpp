@@ -8,6 +8,8 @@
 #include "cuda/blocked.hpp"
 #include "cuda/qr.hpp"
 
+#include <cstdlib>
+
 namespace {
 
 using bsvd::detail::cuda::kBlockedDefaultNb;
@@ -111,6 +113,88 @@ TYPED_TEST(GpuBlocked, PairSolversSmall) {
         EXPECT_TRUE(q.pass()) << ratio_text(q);
       }
     }
+}
+
+// The Gram path's eigensolver plans (tuning.hpp, choose_evd_threads: a
+// warp per Gram matrix, or a block of 128 / 256 threads) apply the same
+// operations to every entry in the same order: S, U, V and the sweep
+// counts must agree bit for bit, and all pass T1-T4. Covers odd block
+// counts (an empty round-robin slot), ragged last blocks, k < 32, tall and
+// wide, and the full inner mode.
+TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  struct Shape { int m, n, nb, eig; };
+  const std::vector<Shape> shapes = {{100, 100, 16, 1}, {130, 70, 16, 1}, {70, 130, 16, 1},
+                                     {45, 45, 8, 1},    {200, 40, 16, 1}, {48, 48, 16, 0},
+                                     {37, 29, 4, 0}};
+  const char *old = std::getenv("BSVD_EVD_THREADS");
+  const std::string keep = old ? old : "";
+  uint64_t seed = 991;
+  for (const Shape &sh : shapes) {
+    const int batch = 3;
+    const auto A = family_batch<T>(Family::Logrand, sh.m, sh.n, batch, seed += 5);
+    std::vector<Solved<T>> res;
+    for (const char *nt : {"32", "128", "256"}) {
+      setenv("BSVD_EVD_THREADS", nt, 1);
+      res.push_back(gpu_solve<T>(sh.m, sh.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                 BSVD_VARIANT_BLOCKED, sh.nb, sh.eig, 0, BSVD_PAIR_GRAM));
+    }
+    for (size_t p = 0; p < res.size(); ++p) {
+      SCOPED_TRACE(testing::Message() << sh.m << "x" << sh.n << " nb " << sh.nb << " eig_sweeps "
+                                      << sh.eig << " plan " << p);
+      ASSERT_EQ(res[p].status, 0) << bsvd_last_error();
+      for (int b = 0; b < batch; ++b) {
+        EXPECT_EQ(res[p].path[b], BSVD_PATH_CUDA_BLOCKED);
+        EXPECT_TRUE(ratios(res[p], A, b).pass()) << ratio_text(ratios(res[p], A, b));
+      }
+      if (p == 0) continue;
+      EXPECT_EQ(res[p].sweeps, res[0].sweeps);
+      EXPECT_EQ(res[p].info, res[0].info);
+      EXPECT_TRUE(res[p].S == res[0].S) << "singular values differ from the warp plan's";
+      EXPECT_TRUE(res[p].U == res[0].U) << "U differs from the warp plan's";
+      EXPECT_TRUE(res[p].V == res[0].V) << "V differs from the warp plan's";
+    }
+  }
+  if (old) setenv("BSVD_EVD_THREADS", keep.c_str(), 1);
+  else unsetenv("BSVD_EVD_THREADS");
+}
+
+// The block eigensolver plans on two small matrices against the CPU twin,
+// one rank-deficient (the finish's pivoted completion of U on the blocked
+// path): cheap enough for compute-sanitizer racecheck (scripts/gpu-check.sh).
+TYPED_TEST(GpuBlocked, EvdBlockPlansSmall) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const char *old = std::getenv("BSVD_EVD_THREADS");
+  const std::string keep = old ? old : "";
+  uint64_t seed = 313;
+  for (const char *nt : {"128", "256"})
+    for (auto [m, n] : std::vector<std::pair<int, int>>{{40, 40}, {33, 21}}) {
+      setenv("BSVD_EVD_THREADS", nt, 1);
+      auto A = family_batch<T>(Family::Logrand, m, n, 2, seed += 3);
+      if (n == 21) // columns 11.. repeat 0..: rank 11, the finish completes 10 U columns
+        for (int b = 0; b < 2; ++b)
+          for (int j = 11; j < n; ++j)
+            for (int i = 0; i < m; ++i)
+              A[size_t(b) * m * n + i + size_t(j) * m] = A[size_t(b) * m * n + i + size_t(j - 11) * m];
+      const auto r = gpu_solve<T>(m, n, 2, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                  BSVD_VARIANT_BLOCKED, 8, 1, 0, BSVD_PAIR_GRAM);
+      ASSERT_EQ(r.status, 0) << bsvd_last_error();
+      for (int b = 0; b < 2; ++b) {
+        SCOPED_TRACE(testing::Message() << m << "x" << n << " plan " << nt);
+        const auto tw = cpu_twin<T>(m, n, A.data() + size_t(b) * m * n, true,
+                                    BSVD_ORDERING_ROUND_ROBIN, blocked_cfg(8, 1, BSVD_PAIR_GRAM));
+        EXPECT_LE(twin_gap(r, b, tw), 8.0 * std::sqrt(double(std::max(m, n))));
+        // Rank-deficient: the last sweeps rotate columns at the noise floor,
+        // where rounding decides (the SuiteSparse tests' slack of 2).
+        EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), n == 21 ? 2 : 1)
+            << "cpu twin " << tw.sweeps;
+        EXPECT_TRUE(ratios(r, A, b).pass()) << ratio_text(ratios(r, A, b));
+      }
+    }
+  if (old) setenv("BSVD_EVD_THREADS", keep.c_str(), 1);
+  else unsetenv("BSVD_EVD_THREADS");
 }
 
 // The six families at sizes beyond the fused kernel (the automatic choice

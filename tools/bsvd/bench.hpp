@@ -18,6 +18,8 @@ struct BenchCase {
   int pair_solver = 0;     // cuda: bsvd_pair_solver_t of the bsvd-cuda row;
                            // -1 = the automatic choice plus one row per
                            // fixed pair solver (the plan comparison)
+  bool evd_plans = false;  // cuda blocked path: one more row per eigensolver
+                           // plan (32 / 128 / 256 threads per Gram matrix)
 };
 
 struct BenchRow {
@@ -61,7 +63,15 @@ bool bench_gpu(const BenchCase &c, const void *A, std::vector<BenchRow> &rows);
 // matrix; prints a per-matrix table (sizes, path, sweeps next to the CPU
 // solver's with the same options, cuSOLVER times). precision: s d c z.
 bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int reps,
-                   int pair_solver, std::vector<BenchRow> &rows);
+                   int pair_solver, bool evd_plans, std::vector<BenchRow> &rows);
+
+// Measures the TLP threshold of the blocked eigensolver's plan choice
+// (choose_evd_threads, tuning.hpp): uniform batches of n x n random
+// matrices of growing count, the eigensolver stage time of each plan
+// (32 / 128 / 256 threads per Gram matrix; the plans give the same bits,
+// so the same sweeps), and the smallest TLP of the one-warp plan from which
+// on it is the fastest. Prints the table and the threshold.
+bool bench_tune_tlp(char precision, int n, std::vector<BenchRow> &rows);
 #endif
 
 } // namespace bsvd::cli

@@ -30,6 +30,8 @@
 
 #include "cuda/blocked.hpp"
 #include "cuda/qr.hpp"
+#include "cuda/tuning.hpp"
+#include "testing/generate.hpp"
 #include "testing/io.hpp"
 #include "testing/lapack_ref.hpp"
 #include "testing/metrics.hpp"
@@ -39,6 +41,7 @@
 #include <cusolverDn.h>
 
 #include <algorithm>
+#include <array>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
@@ -226,13 +229,26 @@ const char *path_label(int p) {
   }
 }
 std::string stage_text(const detail::cuda::BlockedProfile &pr) {
-  char sn[240];
+  char sn[320];
   std::snprintf(sn, sizeof sn,
                 "load %.2f gram %.2f evd %.2f update %.2f pair-evd %.2f pair-svd %.2f finish %.2f "
-                "ms; %ld launches",
+                "ms; %ld launches; evd plan steps 32/128/256 threads: %ld/%ld/%ld",
                 pr.load, pr.gram, pr.evd, pr.update, pr.pair_evd, pr.pair_svd, pr.finish,
-                pr.launches);
+                pr.launches, pr.evd_steps[0], pr.evd_steps[1], pr.evd_steps[2]);
   return sn;
+}
+
+// Calls f(nt) with the blocked eigensolver forced to each plan (nt threads
+// per Gram matrix: BSVD_EVD_THREADS, tuning.hpp); restores the environment.
+template <class F> void for_each_evd_plan(F f) {
+  const char *old = std::getenv("BSVD_EVD_THREADS");
+  const std::string keep = old ? old : "";
+  for (const char *nt : {"32", "128", "256"}) {
+    setenv("BSVD_EVD_THREADS", nt, 1);
+    f(std::string(nt));
+  }
+  if (old) setenv("BSVD_EVD_THREADS", keep.c_str(), 1);
+  else unsetenv("BSVD_EVD_THREADS");
 }
 
 // Returns the path the first matrix took (-1 on failure).
@@ -541,6 +557,13 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
                                                     {BSVD_PAIR_SVD_SM, "bsvd-cuda-svdsm"}};
       for (auto [ps, nm] : plans) run_bsvd<T>(c, hA, dA.p, dev, nm, rows, 0, ps);
     }
+    // --evd-threads all: the Gram path's eigensolver plans (same bits,
+    // same sweeps; only the eigensolver stage differs).
+    if (c.evd_plans && is_blocked_path(path0))
+      for_each_evd_plan([&](const std::string &nt) {
+        run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-evd" + nt, rows, 0,
+                    c.pair_solver > 0 ? c.pair_solver : 0);
+      });
     // Tall / wide cases whose R fits the fused kernel: the other choice of
     // the QR preprocessing in the same run (qr = -1 when the automatic
     // choice took it, qr = 1 when it did not).
@@ -590,7 +613,7 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
 // ---- the mixed-size batch of Matrix Market files -----------------------------
 template <class T>
 bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precision, int reps,
-                     int pair_solver, std::vector<BenchRow> &rows) {
+                     int pair_solver, bool evd_plans, std::vector<BenchRow> &rows) {
   using R = real_t<T>;
   const int batch = int(mats.size());
   BenchCase c0;
@@ -721,6 +744,18 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   sr.max_sweeps = prof.sweeps;
   sr.note = "blocked matrices: " + stage_text(prof);
   rows.push_back(sr);
+  // --evd-threads all: the whole batch again with each eigensolver plan.
+  if (evd_plans)
+    for_each_evd_plan([&](const std::string &nt) {
+      BenchRow pr = row;
+      pr.solver = "bsvd-cuda-evd" + nt;
+      pr.ms = time_events(reps, nullptr, call);
+      detail::cuda::set_blocked_profiling(true);
+      call();
+      detail::cuda::set_blocked_profiling(false);
+      pr.note = "blocked matrices: " + stage_text(detail::cuda::blocked_last_profile());
+      rows.push_back(pr);
+    });
   // The CPU solver with the same options (its sweeps are the reference).
   std::vector<int> cinfo(batch), csweeps(batch);
   {
@@ -804,7 +839,7 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
 } // namespace
 
 bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int reps,
-                   int pair_solver, std::vector<BenchRow> &rows) {
+                   int pair_solver, bool evd_plans, std::vector<BenchRow> &rows) {
   std::vector<testing::DenseMatrix> mats;
   for (const auto &f : files) {
     testing::DenseMatrix dm;
@@ -817,14 +852,134 @@ bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int re
   }
   try {
     switch (precision) {
-    case 's': return bench_gpu_mtx_t<float>(mats, precision, reps, pair_solver, rows);
-    case 'd': return bench_gpu_mtx_t<double>(mats, precision, reps, pair_solver, rows);
-    case 'c': return bench_gpu_mtx_t<std::complex<float>>(mats, precision, reps, pair_solver, rows);
-    default: return bench_gpu_mtx_t<std::complex<double>>(mats, precision, reps, pair_solver, rows);
+    case 's': return bench_gpu_mtx_t<float>(mats, precision, reps, pair_solver, evd_plans, rows);
+    case 'd': return bench_gpu_mtx_t<double>(mats, precision, reps, pair_solver, evd_plans, rows);
+    case 'c': return bench_gpu_mtx_t<std::complex<float>>(mats, precision, reps, pair_solver, evd_plans, rows);
+    default: return bench_gpu_mtx_t<std::complex<double>>(mats, precision, reps, pair_solver, evd_plans, rows);
     }
   } catch (const CudaFail &f) {
     BenchRow r;
     r.solver = "bsvd-cuda";
+    r.note = "failed: " + f.what;
+    rows.push_back(r);
+    return false;
+  }
+}
+
+namespace {
+template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<BenchRow> &rows) {
+  using R = real_t<T>;
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    cudaGetLastError();
+    BenchRow r;
+    r.solver = "tune-tlp";
+    r.note = "no CUDA GPU visible";
+    rows.push_back(r);
+    return false;
+  }
+  cudaDeviceProp prop{};
+  BENCH_CUDA(cudaGetDeviceProperties(&prop, 0));
+  const std::string dev = prop.name;
+  const int nb = detail::cuda::kBlockedDefaultNb;
+  const int nblk = (n + nb - 1) / nb, pairs_per = nblk <= 1 ? 1 : (nblk + 1) / 2;
+  const int kmax_batch = 1024;
+  std::vector<T> hA(size_t(kmax_batch) * n * n);
+  for (int b = 0; b < kmax_batch; ++b)
+    testing::generate<T>(testing::Family::Random, n, n, testing::default_kappa<T>(), 7000u + b,
+                         hA.data() + size_t(b) * n * n, n);
+  DevBuf<T> dA(hA.size()), dU(hA.size()), dV(hA.size());
+  DevBuf<R> dS(size_t(kmax_batch) * n);
+  DevBuf<int> dinfo(kmax_batch);
+  BENCH_CUDA(cudaMemcpy(dA.p, hA.data(), hA.size() * sizeof(T), cudaMemcpyHostToDevice));
+  std::printf("tune-tlp (%s, %c, %dx%d, nb %d, %d pairs per matrix per step): eigensolver stage ms\n"
+              "  batch  pairs  TLP(32)      32     128     256\n",
+              dev.c_str(), precision, n, n, nb, pairs_per);
+  std::vector<std::array<double, 3>> times; // per batch: eigensolver ms of plans 32, 128, 256
+  std::vector<long> npairs;
+  for (int batch = 1; batch <= kmax_batch; batch *= 2) {
+    bsvd_options_t o;
+    bsvd_options_init(&o);
+    o.backend = BSVD_BACKEND_CUDA;
+    o.pair_solver = BSVD_PAIR_GRAM;
+    size_t ws = 0;
+    bsvd_workspace_size(prec_of<T>(), BSVD_JOB_VECTORS, n, n, batch, &o, &ws);
+    DevBuf<unsigned char> dws(ws);
+    o.workspace = dws.p;
+    o.workspace_bytes = ws;
+    double evd[3] = {0, 0, 0};
+    int i = 0;
+    bool failed = false;
+    for_each_evd_plan([&](const std::string &nt) {
+      auto call = [&] {
+        return gesvj_strided_batched<T>(Job::Vectors, n, n, dA.p, n, int64_t(n) * n, dS.p, n,
+                                        dU.p, n, int64_t(n) * n, dV.p, n, int64_t(n) * n,
+                                        dinfo.p, nullptr, batch, o);
+      };
+      failed = failed || call() != 0; // warm-up
+      double best = 1e300;
+      for (int r = 0; r < 2; ++r) { // profiled runs: the eigensolver stage, best of two
+        detail::cuda::set_blocked_profiling(true);
+        failed = failed || call() != 0;
+        detail::cuda::set_blocked_profiling(false);
+        best = std::min(best, detail::cuda::blocked_last_profile().evd);
+      }
+      evd[i] = best;
+      BenchRow row;
+      row.solver = "tune-evd" + nt;
+      row.device = dev;
+      row.c.precision = precision;
+      row.c.family = "random";
+      row.c.m = row.c.n = n;
+      row.c.batch = batch;
+      row.ms = best;
+      row.pass = !failed;
+      row.note = "eigensolver stage only; TLP(32) = " + std::to_string(long(batch) * pairs_per * 32);
+      rows.push_back(row);
+      ++i;
+    });
+    if (failed) return false;
+    const long tlp = long(batch) * pairs_per * 32;
+    std::printf("  %5d %6ld %8ld %7.2f %7.2f %7.2f\n", batch, long(batch) * pairs_per, tlp, evd[0],
+                evd[1], evd[2]);
+    times.push_back({evd[0], evd[1], evd[2]});
+    npairs.push_back(long(batch) * pairs_per);
+  }
+  // The threshold whose rule (evd_threads_rule) comes closest to the best
+  // plan of every batch: least sum of time / best time; ties to the smaller.
+  long best_tau = 0;
+  double best_loss = 1e300;
+  for (long tau = 256; tau <= (1L << 22); tau *= 2) {
+    double loss = 0;
+    for (size_t i = 0; i < times.size(); ++i) {
+      const int nt = detail::cuda::evd_threads_rule(npairs[i], tau);
+      const double t = times[i][nt == 32 ? 0 : nt == 128 ? 1 : 2];
+      loss += t / std::min({times[i][0], times[i][1], times[i][2]});
+    }
+    if (loss < best_loss - 1e-9) {
+      best_loss = loss;
+      best_tau = tau;
+    }
+  }
+  std::printf("measured TLP threshold: %ld threads (mean time / best plan %.3f; tuning.hpp "
+              "tlp_threshold has %ld for this precision)\n",
+              best_tau, best_loss / double(std::max<size_t>(times.size(), 1)),
+              detail::cuda::tlp_threshold(int(sizeof(T))));
+  return true;
+}
+} // namespace
+
+bool bench_tune_tlp(char precision, int n, std::vector<BenchRow> &rows) {
+  try {
+    switch (precision) {
+    case 's': return bench_tune_tlp_t<float>(precision, n, rows);
+    case 'd': return bench_tune_tlp_t<double>(precision, n, rows);
+    case 'c': return bench_tune_tlp_t<std::complex<float>>(precision, n, rows);
+    default: return bench_tune_tlp_t<std::complex<double>>(precision, n, rows);
+    }
+  } catch (const CudaFail &f) {
+    BenchRow r;
+    r.solver = "tune-tlp";
     r.note = "failed: " + f.what;
     rows.push_back(r);
     return false;

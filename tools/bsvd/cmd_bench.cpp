@@ -62,6 +62,8 @@ struct BenchArgs {
   std::string json;
   std::string pair_solver = "auto"; // auto, gram, evd, svd, all
   std::string mtx;                  // directory of Matrix Market files
+  std::string evd_threads = "auto"; // auto, 32, 128, 256, all
+  int tune_tlp = 0;                 // > 0: measure the TLP threshold at this n
 };
 
 // --pair-solver: a bsvd_pair_solver_t, or -1 for "all" (-2: unknown).
@@ -252,6 +254,14 @@ int bench(const BenchArgs &a) {
     return 2;
   }
   for (auto &c : cases) c.pair_solver = pair_solver;
+  const std::string &et = a.evd_threads;
+  if (et != "auto" && et != "32" && et != "128" && et != "256" && et != "all") {
+    std::fprintf(stderr, "bsvd bench: --evd-threads must be auto, 32, 128, 256 or all\n");
+    return 2;
+  }
+  // A fixed plan for every bsvd row (tuning.hpp reads it per sweep).
+  if (et != "auto" && et != "all") setenv("BSVD_EVD_THREADS", et.c_str(), 1);
+  for (auto &c : cases) c.evd_plans = et == "all";
   const bool want_cpu = a.backend == "cpu" || a.backend == "all";
   const bool want_gpu = a.backend == "cuda" || a.backend == "all";
   if (!want_cpu && !want_gpu) {
@@ -267,6 +277,16 @@ int bench(const BenchArgs &a) {
   const int threads = a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
   single_threaded_blas();
   std::vector<BenchRow> rows;
+  if (a.tune_tlp > 0) {
+#if defined(BSVD_WITH_CUDA)
+    for (const auto &p : split(a.precisions, ','))
+      if (!bench_tune_tlp(p[0], a.tune_tlp, rows)) return 1;
+    cases.clear();
+#else
+    std::fprintf(stderr, "bsvd bench: --tune-tlp needs the CUDA backend\n");
+    return 2;
+#endif
+  }
   if (!a.mtx.empty()) {
 #if defined(BSVD_WITH_CUDA)
     const auto files = testing::list_matrix_market(a.mtx);
@@ -275,7 +295,8 @@ int bench(const BenchArgs &a) {
       return 2;
     }
     for (const auto &p : split(a.precisions, ','))
-      if (!bench_gpu_mtx(files, p[0], std::max(1, a.reps), pair_solver, rows)) return 1;
+      if (!bench_gpu_mtx(files, p[0], std::max(1, a.reps), pair_solver, et == "all", rows))
+        return 1;
     cases.clear();
 #else
     std::fprintf(stderr, "bsvd bench: --mtx needs the CUDA backend\n");
@@ -358,6 +379,14 @@ void add_bench(CLI::App &app, int &rc) {
   sub->add_option("--mtx", a->mtx,
                   "cuda: one mixed-size batch of the Matrix Market files of this directory "
                   "(instead of --cases), against cuSOLVER per matrix");
+  sub->add_option("--evd-threads", a->evd_threads,
+                  "cuda blocked path, eigensolver plan: threads per Gram matrix (32, 128, 256), "
+                  "auto (the TLP model of tuning.hpp), or all (auto plus a row per plan)")
+      ->capture_default_str();
+  sub->add_option("--tune-tlp", a->tune_tlp,
+                  "cuda: measure the eigensolver plans' TLP threshold on batches of N x N "
+                  "random matrices of growing count (instead of --cases); N = this value")
+      ->capture_default_str();
   sub->add_flag("-q,--quiet", a->quiet, "no progress on stderr");
   sub->callback([a, &rc] { rc = bench(*a); });
 }
