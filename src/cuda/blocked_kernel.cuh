@@ -202,6 +202,36 @@ template <class T, int K> struct EvdWarpSmem {
   unsigned ok; // bit j: pair j rotates in this step
 };
 
+// Pair x of round-robin step s over `slots` indices: (p, q) into S.p[x],
+// S.q[x] and, when G_pq needs a rotation, the rotation into S.c, S.te
+// and the new diagonal into S.a, S.b (mine); sig: it counts for
+// convergence (blocked_counts). One thread per pair.
+template <class T, int K>
+__device__ __forceinline__ void evd_pair_rotation(EvdWarpSmem<T, K> &S, int k, int slots, int s,
+                                                  int x, dreal_t<T> tol, dreal_t<T> floor,
+                                                  dreal_t<T> nullf, bool &mine, bool &sig) {
+  using R = dreal_t<T>;
+  constexpr int L = K + 1;
+  int p, q;
+  round_robin_pair(slots, s, x, p, q);
+  if (q < k) {
+    const R a = dreal(S.G[p + p * L]), b = dreal(S.G[q + q * L]);
+    const T g = S.G[p + q * L];
+    const R ag = dabs(g);
+    if (needs_rotation(fabs(a), fabs(b), ag, tol)) {
+      const Rotation<R> rot = jacobi_rotation(a, b, ag);
+      S.c[x] = rot.c;
+      S.te[x] = tconj_phase(rot.t, g, ag);
+      S.a[x] = a - rot.t * ag;
+      S.b[x] = b + rot.t * ag;
+      mine = true;
+      sig = blocked_counts(fabs(a), fabs(b), floor, nullf);
+    }
+  }
+  S.p[x] = p;
+  S.q[x] = q;
+}
+
 // The warp's solve of S.G (k x k, S.Q = I on entry): sweeps of parallel
 // round-robin steps until one rotates nothing or cap sweeps ran. Returns
 // (warp-uniform) the rotations applied and whether one of them counts
@@ -225,26 +255,7 @@ __device__ EvdRun evd_warp_iterate(EvdWarpSmem<T, K> &S, int k, int l, dreal_t<T
     long in_sweep = 0;
     for (int s = 0; s < steps; ++s) {
       bool mine = false, sig = false;
-      if (l < half) {
-        int p, q;
-        round_robin_pair(slots, s, l, p, q);
-        if (q < k) {
-          const R a = dreal(S.G[p + p * L]), b = dreal(S.G[q + q * L]);
-          const T g = S.G[p + q * L];
-          const R ag = dabs(g);
-          if (needs_rotation(fabs(a), fabs(b), ag, tol)) {
-            const Rotation<R> rot = jacobi_rotation(a, b, ag);
-            S.c[l] = rot.c;
-            S.te[l] = tconj_phase(rot.t, g, ag);
-            S.a[l] = a - rot.t * ag;
-            S.b[l] = b + rot.t * ag;
-            mine = true;
-            sig = blocked_counts(fabs(a), fabs(b), floor, nullf);
-          }
-        }
-        S.p[l] = p;
-        S.q[l] = q;
-      }
+      if (l < half) evd_pair_rotation(S, k, slots, s, l, tol, floor, nullf, mine, sig);
       const unsigned ok = __ballot_sync(0xffffffffu, mine);
       run.significant = run.significant || __any_sync(0xffffffffu, sig);
       if (ok == 0) continue;
@@ -366,26 +377,7 @@ __device__ EvdRun evd_block_iterate(EvdWarpSmem<T, K> &S, int k, int tid, dreal_
     for (int s = 0; s < steps; ++s) {
       if (tid < 32) {
         bool mine = false, sig = false;
-        if (tid < half) {
-          int p, q;
-          round_robin_pair(slots, s, tid, p, q);
-          if (q < k) {
-            const R a = dreal(S.G[p + p * L]), b = dreal(S.G[q + q * L]);
-            const T g = S.G[p + q * L];
-            const R ag = dabs(g);
-            if (needs_rotation(fabs(a), fabs(b), ag, tol)) {
-              const Rotation<R> rot = jacobi_rotation(a, b, ag);
-              S.c[tid] = rot.c;
-              S.te[tid] = tconj_phase(rot.t, g, ag);
-              S.a[tid] = a - rot.t * ag;
-              S.b[tid] = b + rot.t * ag;
-              mine = true;
-              sig = blocked_counts(fabs(a), fabs(b), floor, nullf);
-            }
-          }
-          S.p[tid] = p;
-          S.q[tid] = q;
-        }
+        if (tid < half) evd_pair_rotation(S, k, slots, s, tid, tol, floor, nullf, mine, sig);
         const unsigned ok = __ballot_sync(0xffffffffu, mine);
         run.significant = run.significant || __any_sync(0xffffffffu, sig);
         if (tid == 0) S.ok = ok;
