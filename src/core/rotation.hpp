@@ -25,6 +25,8 @@
 #include "batch.hpp"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 namespace bsvd::detail {
 
@@ -122,6 +124,22 @@ template <class R> BSVD_HD inline R blocked_null_floor(R amax) {
 template <class R> BSVD_HD inline R finish_null_ratio(int kpair) {
   return R(kpair > 1 ? kpair : 1) * unit_roundoff<R>();
 }
+// The pivot key of the finish's completion of null columns (CPU
+// complete_basis, GPU finish_and_write): the residual r_i of candidate
+// e_i rounded to a float (clamped at 0) in the high word, ties to the
+// smaller i in the low word; the largest key wins.
+template <class R> BSVD_HD inline uint64_t completion_key(R r, int i, int mw) {
+  const float f = float(r > R(0) ? r : R(0));
+  uint32_t bits;
+#if defined(__CUDA_ARCH__)
+  bits = __float_as_uint(f);
+#else
+  memcpy(&bits, &f, sizeof bits);
+#endif
+  return (uint64_t(bits) << 32) | uint32_t(mw - 1 - i);
+}
+BSVD_HD inline int completion_row(uint64_t key, int mw) { return mw - 1 - int(key & 0xffffffffu); }
+
 template <class R>
 BSVD_HD inline bool blocked_counts(R a, R b, R pair_floor, R null_floor) {
   const R lo = a < b ? a : b, hi = a < b ? b : a;

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 namespace bsvd::detail {
@@ -126,15 +125,8 @@ void scaled_norm(int m, const T *x, real_of_t<T> &mant, int &expo, T *unit) {
 // (the earlier rule tried e_0, e_1, ... until one kept enough: on the
 // rank-deficient SuiteSparse graph matrices that cost the GPU finish
 // 214 ms per batch). Pivot key: r_i rounded to float, ties to the smaller
-// i -- the GPU finish (matrix_io.cuh) uses the same key. The first
+// i (completion_key, rotation.hpp, shared with the GPU finish). The first
 // Gram-Schmidt pass needs no inner products: u_c^H e_i = conj(u_ic).
-template <class R> inline uint64_t completion_key(R r, int i, int mw) {
-  const float f = float(std::max(r, R(0)));
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  return (uint64_t(bits) << 32) | uint32_t(mw - 1 - i);
-}
-
 template <class T>
 void complete_basis(int mw, int nw, T *U, const char *null, T *cand) {
   using R = real_of_t<T>;
@@ -154,7 +146,7 @@ void complete_basis(int mw, int nw, T *U, const char *null, T *cand) {
     if (done[j]) continue;
     uint64_t best = 0;
     for (int i = 0; i < mw; ++i) best = std::max(best, completion_key(resid[i], i, mw));
-    const int piv = mw - 1 - int(best & 0xffffffffu);
+    const int piv = completion_row(best, mw);
     std::fill(cand, cand + mw, T(0));
     cand[piv] = T(1);
     for (int pass = 0; pass < 2; ++pass) {

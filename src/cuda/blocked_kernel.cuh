@@ -1061,7 +1061,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
           blk_evd_block_kernel<Tstd, K, 128><<<grid, 128, sizeof(EvdWarpSmem<T, K>), stream>>>(P);
         else
           blk_evd_block_kernel<Tstd, K, 256><<<grid, 256, sizeof(EvdWarpSmem<T, K>), stream>>>(P);
-        ++prof.evd_steps[evd_nt == 32 ? 0 : evd_nt == 128 ? 1 : 2];
+        ++prof.evd_steps[evd_plan_index(evd_nt)];
         timer.mark(3);
         blk_update_kernel<Tstd, K><<<ugrid, 128, 0, stream>>>(P);
         launches += 3;

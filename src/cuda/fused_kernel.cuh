@@ -473,8 +473,8 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
 
   // ---- 3-4. finish, then write S, U, V, info, sweeps once ------------------
   finish_and_write<G>(P, team, t, g, l, gvalid, mvalid, nonfinite, b, m, n, vectors, escale, W,
-                      ldw, Vw, ldvw, nrm, expo, rank, flag, xs, coef, st, amax_word, static_cast<R *>(nullptr),
-                      unit_u<R>());
+                      ldw, Vw, ldvw, nrm, expo, rank, flag, xs, coef, st, amax_word,
+                      static_cast<R *>(nullptr), unit_u<R>());
 }
 
 // ---- host side: instantiation and dispatch over (G, RPL) -----------------

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "../core/batch.hpp"
+#include "../core/rotation.hpp"
 #include "device_scalar.cuh"
 
 namespace bsvd::detail::cuda {
@@ -255,8 +256,8 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
     // Null columns: complete to an orthonormal set as the CPU twin
     // (complete_basis in solve_one.cpp): for each null j0 in ascending
     // order the pivot e_c with the largest residual r_c = 1 - sum_{c' in D}
-    // |w_cc'|^2 against the accepted set D (key: r_c as a float, ties to
-    // the smaller c; *key, a word of the team's shared memory), then two
+    // |w_cc'|^2 against the accepted set D (completion_key, rotation.hpp;
+    // *key, a word of the team's shared memory), then two
     // passes of classical Gram-Schmidt against D and normalization. One
     // candidate per column (the r_c sum to mw - |D| >= 1). With resid
     // (mw entries) the r_c are formed once and then downdated by each new
@@ -264,8 +265,8 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
     // memory) they are formed again for each column. Every loop over the
     // columns is branch-free (coef_c = 0 outside D) so that its loads are
     // in flight together: W may be in global memory.
-    if (team.any(ok && st[kStNull] != 0)) {
-      const bool anynull = ok && st[kStNull] != 0;
+    const bool anynull = ok && st[kStNull] != 0;
+    if (team.any(anynull)) {
       auto residual = [&](int i) {
         R s = 0;
 #pragma unroll 8
@@ -286,15 +287,13 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
         if (need) {
           // Thread per row: reads of W coalesced across the team.
           unsigned long long best = 0;
-          for (int i = t; i < mw; i += P.tpm) {
-            const float r = float(fmax(resid ? resid[i] : residual(i), R(0)));
-            best = max(best, (static_cast<unsigned long long>(__float_as_uint(r)) << 32) |
-                                 static_cast<unsigned>(mw - 1 - i));
-          }
+          for (int i = t; i < mw; i += P.tpm)
+            best = max(best, static_cast<unsigned long long>(
+                                 completion_key(resid ? resid[i] : residual(i), i, mw)));
           if (best) atomicMax(key, best);
         }
         team.sync();
-        const int cand = mw - 1 - int(*key & 0xffffffffull);
+        const int cand = completion_row(*key, mw);
         // x = e_cand; first pass: coef_c = w_c^H e_cand = conj(w_cand,c).
         if (need) {
           for (int i = t; i < mw; i += P.tpm) xs[i] = i == cand ? done<T>() : dzero<T>();

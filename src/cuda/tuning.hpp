@@ -147,10 +147,14 @@ inline int pair_solver_rule(char precision, int mw, int nw, int nb) {
 // 1.007 (z).
 // BSVD_TLP_THRESHOLD=n overrides tau; BSVD_EVD_THREADS=32|128|256 forces a
 // plan (bench --evd-threads).
+// The plans, in the rule's order; evd_plan_index maps a plan to its place.
+constexpr int kEvdPlans[3] = {32, 128, 256};
+constexpr int evd_plan_index(int nt) { return nt == 32 ? 0 : nt == 128 ? 1 : 2; }
+inline bool is_evd_plan(int nt) { return nt == 32 || nt == 128 || nt == 256; }
 inline int evd_threads_rule(long pairs, long tau) {
-  for (int nt : {32, 128, 256})
+  for (int nt : kEvdPlans)
     if (pairs * nt >= tau) return nt;
-  return 256;
+  return kEvdPlans[2];
 }
 inline long tlp_threshold(int elem_bytes) {
   if (const char *e = std::getenv("BSVD_TLP_THRESHOLD")) {
@@ -162,7 +166,7 @@ inline long tlp_threshold(int elem_bytes) {
 inline int choose_evd_threads(long pairs, int elem_bytes) {
   if (const char *e = std::getenv("BSVD_EVD_THREADS")) {
     const int v = std::atoi(e);
-    if (v == 32 || v == 128 || v == 256) return v;
+    if (is_evd_plan(v)) return v;
   }
   return evd_threads_rule(pairs, tlp_threshold(elem_bytes));
 }

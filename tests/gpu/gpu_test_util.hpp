@@ -22,6 +22,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -39,6 +40,28 @@ template <class T> using R_t = bsvd::detail::real_of_t<T>;
   do {                                                                         \
     if (!bsvd::detail::cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"; \
   } while (0)
+
+// An environment variable set for the life of the object and restored
+// (or removed) at its end, also when an ASSERT leaves the test early.
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const char *name) : name_(name) {
+    const char *old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+  }
+  void set(const char *value) { setenv(name_.c_str(), value, 1); }
+  ~ScopedEnv() {
+    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
+    else unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv &) = delete;
+  ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
 
 template <class T> double uroff() { return double(bsvd::detail::unit_roundoff<R_t<T>>()); }
 template <class T> char prec() {

@@ -8,8 +8,6 @@
 #include "cuda/blocked.hpp"
 #include "cuda/qr.hpp"
 
-#include <cstdlib>
-
 namespace {
 
 using bsvd::detail::cuda::kBlockedDefaultNb;
@@ -128,15 +126,14 @@ TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
   const std::vector<Shape> shapes = {{100, 100, 16, 1}, {130, 70, 16, 1}, {70, 130, 16, 1},
                                      {45, 45, 8, 1},    {200, 40, 16, 1}, {48, 48, 16, 0},
                                      {37, 29, 4, 0}};
-  const char *old = std::getenv("BSVD_EVD_THREADS");
-  const std::string keep = old ? old : "";
+  ScopedEnv plan("BSVD_EVD_THREADS");
   uint64_t seed = 991;
   for (const Shape &sh : shapes) {
     const int batch = 3;
     const auto A = family_batch<T>(Family::Logrand, sh.m, sh.n, batch, seed += 5);
     std::vector<Solved<T>> res;
     for (const char *nt : {"32", "128", "256"}) {
-      setenv("BSVD_EVD_THREADS", nt, 1);
+      plan.set(nt);
       res.push_back(gpu_solve<T>(sh.m, sh.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
                                  BSVD_VARIANT_BLOCKED, sh.nb, sh.eig, 0, BSVD_PAIR_GRAM));
     }
@@ -156,8 +153,6 @@ TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
       EXPECT_TRUE(res[p].V == res[0].V) << "V differs from the warp plan's";
     }
   }
-  if (old) setenv("BSVD_EVD_THREADS", keep.c_str(), 1);
-  else unsetenv("BSVD_EVD_THREADS");
 }
 
 // The block eigensolver plans on two small matrices against the CPU twin,
@@ -166,12 +161,11 @@ TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
 TYPED_TEST(GpuBlocked, EvdBlockPlansSmall) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  const char *old = std::getenv("BSVD_EVD_THREADS");
-  const std::string keep = old ? old : "";
+  ScopedEnv plan("BSVD_EVD_THREADS");
   uint64_t seed = 313;
   for (const char *nt : {"128", "256"})
     for (auto [m, n] : std::vector<std::pair<int, int>>{{40, 40}, {33, 21}}) {
-      setenv("BSVD_EVD_THREADS", nt, 1);
+      plan.set(nt);
       auto A = family_batch<T>(Family::Logrand, m, n, 2, seed += 3);
       if (n == 21) // columns 11.. repeat 0..: rank 11, the finish completes 10 U columns
         for (int b = 0; b < 2; ++b)
@@ -193,8 +187,6 @@ TYPED_TEST(GpuBlocked, EvdBlockPlansSmall) {
         EXPECT_TRUE(ratios(r, A, b).pass()) << ratio_text(ratios(r, A, b));
       }
     }
-  if (old) setenv("BSVD_EVD_THREADS", keep.c_str(), 1);
-  else unsetenv("BSVD_EVD_THREADS");
 }
 
 // The six families at sizes beyond the fused kernel (the automatic choice

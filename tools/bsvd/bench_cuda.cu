@@ -243,9 +243,10 @@ std::string stage_text(const detail::cuda::BlockedProfile &pr) {
 template <class F> void for_each_evd_plan(F f) {
   const char *old = std::getenv("BSVD_EVD_THREADS");
   const std::string keep = old ? old : "";
-  for (const char *nt : {"32", "128", "256"}) {
-    setenv("BSVD_EVD_THREADS", nt, 1);
-    f(std::string(nt));
+  for (int plan : detail::cuda::kEvdPlans) {
+    const std::string nt = std::to_string(plan);
+    setenv("BSVD_EVD_THREADS", nt.c_str(), 1);
+    f(nt);
   }
   if (old) setenv("BSVD_EVD_THREADS", keep.c_str(), 1);
   else unsetenv("BSVD_EVD_THREADS");
@@ -908,7 +909,6 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
     o.workspace = dws.p;
     o.workspace_bytes = ws;
     double evd[3] = {0, 0, 0};
-    int i = 0;
     bool failed = false;
     for_each_evd_plan([&](const std::string &nt) {
       auto call = [&] {
@@ -924,7 +924,7 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
         detail::cuda::set_blocked_profiling(false);
         best = std::min(best, detail::cuda::blocked_last_profile().evd);
       }
-      evd[i] = best;
+      evd[detail::cuda::evd_plan_index(std::stoi(nt))] = best;
       BenchRow row;
       row.solver = "tune-evd" + nt;
       row.device = dev;
@@ -936,7 +936,6 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
       row.pass = !failed;
       row.note = "eigensolver stage only; TLP(32) = " + std::to_string(long(batch) * pairs_per * 32);
       rows.push_back(row);
-      ++i;
     });
     if (failed) return false;
     const long tlp = long(batch) * pairs_per * 32;
@@ -953,7 +952,7 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
     double loss = 0;
     for (size_t i = 0; i < times.size(); ++i) {
       const int nt = detail::cuda::evd_threads_rule(npairs[i], tau);
-      const double t = times[i][nt == 32 ? 0 : nt == 128 ? 1 : 2];
+      const double t = times[i][detail::cuda::evd_plan_index(nt)];
       loss += t / std::min({times[i][0], times[i][1], times[i][2]});
     }
     if (loss < best_loss - 1e-9) {
