@@ -305,6 +305,152 @@ __device__ EvdRun evd_warp_iterate(EvdWarpSmem<T, K> &S, int k, int l, dreal_t<T
   return run;
 }
 
+// The warp's solve with G and Q in registers, for full pairs (k = K = 32)
+// of types up to 8 bytes (s, d, c; z would need 256 registers). The same
+// operations per entry in the same order as evd_warp_iterate, so the same
+// bits; what changes is where the entries live. The shared-memory solve
+// moves every entry of G and Q through shared memory for each rotation
+// (~12 accesses per pair per lane and step): shared-memory bandwidth was
+// its bound (docs/perf/wcycle.md, session 6). Here:
+//  - lane l holds row l of G and of Q (rows stay put: J^H G mixes the rows
+//    of two lanes through one shuffle per entry; Q J mixes columns only);
+//  - columns are held by *position*: the round-robin step s pairs indices
+//    i + j = 2 s (mod 31) and (s, 31), which in positions pos = i - s
+//    (mod 31), 31 fixed, is the fixed pairing (0, 31), (x, 31 - x); so G J
+//    and Q J act on fixed registers, and between steps every position
+//    moves down by one on the 31-cycle (register moves; after 31 steps,
+//    i.e. a sweep, positions are indices again);
+//  - a pair whose first position holds the larger index is applied with
+//    neg_conj(te) (rot_first in device_scalar.cuh: the same bits);
+//  - the diagonal is kept apart (dg, real): a lane's own diagonal register
+//    only ever mixes into entries of its pair's 2 x 2 block, which the
+//    exact values overwrite; the off-diagonal entry of that block is read
+//    and zeroed by a select over the row (its register depends on the
+//    lane).
+template <class T> constexpr bool kEvdInRegisters = sizeof(T) <= 8;
+template <class T, int K>
+__device__ EvdRun evd_reg_iterate(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dreal_t<T> nullf,
+                                  int cap) {
+  using R = dreal_t<T>;
+  static_assert(K == 32, "one lane per row");
+  constexpr int L = K + 1, M = K - 1; // M: the cycle of positions 0 .. 30
+  T gr[K], qr[K];
+#pragma unroll
+  for (int c = 0; c < K; ++c) {
+    gr[c] = S.G[l + c * L];
+    qr[c] = c == l ? done<T>() : dzero<T>();
+  }
+  R dg = dreal(S.G[l + l * L]);
+  R gm = fabs(dg);
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) gm = fmax(gm, shfl_xor(gm, o));
+  const R floor = blocked_noise_floor(gm, K);
+  EvdRun run;
+  for (int sweep = 0; sweep < cap; ++sweep) {
+    long in_sweep = 0;
+#pragma unroll 1
+    for (int s = 0; s < M; ++s) {
+      const int pos = l == M ? M : (l - s + M) % M;
+      const int pp = pos == 0 ? M : pos == M ? 0 : M - pos; // the partner's position
+      const int partner = pp == M ? M : (pp + s) % M;      // ... and lane (= index)
+      const int x = min(pos, pp);                           // the pair
+      const bool first = pos < pp;
+      T off = dzero<T>(); // G(l, partner): a select over the row (a register
+                          // array cannot be indexed at run time in registers)
+#pragma unroll
+      for (int c = 0; c < K; ++c)
+        if (c == pp) off = gr[c];
+      const R dpart = shfl_idx(dg, partner);
+      const T opart = shfl_idx(off, partner);
+      bool mine = false, sig = false;
+      if (first) { // evd_pair_rotation with (p, q) = the indices in order
+        const bool lp = l < partner;
+        const R a = lp ? dg : dpart, b = lp ? dpart : dg;
+        const T g = lp ? off : opart; // G(p, q)
+        const R ag = dabs(g);
+        if (needs_rotation(fabs(a), fabs(b), ag, tol)) {
+          const Rotation<R> rot = jacobi_rotation(a, b, ag);
+          const T te = tconj_phase(rot.t, g, ag);
+          const R na = a - rot.t * ag, nb = b + rot.t * ag;
+          S.c[x] = rot.c;
+          S.te[x] = lp ? te : neg_conj(te); // for the positions (x, pp)
+          S.a[x] = lp ? na : nb;            // new diagonal at position x
+          S.b[x] = lp ? nb : na;            // ... and at pp
+          mine = true;
+          sig = blocked_counts(fabs(a), fabs(b), floor, nullf);
+        }
+      }
+      // Pair x's first position is lane (x + s) mod 31: rotate the ballot.
+      const unsigned bal = __ballot_sync(0xffffffffu, mine) & 0x7fffffffu;
+      const unsigned ok = ((bal >> s) | (bal << (M - s))) & 0xffffu;
+      run.significant = run.significant || __any_sync(0xffffffffu, sig);
+      if (ok != 0) {
+        in_sweep += __popc(ok);
+        __syncwarp();
+        // G J and Q J: fixed registers.
+#pragma unroll
+        for (int px = 0; px < K / 2; ++px) {
+          if (!((ok >> px) & 1u)) continue;
+          const int py = px == 0 ? M : M - px;
+          const R c = S.c[px];
+          const T t = S.te[px];
+          rot_tangent(gr[px], gr[py], c, t, false);
+          rot_tangent(qr[px], qr[py], c, t, false);
+        }
+        // J^H G: rows (x, pp) with conj(te); the second row's output is
+        // rot_first with the roles exchanged.
+        const bool rotates = (ok >> x) & 1u;
+        R cm = R(0);
+        T sg = dzero<T>();
+        if (rotates) {
+          cm = S.c[x];
+          const T rho = dconj(S.te[x]);
+          sg = first ? rho : neg_conj(rho);
+        }
+#pragma unroll
+        for (int c = 0; c < K; ++c) {
+          const T o = shfl_idx(gr[c], partner);
+          if (rotates) gr[c] = rot_first(gr[c], o, cm, sg);
+        }
+        if (rotates) { // the exact 2 x 2 block
+          dg = first ? S.a[x] : S.b[x];
+#pragma unroll
+          for (int c = 0; c < K; ++c)
+            if (c == pp) gr[c] = dzero<T>();
+        }
+        __syncwarp(); // the records are read before the next step writes them
+      }
+      // Positions move down by one on the 31-cycle.
+      const T g0 = gr[0], q0 = qr[0];
+#pragma unroll
+      for (int c = 0; c + 1 < M; ++c) {
+        gr[c] = gr[c + 1];
+        qr[c] = qr[c + 1];
+      }
+      gr[M - 1] = g0;
+      qr[M - 1] = q0;
+    }
+    run.applied += in_sweep;
+    if (in_sweep == 0) break;
+  }
+  // Whole sweeps ran: positions are indices. Q and the diagonal back to
+  // shared memory (what evd_finish and evd_slot_store read).
+#pragma unroll
+  for (int c = 0; c < K; ++c) S.Q[l + c * L] = qr[c];
+  S.G[l + l * L] = dfrom_real<T>(dg);
+  __syncwarp();
+  return run;
+}
+
+// The warp solve: in registers when it can (above), else in shared memory.
+template <class T, int K>
+__device__ __forceinline__ EvdRun evd_warp_solve(EvdWarpSmem<T, K> &S, int k, int l,
+                                                 dreal_t<T> tol, dreal_t<T> nullf, int cap) {
+  if constexpr (kEvdInRegisters<T>)
+    if (k == K) return evd_reg_iterate<T, K>(S, l, tol, nullf, cap);
+  return evd_warp_iterate(S, k, l, tol, nullf, cap);
+}
+
 // Barrier of the NT threads that solve one Gram matrix: the warp, or the
 // whole block (the block eigensolver below runs one matrix per block).
 template <int NT> __device__ __forceinline__ void evd_sync() {
@@ -324,13 +470,32 @@ __device__ void evd_finish(EvdWarpSmem<T, K> &S, int k, int tid, bool sort, T *o
   constexpr int L = K + 1, RS = NT / 32;
   const int l = tid % 32, r0 = tid / 32;
   evd_sync<NT>();
+  // Up to 8 bytes per entry (s, d, c) the thread's own column of Q (row of
+  // Q below) is read once into registers; the other operand is the same
+  // for all threads (a broadcast). Same products in the same order.
+  constexpr bool kCache = kEvdInRegisters<T>;
+  T own[kCache ? K : 1];
+  if constexpr (kCache) {
+#pragma unroll
+    for (int r = 0; r < K; ++r) own[r] = l < k && r < k ? S.Q[r + l * L] : dzero<T>();
+  }
   // C = I - Q^H Q into G; thread = column l.
   if (l < k)
     for (int i = r0; i < k; i += RS) {
       T h = dzero<T>();
-      for (int r = 0; r < k; ++r) dot_acc(h, S.Q[r + i * L], S.Q[r + l * L]);
+      if constexpr (kCache) {
+#pragma unroll
+        for (int r = 0; r < K; ++r)
+          if (r < k) dot_acc(h, S.Q[r + i * L], own[r]);
+      } else {
+        for (int r = 0; r < k; ++r) dot_acc(h, S.Q[r + i * L], S.Q[r + l * L]);
+      }
       S.G[i + l * L] = i == l ? dfrom_real<T>(R(1) - dreal(h)) : dzero<T>() - h;
     }
+  if constexpr (kCache) {
+#pragma unroll
+    for (int r = 0; r < K; ++r) own[r] = l < k && r < k ? S.Q[l + r * L] : dzero<T>();
+  }
   if (tid < k) {
     int r = tid;
     if (sort) {
@@ -345,7 +510,13 @@ __device__ void evd_finish(EvdWarpSmem<T, K> &S, int k, int tid, bool sort, T *o
   if (l < k)
     for (int j = r0; j < k; j += RS) {
       T s = dzero<T>();
-      for (int r = 0; r < k; ++r) s = s + S.Q[l + r * L] * S.G[r + j * L];
+      if constexpr (kCache) {
+#pragma unroll
+        for (int r = 0; r < K; ++r)
+          if (r < k) s = s + own[r] * S.G[r + j * L];
+      } else {
+        for (int r = 0; r < k; ++r) s = s + S.Q[l + r * L] * S.G[r + j * L];
+      }
       out[l + S.rank[j] * ldo] = S.Q[l + j * L] + dscale(s, R(0.5));
     }
   evd_sync<NT>();
@@ -492,8 +663,8 @@ __global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const __gr
   EvdWarpSmem<T, K> &S = reinterpret_cast<EvdWarpSmem<T, K> *>(smem_raw)[w];
   int mi, k;
   if (!evd_slot_load<Tstd, T, K, 32>(P, S, slot, l, mi, k)) return;
-  const EvdRun run = evd_warp_iterate(S, k, l, evd_tol<Tstd, R>(P, mi, k), P.nullf[mi],
-                                      P.eig_sweeps > 0 ? P.eig_sweeps : 60);
+  const EvdRun run = evd_warp_solve<T, K>(S, k, l, evd_tol<Tstd, R>(P, mi, k), P.nullf[mi],
+                                          P.eig_sweeps > 0 ? P.eig_sweeps : 60);
   evd_slot_store<Tstd, T, K, 32>(P, S, slot, l, mi, k, run);
 }
 
@@ -741,12 +912,15 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
 // ---- update: [W_i W_j] <- [W_i W_j] Q, [V_i V_j] <- [V_i V_j] Q --------------
 // One thread per row (W's rows, then V's): the row's k entries in
 // registers, outputs kChunk at a time; Q (zero-padded to K x K) in shared
-// memory, read as broadcasts.
+// memory stored by rows (Qs[r K + c] = Q(r, c)), so the kChunk entries of
+// row r that one step reads are contiguous and 16-byte aligned: read as
+// 128-bit broadcasts (two to four entries per instruction; the one-entry
+// broadcasts made this kernel shared-memory bound, one load per FMA).
 template <class Tstd, int K>
 __global__ void __launch_bounds__(128) blk_update_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   constexpr int kChunk = 8;
-  __shared__ T Qs[K * K];
+  __shared__ __align__(16) T Qs[K * K];
   if (!P.pflag[blockIdx.x]) return;
   const int y = blockIdx.x / P.half, x = blockIdx.x - y * P.half;
   const BlkMat M = P.mats[P.act[y]];
@@ -756,7 +930,7 @@ __global__ void __launch_bounds__(128) blk_update_kernel(const __grid_constant__
   const T *Qg = P.Q + size_t(blockIdx.x) * K * K;
   for (int e = t; e < K * K; e += 128) {
     const int c = e / K, r = e - c * K;
-    Qs[e] = (r < k && c < k) ? Qg[r + c * K] : dzero<T>();
+    Qs[r * K + c] = (r < k && c < k) ? Qg[r + c * K] : dzero<T>();
   }
   __syncthreads();
   const int row = blockIdx.y * 128 + t;
@@ -785,7 +959,7 @@ __global__ void __launch_bounds__(128) blk_update_kernel(const __grid_constant__
 #pragma unroll
     for (int r = 0; r < K; ++r)
 #pragma unroll
-      for (int j = 0; j < kChunk; ++j) acc[j] = acc[j] + xr[r] * Qs[r + (c0 + j) * K];
+      for (int j = 0; j < kChunk; ++j) acc[j] = acc[j] + xr[r] * Qs[r * K + c0 + j];
 #pragma unroll
     for (int j = 0; j < kChunk; ++j)
       if (c0 + j < k) X[i + size_t(pair_col(c0 + j, bi, wi, bj, P.nb)) * ld] = acc[j];

@@ -52,10 +52,20 @@ __device__ __forceinline__ int dilogb(double x) { return ilogb(x); }
 __device__ __forceinline__ double dldexp(double x, int e) { return ldexp(x, e); }
 // The plane rotation in tangent form (HBJ eq. 4.1, the CPU twin's rotate):
 //   x' = c (x - te y),  y' = c (y + conj(te) x),  stored exchanged if swap.
+// rot_first(x, y, c, t) = c (x - t y) is its first output; the second is
+// rot_first(y, x, c, neg_conj(te)) bit for bit (the operands of every fma
+// only change sign), so a rotation applied with the roles of x and y
+// exchanged is the same rotation with neg_conj(te) (the register
+// eigensolver of blocked_kernel.cuh relies on this).
+__device__ __forceinline__ float neg_conj(float t) { return -t; }
+__device__ __forceinline__ double neg_conj(double t) { return -t; }
+template <class R> __device__ __forceinline__ R rot_first(R x, R y, R c, R t) {
+  return c * fma(-t, y, x);
+}
 template <class R>
 __device__ __forceinline__ void rot_tangent(R &x, R &y, R c, R te, bool swap) {
-  const R nx = c * fma(-te, y, x);
-  const R ny = c * fma(te, x, y);
+  const R nx = rot_first(x, y, c, te);
+  const R ny = rot_first(y, x, c, neg_conj(te));
   x = swap ? ny : nx;
   y = swap ? nx : ny;
 }
@@ -65,6 +75,8 @@ template <class T> __device__ __forceinline__ T dnan() { return T(NAN); }
 template <class T> __device__ __forceinline__ T dfrom_real(dreal_t<T> r) { return T(r); }
 __device__ __forceinline__ float shfl_xor(float v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
 __device__ __forceinline__ double shfl_xor(double v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
+__device__ __forceinline__ float shfl_idx(float v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+__device__ __forceinline__ double shfl_idx(double v, int src) { return __shfl_sync(0xffffffffu, v, src); }
 
 // ---- complex ---------------------------------------------------------------
 template <class R> __device__ __forceinline__ cx<R> dconj(cx<R> x) { return {x.re, -x.im}; }
@@ -86,12 +98,17 @@ template <class R> __device__ __forceinline__ cx<R> tconj_phase(R t, cx<R> g, R 
 template <class R> __device__ __forceinline__ cx<R> dscale(cx<R> x, R r) { return {x.re * r, x.im * r}; }
 template <class R> __device__ __forceinline__ cx<R> ddiv(cx<R> x, R r) { return {x.re / r, x.im / r}; }
 template <class R> __device__ __forceinline__ cx<R> dldexp(cx<R> x, int e) { return {dldexp(x.re, e), dldexp(x.im, e)}; }
+template <class R> __device__ __forceinline__ cx<R> neg_conj(cx<R> t) { return {-t.re, t.im}; }
+template <class R> __device__ __forceinline__ cx<R> rot_first(cx<R> x, cx<R> y, R c, cx<R> te) {
+  // te y = (tr yr - ti yi) + i (tr yi + ti yr)
+  const R tr = te.re, ti = te.im;
+  return {c * fma(ti, y.im, fma(-tr, y.re, x.re)), c * fma(-ti, y.re, fma(-tr, y.im, x.im))};
+}
 template <class R>
 __device__ __forceinline__ void rot_tangent(cx<R> &x, cx<R> &y, R c, cx<R> te, bool swap) {
-  // te y = (tr yr - ti yi) + i (tr yi + ti yr); conj(te) x = (tr xr + ti xi) + i (tr xi - ti xr)
-  const R tr = te.re, ti = te.im;
-  const cx<R> nx = {c * fma(ti, y.im, fma(-tr, y.re, x.re)), c * fma(-ti, y.re, fma(-tr, y.im, x.im))};
-  const cx<R> ny = {c * fma(ti, x.im, fma(tr, x.re, y.re)), c * fma(-ti, x.re, fma(tr, x.im, y.im))};
+  // y + conj(te) x = y - neg_conj(te) x
+  const cx<R> nx = rot_first(x, y, c, te);
+  const cx<R> ny = rot_first(y, x, c, neg_conj(te));
   x = swap ? ny : nx;
   y = swap ? nx : ny;
 }
@@ -105,6 +122,9 @@ template <> __device__ __forceinline__ cx<float> dfrom_real<cx<float>>(float r) 
 template <> __device__ __forceinline__ cx<double> dfrom_real<cx<double>>(double r) { return {r, 0.}; }
 template <class R> __device__ __forceinline__ cx<R> shfl_xor(cx<R> v, int o) {
   return {shfl_xor(v.re, o), shfl_xor(v.im, o)};
+}
+template <class R> __device__ __forceinline__ cx<R> shfl_idx(cx<R> v, int src) {
+  return {shfl_idx(v.re, src), shfl_idx(v.im, src)};
 }
 template <class R> __device__ __forceinline__ cx<R> operator+(cx<R> a, cx<R> b) { return {a.re + b.re, a.im + b.im}; }
 template <class R> __device__ __forceinline__ cx<R> operator-(cx<R> a, cx<R> b) { return {a.re - b.re, a.im - b.im}; }

@@ -134,17 +134,22 @@ inline int pair_solver_rule(char precision, int mw, int nw, int nb) {
 // tau is measured with `bsvd bench --tune-tlp 256 --precision P` (uniform
 // batches of 1 ... 1024 random 256^2 matrices, 8 pairs each, eigensolver
 // stage ms per plan; the command prints the tau whose choices come
-// closest to the best plan of each batch). H100, 2026-11-22, ms for
-// batches of 1 / 64 / 128 / 256 / 1024 (plans 32 / 128 / 256):
-//   s:  13.1/7.5/6.1   14.2/9.6/9.0    15.1/13.2/14.6  19.4/23.3/26.0  62.4/76.4/91.1
-//   d:  18.1/10.5/8.7  19.3/13.7/13.0  21.8/19.6/23.9  42.1/35.7/44.2  129/124/156
-//   c:  15.6/8.5/7.5   16.8/11.7/11.7  19.5/17.1/20.8  38.6/30.9/36.0  118/107/131
-//   z:  23.3/12.8/10.6 24.7/18.4/17.3  48.2/35.1/32.8  94.6/58.6/62.9  367/211/235
-// (docs/perf/wcycle.md has the full tables.) Fitted tau: s 65536, d and c
-// 131072, z 524288 (one warp per matrix never wins up to 8192 pairs in z:
+// closest to the best plan of each batch). H100, 2026-11-22 (session 6:
+// the warp plan keeps G and Q in registers for full pairs of s, d, c), ms
+// for batches of 1 / 64 / 128 / 256 / 1024 (plans 32 / 128 / 256):
+//   s:  8.4/7.0/5.8    9.4/8.9/8.5     10.3/12.4/15.7  13.9/22.8/29.7  48.0/79.1/110
+//   d:  12.0/9.4/7.9   13.2/12.1/17.3  15.4/23.0/33.4  28.7/43.0/64.7  108/147/252
+//   c:  11.0/8.7/7.2   12.2/11.9/16.1  15.4/22.1/30.7  29.3/40.7/59.8  109/140/230
+//   z:  23.1/12.7/10.5 24.5/18.4/17.2  48.2/35.0/32.8  94.6/58.2/62.5  365/209/235
+// (docs/perf/wcycle.md has the full tables.) Fitted tau (the middle of the
+// run of equally good thresholds on a quarter-octave grid: the batches
+// bound the crossover, they do not place it): s, d, c 23170, in the run
+// 19484 .. 32768 (one warp per matrix wins from 1024 pairs, loses at 512;
+// before the register solver: s 65536, d and c 131072); z 370728, in
+// 311744 .. 524288 (one warp per matrix never wins up to 8192 pairs in z:
 // its shared memory, 2 x 32 x 33 x 16 bytes per warp, allows few warps per
-// SM). Mean time over the best plan with these: 1.005 (s, d), 1.017 (c),
-// 1.007 (z).
+// SM; z has no register solver). Mean time over the best plan with these:
+// 1.018 (s), 1.014 (d), 1.016 (c), 1.007 (z).
 // BSVD_TLP_THRESHOLD=n overrides tau; BSVD_EVD_THREADS=32|128|256 forces a
 // plan (bench --evd-threads).
 // The plans, in the rule's order; evd_plan_index maps a plan to its place.
@@ -161,7 +166,7 @@ inline long tlp_threshold(int elem_bytes) {
     const long v = std::atol(e);
     if (v > 0) return v;
   }
-  return elem_bytes <= 4 ? 65536 : elem_bytes <= 8 ? 131072 : 524288;
+  return elem_bytes <= 8 ? 23170 : 370728;
 }
 inline int choose_evd_threads(long pairs, int elem_bytes) {
   if (const char *e = std::getenv("BSVD_EVD_THREADS")) {

@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
@@ -945,21 +946,32 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
     npairs.push_back(long(batch) * pairs_per);
   }
   // The threshold whose rule (evd_threads_rule) comes closest to the best
-  // plan of every batch: least sum of time / best time; ties to the smaller.
-  long best_tau = 0;
-  double best_loss = 1e300;
-  for (long tau = 256; tau <= (1L << 22); tau *= 2) {
+  // plan of every batch: least sum of time / best time, over thresholds a
+  // quarter octave apart. The measured batches only bound the crossover
+  // (every tau between two measured TLPs picks the same plans), so of the
+  // run of equally good thresholds the middle one (geometric) is taken:
+  // powers of two alone put tau on a measured point, and a batch just
+  // below it (d 200 x 128^2: 800 pairs between the measured 512 and 1024)
+  // took the slower plan.
+  std::vector<long> taus;
+  std::vector<double> losses;
+  for (int j = 0; j <= 56; ++j) { // 256 ... 2^22
+    const long tau = std::lround(256.0 * std::pow(2.0, j / 4.0));
     double loss = 0;
     for (size_t i = 0; i < times.size(); ++i) {
       const int nt = detail::cuda::evd_threads_rule(npairs[i], tau);
       const double t = times[i][detail::cuda::evd_plan_index(nt)];
       loss += t / std::min({times[i][0], times[i][1], times[i][2]});
     }
-    if (loss < best_loss - 1e-9) {
-      best_loss = loss;
-      best_tau = tau;
-    }
+    taus.push_back(tau);
+    losses.push_back(loss);
   }
+  const double best_loss = *std::min_element(losses.begin(), losses.end());
+  size_t first = 0;
+  while (losses[first] > best_loss + 1e-9) ++first;
+  size_t last = first;
+  while (last + 1 < losses.size() && losses[last + 1] <= best_loss + 1e-9) ++last;
+  const long best_tau = taus[(first + last) / 2];
   std::printf("measured TLP threshold: %ld threads (mean time / best plan %.3f; tuning.hpp "
               "tlp_threshold has %ld for this precision)\n",
               best_tau, best_loss / double(std::max<size_t>(times.size(), 1)),
