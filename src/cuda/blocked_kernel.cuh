@@ -202,30 +202,57 @@ template <class T, int K> struct EvdWarpSmem {
   unsigned ok; // bit j: pair j rotates in this step
 };
 
+// The rotation of one pair from a = G_pp, b = G_qq (real) and g = G_pq,
+// p < q: when |g| needs one (needs_rotation), c, te and the new diagonal
+// a', b' of the exact 2 x 2 result, and whether it counts for convergence
+// (blocked_counts). Every eigensolver (shared memory, registers) calls this
+// one: their equal bits rest on it.
+template <class T> struct EvdPairRot {
+  using R = dreal_t<T>;
+  bool rotates = false, counts = false;
+  R c, a, b;
+  T te;
+};
+template <class T>
+__device__ __forceinline__ EvdPairRot<T> evd_pair_rot(dreal_t<T> a, dreal_t<T> b, T g,
+                                                     dreal_t<T> tol, dreal_t<T> floor,
+                                                     dreal_t<T> nullf) {
+  using R = dreal_t<T>;
+  EvdPairRot<T> r;
+  const R ag = dabs(g);
+  if (needs_rotation(fabs(a), fabs(b), ag, tol)) {
+    const Rotation<R> rot = jacobi_rotation(a, b, ag);
+    r.rotates = true;
+    r.c = rot.c;
+    r.te = tconj_phase(rot.t, g, ag);
+    r.a = a - rot.t * ag;
+    r.b = b + rot.t * ag;
+    r.counts = blocked_counts(fabs(a), fabs(b), floor, nullf);
+  }
+  return r;
+}
+
 // Pair x of round-robin step s over `slots` indices: (p, q) into S.p[x],
 // S.q[x] and, when G_pq needs a rotation, the rotation into S.c, S.te
 // and the new diagonal into S.a, S.b (mine); sig: it counts for
-// convergence (blocked_counts). One thread per pair.
+// convergence. One thread per pair.
 template <class T, int K>
 __device__ __forceinline__ void evd_pair_rotation(EvdWarpSmem<T, K> &S, int k, int slots, int s,
                                                   int x, dreal_t<T> tol, dreal_t<T> floor,
                                                   dreal_t<T> nullf, bool &mine, bool &sig) {
-  using R = dreal_t<T>;
   constexpr int L = K + 1;
   int p, q;
   round_robin_pair(slots, s, x, p, q);
   if (q < k) {
-    const R a = dreal(S.G[p + p * L]), b = dreal(S.G[q + q * L]);
-    const T g = S.G[p + q * L];
-    const R ag = dabs(g);
-    if (needs_rotation(fabs(a), fabs(b), ag, tol)) {
-      const Rotation<R> rot = jacobi_rotation(a, b, ag);
-      S.c[x] = rot.c;
-      S.te[x] = tconj_phase(rot.t, g, ag);
-      S.a[x] = a - rot.t * ag;
-      S.b[x] = b + rot.t * ag;
+    const EvdPairRot<T> r = evd_pair_rot(dreal(S.G[p + p * L]), dreal(S.G[q + q * L]),
+                                         S.G[p + q * L], tol, floor, nullf);
+    if (r.rotates) {
+      S.c[x] = r.c;
+      S.te[x] = r.te;
+      S.a[x] = r.a;
+      S.b[x] = r.b;
       mine = true;
-      sig = blocked_counts(fabs(a), fabs(b), floor, nullf);
+      sig = r.counts;
     }
   }
   S.p[x] = p;
@@ -363,21 +390,17 @@ __device__ EvdRun evd_reg_iterate(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, d
       const R dpart = shfl_idx(dg, partner);
       const T opart = shfl_idx(off, partner);
       bool mine = false, sig = false;
-      if (first) { // evd_pair_rotation with (p, q) = the indices in order
+      if (first) { // (p, q) = the pair's indices in order
         const bool lp = l < partner;
-        const R a = lp ? dg : dpart, b = lp ? dpart : dg;
-        const T g = lp ? off : opart; // G(p, q)
-        const R ag = dabs(g);
-        if (needs_rotation(fabs(a), fabs(b), ag, tol)) {
-          const Rotation<R> rot = jacobi_rotation(a, b, ag);
-          const T te = tconj_phase(rot.t, g, ag);
-          const R na = a - rot.t * ag, nb = b + rot.t * ag;
-          S.c[x] = rot.c;
-          S.te[x] = lp ? te : neg_conj(te); // for the positions (x, pp)
-          S.a[x] = lp ? na : nb;            // new diagonal at position x
-          S.b[x] = lp ? nb : na;            // ... and at pp
+        const EvdPairRot<T> r = evd_pair_rot(lp ? dg : dpart, lp ? dpart : dg,
+                                             lp ? off : opart, tol, floor, nullf);
+        if (r.rotates) {
+          S.c[x] = r.c;
+          S.te[x] = lp ? r.te : neg_conj(r.te); // for the positions (x, pp)
+          S.a[x] = lp ? r.a : r.b;              // new diagonal at position x
+          S.b[x] = lp ? r.b : r.a;              // ... and at pp
           mine = true;
-          sig = blocked_counts(fabs(a), fabs(b), floor, nullf);
+          sig = r.counts;
         }
       }
       // Pair x's first position is lane (x + s) mod 31: rotate the ballot.
