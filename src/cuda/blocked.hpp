@@ -73,6 +73,16 @@ cudaError_t run_blocked(const Batch<T> &kb, const std::vector<int> &idx,
                         const std::vector<int> &mode, const Config &cfg, int nb,
                         cudaStream_t stream, unsigned char *ws);
 
+// The Gram stage by cuBLAS (tuning.hpp, choose_gram_cublas): whether a
+// handle can be had on the current device (created once per thread and
+// device, kept for the process), and C_e = A_e^H B_e for the `count` pointer
+// triples (nb x nb, inner dimension mw, lda = ldb = mw, C's leading
+// dimension ldc) on stream. precision: 's', 'd', 'c', 'z'.
+bool gram_cublas_available();
+cudaError_t gram_gemm_batched(char precision, int nb, int mw, int ldc, const void *const *A,
+                              const void *const *B, void *const *C, int count,
+                              cudaStream_t stream);
+
 // Stage times of the last run_blocked call on this thread, collected with
 // CUDA events when profiling is on (BSVD_PROFILE=1 in the environment, or
 // set_blocked_profiling). Milliseconds of GPU time per stage.
@@ -83,6 +93,7 @@ struct BlockedProfile {
   int sweeps = 0;    // sweeps of the slowest matrix
   long launches = 0; // kernel launches
   long evd_steps[3] = {0, 0, 0}; // Gram-path steps whose eigensolver ran 32 / 128 / 256 threads per pair
+  long gram_cublas = 0; // cuBLAS batched-GEMM calls of the Gram stage (0: the own kernel only)
 };
 void set_blocked_profiling(bool on);
 BlockedProfile blocked_last_profile();

@@ -5,6 +5,8 @@
 
 #include <complex>
 
+#include <cublas_v2.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -40,6 +42,54 @@ size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int>
                                int nb) {
   if (m.empty()) return 0;
   return blk_layout(m, n, vectors, elem_bytes, nb, blocked_gram_count(mode)).total;
+}
+
+namespace {
+// One cuBLAS handle per thread and device, created on first use and kept
+// until the process ends (destroying it from a thread-exit or static
+// destructor can run after the CUDA context is gone).
+cublasHandle_t cublas_handle() {
+  struct Entry { int dev; cublasHandle_t h; };
+  thread_local std::vector<Entry> handles;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return nullptr;
+  for (const Entry &e : handles)
+    if (e.dev == dev) return e.h;
+  cublasHandle_t h = nullptr;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return nullptr;
+  handles.push_back({dev, h});
+  return h;
+}
+} // namespace
+
+bool gram_cublas_available() { return cublas_handle() != nullptr; }
+
+cudaError_t gram_gemm_batched(char precision, int nb, int mw, int ldc, const void *const *A,
+                              const void *const *B, void *const *C, int count,
+                              cudaStream_t stream) {
+  cublasHandle_t h = cublas_handle();
+  if (!h) return cudaErrorNotSupported;
+  if (cublasSetStream(h, stream) != CUBLAS_STATUS_SUCCESS) return cudaErrorUnknown;
+  // alpha = 1, beta = 0 in the scale type (complex: {1, 0}, {0, 0})
+  const double one_d[2] = {1, 0}, zero_d[2] = {0, 0};
+  const float one_f[2] = {1, 0}, zero_f[2] = {0, 0};
+  const bool dbl = precision == 'd' || precision == 'z';
+  const bool cpx = precision == 'c' || precision == 'z';
+  const cudaDataType_t ty = precision == 's'   ? CUDA_R_32F
+                            : precision == 'd' ? CUDA_R_64F
+                            : precision == 'c' ? CUDA_C_32F
+                                               : CUDA_C_64F;
+  // Single: the pedantic compute type (no TF32, also not through
+  // NVIDIA_TF32_OVERRIDE). Double: plain FP64 (FP64 tensor-core products
+  // are IEEE double operations; the emulated FP64 modes need their own
+  // compute type or math mode, which bsvd never sets).
+  const cublasComputeType_t ct = dbl ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F_PEDANTIC;
+  const void *alpha = dbl ? static_cast<const void *>(one_d) : static_cast<const void *>(one_f);
+  const void *beta = dbl ? static_cast<const void *>(zero_d) : static_cast<const void *>(zero_f);
+  const cublasStatus_t st = cublasGemmBatchedEx(
+      h, cpx ? CUBLAS_OP_C : CUBLAS_OP_T, CUBLAS_OP_N, nb, nb, mw, alpha, A, ty, mw, B, ty, mw,
+      beta, C, ty, ldc, count, ct, CUBLAS_GEMM_DEFAULT);
+  return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
 }
 
 namespace {

@@ -45,6 +45,13 @@ template <class Tstd> struct BlkParams {
   int *pflag = nullptr;         // per (active slot, pair): Q != I
   dreal_t<T> *nullf = nullptr;  // per matrix: blocked_null_floor (rotation.hpp)
   const int *act = nullptr;     // active slot -> blocked matrix
+  // Gram by cuBLAS: the active matrices act[nown, nown + ncub) (nw a
+  // multiple of 2 nb); gbase[j]: the first of the j-th one's GEMMs in the
+  // pointer arrays gptr[0, gcap) (A), [gcap, 2 gcap) (B), [2 gcap, 3 gcap) (C)
+  void **gptr = nullptr;
+  const int *gbase = nullptr;
+  long long gcap = 0;
+  int nown = 0, ncub = 0;
   int nact = 0, half = 1, nb = 16, step = 0;
   int eig_sweeps = 1;
   double tol = 0;
@@ -143,17 +150,36 @@ __device__ __forceinline__ void gram_tile_store(const T (&acc)[2][2], int r0, in
 
 // ---- gram: G = [W_i W_j]^H [W_i W_j] ----------------------------------------
 // One block per (active matrix, pair); rows of the pair's columns staged
-// through shared memory kRows at a time (zero beyond k columns); thread
-// (tr, tc) of a 16 x 16 grid accumulates the 2 x 2 tile of G at rows 2 tr,
-// columns 2 tc when tr <= tc (four products per four shared-memory reads),
-// and writes both triangles (the diagonal real).
+// through shared memory kRows at a time (zero beyond k columns and mw
+// rows); thread (tr, tc) of a 16 x 16 grid accumulates the 2 x 2 tile of G
+// at rows 2 tr, columns 2 tc when tr <= tc (four products per four
+// shared-memory reads), and writes both triangles (the diagonal real).
+// Two tiles in shared memory: the next one is copied by cp.async (no
+// registers held, so the occupancy of the one-tile version) while the
+// current one is multiplied. A version that prefetched through registers
+// (64 rows, 68 registers, 3 blocks per SM) was slower than waiting for
+// each tile (d 1000 x 512^2: 903 vs 715 ms). Every entry sums the rows in
+// order 0, 1, ..., as the CPU twin (zero rows add fma(0, 0, x) = x).
+template <class T>
+__device__ __forceinline__ void cp_async_or_zero(T *dst, const T *src, bool valid) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async sizes");
+  const unsigned d = unsigned(__cvta_generic_to_shared(dst));
+  // src-size 0: nothing is read, the sizeof(T) bytes are zero-filled
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src),
+               "n"(int(sizeof(T))), "r"(valid ? int(sizeof(T)) : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+// (At most 48 registers, 5 blocks of 256 per SM as the one-tile version; z: 4.)
 template <class Tstd, int K>
-__global__ void __launch_bounds__(256) blk_gram_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+__global__ void __launch_bounds__(256, sizeof(Tstd) <= 8 ? 5 : 4) blk_gram_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   static_assert(K == 32, "the 16 x 16 thread grid covers K = 32");
   constexpr int kRows = 32;
   constexpr int LT = kRows + 1;
-  __shared__ T tile[K * LT];
+  __shared__ __align__(16) T tile[2][K * LT];
   const int y = blockIdx.x / P.half, x = blockIdx.x - y * P.half;
   const BlkMat M = P.mats[P.act[y]];
   int bi, wi, bj, wj;
@@ -163,22 +189,74 @@ __global__ void __launch_bounds__(256) blk_gram_kernel(const __grid_constant__ B
   const bool active = tr <= tc && r0 < k && c0 < k;
   const T *W = P.W + M.woff;
   const int ldw = M.mw;
-  T acc[2][2] = {{dzero<T>(), dzero<T>()}, {dzero<T>(), dzero<T>()}};
-  for (int i0 = 0; i0 < M.mw; i0 += kRows) {
-    const int rows = min(kRows, M.mw - i0);
+  auto stage = [&](int buf, int i0) { // rows [i0, i0 + kRows) into tile[buf]
     for (int e = t; e < kRows * K; e += 256) {
       const int c = e / kRows, r = e - c * kRows;
-      tile[c * LT + r] = (r < rows && c < k)
-                             ? W[i0 + r + size_t(pair_col(c, bi, wi, bj, P.nb)) * ldw]
-                             : dzero<T>();
+      const bool ok = i0 + r < M.mw && c < k;
+      cp_async_or_zero(&tile[buf][c * LT + r],
+                       ok ? W + i0 + r + size_t(pair_col(c, bi, wi, bj, P.nb)) * ldw : W, ok);
+    }
+    cp_async_commit();
+  };
+  T acc[2][2] = {{dzero<T>(), dzero<T>()}, {dzero<T>(), dzero<T>()}};
+  stage(0, 0);
+  int buf = 0;
+  for (int i0 = 0; i0 < M.mw; i0 += kRows, buf ^= 1) {
+    if (i0 + kRows < M.mw) {
+      stage(buf ^ 1, i0 + kRows); // the buffer the previous iteration read
+      cp_async_wait<1>();         // this tile's copies done (the next may fly)
+    } else {
+      cp_async_wait<0>();
     }
     __syncthreads();
     if (active)
-      gram_tile_acc<8>(acc, tile + r0 * LT, tile + (r0 + 1) * LT, tile + c0 * LT,
-                    tile + (c0 + 1) * LT, kRows);
-    __syncthreads();
+      gram_tile_acc<8>(acc, tile[buf] + r0 * LT, tile[buf] + (r0 + 1) * LT, tile[buf] + c0 * LT,
+                       tile[buf] + (c0 + 1) * LT, kRows);
+    __syncthreads(); // tile[buf] is refilled by the next iteration's stage
   }
   if (active) gram_tile_store(acc, r0, c0, k, P.G + size_t(blockIdx.x) * K * K, K);
+}
+
+// ---- gram by cuBLAS: the step's pointer triples, then the mirror --------------
+// The ordering step of MAGMA-SVD Sec. 5.1 for the vendor's batched GEMM: one
+// thread per (cuBLAS matrix j, slot x); its pair's three products
+// W_i^H W_i, W_i^H W_j, W_j^H W_j (nb x nb each) go to G's blocks (0, 0),
+// (0, 1), (1, 1) at positions gbase[j] + 3 x .. + 2.
+template <class Tstd, int K>
+__global__ void __launch_bounds__(128) blk_gram_ptr_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+  using T = dev_t<Tstd>;
+  const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= (long long)P.ncub * P.half) return;
+  const int j = int(e / P.half), x = int(e - (long long)j * P.half), y = P.nown + j;
+  const BlkMat M = P.mats[P.act[y]];
+  int bi, wi, bj, wj;
+  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) return;
+  T *Wi = P.W + M.woff + size_t(bi) * P.nb * M.mw, *Wj = P.W + M.woff + size_t(bj) * P.nb * M.mw;
+  T *G = P.G + (size_t(y) * P.half + x) * K * K;
+  const long long at = P.gbase[j] + 3LL * x;
+  void **A = P.gptr, **B = P.gptr + P.gcap, **C = P.gptr + 2 * P.gcap;
+  A[at] = Wi, B[at] = Wi, C[at] = G;
+  A[at + 1] = Wi, B[at + 1] = Wj, C[at + 1] = G + P.nb * K;
+  A[at + 2] = Wj, B[at + 2] = Wj, C[at + 2] = G + P.nb + P.nb * K;
+}
+// After the GEMMs: the lower triangle from the upper (conjugated), the
+// diagonal real, as blk_gram_kernel stores G (the eigensolvers read both
+// triangles). One block per cuBLAS slot.
+template <class Tstd, int K>
+__global__ void __launch_bounds__(256) blk_gram_mirror_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+  using T = dev_t<Tstd>;
+  const long long slot = (long long)P.nown * P.half + blockIdx.x;
+  const int y = int(slot / P.half), x = int(slot - (long long)y * P.half);
+  const BlkMat M = P.mats[P.act[y]];
+  int bi, wi, bj, wj;
+  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) return;
+  const int k = wi + wj;
+  T *G = P.G + size_t(slot) * K * K;
+  for (int e = threadIdx.x; e < k * k; e += 256) {
+    const int c = e / k, r = e - c * k;
+    if (r > c) G[r + c * K] = dconj(G[c + r * K]); // reads the upper triangle only
+    else if (r == c) G[r + r * K] = real_only(G[r + r * K]);
+  }
 }
 
 // ---- evd: Q = eigenvectors of G (parallel two-sided Jacobi) ------------------
@@ -1037,6 +1115,8 @@ inline size_t blocked_gram_count(const std::vector<int> &mode) {
 
 struct BlkLayout {
   size_t mats = 0, state = 0, rot = 0, act = 0, nullf = 0, W = 0, V = 0, X = 0, G = 0, Q = 0, pflag = 0;
+  size_t gptr = 0, gbase = 0;
+  long long gcap = 0; // GEMMs the pointer arrays hold (3 per Gram slot)
   size_t total = 0;
   int half = 1;
 };
@@ -1071,6 +1151,9 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
   L.G = w.take(slots * kBlockedKmax * kBlockedKmax * elem);
   L.Q = w.take(slots * kBlockedKmax * kBlockedKmax * elem);
   L.pflag = w.take(slots * sizeof(int));
+  L.gcap = 3 * (long long)slots;
+  L.gptr = w.take(3 * size_t(L.gcap) * sizeof(void *));
+  L.gbase = w.take(cnt * sizeof(int));
   L.total = w.used;
   return L;
 }
@@ -1148,6 +1231,10 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   P.Q = reinterpret_cast<T *>(ws + L.Q);
   P.pflag = reinterpret_cast<int *>(ws + L.pflag);
   P.nullf = reinterpret_cast<R *>(ws + L.nullf);
+  P.gptr = reinterpret_cast<void **>(ws + L.gptr);
+  int *dgbase = reinterpret_cast<int *>(ws + L.gbase);
+  P.gbase = dgbase;
+  P.gcap = L.gcap;
 
   std::vector<BlkMat> mats(cnt);
   std::vector<int> nblk(cnt), rows(cnt);
@@ -1217,7 +1304,24 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     else conv[i] = 1; // zero (converged, 0 sweeps) or non-finite (reported by info)
   }
   const int max_sweeps = cfg.max_sweeps > 0 ? cfg.max_sweeps : kDefaultMaxSweeps;
-  std::vector<int> order; // the active matrices by pair solver: Gram, EVD_SM, SVD_SM
+  // Gram stage by cuBLAS (tuning.hpp): matrices of full, evenly paired
+  // blocks whose row count the rule gives to cuBLAS, when a handle exists.
+  constexpr char prec = std::is_same_v<Tstd, float>    ? 's'
+                        : std::is_same_v<Tstd, double> ? 'd'
+                        : sizeof(Tstd) == 8            ? 'c'
+                                                       : 'z';
+  std::vector<char> cub(cnt, 0);
+  bool any_cub = false;
+  for (int i = 0; i < cnt; ++i) {
+    cub[i] = mode[i] == BSVD_PAIR_GRAM && nblk[i] >= 2 && mats[i].nw % (2 * nb) == 0 &&
+             choose_gram_cublas(prec, mats[i].mw);
+    any_cub = any_cub || cub[i];
+  }
+  if (any_cub && !gram_cublas_available()) std::fill(cub.begin(), cub.end(), 0);
+  std::vector<int> order; // the active matrices: Gram (own kernel, then cuBLAS by mw), EVD_SM, SVD_SM
+  std::vector<int> gbase;
+  struct GemmGroup { int mw; long long first, count; };
+  std::vector<GemmGroup> groups; // runs of equal mw among the cuBLAS matrices
   for (int sweep = 1; sweep <= max_sweeps && !active.empty(); ++sweep) {
     int steps = 1, rmax = 1, nby[3] = {0, 0, 0};
     long gram_pairs = 0; // pairs per step on the Gram path: the TLP of the eigensolver plan
@@ -1233,8 +1337,28 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
             gram_pairs += nblk[i] <= 1 ? 1 : (nblk[i] + 1) / 2;
           }
         }
+    // Gram segment: own-kernel matrices first, then the cuBLAS ones by mw.
+    const auto gend = order.begin() + nby[0];
+    const auto cfirst = std::stable_partition(order.begin(), gend, [&](int i) { return !cub[i]; });
+    std::stable_sort(cfirst, gend, [&](int a, int b) { return mats[a].mw < mats[b].mw; });
+    P.nown = int(cfirst - order.begin());
+    P.ncub = nby[0] - P.nown;
+    gbase.clear();
+    groups.clear();
+    long long at = 0;
+    for (auto it = cfirst; it != gend; ++it) {
+      const int i = *it;
+      gbase.push_back(int(at));
+      const long long gemms = 3LL * (nblk[i] / 2);
+      if (groups.empty() || groups.back().mw != mats[i].mw) groups.push_back({mats[i].mw, at, 0});
+      groups.back().count += gemms;
+      at += gemms;
+    }
     BSVD_BLK_TRY(cudaMemcpyAsync(dact, order.data(), order.size() * sizeof(int),
                                  cudaMemcpyHostToDevice, stream));
+    if (!gbase.empty())
+      BSVD_BLK_TRY(cudaMemcpyAsync(dgbase, gbase.data(), gbase.size() * sizeof(int),
+                                   cudaMemcpyHostToDevice, stream));
     BSVD_BLK_TRY(cudaMemsetAsync(P.rot, 0, cnt * sizeof(int), stream));
     BlkParams<Tstd> Pe = P, Ps = P;
     P.nact = nby[0];
@@ -1249,7 +1373,21 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
       P.step = Pe.step = Ps.step = s;
       if (P.nact) {
         timer.mark(1);
-        blk_gram_kernel<Tstd, K><<<grid, 256, 0, stream>>>(P);
+        if (P.nown)
+          blk_gram_kernel<Tstd, K><<<unsigned(P.nown) * unsigned(P.half), 256, 0, stream>>>(P);
+        if (P.ncub) {
+          const long long threads = (long long)P.ncub * P.half;
+          blk_gram_ptr_kernel<Tstd, K><<<unsigned((threads + 127) / 128), 128, 0, stream>>>(P);
+          BSVD_BLK_TRY(cudaGetLastError());
+          void **A = P.gptr, **B = P.gptr + P.gcap, **C = P.gptr + 2 * P.gcap;
+          for (const GemmGroup &g : groups) {
+            BSVD_BLK_TRY(gram_gemm_batched(prec, nb, g.mw, K, A + g.first, B + g.first,
+                                           C + g.first, int(g.count), stream));
+            ++prof.gram_cublas;
+          }
+          blk_gram_mirror_kernel<Tstd, K><<<unsigned(threads), 256, 0, stream>>>(P);
+          launches += 2 + long(groups.size());
+        }
         timer.mark(2);
         if (evd_nt == 32)
           blk_evd_warp_kernel<Tstd, K>
@@ -1261,7 +1399,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
         ++prof.evd_steps[evd_plan_index(evd_nt)];
         timer.mark(3);
         blk_update_kernel<Tstd, K><<<ugrid, 128, 0, stream>>>(P);
-        launches += 3;
+        launches += 2 + (P.nown > 0);
       }
       if (Pe.nact) {
         timer.mark(5);

@@ -120,6 +120,38 @@ inline int pair_solver_rule(char precision, int mw, int nw, int nb) {
   return 1; // BSVD_PAIR_GRAM
 }
 
+// Blocked path, Gram stage (MAGMA-SVD Sec. 5.2, Fig. 3): the own kernel
+// (blk_gram_kernel: one block per pair, the pair's 2nb columns read once,
+// rows summed in the CPU twin's order) or the vendor's batched GEMM
+// (cuBLAS, three nb x nb x mw products per pair plus a mirror of the upper
+// triangle; its summation order is cuBLAS's, so a matrix's bits then differ
+// from the twin's in the last places). cuBLAS is eligible for a matrix
+// whose blocks are all full and pair up evenly (nw a multiple of 2 nb), and
+// is called once per distinct row count mw of the step.
+// Measured on the H100 (bsvd bench --gram all, random, nb = 16, Gram stage
+// ms of the whole call: own kernel / cuBLAS; docs/perf/blocked-path.md,
+// "Session 7"):
+//   d 1000 x 128^2:  8.27 / 10.55     d 1000 x 512^2:  694.7 / 663.0
+//   d 1000 x 256^2: 72.6  / 78.4      d  100 x 1024^2: 694.6 / 613.2
+//   s 1000 x 256^2: 40.8  / 75.8      s 1000 x 512^2:  383.1 / 695.4
+//                                     s  100 x 1024^2: 398.9 / 714.5
+//   c  100 x 512^2: 82.5  / 195.1     z  100 x 512^2:  178.7 / 130.3
+// cuBLAS wins in double and double complex from 512 rows (it reads each
+// block twice, the own kernel once, but multiplies faster); in single and
+// single complex the own kernel wins by 1.8-2.4x everywhere measured.
+// (z below 512 rows: not measured; the own kernel, as in d.)
+// BSVD_GRAM=own|cublas overrides the rule (bench --gram).
+inline bool gram_cublas_rule(char precision, int mw) {
+  return (precision == 'd' || precision == 'z') && mw >= 512;
+}
+inline bool choose_gram_cublas(char precision, int mw) {
+  if (const char *e = std::getenv("BSVD_GRAM")) {
+    if (e[0] == 'c') return true;
+    if (e[0] == 'o') return false;
+  }
+  return gram_cublas_rule(precision, mw);
+}
+
 // Blocked path, eigensolver plan: threads per 2nb x 2nb Gram matrix.
 // The TLP model of WCYCLE Sec. IV-D (eqs. 8-10, Tables II-III), for the
 // one kernel of a Jacobi step whose per-problem latency dominates when few

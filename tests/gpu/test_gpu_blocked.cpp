@@ -393,6 +393,53 @@ TYPED_TEST(GpuBlocked, MixedPairSolvers) {
   }
 }
 
+// The Gram stage by cuBLAS (BSVD_GRAM=cublas): matrices whose blocks pair up
+// evenly (nw a multiple of 2 nb) take it, grouped by row count; the others
+// (ragged blocks) keep the own kernel in the same call. cuBLAS sums in its
+// own order, so against the CPU twin: the singular values to rounding and
+// sweeps within 2, T1-T4, and the profile shows cuBLAS ran.
+TYPED_TEST(GpuBlocked, GramByCublas) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  ScopedEnv gram("BSVD_GRAM");
+  gram.set("cublas");
+  // eligible: 64^2 (twice: one group), 96 x 64, 200 x 32 (three row counts);
+  // own kernel: 130 x 70, 40 x 100 (ragged blocks)
+  const std::vector<std::pair<int, int>> dims = {{64, 64}, {130, 70}, {96, 64},
+                                                 {200, 32}, {64, 64}, {40, 100}};
+  bsvd_options_t o = cuda_options();
+  o.variant = BSVD_VARIANT_BLOCKED;
+  o.pair_solver = BSVD_PAIR_GRAM;
+  const auto r = vbatched_solve<T>(
+      dims, 3,
+      [&](int b, int m, int n, T *A, int lda) {
+        bsvd::testing::generate<T>(b % 2 ? Family::Logrand : Family::Random, m, n,
+                                   bsvd::testing::default_kappa<T>(), 730 + b, A, lda);
+      },
+      o);
+  ASSERT_EQ(r.status, 0) << bsvd_last_error();
+  // one cuBLAS call per row count (64, 96, 200) and step of the first sweep
+  EXPECT_GE(bsvd::detail::cuda::blocked_last_profile().gram_cublas, 3);
+  for (int b = 0; b < int(dims.size()); ++b) {
+    const auto [m, n] = dims[b];
+    SCOPED_TRACE(testing::Message() << "matrix " << b << " " << m << "x" << n);
+    EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_BLOCKED);
+    EXPECT_EQ(r.info[b], 0);
+    const auto q = r.ratios(b);
+    EXPECT_TRUE(q.pass()) << ratio_text(q);
+    std::vector<T> Ap(size_t(m) * n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) Ap[i + size_t(j) * m] = r.A[b][i + size_t(j) * r.lda[b]];
+    const auto tw = cpu_twin<T>(m, n, Ap.data(), false, BSVD_ORDERING_ROUND_ROBIN,
+                                blocked_cfg(0, 1, BSVD_PAIR_GRAM));
+    double gap = 0;
+    for (int j = 0; j < std::min(m, n); ++j)
+      gap = std::max(gap, std::abs(double(r.S[b][j]) - double(tw.S[j])) / double(tw.S[0]));
+    EXPECT_LE(gap / uroff<T>(), 8.0 * std::sqrt(double(std::max(m, n))));
+    EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 2) << "cpu twin " << tw.sweeps;
+  }
+}
+
 // Every SuiteSparse matrix of the repository, all in one variable-size
 // call forced onto the blocked path: T1-T4, and (double) sweeps no higher
 // than the CPU twin's with the same ordering and block width.

@@ -20,6 +20,9 @@ struct BenchCase {
                            // fixed pair solver (the plan comparison)
   bool evd_plans = false;  // cuda blocked path: one more row per eigensolver
                            // plan (32 / 128 / 256 threads per Gram matrix)
+  bool gram_plans = false; // cuda blocked path: one more row per Gram stage
+                           // (own kernel, cuBLAS)
+  std::vector<int> block_sizes; // cuda blocked path: one more row per width
 };
 
 struct BenchRow {

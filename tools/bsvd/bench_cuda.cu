@@ -230,12 +230,13 @@ const char *path_label(int p) {
   }
 }
 std::string stage_text(const detail::cuda::BlockedProfile &pr) {
-  char sn[320];
+  char sn[360];
   std::snprintf(sn, sizeof sn,
                 "load %.2f gram %.2f evd %.2f update %.2f pair-evd %.2f pair-svd %.2f finish %.2f "
-                "ms; %ld launches; evd plan steps 32/128/256 threads: %ld/%ld/%ld",
+                "ms; %ld launches; evd plan steps 32/128/256 threads: %ld/%ld/%ld; "
+                "cuBLAS Gram calls %ld",
                 pr.load, pr.gram, pr.evd, pr.update, pr.pair_evd, pr.pair_svd, pr.finish,
-                pr.launches, pr.evd_steps[0], pr.evd_steps[1], pr.evd_steps[2]);
+                pr.launches, pr.evd_steps[0], pr.evd_steps[1], pr.evd_steps[2], pr.gram_cublas);
   return sn;
 }
 
@@ -253,11 +254,24 @@ template <class F> void for_each_evd_plan(F f) {
   else unsetenv("BSVD_EVD_THREADS");
 }
 
+// Calls f(name) with the blocked Gram stage forced to each choice
+// (BSVD_GRAM=own|cublas, tuning.hpp); restores the environment.
+template <class F> void for_each_gram_plan(F f) {
+  const char *old = std::getenv("BSVD_GRAM");
+  const std::string keep = old ? old : "";
+  for (const char *g : {"own", "cublas"}) {
+    setenv("BSVD_GRAM", g, 1);
+    f(std::string(g));
+  }
+  if (old) setenv("BSVD_GRAM", keep.c_str(), 1);
+  else unsetenv("BSVD_GRAM");
+}
+
 // Returns the path the first matrix took (-1 on failure).
 template <class T>
 int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
              const std::string &name, std::vector<BenchRow> &rows, int qr = 0,
-             int pair_solver = 0) {
+             int pair_solver = 0, int block_size = 0) {
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
   const bool vec = c.vectors;
@@ -273,6 +287,7 @@ int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &de
   o.backend = BSVD_BACKEND_CUDA;
   o.qr = qr;
   o.pair_solver = bsvd_pair_solver_t(pair_solver);
+  o.block_size = block_size;
   const Job job = vec ? Job::Vectors : Job::Values;
   size_t ws = 0;
   bsvd_workspace_size(prec_of<T>(), vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, m, n, batch, &o, &ws);
@@ -312,7 +327,7 @@ int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &de
   detail::cuda::set_blocked_profiling(false);
   o.path = nullptr;
   const bool blocked = st == 0 && is_blocked_path(path[0]);
-  const int nb = detail::cuda::kBlockedDefaultNb;
+  const int nb = block_size > 0 ? block_size : detail::cuda::kBlockedDefaultNb;
   row.gflops = (blocked ? blocked_flops(c.precision, m, n, nb, vec, mean, batch)
                         : jacobi_flops(c.precision, m, n, vec, mean, batch)) /
                (row.ms * 1e6);
@@ -566,6 +581,17 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
         run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-evd" + nt, rows, 0,
                     c.pair_solver > 0 ? c.pair_solver : 0);
       });
+    // --gram all: the Gram stage by bsvd's kernel and by cuBLAS (the
+    // decision table of tuning.hpp); --block-sizes: other block widths.
+    if (c.gram_plans && is_blocked_path(path0))
+      for_each_gram_plan([&](const std::string &g) {
+        run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-gram-" + g, rows, 0,
+                    c.pair_solver > 0 ? c.pair_solver : 0);
+      });
+    if (is_blocked_path(path0))
+      for (int nb : c.block_sizes)
+        run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-nb" + std::to_string(nb), rows, 0,
+                    c.pair_solver > 0 ? c.pair_solver : 0, nb);
     // Tall / wide cases whose R fits the fused kernel: the other choice of
     // the QR preprocessing in the same run (qr = -1 when the automatic
     // choice took it, qr = 1 when it did not).

@@ -63,6 +63,8 @@ struct BenchArgs {
   std::string pair_solver = "auto"; // auto, gram, evd, svd, all
   std::string mtx;                  // directory of Matrix Market files
   std::string evd_threads = "auto"; // auto, 32, 128, 256, all
+  std::string gram = "auto";        // auto, own, cublas, all
+  std::string block_sizes;          // comma list: one more bsvd row per block width
   int tune_tlp = 0;                 // > 0: measure the TLP threshold at this n
 };
 
@@ -262,6 +264,26 @@ int bench(const BenchArgs &a) {
   // A fixed plan for every bsvd row (tuning.hpp reads it per sweep).
   if (et != "auto" && et != "all") setenv("BSVD_EVD_THREADS", et.c_str(), 1);
   for (auto &c : cases) c.evd_plans = et == "all";
+  const std::string &gm = a.gram;
+  if (gm != "auto" && gm != "own" && gm != "cublas" && gm != "all") {
+    std::fprintf(stderr, "bsvd bench: --gram must be auto, own, cublas or all\n");
+    return 2;
+  }
+  // A fixed Gram stage for every bsvd row (tuning.hpp, choose_gram_cublas).
+  if (gm == "own" || gm == "cublas") setenv("BSVD_GRAM", gm.c_str(), 1);
+  std::vector<int> nbs;
+  for (const auto &v : split(a.block_sizes, ',')) {
+    const int nb = std::atoi(v.c_str());
+    if (nb < 1 || nb > 16) {
+      std::fprintf(stderr, "bsvd bench: --block-sizes takes widths 1 ... 16\n");
+      return 2;
+    }
+    nbs.push_back(nb);
+  }
+  for (auto &c : cases) {
+    c.gram_plans = gm == "all";
+    c.block_sizes = nbs;
+  }
   const bool want_cpu = a.backend == "cpu" || a.backend == "all";
   const bool want_gpu = a.backend == "cuda" || a.backend == "all";
   if (!want_cpu && !want_gpu) {
@@ -383,6 +405,13 @@ void add_bench(CLI::App &app, int &rc) {
                   "cuda blocked path, eigensolver plan: threads per Gram matrix (32, 128, 256), "
                   "auto (the TLP model of tuning.hpp), or all (auto plus a row per plan)")
       ->capture_default_str();
+  sub->add_option("--gram", a->gram,
+                  "cuda blocked path, Gram stage: auto (the rule of tuning.hpp), own (bsvd's "
+                  "kernel), cublas (batched GEMM where eligible), or all (auto plus a row each)")
+      ->capture_default_str();
+  sub->add_option("--block-sizes", a->block_sizes,
+                  "cuda blocked path: comma list of block widths nb (1 ... 16), one more bsvd row "
+                  "each (the block-width table of tuning.hpp)");
   sub->add_option("--tune-tlp", a->tune_tlp,
                   "cuda: measure the eigensolver plans' TLP threshold on batches of N x N "
                   "random matrices of growing count (instead of --cases); N = this value")
