@@ -150,16 +150,21 @@ __device__ __forceinline__ void gram_tile_store(const T (&acc)[2][2], int r0, in
 
 // ---- gram: G = [W_i W_j]^H [W_i W_j] ----------------------------------------
 // One block per (active matrix, pair); rows of the pair's columns staged
-// through shared memory kRows at a time (zero beyond k columns and mw
-// rows); thread (tr, tc) of a 16 x 16 grid accumulates the 2 x 2 tile of G
-// at rows 2 tr, columns 2 tc when tr <= tc (four products per four
-// shared-memory reads), and writes both triangles (the diagonal real).
+// through shared memory kRows at a time, row-major (tile[r LC + c], zero
+// beyond k columns and mw rows); the 136 upper 2 x 2 tiles of G (a 16 x 16
+// grid, tr <= tc) go to threads 0 ... 135, each accumulating its tile from
+// two 2-entry vector reads per row (columns 2 tr, 2 tr + 1 and 2 tc,
+// 2 tc + 1 are adjacent) and writing both triangles (the diagonal real).
 // Two tiles in shared memory: the next one is copied by cp.async (no
-// registers held, so the occupancy of the one-tile version) while the
-// current one is multiplied. A version that prefetched through registers
-// (64 rows, 68 registers, 3 blocks per SM) was slower than waiting for
-// each tile (d 1000 x 512^2: 903 vs 715 ms). Every entry sums the rows in
-// order 0, 1, ..., as the CPU twin (zero rows add fma(0, 0, x) = x).
+// registers held) while the current one is multiplied.
+// History (H100, d 1000 x 512^2 Gram stage): column-major tile, the 16 x 16
+// thread grid with the lower half idle, one tile: 715 ms -- shared-memory
+// bound: eight warps issue four scalar reads per four FMAs per row, the
+// x reads 2-way bank-conflicted: ~6 wavefronts per 4 DFMA, which counts to
+// ~1.7 ms per step, the time measured; registers prefetch (3 blocks per
+// SM): 903; cp.async, same layout: 695; this layout: see
+// docs/perf/blocked-path.md, Session 7. Every entry sums the rows in order
+// 0, 1, ..., as the CPU twin (zero rows add fma(0, 0, x) = x): same bits.
 template <class T>
 __device__ __forceinline__ void cp_async_or_zero(T *dst, const T *src, bool valid) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async sizes");
@@ -172,28 +177,45 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int N> __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
-// (At most 48 registers, 5 blocks of 256 per SM as the one-tile version; z: 4.)
+// Two adjacent entries p[0], p[1] of a row-major tile (p 2 sizeof(T)-aligned)
+// in one vector read (8 or 16 bytes; z: two 16-byte reads).
+template <class T> __device__ __forceinline__ void load_pair(const T *p, T &a, T &b) {
+  if constexpr (sizeof(T) == 4) {
+    const float2 v = *reinterpret_cast<const float2 *>(p);
+    __builtin_memcpy(&a, &v.x, 4);
+    __builtin_memcpy(&b, &v.y, 4);
+  } else if constexpr (sizeof(T) == 8) {
+    const double2 v = *reinterpret_cast<const double2 *>(p);
+    __builtin_memcpy(&a, &v.x, 8);
+    __builtin_memcpy(&b, &v.y, 8);
+  } else {
+    a = p[0];
+    b = p[1];
+  }
+}
 template <class Tstd, int K>
 __global__ void __launch_bounds__(256, sizeof(Tstd) <= 8 ? 5 : 4) blk_gram_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
-  static_assert(K == 32, "the 16 x 16 thread grid covers K = 32");
+  static_assert(K == 32, "136 threads hold the upper 2 x 2 tiles of K = 32");
   constexpr int kRows = 32;
-  constexpr int LT = kRows + 1;
-  __shared__ __align__(16) T tile[2][K * LT];
+  constexpr int LC = K + 2; // even: vector-aligned pairs; 4-way conflicts on the staging writes only
+  __shared__ __align__(16) T tile[2][kRows * LC];
   const int y = blockIdx.x / P.half, x = blockIdx.x - y * P.half;
   const BlkMat M = P.mats[P.act[y]];
   int bi, wi, bj, wj;
   if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) return;
   const int k = wi + wj, t = threadIdx.x;
-  const int tr = t % 16, tc = t / 16, r0 = 2 * tr, c0 = 2 * tc;
-  const bool active = tr <= tc && r0 < k && c0 < k;
+  int tc = 0; // t = tc (tc + 1) / 2 + tr, tr <= tc
+  while (tc < 15 && (tc + 1) * (tc + 2) / 2 <= t) ++tc;
+  const int tr = t - tc * (tc + 1) / 2, r0 = 2 * tr, c0 = 2 * tc;
+  const bool active = t < 136 && r0 < k && c0 < k;
   const T *W = P.W + M.woff;
   const int ldw = M.mw;
   auto stage = [&](int buf, int i0) { // rows [i0, i0 + kRows) into tile[buf]
     for (int e = t; e < kRows * K; e += 256) {
       const int c = e / kRows, r = e - c * kRows;
       const bool ok = i0 + r < M.mw && c < k;
-      cp_async_or_zero(&tile[buf][c * LT + r],
+      cp_async_or_zero(&tile[buf][r * LC + c],
                        ok ? W + i0 + r + size_t(pair_col(c, bi, wi, bj, P.nb)) * ldw : W, ok);
     }
     cp_async_commit();
@@ -209,9 +231,19 @@ __global__ void __launch_bounds__(256, sizeof(Tstd) <= 8 ? 5 : 4) blk_gram_kerne
       cp_async_wait<0>();
     }
     __syncthreads();
-    if (active)
-      gram_tile_acc<8>(acc, tile[buf] + r0 * LT, tile[buf] + (r0 + 1) * LT, tile[buf] + c0 * LT,
-                       tile[buf] + (c0 + 1) * LT, kRows);
+    if (active) {
+      const T *row = tile[buf];
+#pragma unroll 8
+      for (int i = 0; i < kRows; ++i, row += LC) {
+        T u0, u1, v0, v1;
+        load_pair(row + r0, u0, u1);
+        load_pair(row + c0, v0, v1);
+        dot_acc(acc[0][0], u0, v0);
+        dot_acc(acc[0][1], u0, v1);
+        dot_acc(acc[1][0], u1, v0);
+        dot_acc(acc[1][1], u1, v1);
+      }
+    }
     __syncthreads(); // tile[buf] is refilled by the next iteration's stage
   }
   if (active) gram_tile_store(acc, r0, c0, k, P.G + size_t(blockIdx.x) * K * K, K);

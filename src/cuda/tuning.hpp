@@ -120,6 +120,24 @@ inline int pair_solver_rule(char precision, int mw, int nw, int nb) {
   return 1; // BSVD_PAIR_GRAM
 }
 
+// Blocked path, block width nb (kBlockedDefaultNb in blocked.hpp): the
+// compiled instance holds Gram matrices of order K = 32, so nb <= 16.
+// Measured on the H100 (bsvd bench --block-sizes 8,12, random; whole call
+// ms for nb = 8 / 12 / 16, mean sweeps in brackets;
+// docs/perf/blocked-gram-h100-2026-11-22.txt, runs 1 and 2):
+//   d 1000 x 128^2:  125.8 (10.8) /  90.8 (10.4) /  46.5 (9.5)
+//   d 1000 x 256^2:  918.3 (12.8) / 555.8 (12.1) / 326.0 (11.1)
+//   d 1000 x 512^2:  7453  (15.3) / 4128  (14.5) / 2598  (13.4)
+//   d  100 x 1024^2: 6781  (18.3) / 3558  (17.0) / 2350  (16.2)
+//   s 1000 x 256^2:  488.0 (11.8) / 277.7 (11.1) / 151.6 (10.2)
+//   s 1000 x 512^2:  4124  (14.3) / 2125  (13.5) / 1198  (12.3)
+//   s  100 x 1024^2: 3919  (17.8) / 1928  (16.2) / 1119  (15.2)
+// The widest block wins everywhere by 1.5-3.5x (fewer steps per sweep and
+// fewer sweeps; the eigensolver in registers needs full pairs of 32), so
+// nb = 16 for every precision and size (c, z not measured: same reasoning,
+// the z eigensolver is the shared-memory one at any nb). Wider blocks need
+// a K = 64 instance (not built).
+
 // Blocked path, Gram stage (MAGMA-SVD Sec. 5.2, Fig. 3): the own kernel
 // (blk_gram_kernel: one block per pair, the pair's 2nb columns read once,
 // rows summed in the CPU twin's order) or the vendor's batched GEMM
@@ -130,19 +148,23 @@ inline int pair_solver_rule(char precision, int mw, int nw, int nb) {
 // is called once per distinct row count mw of the step.
 // Measured on the H100 (bsvd bench --gram all, random, nb = 16, Gram stage
 // ms of the whole call: own kernel / cuBLAS; docs/perf/blocked-path.md,
-// "Session 7"):
-//   d 1000 x 128^2:  8.27 / 10.55     d 1000 x 512^2:  694.7 / 663.0
-//   d 1000 x 256^2: 72.6  / 78.4      d  100 x 1024^2: 694.6 / 613.2
-//   s 1000 x 256^2: 40.8  / 75.8      s 1000 x 512^2:  383.1 / 695.4
-//                                     s  100 x 1024^2: 398.9 / 714.5
-//   c  100 x 512^2: 82.5  / 195.1     z  100 x 512^2:  178.7 / 130.3
-// cuBLAS wins in double and double complex from 512 rows (it reads each
-// block twice, the own kernel once, but multiplies faster); in single and
-// single complex the own kernel wins by 1.8-2.4x everywhere measured.
-// (z below 512 rows: not measured; the own kernel, as in d.)
+// "Session 7", final own kernel):
+//   d 1000 x 128^2:  7.82 / 10.76     d 1000 x 512^2:  650.6 / 663.2
+//   d 1000 x 256^2: 68.1  / 78.9      d  100 x 1024^2: 652.5 / 615.7
+//   s 1000 x 256^2: 32.7  / 75.4      s 1000 x 512^2:  303.0 / 692.6
+//                                     s  100 x 1024^2: 316.8 / 710.6
+//   c 1000 x 256^2: 67.5  / 199.8     c  100 x 512^2:   72.4 / 193.5
+//   z 1000 x 256^2: 166.6 / 160.3     z  100 x 512^2:  178.9 / 130.6
+//                                     z  100 x 1024^2: 1633  / 1002 (*)
+// (*) the previous own kernel (same layout for z, whose entries are too
+// wide for the paired reads). cuBLAS reads each block twice, the own
+// kernel once, but it multiplies faster: it wins in double complex from
+// 256 rows (128 not measured) and in double from 1024 rows (the crossover
+// lies between 512 and 1024, not measured in between); in single and
+// single complex the own kernel wins by 2.3-3x everywhere measured.
 // BSVD_GRAM=own|cublas overrides the rule (bench --gram).
 inline bool gram_cublas_rule(char precision, int mw) {
-  return (precision == 'd' || precision == 'z') && mw >= 512;
+  return (precision == 'd' && mw >= 1024) || (precision == 'z' && mw >= 256);
 }
 inline bool choose_gram_cublas(char precision, int mw) {
   if (const char *e = std::getenv("BSVD_GRAM")) {

@@ -342,6 +342,24 @@ TYPED_TEST(GpuBlocked, MixedSizeBatch) {
   }
 }
 
+// Matrix b of a variable-size result against the CPU twin with cfg, run on
+// a packed copy: singular values within 8 sqrt(max(m, n)) u of the twin's
+// (relative to its sigma_1), sweeps within 2 (rounding decides the last
+// sweep where the summation orders differ).
+template <class T>
+void expect_near_twin(const VSolved<T> &r, int b, const Config &cfg) {
+  const auto [m, n] = r.dims[b];
+  std::vector<T> Ap(size_t(m) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) Ap[i + size_t(j) * m] = r.A[b][i + size_t(j) * r.lda[b]];
+  const auto tw = cpu_twin<T>(m, n, Ap.data(), false, BSVD_ORDERING_ROUND_ROBIN, cfg);
+  double gap = 0;
+  for (int j = 0; j < std::min(m, n); ++j)
+    gap = std::max(gap, std::abs(double(r.S[b][j]) - double(tw.S[j])) / double(tw.S[0]));
+  EXPECT_LE(gap / uroff<T>(), 8.0 * std::sqrt(double(std::max(m, n))));
+  EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 2) << "cpu twin " << tw.sweeps;
+}
+
 // One variable-size batch whose matrices take different pair solvers (the
 // W-cycle's size-oblivious workflow): a matrix whose pair is too tall for
 // shared memory stays on the Gram path while the others take the requested
@@ -376,18 +394,8 @@ TYPED_TEST(GpuBlocked, MixedPairSolvers) {
       EXPECT_EQ(r.info[b], 0);
       const auto q = r.ratios(b);
       EXPECT_TRUE(q.pass()) << ratio_text(q);
-      // The twin on a packed copy of the matrix.
-      std::vector<T> Ap(size_t(m) * n);
-      for (int j = 0; j < n; ++j)
-        for (int i = 0; i < m; ++i) Ap[i + size_t(j) * m] = r.A[b][i + size_t(j) * r.lda[b]];
-      const auto tw = cpu_twin<T>(
-          m, n, Ap.data(), false, BSVD_ORDERING_ROUND_ROBIN,
-          blocked_cfg(0, 1, path == BSVD_PATH_CUDA_PAIR_SVD ? BSVD_PAIR_SVD_SM : BSVD_PAIR_GRAM));
-      double gap = 0;
-      for (int j = 0; j < std::min(m, n); ++j)
-        gap = std::max(gap, std::abs(double(r.S[b][j]) - double(tw.S[j])) / double(tw.S[0]));
-      EXPECT_LE(gap / uroff<T>(), 8.0 * std::sqrt(double(std::max(m, n))));
-      EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 2) << "cpu twin " << tw.sweeps;
+      expect_near_twin<T>(
+          r, b, blocked_cfg(0, 1, path == BSVD_PATH_CUDA_PAIR_SVD ? BSVD_PAIR_SVD_SM : BSVD_PAIR_GRAM));
     }
     if (pair != BSVD_PAIR_AUTO) EXPECT_GE(kinds, 2) << "the batch mixes pair solvers";
   }
@@ -427,16 +435,7 @@ TYPED_TEST(GpuBlocked, GramByCublas) {
     EXPECT_EQ(r.info[b], 0);
     const auto q = r.ratios(b);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
-    std::vector<T> Ap(size_t(m) * n);
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < m; ++i) Ap[i + size_t(j) * m] = r.A[b][i + size_t(j) * r.lda[b]];
-    const auto tw = cpu_twin<T>(m, n, Ap.data(), false, BSVD_ORDERING_ROUND_ROBIN,
-                                blocked_cfg(0, 1, BSVD_PAIR_GRAM));
-    double gap = 0;
-    for (int j = 0; j < std::min(m, n); ++j)
-      gap = std::max(gap, std::abs(double(r.S[b][j]) - double(tw.S[j])) / double(tw.S[0]));
-    EXPECT_LE(gap / uroff<T>(), 8.0 * std::sqrt(double(std::max(m, n))));
-    EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 2) << "cpu twin " << tw.sweeps;
+    expect_near_twin<T>(r, b, blocked_cfg(0, 1, BSVD_PAIR_GRAM));
   }
 }
 
