@@ -143,7 +143,10 @@ typedef struct {
                       eigensolver; 0 = until converged, 1 = one (inexact) */
   int num_threads; /* cpu backend: threads over the batch; 0 = all cores */
   void *stream;    /* cuda backend: a cudaStream_t; NULL = default stream */
-  void *workspace; /* caller's workspace, or NULL: the library allocates */
+  void *workspace; /* caller's workspace, or NULL: the library allocates.
+                      (cuda: where the blocked path's Gram stage uses
+                      cuBLAS -- tuning.hpp -- its handle, created once per
+                      thread and device and kept, holds memory of its own) */
   size_t workspace_bytes;
   int *path;       /* optional output: host array of batch bsvd_path_t */
   int qr;          /* cuda backend, tall or wide matrices: factor A = QR
