@@ -20,6 +20,13 @@
 
 namespace bsvd::detail {
 
+// The precision letter of a scalar type: 's', 'd', 'c', 'z'.
+template <class T> constexpr char precision_of();
+template <> constexpr char precision_of<float>() { return 's'; }
+template <> constexpr char precision_of<double>() { return 'd'; }
+template <> constexpr char precision_of<std::complex<float>>() { return 'c'; }
+template <> constexpr char precision_of<std::complex<double>>() { return 'z'; }
+
 template <class T> struct real_of { using type = T; };
 template <class T> struct real_of<std::complex<T>> { using type = T; };
 template <class T> using real_of_t = typename real_of<T>::type;

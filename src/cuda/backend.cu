@@ -33,12 +33,6 @@ namespace {
     }                                                                          \
   } while (0)
 
-template <class T> constexpr char precision_of();
-template <> constexpr char precision_of<float>() { return 's'; }
-template <> constexpr char precision_of<double>() { return 'd'; }
-template <> constexpr char precision_of<std::complex<float>>() { return 'c'; }
-template <> constexpr char precision_of<std::complex<double>>() { return 'z'; }
-
 size_t align256(size_t x) { return cuda::ws_align(x); }
 
 // Which matrices go where, and the device workspace that implies.

@@ -112,14 +112,16 @@ __global__ void __launch_bounds__(256) blk_load_kernel(const __grid_constant__ B
   }
 }
 
-// The 2 x 2 Gram tile of columns (x0, x1) against (y0, y1) over rows
-// [0, len): acc[a][b] += x_a^H y_b; UNROLL: the loop's unrolling.
-template <int UNROLL, class T>
-__device__ __forceinline__ void gram_tile_acc(T (&acc)[2][2], const T *x0, const T *x1,
-                                              const T *y0, const T *y1, int len) {
+// The 2 x 2 Gram tile acc[a][b] += x_a^H y_b over rows [0, len), row i's
+// four entries (x0, x1, y0, y1) from load(i, ...): the Gram kernel reads
+// them from a row-major tile, the pair kernel from columns; both sum the
+// rows in order, as the CPU twin. UNROLL: the loop's unrolling.
+template <int UNROLL, class T, class Load>
+__device__ __forceinline__ void gram_tile_acc(T (&acc)[2][2], int len, Load load) {
 #pragma unroll UNROLL
   for (int i = 0; i < len; ++i) {
-    const T u0 = x0[i], u1 = x1[i], v0 = y0[i], v1 = y1[i];
+    T u0, u1, v0, v1;
+    load(i, u0, u1, v0, v1);
     dot_acc(acc[0][0], u0, v0);
     dot_acc(acc[0][1], u0, v1);
     dot_acc(acc[1][0], u1, v0);
@@ -179,7 +181,7 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
 }
 // Two adjacent entries p[0], p[1] of a row-major tile (p 2 sizeof(T)-aligned)
 // in one vector read (8 or 16 bytes; z: two 16-byte reads).
-template <class T> __device__ __forceinline__ void load_pair(const T *p, T &a, T &b) {
+template <class T> __device__ __forceinline__ void read_adjacent(const T *p, T &a, T &b) {
   if constexpr (sizeof(T) == 4) {
     const float2 v = *reinterpret_cast<const float2 *>(p);
     __builtin_memcpy(&a, &v.x, 4);
@@ -232,17 +234,11 @@ __global__ void __launch_bounds__(256, sizeof(Tstd) <= 8 ? 5 : 4) blk_gram_kerne
     }
     __syncthreads();
     if (active) {
-      const T *row = tile[buf];
-#pragma unroll 8
-      for (int i = 0; i < kRows; ++i, row += LC) {
-        T u0, u1, v0, v1;
-        load_pair(row + r0, u0, u1);
-        load_pair(row + c0, v0, v1);
-        dot_acc(acc[0][0], u0, v0);
-        dot_acc(acc[0][1], u0, v1);
-        dot_acc(acc[1][0], u1, v0);
-        dot_acc(acc[1][1], u1, v1);
-      }
+      const T *rows = tile[buf];
+      gram_tile_acc<8>(acc, kRows, [&](int i, T &u0, T &u1, T &v0, T &v1) {
+        read_adjacent(rows + i * LC + r0, u0, u1);
+        read_adjacent(rows + i * LC + c0, v0, v1);
+      });
     }
     __syncthreads(); // tile[buf] is refilled by the next iteration's stage
   }
@@ -1008,7 +1004,9 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
         const T *x0 = Ws + r0 * ld, *x1 = Ws + (r1 ? r0 + 1 : r0) * ld;
         const T *y0 = Ws + c0 * ld, *y1 = Ws + (c1 ? c0 + 1 : c0) * ld;
         T acc[2][2] = {{dzero<T>(), dzero<T>()}, {dzero<T>(), dzero<T>()}};
-        gram_tile_acc<4>(acc, x0, x1, y0, y1, mw);
+        gram_tile_acc<4>(acc, mw, [&](int i, T &u0, T &u1, T &v0, T &v1) {
+          u0 = x0[i], u1 = x1[i], v0 = y0[i], v1 = y1[i];
+        });
         gram_tile_store(acc, r0, c0, k, S.G, L);
       }
     }
@@ -1338,10 +1336,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   const int max_sweeps = cfg.max_sweeps > 0 ? cfg.max_sweeps : kDefaultMaxSweeps;
   // Gram stage by cuBLAS (tuning.hpp): matrices of full, evenly paired
   // blocks whose row count the rule gives to cuBLAS, when a handle exists.
-  constexpr char prec = std::is_same_v<Tstd, float>    ? 's'
-                        : std::is_same_v<Tstd, double> ? 'd'
-                        : sizeof(Tstd) == 8            ? 'c'
-                                                       : 'z';
+  constexpr char prec = precision_of<Tstd>();
   std::vector<char> cub(cnt, 0);
   bool any_cub = false;
   for (int i = 0; i < cnt; ++i) {

@@ -142,12 +142,6 @@ CU_TRAITS(std::complex<float>, cuComplex, C)
 CU_TRAITS(std::complex<double>, cuDoubleComplex, Z)
 #undef CU_TRAITS
 
-template <class T> constexpr char prec_of();
-template <> constexpr char prec_of<float>() { return 's'; }
-template <> constexpr char prec_of<double>() { return 'd'; }
-template <> constexpr char prec_of<std::complex<float>>() { return 'c'; }
-template <> constexpr char prec_of<std::complex<double>>() { return 'z'; }
-
 // Median of reps timings (ms) of body() bracketed by CUDA events; setup()
 // runs before each, untimed. One warm-up call first.
 double time_events(int reps, const std::function<void()> &setup,
@@ -240,31 +234,28 @@ std::string stage_text(const detail::cuda::BlockedProfile &pr) {
   return sn;
 }
 
-// Calls f(nt) with the blocked eigensolver forced to each plan (nt threads
-// per Gram matrix: BSVD_EVD_THREADS, tuning.hpp); restores the environment.
-template <class F> void for_each_evd_plan(F f) {
-  const char *old = std::getenv("BSVD_EVD_THREADS");
+// Calls f(v) with the environment variable `name` set to each of values
+// (the tuning knobs of tuning.hpp are read per call); restores it.
+template <class F>
+void for_each_env_value(const char *name, const std::vector<std::string> &values, F f) {
+  const char *old = std::getenv(name);
   const std::string keep = old ? old : "";
-  for (int plan : detail::cuda::kEvdPlans) {
-    const std::string nt = std::to_string(plan);
-    setenv("BSVD_EVD_THREADS", nt.c_str(), 1);
-    f(nt);
+  for (const std::string &v : values) {
+    setenv(name, v.c_str(), 1);
+    f(v);
   }
-  if (old) setenv("BSVD_EVD_THREADS", keep.c_str(), 1);
-  else unsetenv("BSVD_EVD_THREADS");
+  if (old) setenv(name, keep.c_str(), 1);
+  else unsetenv(name);
 }
-
-// Calls f(name) with the blocked Gram stage forced to each choice
-// (BSVD_GRAM=own|cublas, tuning.hpp); restores the environment.
+// The blocked eigensolver forced to each plan (nt threads per Gram matrix:
+// BSVD_EVD_THREADS), and the Gram stage to each choice (BSVD_GRAM).
+template <class F> void for_each_evd_plan(F f) {
+  std::vector<std::string> plans;
+  for (int plan : detail::cuda::kEvdPlans) plans.push_back(std::to_string(plan));
+  for_each_env_value("BSVD_EVD_THREADS", plans, f);
+}
 template <class F> void for_each_gram_plan(F f) {
-  const char *old = std::getenv("BSVD_GRAM");
-  const std::string keep = old ? old : "";
-  for (const char *g : {"own", "cublas"}) {
-    setenv("BSVD_GRAM", g, 1);
-    f(std::string(g));
-  }
-  if (old) setenv("BSVD_GRAM", keep.c_str(), 1);
-  else unsetenv("BSVD_GRAM");
+  for_each_env_value("BSVD_GRAM", {"own", "cublas"}, f);
 }
 
 // Returns the path the first matrix took (-1 on failure).
@@ -290,7 +281,7 @@ int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &de
   o.block_size = block_size;
   const Job job = vec ? Job::Vectors : Job::Values;
   size_t ws = 0;
-  bsvd_workspace_size(prec_of<T>(), vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, m, n, batch, &o, &ws);
+  bsvd_workspace_size(detail::precision_of<T>(), vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, m, n, batch, &o, &ws);
   DevBuf<unsigned char> dws(ws);
   o.workspace = dws.p;
   o.workspace_bytes = ws;
@@ -595,9 +586,9 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
     // Tall / wide cases whose R fits the fused kernel: the other choice of
     // the QR preprocessing in the same run (qr = -1 when the automatic
     // choice took it, qr = 1 when it did not).
-    if (detail::cuda::qr_route(prec_of<T>(), c.m, c.n, c.vectors, 1) &&
+    if (detail::cuda::qr_route(detail::precision_of<T>(), c.m, c.n, c.vectors, 1) &&
         std::max(c.m, c.n) >= 4 * std::min(c.m, c.n)) {
-      const bool autoqr = detail::cuda::qr_route(prec_of<T>(), c.m, c.n, c.vectors, 0);
+      const bool autoqr = detail::cuda::qr_route(detail::precision_of<T>(), c.m, c.n, c.vectors, 0);
       run_bsvd<T>(c, hA, dA.p, dev, autoqr ? "bsvd-cuda-noqr" : "bsvd-cuda-qr", rows,
                   autoqr ? -1 : 1);
     }
@@ -931,7 +922,7 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
     o.backend = BSVD_BACKEND_CUDA;
     o.pair_solver = BSVD_PAIR_GRAM;
     size_t ws = 0;
-    bsvd_workspace_size(prec_of<T>(), BSVD_JOB_VECTORS, n, n, batch, &o, &ws);
+    bsvd_workspace_size(detail::precision_of<T>(), BSVD_JOB_VECTORS, n, n, batch, &o, &ws);
     DevBuf<unsigned char> dws(ws);
     o.workspace = dws.p;
     o.workspace_bytes = ws;
