@@ -8,6 +8,8 @@
 #                        [--tune] [--quick]
 #     --sanitize  compute-sanitizer memcheck + racecheck on a short filter
 #     --ncu       Nsight Compute metrics of the fused kernel (10000 x 32^2 d)
+#     --ncu-blocked  Nsight Compute metrics of the blocked path's three step
+#                 kernels (Gram d 1000 x 512^2, eigensolver and update d 1000 x 128^2)
 #     --tune      BSVD_BENCH_TUNE=1: also time every lanes-per-pair value G
 #     --quick     fewer bench cases (d and s 10000 x 32^2, 1000 x 64^2)
 #   BENCH_ONLY=fused,blocked,table4,mtx,tune,families: only these bench
@@ -17,11 +19,11 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=${OUT:-$ROOT/out}
 mkdir -p "$OUT"
-TESTS=1 BENCH=1 SANITIZE=0 NCU=0 TUNE=0 QUICK=0
+TESTS=1 BENCH=1 SANITIZE=0 NCU=0 NCUB=0 TUNE=0 QUICK=0
 for a in "$@"; do
   case $a in
     --no-tests) TESTS=0 ;; --no-bench) BENCH=0 ;; --sanitize) SANITIZE=1 ;;
-    --ncu) NCU=1 ;; --tune) TUNE=1 ;; --quick) QUICK=1 ;;
+    --ncu) NCU=1 ;; --ncu-blocked) NCUB=1 ;; --tune) TUNE=1 ;; --quick) QUICK=1 ;;
     *) echo "gpu-check: unknown flag $a" >&2; exit 2 ;;
   esac
 done
@@ -67,7 +69,7 @@ fi
 if [ $SANITIZE = 1 ]; then
   # racecheck is ~10x slower than memcheck: the blocked edge cases (180^2)
   # alone ran past the device call's limit, so it gets the small cases.
-  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall:GpuBlocked/1.EvdPlansGiveTheSameBits:GpuBlocked/3.EvdPlansGiveTheSameBits:GpuBlocked/1.GramByCublas:GpuBlocked/3.GramByCublas'
+  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall:GpuBlocked/1.EvdPlansGiveTheSameBits:GpuBlocked/3.EvdPlansGiveTheSameBits:GpuBlocked/1.GramByCublas:GpuBlocked/3.GramByCublas:GpuBlocked/*.GramPlansGiveTheSameBits'
   FR='GpuFused/2.EdgeCases:GpuQr/1.EdgeCases:GpuQr/2.FactorMatchesCpuTwin:GpuBlocked/1.PairSolversSmall:GpuBlocked/3.PairSolversSmall:GpuBlocked/1.EvdPlansSmall'
   for tool in memcheck racecheck; do
     F=$FM; [ $tool = racecheck ] && F=$FR
@@ -75,6 +77,11 @@ if [ $SANITIZE = 1 ]; then
       --gtest_filter="$F" >"$OUT/sanitize-$tool.log" 2>&1
     say "compute-sanitizer $tool: rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize-$tool.log" | head -1)"
   done
+  # The Gram kernel's tile-4 plan (small batches take tile 2) under racecheck.
+  BSVD_GRAM_TILE=4 timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$B/tests/bsvd_gpu_tests" --gtest_filter='GpuBlocked/1.EvdPlansSmall:GpuBlocked/3.EvdPlansSmall' \
+    >"$OUT/sanitize-racecheck-tile4.log" 2>&1
+  say "compute-sanitizer racecheck (Gram tile 4): rc=$? $(grep -E "RACECHECK SUMMARY" "$OUT/sanitize-racecheck-tile4.log" | head -1)"
 fi
 
 # ---- benchmark -------------------------------------------------------------
@@ -160,6 +167,24 @@ if [ $NCU = 1 ] && command -v ncu >/dev/null; then
     >"$OUT/ncu.log" 2>&1
   say "ncu: rc=$? (ncu.log)"
   grep -E "Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Compute \(SM\) Thr|Memory Thr|Duration|Stall|Warp Cycles Per Issued|Issued Warp|No Eligible|bank_conflicts|inst_executed" "$OUT/ncu.log" | head -60 | tee -a "$SUMMARY"
+fi
+if [ $NCUB = 1 ] && command -v ncu >/dev/null; then
+  # One steady-state launch (the 6th) of each step kernel; bsvd only.
+  STALLS=$(for r in long_scoreboard short_scoreboard barrier mio_throttle lg_throttle wait \
+    math_pipe_throttle not_selected selected no_instruction dispatch_stall branch_resolving membar; do
+    printf 'smsp__average_warps_issue_stalled_%s_per_issue_active.ratio,' $r; done)
+  for spec in blk_gram_tile4_kernel:1000x512x512 blk_evd_warp_kernel:1000x128x128 blk_update_kernel:1000x128x128 blk_update_kernel:1000x512x512; do
+    k=${spec%%:*} c=${spec#*:}
+    BSVD_BENCH_ONLY=1 timeout 240 ncu --clock-control none -k regex:$k --launch-skip 5 -c 1 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+      --section SchedulerStats --section MemoryWorkloadAnalysis --metrics \
+      ${STALLS}dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum,sm__inst_executed_pipe_fp64.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_global_ld.sum \
+      "$BSVD" bench --backend cuda --precision d --cases $c --reps 1 --check-sample 1 -q \
+      >"$OUT/ncu-$k-$c.log" 2>&1
+    say "ncu $k $c: rc=$?"
+    grep -E "Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit (Reg|Shared)|Compute \(SM\) Thr|Memory Thr|DRAM Thr|Duration|Warp Cycles Per Issued|Issued Warp|No Eligible|issue_stalled.*ratio +[0-9.]*[1-9]|dram__bytes|inst_executed|wavefronts" \
+      "$OUT/ncu-$k-$c.log" | sed 's/smsp__average_warps_issue_stalled_//; s/_per_issue_active.ratio//' | tee -a "$SUMMARY"
+  done
 fi
 if [ $NCU = 1 ] && command -v cuobjdump >/dev/null; then
   o=$(find "$B" -name "fused_d.cu.o" | head -1)

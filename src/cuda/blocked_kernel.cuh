@@ -112,33 +112,33 @@ __global__ void __launch_bounds__(256) blk_load_kernel(const __grid_constant__ B
   }
 }
 
-// The 2 x 2 Gram tile acc[a][b] += x_a^H y_b over rows [0, len), row i's
-// four entries (x0, x1, y0, y1) from load(i, ...): the Gram kernel reads
-// them from a row-major tile, the pair kernel from columns; both sum the
-// rows in order, as the CPU twin. UNROLL: the loop's unrolling.
-template <int UNROLL, class T, class Load>
-__device__ __forceinline__ void gram_tile_acc(T (&acc)[2][2], int len, Load load) {
+// The N x N Gram tile acc[a][b] += x_a^H y_b over rows [0, len), row i's
+// 2 N entries (x_0 .. x_{N-1}, y_0 .. y_{N-1}) from load(i, x, y): the Gram
+// kernel reads them from a row-major tile, the pair kernel from columns;
+// both sum the rows in order, as the CPU twin. UNROLL: the loop's unrolling.
+template <int UNROLL, int N, class T, class Load>
+__device__ __forceinline__ void gram_tile_acc(T (&acc)[N][N], int len, Load load) {
 #pragma unroll UNROLL
   for (int i = 0; i < len; ++i) {
-    T u0, u1, v0, v1;
-    load(i, u0, u1, v0, v1);
-    dot_acc(acc[0][0], u0, v0);
-    dot_acc(acc[0][1], u0, v1);
-    dot_acc(acc[1][0], u1, v0);
-    dot_acc(acc[1][1], u1, v1);
+    T u[N], v[N];
+    load(i, u, v);
+#pragma unroll
+    for (int a = 0; a < N; ++a)
+#pragma unroll
+      for (int b = 0; b < N; ++b) dot_acc(acc[a][b], u[a], v[b]);
   }
 }
-// Stores the tile at rows r0, r0 + 1 and columns c0, c0 + 1 of the k x k
-// Hermitian G (leading dimension ldg): the upper entries and their
-// conjugates below, the diagonal real; entries outside k or below the
-// diagonal of the tile are skipped.
-template <class T>
-__device__ __forceinline__ void gram_tile_store(const T (&acc)[2][2], int r0, int c0, int k,
+// Stores the tile at rows r0 .. r0 + N - 1 and columns c0 .. c0 + N - 1 of
+// the k x k Hermitian G (leading dimension ldg): the upper entries and
+// their conjugates below, the diagonal real; entries outside k or below
+// the diagonal of the tile are skipped.
+template <int N, class T>
+__device__ __forceinline__ void gram_tile_store(const T (&acc)[N][N], int r0, int c0, int k,
                                                 T *G, int ldg) {
 #pragma unroll
-  for (int da = 0; da < 2; ++da)
+  for (int da = 0; da < N; ++da)
 #pragma unroll
-    for (int db = 0; db < 2; ++db) {
+    for (int db = 0; db < N; ++db) {
       const int r = r0 + da, c = c0 + db;
       if (r >= k || c >= k || r > c) continue;
       if (r == c) {
@@ -151,22 +151,48 @@ __device__ __forceinline__ void gram_tile_store(const T (&acc)[2][2], int r0, in
 }
 
 // ---- gram: G = [W_i W_j]^H [W_i W_j] ----------------------------------------
-// One block per (active matrix, pair); rows of the pair's columns staged
-// through shared memory kRows at a time, row-major (tile[r LC + c], zero
-// beyond k columns and mw rows); the 136 upper 2 x 2 tiles of G (a 16 x 16
-// grid, tr <= tc) go to threads 0 ... 135, each accumulating its tile from
-// two 2-entry vector reads per row (columns 2 tr, 2 tr + 1 and 2 tc,
-// 2 tc + 1 are adjacent) and writing both triangles (the diagonal real).
-// Two tiles in shared memory: the next one is copied by cp.async (no
-// registers held) while the current one is multiplied.
-// History (H100, d 1000 x 512^2 Gram stage): column-major tile, the 16 x 16
-// thread grid with the lower half idle, one tile: 715 ms -- shared-memory
-// bound: eight warps issue four scalar reads per four FMAs per row, the
-// x reads 2-way bank-conflicted: ~6 wavefronts per 4 DFMA, which counts to
-// ~1.7 ms per step, the time measured; registers prefetch (3 blocks per
-// SM): 903; cp.async, same layout: 695; this layout: see
-// docs/perf/blocked-path.md, Session 7. Every entry sums the rows in order
-// 0, 1, ..., as the CPU twin (zero rows add fma(0, 0, x) = x): same bits.
+// Two plans (choose_gram_tile in tuning.hpp), one block per (active matrix,
+// pair) each; rows of the pair's columns staged through shared memory kRows
+// = 32 at a time (two buffers: the next tile is copied by cp.async, no
+// registers held, while the current one is multiplied), zero beyond k
+// columns and mw rows; every thread sums its entries over the rows in order
+// 0, 1, ..., as the CPU twin (zero rows add fma(0, 0, x) = x): both plans
+// give the twin's bits.
+//  - tile 4 (throughput; blk_gram_tile4_kernel): two warps; the 36 upper
+//    4 x 4 tiles of G (an 8 x 8 grid, tr <= tc) on threads 0 ... 35, each
+//    reading its 4 + 4 columns of a row as four 2-entry vectors for 16
+//    FMAs. Tile layout (gram_unit_pos): row-major, K entries per row, no
+//    padding; columns 2 u, 2 u + 1 (unit u) adjacent at unit position
+//    ((u & 1) << 3 | u >> 1) ^ (r & 7): the units a warp reads in one
+//    instruction (2 tr over the eight tr, or 2 tr + 1) fall in eight
+//    distinct 16-byte bank groups, and the staging copies -- lane -> rows
+//    r, r + 8 of one unit -- in sixteen distinct 8-byte ones.
+//  - tile 2 (latency; blk_gram_tile2_kernel): five warps; the 136 upper
+//    2 x 2 tiles (a 16 x 16 grid) on threads 0 ... 135, two 2-entry reads
+//    per row for 4 FMAs; row-major tile padded to K + 2. A quarter of the
+//    tile-4 plan's FMAs per thread and row: a pair's rows go through ~2x
+//    faster when the GPU is nearly idle (the tail of a mixed batch).
+// History (H100, d 1000 x 512^2, Gram stage / ms per step): 2 x 2 tiles on
+// a 16 x 16 grid, column-major tile: 715 ms; registers prefetch: 903;
+// cp.async: 695; row-major, paired reads, 136 of 256 threads multiply: 651
+// (1.57 ms); 136 of 160 threads: 661 (1.57) -- Nsight Compute: the
+// shared-memory pipe at ~1 wavefront per cycle (46 wavefronts per row and
+// pair: 2 x 2 tiles read ~4 per 4 FMAs, the staging writes 4-way
+// conflicted); tile 4: 505 (1.17; 25 wavefronts per row and pair, DRAM at
+// 57 %, the FP64 pipe at ~50 %: half its FMA instructions are the second
+// warp's, 4 lanes active). docs/perf/blocked-path.md, Session 8.
+constexpr int kGramTile2Threads = 160; // 136 multiply; all stage
+constexpr int kGramTile4Threads = 64;  // 36 multiply; all stage
+// Blocks per SM asked of ptxas for the tile-4 plan: the most whose register
+// cap (65536 / (64 blocks)) it fits without spills (s 80, d 96, c 128,
+// z 168 registers); shared memory allows 13 (8-byte types).
+template <class Tstd> constexpr int gram_min_blocks() {
+  constexpr char p = precision_of<Tstd>();
+  return p == 's' ? 12 : p == 'd' ? 10 : p == 'c' ? 8 : 6;
+}
+__device__ __forceinline__ int gram_unit_pos(int u, int r) {
+  return (((u & 1) << 3) | (u >> 1)) ^ (r & 7);
+}
 template <class T>
 __device__ __forceinline__ void cp_async_or_zero(T *dst, const T *src, bool valid) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async sizes");
@@ -196,10 +222,77 @@ template <class T> __device__ __forceinline__ void read_adjacent(const T *p, T &
   }
 }
 template <class Tstd, int K>
-__global__ void __launch_bounds__(256, sizeof(Tstd) <= 8 ? 5 : 4) blk_gram_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+__global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>()) blk_gram_tile4_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+  using T = dev_t<Tstd>;
+  static_assert(K == 32 && kGramTile4Threads == 64, "36 threads hold the upper 4 x 4 tiles of K = 32; "
+                                               "two warps stage 16 rows each");
+  constexpr int kRows = 32;
+  __shared__ __align__(16) T tile[2][kRows * K];
+  const int y = blockIdx.x / P.half, x = blockIdx.x - y * P.half;
+  const BlkMat M = P.mats[P.act[y]];
+  int bi, wi, bj, wj;
+  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) return;
+  const int k = wi + wj, t = threadIdx.x;
+  int tc = 0; // t = tc (tc + 1) / 2 + tr, tr <= tc
+  while (tc < 7 && (tc + 1) * (tc + 2) / 2 <= t) ++tc;
+  const int tr = t - tc * (tc + 1) / 2;
+  const bool active = t < 36 && 4 * tr < k && 4 * tc < k;
+  const T *W = P.W + M.woff;
+  const int ldw = M.mw, lane = t % 32;
+  // This thread's copies: row sr of each stage, column 2 u + sh of each unit u.
+  const int sr = 16 * (t / 32) + 8 * (lane >> 4) + (lane & 7), sh = (lane >> 3) & 1;
+  int coff[K / 2]; // column offsets in W (32 bits: half the registers of pointers); -1: zero
+#pragma unroll
+  for (int u = 0; u < K / 2; ++u) {
+    const int c = 2 * u + sh;
+    coff[u] = c < k ? pair_col(c, bi, wi, bj, P.nb) * ldw : -1;
+  }
+  auto stage = [&](int buf, int i0) { // rows [i0, i0 + kRows) into tile[buf]
+    const int r = i0 + sr;
+    T *dst = tile[buf] + sr * K + sh;
+#pragma unroll
+    for (int u = 0; u < K / 2; ++u) {
+      const bool ok = r < M.mw && coff[u] >= 0;
+      cp_async_or_zero(dst + 2 * gram_unit_pos(u, sr), W + (ok ? r + coff[u] : 0), ok);
+    }
+    cp_async_commit();
+  };
+  T acc[4][4];
+#pragma unroll
+  for (int a = 0; a < 4; ++a)
+#pragma unroll
+    for (int b = 0; b < 4; ++b) acc[a][b] = dzero<T>();
+  stage(0, 0);
+  int buf = 0;
+  for (int i0 = 0; i0 < M.mw; i0 += kRows, buf ^= 1) {
+    if (i0 + kRows < M.mw) {
+      stage(buf ^ 1, i0 + kRows); // the buffer the previous iteration read
+      cp_async_wait<1>();         // this tile's copies done (the next may fly)
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();
+    if (active) {
+      const T *rows = tile[buf];
+      gram_tile_acc<8>(acc, kRows, [&](int i, T (&u)[4], T (&v)[4]) {
+        const T *row = rows + i * K;
+        const int sw = i & 7; // gram_unit_pos of units 2 tr, 2 tr + 1, 2 tc, 2 tc + 1
+        read_adjacent(row + 2 * (tr ^ sw), u[0], u[1]);
+        read_adjacent(row + 2 * ((8 | tr) ^ sw), u[2], u[3]);
+        read_adjacent(row + 2 * (tc ^ sw), v[0], v[1]);
+        read_adjacent(row + 2 * ((8 | tc) ^ sw), v[2], v[3]);
+      });
+    }
+    __syncthreads(); // tile[buf] is refilled by the next iteration's stage
+  }
+  if (active) gram_tile_store(acc, 4 * tr, 4 * tc, k, P.G + size_t(blockIdx.x) * K * K, K);
+}
+
+template <class Tstd, int K>
+__global__ void __launch_bounds__(kGramTile2Threads, sizeof(Tstd) <= 8 ? 7 : 6) blk_gram_tile2_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   static_assert(K == 32, "136 threads hold the upper 2 x 2 tiles of K = 32");
-  constexpr int kRows = 32;
+  constexpr int kRows = 32, kWarps = kGramTile2Threads / 32;
   constexpr int LC = K + 2; // even: vector-aligned pairs; 4-way conflicts on the staging writes only
   __shared__ __align__(16) T tile[2][kRows * LC];
   const int y = blockIdx.x / P.half, x = blockIdx.x - y * P.half;
@@ -212,13 +305,13 @@ __global__ void __launch_bounds__(256, sizeof(Tstd) <= 8 ? 5 : 4) blk_gram_kerne
   const int tr = t - tc * (tc + 1) / 2, r0 = 2 * tr, c0 = 2 * tc;
   const bool active = t < 136 && r0 < k && c0 < k;
   const T *W = P.W + M.woff;
-  const int ldw = M.mw;
-  auto stage = [&](int buf, int i0) { // rows [i0, i0 + kRows) into tile[buf]
-    for (int e = t; e < kRows * K; e += 256) {
-      const int c = e / kRows, r = e - c * kRows;
-      const bool ok = i0 + r < M.mw && c < k;
-      cp_async_or_zero(&tile[buf][r * LC + c],
-                       ok ? W + i0 + r + size_t(pair_col(c, bi, wi, bj, P.nb)) * ldw : W, ok);
+  const int ldw = M.mw, lr = t % 32, cw = t / 32;
+  auto stage = [&](int buf, int i0) { // rows [i0, i0 + kRows) into tile[buf]; lane = row
+    const int r = i0 + lr;
+    for (int c = cw; c < K; c += kWarps) {
+      const bool ok = r < M.mw && c < k;
+      cp_async_or_zero(&tile[buf][lr * LC + c],
+                       ok ? W + r + size_t(pair_col(c, bi, wi, bj, P.nb)) * ldw : W, ok);
     }
     cp_async_commit();
   };
@@ -235,9 +328,9 @@ __global__ void __launch_bounds__(256, sizeof(Tstd) <= 8 ? 5 : 4) blk_gram_kerne
     __syncthreads();
     if (active) {
       const T *rows = tile[buf];
-      gram_tile_acc<8>(acc, kRows, [&](int i, T &u0, T &u1, T &v0, T &v1) {
-        read_adjacent(rows + i * LC + r0, u0, u1);
-        read_adjacent(rows + i * LC + c0, v0, v1);
+      gram_tile_acc<8>(acc, kRows, [&](int i, T (&u)[2], T (&v)[2]) {
+        read_adjacent(rows + i * LC + r0, u[0], u[1]);
+        read_adjacent(rows + i * LC + c0, v[0], v[1]);
       });
     }
     __syncthreads(); // tile[buf] is refilled by the next iteration's stage
@@ -268,7 +361,7 @@ __global__ void __launch_bounds__(128) blk_gram_ptr_kernel(const __grid_constant
   A[at + 2] = Wj, B[at + 2] = Wj, C[at + 2] = G + P.nb + P.nb * K;
 }
 // After the GEMMs: the lower triangle from the upper (conjugated), the
-// diagonal real, as blk_gram_kernel stores G (the eigensolvers read both
+// diagonal real, as the own Gram kernels store G (the eigensolvers read both
 // triangles). One block per cuBLAS slot.
 template <class Tstd, int K>
 __global__ void __launch_bounds__(256) blk_gram_mirror_kernel(const __grid_constant__ BlkParams<Tstd> P) {
@@ -438,49 +531,62 @@ __device__ EvdRun evd_warp_iterate(EvdWarpSmem<T, K> &S, int k, int l, dreal_t<T
   return run;
 }
 
-// The warp's solve with G and Q in registers, for full pairs (k = K = 32)
-// of types up to 8 bytes (s, d, c; z would need 256 registers). The same
-// operations per entry in the same order as evd_warp_iterate, so the same
-// bits; what changes is where the entries live. The shared-memory solve
-// moves every entry of G and Q through shared memory for each rotation
-// (~12 accesses per pair per lane and step): shared-memory bandwidth was
-// its bound (docs/perf/wcycle.md, session 6). Here:
-//  - lane l holds row l of G and of Q (rows stay put: J^H G mixes the rows
-//    of two lanes through one shuffle per entry; Q J mixes columns only);
+// The warp's solve with G in registers, for full pairs (k = K = 32) of
+// types up to 8 bytes (s, d, c), one sweep (the inexact mode, eig_sweeps =
+// 1; more sweeps take the shared-memory solve, which gives the same bits).
+// The same operations per entry in the same order as evd_warp_iterate, so
+// the same bits; what changes is where the entries live. The shared-memory
+// solve moves every entry of G and Q through shared memory for each
+// rotation (~12 accesses per pair per lane and step): shared-memory
+// bandwidth was its bound (docs/perf/wcycle.md, session 6). Here:
+//  - lane l holds row l of G (rows stay put: J^H G mixes the rows of two
+//    lanes through one shuffle per entry);
 //  - columns are held by *position*: the round-robin step s pairs indices
 //    i + j = 2 s (mod 31) and (s, 31), which in positions pos = i - s
 //    (mod 31), 31 fixed, is the fixed pairing (0, 31), (x, 31 - x); so G J
-//    and Q J act on fixed registers, and between steps every position
-//    moves down by one on the 31-cycle (register moves; after 31 steps,
-//    i.e. a sweep, positions are indices again);
+//    acts on fixed registers, and between steps every position moves down
+//    by one on the 31-cycle (register moves; after 31 steps, i.e. a sweep,
+//    positions are indices again);
 //  - a pair whose first position holds the larger index is applied with
 //    neg_conj(te) (rot_first in device_scalar.cuh: the same bits);
 //  - the diagonal is kept apart (dg, real): a lane's own diagonal register
 //    only ever mixes into entries of its pair's 2 x 2 block, which the
 //    exact values overwrite; the off-diagonal entry of that block is read
 //    and zeroed by a select over the row (its register depends on the
-//    lane).
+//    lane);
+//  - Q J (columns of Q only, no lane exchange) is not done alongside: the
+//    sweep records each step's rotations (EvdRegHist, in S.G's space, free
+//    while G is in registers) and then replays them on row l of Q in
+//    registers, the 31 steps unrolled so that the positions are compile-time
+//    register indices. G and Q are never live together: ~100 registers
+//    instead of 240 (8 warps per SM; Nsight Compute: latency-bound at 0.41
+//    issued instructions per scheduler and cycle, docs/perf/blocked-path.md,
+//    Session 8).
 template <class T> constexpr bool kEvdInRegisters = sizeof(T) <= 8;
+template <class T, int K> struct EvdRegHist {
+  T te[K - 1][K / 2];
+  dreal_t<T> c[K - 1][K / 2];
+  unsigned ok[K - 1]; // bit x: pair x (positions x, 31 - x) rotated in step s
+};
 template <class T, int K>
-__device__ EvdRun evd_reg_iterate(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dreal_t<T> nullf,
-                                  int cap) {
+__device__ EvdRun evd_reg_sweep(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dreal_t<T> nullf) {
   using R = dreal_t<T>;
   static_assert(K == 32, "one lane per row");
+  static_assert(sizeof(EvdRegHist<T, K>) <= sizeof(S.G), "the history lives in S.G");
   constexpr int L = K + 1, M = K - 1; // M: the cycle of positions 0 .. 30
-  T gr[K], qr[K];
-#pragma unroll
-  for (int c = 0; c < K; ++c) {
-    gr[c] = S.G[l + c * L];
-    qr[c] = c == l ? done<T>() : dzero<T>();
-  }
-  R dg = dreal(S.G[l + l * L]);
-  R gm = fabs(dg);
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) gm = fmax(gm, shfl_xor(gm, o));
-  const R floor = blocked_noise_floor(gm, K);
+  EvdRegHist<T, K> &H = *reinterpret_cast<EvdRegHist<T, K> *>(S.G);
   EvdRun run;
-  for (int sweep = 0; sweep < cap; ++sweep) {
-    long in_sweep = 0;
+  R dg;
+  {
+    T gr[K];
+#pragma unroll
+    for (int c = 0; c < K; ++c) gr[c] = S.G[l + c * L];
+    dg = dreal(S.G[l + l * L]);
+    R gm = fabs(dg);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) gm = fmax(gm, shfl_xor(gm, o));
+    const R floor = blocked_noise_floor(gm, K);
+    __syncwarp(); // G is in registers: S.G takes the history
 #pragma unroll 1
     for (int s = 0; s < M; ++s) {
       const int pos = l == M ? M : (l - s + M) % M;
@@ -501,10 +607,10 @@ __device__ EvdRun evd_reg_iterate(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, d
         const EvdPairRot<T> r = evd_pair_rot(lp ? dg : dpart, lp ? dpart : dg,
                                              lp ? off : opart, tol, floor, nullf);
         if (r.rotates) {
-          S.c[x] = r.c;
-          S.te[x] = lp ? r.te : neg_conj(r.te); // for the positions (x, pp)
-          S.a[x] = lp ? r.a : r.b;              // new diagonal at position x
-          S.b[x] = lp ? r.b : r.a;              // ... and at pp
+          H.c[s][x] = r.c;
+          H.te[s][x] = lp ? r.te : neg_conj(r.te); // for the positions (x, pp)
+          S.a[x] = lp ? r.a : r.b;                  // new diagonal at position x
+          S.b[x] = lp ? r.b : r.a;                  // ... and at pp
           mine = true;
           sig = r.counts;
         }
@@ -512,19 +618,17 @@ __device__ EvdRun evd_reg_iterate(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, d
       // Pair x's first position is lane (x + s) mod 31: rotate the ballot.
       const unsigned bal = __ballot_sync(0xffffffffu, mine) & 0x7fffffffu;
       const unsigned ok = ((bal >> s) | (bal << (M - s))) & 0xffffu;
+      if (l == 0) H.ok[s] = ok;
       run.significant = run.significant || __any_sync(0xffffffffu, sig);
       if (ok != 0) {
-        in_sweep += __popc(ok);
+        run.applied += __popc(ok);
         __syncwarp();
-        // G J and Q J: fixed registers.
+        // G J: fixed registers.
 #pragma unroll
         for (int px = 0; px < K / 2; ++px) {
           if (!((ok >> px) & 1u)) continue;
           const int py = px == 0 ? M : M - px;
-          const R c = S.c[px];
-          const T t = S.te[px];
-          rot_tangent(gr[px], gr[py], c, t, false);
-          rot_tangent(qr[px], qr[py], c, t, false);
+          rot_tangent(gr[px], gr[py], H.c[s][px], H.te[s][px], false);
         }
         // J^H G: rows (x, pp) with conj(te); the second row's output is
         // rot_first with the roles exchanged.
@@ -532,8 +636,8 @@ __device__ EvdRun evd_reg_iterate(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, d
         R cm = R(0);
         T sg = dzero<T>();
         if (rotates) {
-          cm = S.c[x];
-          const T rho = dconj(S.te[x]);
+          cm = H.c[s][x];
+          const T rho = dconj(H.te[s][x]);
           sg = first ? rho : neg_conj(rho);
         }
 #pragma unroll
@@ -547,25 +651,39 @@ __device__ EvdRun evd_reg_iterate(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, d
           for (int c = 0; c < K; ++c)
             if (c == pp) gr[c] = dzero<T>();
         }
-        __syncwarp(); // the records are read before the next step writes them
+        __syncwarp(); // S.a, S.b are read before the next step writes them
       }
       // Positions move down by one on the 31-cycle.
-      const T g0 = gr[0], q0 = qr[0];
+      const T g0 = gr[0];
 #pragma unroll
-      for (int c = 0; c + 1 < M; ++c) {
-        gr[c] = gr[c + 1];
-        qr[c] = qr[c + 1];
-      }
+      for (int c = 0; c + 1 < M; ++c) gr[c] = gr[c + 1];
       gr[M - 1] = g0;
-      qr[M - 1] = q0;
     }
-    run.applied += in_sweep;
-    if (in_sweep == 0) break;
   }
-  // Whole sweeps ran: positions are indices. Q and the diagonal back to
-  // shared memory (what evd_finish and evd_slot_store read).
+  __syncwarp(); // the history is complete
+  // Q J, replayed on row l of Q (identity on entry, S.Q): at step s the
+  // positions (px, py) hold the columns (px + s) mod 31, (py + s) mod 31
+  // (31 stays 31); each entry sees the same rotations in the same order.
+  if (run.applied > 0) {
+    T qr[K];
 #pragma unroll
-  for (int c = 0; c < K; ++c) S.Q[l + c * L] = qr[c];
+    for (int c = 0; c < K; ++c) qr[c] = S.Q[l + c * L];
+#pragma unroll
+    for (int s = 0; s < M; ++s) {
+      const unsigned ok = H.ok[s];
+#pragma unroll
+      for (int px = 0; px < K / 2; ++px) {
+        if (!((ok >> px) & 1u)) continue;
+        const int py = px == 0 ? M : M - px;
+        const int ix = (px + s) % M, iy = py == M ? M : (py + s) % M;
+        rot_tangent(qr[ix], qr[iy], H.c[s][px], H.te[s][px], false);
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < K; ++c) S.Q[l + c * L] = qr[c];
+  }
+  __syncwarp(); // the history is read before S.G takes the diagonal
+  // The diagonal back to shared memory (what evd_slot_store reads).
   S.G[l + l * L] = dfrom_real<T>(dg);
   __syncwarp();
   return run;
@@ -576,7 +694,7 @@ template <class T, int K>
 __device__ __forceinline__ EvdRun evd_warp_solve(EvdWarpSmem<T, K> &S, int k, int l,
                                                  dreal_t<T> tol, dreal_t<T> nullf, int cap) {
   if constexpr (kEvdInRegisters<T>)
-    if (k == K) return evd_reg_iterate<T, K>(S, l, tol, nullf, cap);
+    if (k == K && cap == 1) return evd_reg_sweep<T, K>(S, l, tol, nullf);
   return evd_warp_iterate(S, k, l, tol, nullf, cap);
 }
 
@@ -782,7 +900,8 @@ __device__ __forceinline__ R evd_tol(const BlkParams<Tstd> &P, int mi, int k) {
 }
 
 template <class Tstd, int K>
-__global__ void __launch_bounds__(32 * kEvdWarps) blk_evd_warp_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+// Three blocks per SM (shared memory allows three: ~18 KB per warp in d).
+__global__ void __launch_bounds__(32 * kEvdWarps, 3) blk_evd_warp_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -996,7 +1115,7 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
         [&](int i, int c, T v) { W[i + size_t(pair_col(c, bi, wi, bj, P.nb)) * mw] = v; });
   } else {
     // G = Ws^H Ws: thread (tr, tc) of a 16 x 16 grid, the 2 x 2 tile at
-    // rows 2 tr, columns 2 tc when tr <= tc (as blk_gram_kernel).
+    // rows 2 tr, columns 2 tc when tr <= tc (as blk_gram_tile2_kernel).
     {
       const int tr = t % 16, tc = t / 16, r0 = 2 * tr, c0 = 2 * tc;
       if (tr <= tc && r0 < k && c0 < k) {
@@ -1004,8 +1123,8 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
         const T *x0 = Ws + r0 * ld, *x1 = Ws + (r1 ? r0 + 1 : r0) * ld;
         const T *y0 = Ws + c0 * ld, *y1 = Ws + (c1 ? c0 + 1 : c0) * ld;
         T acc[2][2] = {{dzero<T>(), dzero<T>()}, {dzero<T>(), dzero<T>()}};
-        gram_tile_acc<4>(acc, mw, [&](int i, T &u0, T &u1, T &v0, T &v1) {
-          u0 = x0[i], u1 = x1[i], v0 = y0[i], v1 = y1[i];
+        gram_tile_acc<4>(acc, mw, [&](int i, T (&u)[2], T (&v)[2]) {
+          u[0] = x0[i], u[1] = x1[i], v[0] = y0[i], v[1] = y1[i];
         });
         gram_tile_store(acc, r0, c0, k, S.G, L);
       }
@@ -1296,6 +1415,9 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   const size_t evd_smem = kEvdWarps * sizeof(EvdWarpSmem<T, K>);
   BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(evd_smem)));
+  BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
+                                    cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    int(cudaSharedmemCarveoutMaxShared)));
   // Shared memory of the pair kernels: their largest matrix.
   size_t pair_smem[2] = {0, 0}; // EVD_SM, SVD_SM
   for (int i = 0; i < cnt; ++i)
@@ -1395,13 +1517,23 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     Ps.nact = nby[2];
     const unsigned grid = unsigned(P.nact) * unsigned(P.half);
     const int evd_nt = choose_evd_threads(gram_pairs, int(sizeof(T)));
+    long own_pairs = 0; // pairs per step of the own Gram kernel: its plan's TLP
+    for (int j = 0; j < P.nown; ++j)
+      own_pairs += nblk[order[j]] <= 1 ? 1 : (nblk[order[j]] + 1) / 2;
+    const int gram_tile = choose_gram_tile(own_pairs);
     const dim3 ugrid(grid, unsigned((rmax + 127) / 128));
     for (int s = 0; s < steps; ++s) {
       P.step = Pe.step = Ps.step = s;
       if (P.nact) {
         timer.mark(1);
-        if (P.nown)
-          blk_gram_kernel<Tstd, K><<<unsigned(P.nown) * unsigned(P.half), 256, 0, stream>>>(P);
+        if (P.nown) {
+          const unsigned gg = unsigned(P.nown) * unsigned(P.half);
+          if (gram_tile == 4)
+            blk_gram_tile4_kernel<Tstd, K><<<gg, kGramTile4Threads, 0, stream>>>(P);
+          else
+            blk_gram_tile2_kernel<Tstd, K><<<gg, kGramTile2Threads, 0, stream>>>(P);
+          ++prof.gram_steps[gram_tile == 4];
+        }
         if (P.ncub) {
           const long long threads = (long long)P.ncub * P.half;
           blk_gram_ptr_kernel<Tstd, K><<<unsigned((threads + 127) / 128), 128, 0, stream>>>(P);

@@ -139,39 +139,60 @@ inline int pair_solver_rule(char precision, int mw, int nw, int nb) {
 // a K = 64 instance (not built).
 
 // Blocked path, Gram stage (MAGMA-SVD Sec. 5.2, Fig. 3): the own kernel
-// (blk_gram_kernel: one block per pair, the pair's 2nb columns read once,
-// rows summed in the CPU twin's order) or the vendor's batched GEMM
-// (cuBLAS, three nb x nb x mw products per pair plus a mirror of the upper
-// triangle; its summation order is cuBLAS's, so a matrix's bits then differ
-// from the twin's in the last places). cuBLAS is eligible for a matrix
-// whose blocks are all full and pair up evenly (nw a multiple of 2 nb), and
-// is called once per distinct row count mw of the step.
+// (one block per pair, the pair's 2nb columns read once, rows summed in
+// the CPU twin's order; two plans, choose_gram_tile below) or the vendor's
+// batched GEMM (cuBLAS, three nb x nb x mw products per pair plus a mirror
+// of the upper triangle; its summation order is cuBLAS's, so a matrix's
+// bits then differ from the twin's in the last places). cuBLAS is eligible
+// for a matrix whose blocks are all full and pair up evenly (nw a multiple
+// of 2 nb), and is called once per distinct row count mw of the step.
 // Measured on the H100 (bsvd bench --gram all, random, nb = 16, Gram stage
 // ms of the whole call: own kernel / cuBLAS; docs/perf/blocked-path.md,
-// "Session 7", final own kernel):
-//   d 1000 x 128^2:  7.82 / 10.76     d 1000 x 512^2:  650.6 / 663.2
-//   d 1000 x 256^2: 68.1  / 78.9      d  100 x 1024^2: 652.5 / 615.7
-//   s 1000 x 256^2: 32.7  / 75.4      s 1000 x 512^2:  303.0 / 692.6
-//                                     s  100 x 1024^2: 316.8 / 710.6
-//   c 1000 x 256^2: 67.5  / 199.8     c  100 x 512^2:   72.4 / 193.5
-//   z 1000 x 256^2: 166.6 / 160.3     z  100 x 512^2:  178.9 / 130.6
-//                                     z  100 x 1024^2: 1633  / 1002 (*)
-// (*) the previous own kernel (same layout for z, whose entries are too
-// wide for the paired reads). cuBLAS reads each block twice, the own
-// kernel once, but it multiplies faster: it wins in double complex from
-// 256 rows (128 not measured) and in double from 1024 rows (the crossover
-// lies between 512 and 1024, not measured in between); in single and
-// single complex the own kernel wins by 2.3-3x everywhere measured.
+// "Session 8": the own kernel's tile-4 plan; session 7's own kernel in
+// brackets):
+//   d 1000 x 512^2:  505.0 / 685.3 (650.6 / 663.2)
+//   d  100 x 1024^2: 522.8 / 633.6 (652.5 / 615.7)
+//   s 1000 x 256^2:   32.3 /  76.0 (32.7 / 75.4)
+//   s  100 x 1024^2: 320.0 / 717.0 (316.8 / 710.6)
+//   c 1000 x 256^2:   82.7 / 200.9 (67.5 / 199.8)
+//   c  100 x 512^2:   93.7 / 193.8 (72.4 / 193.5)
+//   z 1000 x 128^2:   16.1 /  20.5
+//   z 1000 x 256^2:  137.7 / 161.9 (166.6 / 160.3)
+//   z  100 x 512^2:  160.5 / 131.2 (178.9 / 130.6)
+//   z  100 x 1024^2: 1393  / 1009  (1633 / 1002)
+// cuBLAS reads each block twice, the own kernel once, but multiplies
+// faster: it wins only in double complex from 512 rows (the crossover lies
+// between 256 and 512, not measured in between). Since the tile-4 plan the
+// own kernel wins in double at every measured size (it lost from 1024 rows
+// before), and in single and single complex by 2.1-2.4x.
 // BSVD_GRAM=own|cublas overrides the rule (bench --gram).
-inline bool gram_cublas_rule(char precision, int mw) {
-  return (precision == 'd' && mw >= 1024) || (precision == 'z' && mw >= 256);
-}
+inline bool gram_cublas_rule(char precision, int mw) { return precision == 'z' && mw >= 512; }
 inline bool choose_gram_cublas(char precision, int mw) {
   if (const char *e = std::getenv("BSVD_GRAM")) {
     if (e[0] == 'c') return true;
     if (e[0] == 'o') return false;
   }
   return gram_cublas_rule(precision, mw);
+}
+
+// Blocked path, the own Gram kernel's plan per step (blocked_kernel.cuh):
+// tile 4 (two warps per pair, 16 FMAs per thread and row: fewer
+// instructions and shared-memory wavefronts per FMA, the throughput plan)
+// or tile 2 (five warps per pair, 4 FMAs per thread and row: a pair's rows
+// go through ~2x faster, the latency plan for steps with few pairs, the
+// tail of a mixed batch). Same bits. Rule: tile 4 from kGramTile4MinPairs
+// own-kernel pairs in the step. Measured on the H100 (Gram stage ms,
+// tile 2 / tile 4; docs/perf/blocked-path.md, Session 8): d 1000 x 128^2
+// (4000 pairs per step) 7.79 / 7.25, 1000 x 512^2 (16000) 661 / 505;
+// SuiteSparse d (56 blocked matrices, the tail of a few pairs) 58.9 / 64.9.
+// BSVD_GRAM_TILE=2|4 forces a plan.
+constexpr long kGramTile4MinPairs = 1024;
+inline int choose_gram_tile(long pairs) {
+  if (const char *e = std::getenv("BSVD_GRAM_TILE")) {
+    const int v = std::atoi(e);
+    if (v == 2 || v == 4) return v;
+  }
+  return pairs >= kGramTile4MinPairs ? 4 : 2;
 }
 
 // Blocked path, eigensolver plan: threads per 2nb x 2nb Gram matrix.

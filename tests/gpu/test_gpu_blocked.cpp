@@ -156,6 +156,47 @@ TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
   }
 }
 
+// The own Gram kernel's two plans (tile 2 / tile 4 threads' tiles,
+// tuning.hpp choose_gram_tile) sum every entry's rows in the same order:
+// the same bits, on ragged pairs (k < 32), row counts that are not a
+// multiple of the 32-row stage, wide input, and nb = 8.
+TYPED_TEST(GpuBlocked, GramPlansGiveTheSameBits) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  struct Shape { int m, n, nb; };
+  const std::vector<Shape> shapes = {{100, 100, 16}, {130, 70, 16}, {70, 130, 16},
+                                     {45, 45, 8},    {200, 40, 16}, {33, 33, 16}};
+  ScopedEnv tile("BSVD_GRAM_TILE"), gram("BSVD_GRAM");
+  gram.set("own");
+  uint64_t seed = 4242;
+  for (const Shape &sh : shapes) {
+    const int batch = 3;
+    const auto A = family_batch<T>(Family::Logrand, sh.m, sh.n, batch, seed += 7);
+    std::vector<Solved<T>> res;
+    for (const char *plan : {"2", "4"}) {
+      tile.set(plan);
+      res.push_back(gpu_solve<T>(sh.m, sh.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                 BSVD_VARIANT_BLOCKED, sh.nb, 1, 0, BSVD_PAIR_GRAM));
+      const auto pr = bsvd::detail::cuda::blocked_last_profile();
+      EXPECT_GT(pr.gram_steps[plan[0] == '4'], 0) << "plan " << plan << " did not run";
+      EXPECT_EQ(pr.gram_steps[plan[0] != '4'], 0) << "plan " << plan << " was not forced";
+    }
+    SCOPED_TRACE(testing::Message() << sh.m << "x" << sh.n << " nb " << sh.nb);
+    for (const auto &r : res) {
+      ASSERT_EQ(r.status, 0) << bsvd_last_error();
+      for (int b = 0; b < batch; ++b) {
+        EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_BLOCKED);
+        EXPECT_TRUE(ratios(r, A, b).pass()) << ratio_text(ratios(r, A, b));
+      }
+    }
+    EXPECT_EQ(res[1].sweeps, res[0].sweeps);
+    EXPECT_EQ(res[1].info, res[0].info);
+    EXPECT_TRUE(res[1].S == res[0].S) << "singular values differ between the Gram plans";
+    EXPECT_TRUE(res[1].U == res[0].U) << "U differs between the Gram plans";
+    EXPECT_TRUE(res[1].V == res[0].V) << "V differs between the Gram plans";
+  }
+}
+
 // The eigensolver plans on small matrices against the CPU twin, one
 // rank-deficient (the finish's pivoted completion of U on the blocked
 // path), one of full pairs (k = 32: the warp plan's register solver for
