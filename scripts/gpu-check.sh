@@ -77,9 +77,10 @@ if [ $SANITIZE = 1 ]; then
       --gtest_filter="$F" >"$OUT/sanitize-$tool.log" 2>&1
     say "compute-sanitizer $tool: rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize-$tool.log" | head -1)"
   done
-  # The Gram kernel's tile-4 plan (small batches take tile 2) under racecheck.
+  # The Gram kernel's tile-4 plan (small batches take tile 2) under racecheck
+  # (d: ~90 s on the H100; z as well ran past 150 s).
   BSVD_GRAM_TILE=4 timeout 300 compute-sanitizer --tool racecheck --error-exitcode 9 \
-    "$B/tests/bsvd_gpu_tests" --gtest_filter='GpuBlocked/1.EvdPlansSmall:GpuBlocked/3.EvdPlansSmall' \
+    "$B/tests/bsvd_gpu_tests" --gtest_filter='GpuBlocked/1.EvdPlansSmall' \
     >"$OUT/sanitize-racecheck-tile4.log" 2>&1
   say "compute-sanitizer racecheck (Gram tile 4): rc=$? $(grep -E "RACECHECK SUMMARY" "$OUT/sanitize-racecheck-tile4.log" | head -1)"
 fi
