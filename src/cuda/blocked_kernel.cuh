@@ -221,6 +221,26 @@ template <class T> __device__ __forceinline__ void read_adjacent(const T *p, T &
     b = p[1];
   }
 }
+// The Gram kernels' row pipeline over two shared-memory buffers:
+// stage(buf, i0) copies rows [i0, i0 + kRows) into buffer buf by cp.async
+// (and commits the group), multiply(buf) consumes one; the copy of the next
+// rows flies while the current ones are multiplied.
+template <int kRows, class Stage, class Multiply>
+__device__ __forceinline__ void gram_row_pipeline(int mw, Stage stage, Multiply multiply) {
+  stage(0, 0);
+  int buf = 0;
+  for (int i0 = 0; i0 < mw; i0 += kRows, buf ^= 1) {
+    if (i0 + kRows < mw) {
+      stage(buf ^ 1, i0 + kRows); // the buffer the previous iteration read
+      cp_async_wait<1>();         // this tile's copies done (the next may fly)
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();
+    multiply(buf);
+    __syncthreads(); // the buffer is refilled by the next iteration's stage
+  }
+}
 template <class Tstd, int K>
 __global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>()) blk_gram_tile4_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
@@ -262,29 +282,18 @@ __global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>()) bl
   for (int a = 0; a < 4; ++a)
 #pragma unroll
     for (int b = 0; b < 4; ++b) acc[a][b] = dzero<T>();
-  stage(0, 0);
-  int buf = 0;
-  for (int i0 = 0; i0 < M.mw; i0 += kRows, buf ^= 1) {
-    if (i0 + kRows < M.mw) {
-      stage(buf ^ 1, i0 + kRows); // the buffer the previous iteration read
-      cp_async_wait<1>();         // this tile's copies done (the next may fly)
-    } else {
-      cp_async_wait<0>();
-    }
-    __syncthreads();
-    if (active) {
-      const T *rows = tile[buf];
-      gram_tile_acc<8>(acc, kRows, [&](int i, T (&u)[4], T (&v)[4]) {
-        const T *row = rows + i * K;
-        const int sw = i & 7; // gram_unit_pos of units 2 tr, 2 tr + 1, 2 tc, 2 tc + 1
-        read_adjacent(row + 2 * (tr ^ sw), u[0], u[1]);
-        read_adjacent(row + 2 * ((8 | tr) ^ sw), u[2], u[3]);
-        read_adjacent(row + 2 * (tc ^ sw), v[0], v[1]);
-        read_adjacent(row + 2 * ((8 | tc) ^ sw), v[2], v[3]);
-      });
-    }
-    __syncthreads(); // tile[buf] is refilled by the next iteration's stage
-  }
+  gram_row_pipeline<kRows>(M.mw, stage, [&](int buf) {
+    if (!active) return;
+    const T *rows = tile[buf];
+    gram_tile_acc<8>(acc, kRows, [&](int i, T (&u)[4], T (&v)[4]) {
+      const T *row = rows + i * K;
+      const int sw = i & 7; // gram_unit_pos of units 2 tr, 2 tr + 1, 2 tc, 2 tc + 1
+      read_adjacent(row + 2 * (tr ^ sw), u[0], u[1]);
+      read_adjacent(row + 2 * ((8 | tr) ^ sw), u[2], u[3]);
+      read_adjacent(row + 2 * (tc ^ sw), v[0], v[1]);
+      read_adjacent(row + 2 * ((8 | tc) ^ sw), v[2], v[3]);
+    });
+  });
   if (active) gram_tile_store(acc, 4 * tr, 4 * tc, k, P.G + size_t(blockIdx.x) * K * K, K);
 }
 
@@ -316,25 +325,14 @@ __global__ void __launch_bounds__(kGramTile2Threads, sizeof(Tstd) <= 8 ? 7 : 6) 
     cp_async_commit();
   };
   T acc[2][2] = {{dzero<T>(), dzero<T>()}, {dzero<T>(), dzero<T>()}};
-  stage(0, 0);
-  int buf = 0;
-  for (int i0 = 0; i0 < M.mw; i0 += kRows, buf ^= 1) {
-    if (i0 + kRows < M.mw) {
-      stage(buf ^ 1, i0 + kRows); // the buffer the previous iteration read
-      cp_async_wait<1>();         // this tile's copies done (the next may fly)
-    } else {
-      cp_async_wait<0>();
-    }
-    __syncthreads();
-    if (active) {
-      const T *rows = tile[buf];
-      gram_tile_acc<8>(acc, kRows, [&](int i, T (&u)[2], T (&v)[2]) {
-        read_adjacent(rows + i * LC + r0, u[0], u[1]);
-        read_adjacent(rows + i * LC + c0, v[0], v[1]);
-      });
-    }
-    __syncthreads(); // tile[buf] is refilled by the next iteration's stage
-  }
+  gram_row_pipeline<kRows>(M.mw, stage, [&](int buf) {
+    if (!active) return;
+    const T *rows = tile[buf];
+    gram_tile_acc<8>(acc, kRows, [&](int i, T (&u)[2], T (&v)[2]) {
+      read_adjacent(rows + i * LC + r0, u[0], u[1]);
+      read_adjacent(rows + i * LC + c0, v[0], v[1]);
+    });
+  });
   if (active) gram_tile_store(acc, r0, c0, k, P.G + size_t(blockIdx.x) * K * K, K);
 }
 
