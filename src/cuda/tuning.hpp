@@ -224,7 +224,9 @@ inline int choose_gram_tile(long pairs) {
 // 311744 .. 524288 (one warp per matrix never wins up to 8192 pairs in z:
 // its shared memory, 2 x 32 x 33 x 16 bytes per warp, allows few warps per
 // SM; z has no register solver). Mean time over the best plan with these:
-// 1.018 (s), 1.014 (d), 1.016 (c), 1.007 (z).
+// 1.018 (s), 1.014 (d), 1.016 (c), 1.007 (z). Not re-measured since the
+// register solver's Q replay (session 8: the warp plan's kernel 1.2x
+// faster at 4000 pairs), which may move the crossover down.
 // BSVD_TLP_THRESHOLD=n overrides tau; BSVD_EVD_THREADS=32|128|256 forces a
 // plan (bench --evd-threads).
 // The plans, in the rule's order; evd_plan_index maps a plan to its place.
