@@ -82,6 +82,26 @@ __device__ __forceinline__ int pair_col(int c, int bi, int wi, int bj, int nb) {
   return c < wi ? bi * nb + c : bj * nb + (c - wi);
 }
 
+// Slot `slot` = y half + x of the step's launch (active matrix y, pair x):
+// its blocked matrix mi, M = mats[mi], and block_pair's columns; false when
+// pair x does not exist in this step. I: the caller's integer width for the
+// slot (unsigned for blockIdx.x, long long for computed slots).
+template <class Tstd, class I>
+__device__ __forceinline__ bool slot_block_pair(const BlkParams<Tstd> &P, I slot, int &mi,
+                                                BlkMat &M, int &bi, int &wi, int &bj, int &wj) {
+  const int y = int(slot / P.half), x = int(slot - I(y) * P.half);
+  mi = P.act[y];
+  M = P.mats[mi];
+  return block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj);
+}
+// Thread t's tile (tr, tc), tr <= tc, of the upper triangle of an N x N grid
+// of tiles numbered column by column: t = tc (tc + 1) / 2 + tr.
+template <int N> __device__ __forceinline__ void upper_tile(int t, int &tr, int &tc) {
+  tc = 0;
+  while (tc < N - 1 && (tc + 1) * (tc + 2) / 2 <= t) ++tc;
+  tr = t - tc * (tc + 1) / 2;
+}
+
 template <class R> __device__ __forceinline__ R dreal(R x) { return x; }
 template <class R> __device__ __forceinline__ R dreal(cx<R> x) { return x.re; }
 template <class T> __device__ __forceinline__ T real_only(T x) { return x; }
@@ -248,14 +268,11 @@ __global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>()) bl
                                                "two warps stage 16 rows each");
   constexpr int kRows = 32;
   __shared__ __align__(16) T tile[2][kRows * K];
-  const int y = blockIdx.x / P.half, x = blockIdx.x - y * P.half;
-  const BlkMat M = P.mats[P.act[y]];
-  int bi, wi, bj, wj;
-  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) return;
+  int mi, bi, wi, bj, wj, tr, tc;
+  BlkMat M;
+  if (!slot_block_pair(P, blockIdx.x, mi, M, bi, wi, bj, wj)) return;
   const int k = wi + wj, t = threadIdx.x;
-  int tc = 0; // t = tc (tc + 1) / 2 + tr, tr <= tc
-  while (tc < 7 && (tc + 1) * (tc + 2) / 2 <= t) ++tc;
-  const int tr = t - tc * (tc + 1) / 2;
+  upper_tile<8>(t, tr, tc);
   const bool active = t < 36 && 4 * tr < k && 4 * tc < k;
   const T *W = P.W + M.woff;
   const int ldw = M.mw, lane = t % 32;
@@ -304,14 +321,12 @@ __global__ void __launch_bounds__(kGramTile2Threads, sizeof(Tstd) <= 8 ? 7 : 6) 
   constexpr int kRows = 32, kWarps = kGramTile2Threads / 32;
   constexpr int LC = K + 2; // even: vector-aligned pairs; 4-way conflicts on the staging writes only
   __shared__ __align__(16) T tile[2][kRows * LC];
-  const int y = blockIdx.x / P.half, x = blockIdx.x - y * P.half;
-  const BlkMat M = P.mats[P.act[y]];
-  int bi, wi, bj, wj;
-  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) return;
+  int mi, bi, wi, bj, wj, tr, tc;
+  BlkMat M;
+  if (!slot_block_pair(P, blockIdx.x, mi, M, bi, wi, bj, wj)) return;
   const int k = wi + wj, t = threadIdx.x;
-  int tc = 0; // t = tc (tc + 1) / 2 + tr, tr <= tc
-  while (tc < 15 && (tc + 1) * (tc + 2) / 2 <= t) ++tc;
-  const int tr = t - tc * (tc + 1) / 2, r0 = 2 * tr, c0 = 2 * tc;
+  upper_tile<16>(t, tr, tc);
+  const int r0 = 2 * tr, c0 = 2 * tc;
   const bool active = t < 136 && r0 < k && c0 < k;
   const T *W = P.W + M.woff;
   const int ldw = M.mw, lr = t % 32, cw = t / 32;
@@ -365,10 +380,9 @@ template <class Tstd, int K>
 __global__ void __launch_bounds__(256) blk_gram_mirror_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   const long long slot = (long long)P.nown * P.half + blockIdx.x;
-  const int y = int(slot / P.half), x = int(slot - (long long)y * P.half);
-  const BlkMat M = P.mats[P.act[y]];
-  int bi, wi, bj, wj;
-  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) return;
+  int mi, bi, wi, bj, wj;
+  BlkMat M;
+  if (!slot_block_pair(P, slot, mi, M, bi, wi, bj, wj)) return;
   const int k = wi + wj;
   T *G = P.G + size_t(slot) * K * K;
   for (int e = threadIdx.x; e < k * k; e += 256) {
@@ -858,11 +872,9 @@ template <class Tstd, class T, int K, int NT>
 __device__ bool evd_slot_load(const BlkParams<Tstd> &P, EvdWarpSmem<T, K> &S, long long slot,
                               int tid, int &mi, int &k) {
   constexpr int L = K + 1;
-  const int y = int(slot / P.half), x = int(slot - (long long)y * P.half);
-  mi = P.act[y];
-  const BlkMat M = P.mats[mi];
+  BlkMat M;
   int bi, wi, bj, wj;
-  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) {
+  if (!slot_block_pair(P, slot, mi, M, bi, wi, bj, wj)) {
     if (tid == 0) P.pflag[slot] = 0;
     return false;
   }
@@ -997,11 +1009,9 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
   PairSmem<T, K> &H = *reinterpret_cast<PairSmem<T, K> *>(smem_raw);
   EvdWarpSmem<T, K> &S = H.S;
   T *Ws = reinterpret_cast<T *>(smem_raw + pair_smem_head<T, K>());
-  const int y = blockIdx.x / P.half, x = blockIdx.x - y * P.half;
-  const int mi = P.act[y];
-  const BlkMat M = P.mats[mi];
-  int bi, wi, bj, wj;
-  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) return; // block-uniform
+  int mi, bi, wi, bj, wj;
+  BlkMat M;
+  if (!slot_block_pair(P, blockIdx.x, mi, M, bi, wi, bj, wj)) return; // block-uniform
   const int k = wi + wj, mw = M.mw, ld = mw | 1, t = threadIdx.x;
   T *W = P.W + M.woff;
   // The pair's k columns of X (rows x ?, ld rows) into Ws; barriers on both
@@ -1170,10 +1180,9 @@ __global__ void __launch_bounds__(128) blk_update_kernel(const __grid_constant__
   constexpr int kChunk = 8;
   __shared__ __align__(16) T Qs[K * K];
   if (!P.pflag[blockIdx.x]) return;
-  const int y = blockIdx.x / P.half, x = blockIdx.x - y * P.half;
-  const BlkMat M = P.mats[P.act[y]];
-  int bi, wi, bj, wj;
-  block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj);
+  int mi, bi, wi, bj, wj;
+  BlkMat M;
+  slot_block_pair(P, blockIdx.x, mi, M, bi, wi, bj, wj); // exists: pflag is set
   const int k = wi + wj, t = threadIdx.x;
   const T *Qg = P.Q + size_t(blockIdx.x) * K * K;
   for (int e = t; e < K * K; e += 128) {
