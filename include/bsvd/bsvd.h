@@ -60,6 +60,9 @@ enum bsvd_status_code {
 /* Per-matrix info code for NaN or Inf in the input. */
 #define BSVD_INFO_NONFINITE (-1)
 
+/* bsvd_options_t::eig_sweeps: let the library choose per matrix. */
+#define BSVD_EIG_SWEEPS_AUTO (-1)
+
 /* Every enum below ends in a _MAX_ENUM entry of 0x7fffffff so that any int
  * a C caller passes is a valid value of the type (C++ sanitizers reject
  * loads of out-of-range enum values); the library checks the range and
@@ -140,7 +143,10 @@ typedef struct {
                       roundoff of the precision), as LAPACK's xGESVJ */
   int max_sweeps;  /* <= 0 selects the default, 80 */
   int eig_sweeps;  /* blocked variant: sweeps of the inner Gram-matrix
-                      eigensolver; 0 = until converged, 1 = one (inexact) */
+                      eigensolver; BSVD_EIG_SWEEPS_AUTO (-1, the default)
+                      = one, and two for a matrix once its convergence
+                      stalls (src/core/inner_sweeps.hpp); 0 = until
+                      converged; k > 0 = k (1 = the inexact mode) */
   int num_threads; /* cpu backend: threads over the batch; 0 = all cores */
   void *stream;    /* cuda backend: a cudaStream_t; NULL = default stream */
   void *workspace; /* caller's workspace, or NULL: the library allocates.

@@ -196,10 +196,13 @@ def _options(backend, device, tol, max_sweeps, ordering, variant, block_size,
         raise ValueError(f"bsvd.svd: tol = {tol} must be a number below 1 (None: the default sqrt(m)*eps)")
     if max_sweeps is None:
         max_sweeps = 0
-    for name, val in (("max_sweeps", max_sweeps), ("block_size", block_size),
-                      ("eig_sweeps", eig_sweeps), ("num_threads", num_threads)):
-        if not isinstance(val, (int, np.integer)) or isinstance(val, bool) or val < 0 or val > 2**31 - 1:
-            raise ValueError(f"bsvd.svd: {name} must be a non-negative int, got {val!r}")
+    if eig_sweeps is None:
+        eig_sweeps = -1  # BSVD_EIG_SWEEPS_AUTO, the library's default
+    for name, val, lo in (("max_sweeps", max_sweeps, 0), ("block_size", block_size, 0),
+                          ("eig_sweeps", eig_sweeps, -1), ("num_threads", num_threads, 0)):
+        if not isinstance(val, (int, np.integer)) or isinstance(val, bool) or val < lo or val > 2**31 - 1:
+            what = "a non-negative int" if lo == 0 else "None, -1 (auto) or a non-negative int"
+            raise ValueError(f"bsvd.svd: {name} must be {what}, got {val!r}")
     if stream is None:
         stream = ad.stream(device) if b == 2 and device[0] == "cuda" else 0
     else:
@@ -271,7 +274,7 @@ def _layout(ad, x, bshape, m, n, batch):
 
 def svd(A, full_matrices=False, compute_uv=True, tol=None, max_sweeps=None,
         backend="auto", return_info=False, *, check_finite=False, warn=True,
-        ordering="round-robin", variant="auto", block_size=0, eig_sweeps=0,
+        ordering="round-robin", variant="auto", block_size=0, eig_sweeps=None,
         num_threads=0, stream=None):
     """Singular value decomposition of a batch of matrices.
 
@@ -301,8 +304,9 @@ def svd(A, full_matrices=False, compute_uv=True, tol=None, max_sweeps=None,
     NonFiniteWarning, those outputs are NaN); matrices that did not converge
     give a ConvergenceWarning (warn=False silences both). ordering, variant,
     block_size, eig_sweeps, num_threads: the library's options
-    (bsvd_options_t). stream: CUDA stream (an int handle or an object with
-    .cuda_stream / .ptr); default: PyTorch's or CuPy's current stream.
+    (bsvd_options_t; eig_sweeps None = -1 = auto, the library's default).
+    stream: CUDA stream (an int handle or an object with .cuda_stream /
+    .ptr); default: PyTorch's or CuPy's current stream.
 
     float16 / bfloat16 inputs are computed and returned in float32; other
     dtypes raise TypeError. A torch tensor that requires grad (with grad

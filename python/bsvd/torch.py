@@ -122,7 +122,7 @@ class _SVD(torch.autograd.Function):
 
 
 _DEFAULTS = dict(tol=None, max_sweeps=None, backend="auto", check_finite=False, warn=True,
-                 ordering="round-robin", variant="auto", block_size=0, eig_sweeps=0,
+                 ordering="round-robin", variant="auto", block_size=0, eig_sweeps=None,
                  num_threads=0, stream=None)
 
 

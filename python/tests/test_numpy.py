@@ -317,7 +317,9 @@ def test_native_summary():
 @pytest.mark.parametrize("kw", [dict(ordering="odd-even"), dict(variant="unblocked"),
                                 dict(variant="blocked", block_size=8), dict(num_threads=1),
                                 dict(tol=1e-10), dict(max_sweeps=60), dict(backend="cpu"),
-                                dict(variant="blocked", eig_sweeps=1)])
+                                dict(variant="blocked", eig_sweeps=1),
+                                dict(variant="blocked", eig_sweeps=2),
+                                dict(variant="blocked", eig_sweeps=-1)])
 def test_options(rng, kw):
     A = random_matrix(rng, (4, 40, 24), np.float64)
     U, S, Vh = bsvd.svd(A, **kw)
@@ -354,6 +356,8 @@ def test_bad_ndim(A):
     (dict(max_sweeps=-1), ValueError, "max_sweeps"),
     (dict(num_threads=1.5), ValueError, "num_threads"),
     (dict(block_size=-2), ValueError, "block_size"),
+    (dict(eig_sweeps=-2), ValueError, "eig_sweeps"),
+    (dict(eig_sweeps=1.0), ValueError, "eig_sweeps"),
 ])
 def test_bad_options(kw, exc, match):
     with pytest.raises(exc, match=match):

@@ -78,8 +78,8 @@ bsvd_status_t check_options(const bsvd_options_t *o, int pos) {
     return bad(pos, "opts->tol", "= %g must be a number below 1 (<= 0 selects the default)", o->tol);
   if (o->max_sweeps < 0)
     return bad(pos, "opts->max_sweeps", "= %d is negative", o->max_sweeps);
-  if (o->eig_sweeps < 0)
-    return bad(pos, "opts->eig_sweeps", "= %d is negative", o->eig_sweeps);
+  if (o->eig_sweeps < BSVD_EIG_SWEEPS_AUTO)
+    return bad(pos, "opts->eig_sweeps", "= %d is below BSVD_EIG_SWEEPS_AUTO (-1)", o->eig_sweeps);
   if (o->qr < -1 || o->qr > 1)
     return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o->qr);
   if (int(o->pair_solver) < BSVD_PAIR_AUTO || int(o->pair_solver) > BSVD_PAIR_SVD_SM)
@@ -409,7 +409,7 @@ void bsvd_options_init(bsvd_options_t *o) {
   o->block_size = 0;
   o->tol = 0;
   o->max_sweeps = 0;
-  o->eig_sweeps = 1;
+  o->eig_sweeps = BSVD_EIG_SWEEPS_AUTO;
   o->num_threads = 0;
   o->qr = 0;
   o->pair_solver = BSVD_PAIR_AUTO;

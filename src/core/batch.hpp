@@ -79,7 +79,8 @@ struct Config {
   int block_size = 0;   // 0 = auto
   double tol = 0;       // <= 0: sqrt(m) * u, resolved per matrix
   int max_sweeps = kDefaultMaxSweeps;
-  int eig_sweeps = 0;   // blocked: 0 = full inner convergence, 1 = inexact
+  int eig_sweeps = BSVD_EIG_SWEEPS_AUTO; // blocked: < 0 auto (inner_sweeps.hpp), 0 = until
+                                         // converged, k > 0 = k sweeps (1 = inexact)
   int num_threads = 0;  // 0 = hardware concurrency
   int qr = 0;           // cuda: QR preprocessing, 0 auto, 1 when R fits, -1 never
   bsvd_pair_solver_t pair_solver = BSVD_PAIR_AUTO; // blocked: how a pair is rotated

@@ -23,15 +23,12 @@
 // Applying a whole step at once is the same as the product (eq. 7) of the
 // step's commuting rotations; the CPU applies them one after the other.
 #include "cpu_internal.hpp"
+#include "../core/inner_sweeps.hpp"
 
 #include <vector>
 
 namespace bsvd::detail {
 namespace cpu {
-
-// Cap of the "until converged" mode: cyclic Jacobi converges quadratically,
-// a few sweeps beyond ~10 only happen for pathological input.
-constexpr int kMaxEvdSweeps = 60;
 
 template <class T>
 EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, real_of_t<T> null_floor,
@@ -39,7 +36,7 @@ EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, real_of
   using R = real_of_t<T>;
   EvdCount cnt;
   if (k < 2) return cnt;
-  const int cap = sweeps > 0 ? sweeps : kMaxEvdSweeps;
+  const int cap = sweeps > 0 ? sweeps : kInnerConvergeCap;
   const int half = ord.pairs_per_step();
   R gmax = 0;
   for (int i = 0; i < k; ++i) gmax = std::max(gmax, std::fabs(real_(G[i + int64_t(i) * ldg])));

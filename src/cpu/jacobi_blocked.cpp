@@ -5,7 +5,9 @@
 // every block pair (i, j) of the block ordering:
 //   G = [W_i W_j]^H [W_i W_j]                 (k x k Hermitian, k = w_i + w_j)
 //   Q = eigenvectors of G by hermitian_jacobi_evd (eig_sweeps sweeps, 0 = to
-//       convergence); if no rotation was needed, Q = I and nothing changes;
+//       convergence, < 0 = per matrix and outer sweep by InnerSweepRule,
+//       src/core/inner_sweeps.hpp); if no rotation was needed, Q = I and
+//       nothing changes;
 //   Q <- Q + Q (I - Q^H Q) / 2   (re-orthogonalization, see Accuracy)
 //   columns of Q ordered by descending eigenvalue when nb >= kSortMinNb
 //   [W_i W_j] <- [W_i W_j] Q,   [V_i V_j] <- [V_i V_j] Q.
@@ -57,6 +59,7 @@
 // Hence sorting from nb = 8 on (and in the single-block case, where there is
 // no other pair to disturb).
 #include "cpu_internal.hpp"
+#include "../core/inner_sweeps.hpp"
 
 #include <numeric>
 #include <vector>
@@ -186,7 +189,6 @@ EvdCount rotate_block_pair(int m, int n, T *W, int ldw, T *V, int ldv, int k, bo
 // with a re-orthogonalized Q -- max|sigma_i - sigma_true_i| / (sigma_1 u) up
 // to 30 (z arith 70 x 45) against 4.5-9 with the update (CPU, all four
 // precisions, the six families at 70 x 45 and 30 x 52).
-constexpr int kMaxPairSweeps = 60; // the "until converged" cap of evd_impl
 
 template <class T>
 EvdCount rotate_block_pair_svd(int m, int n, T *W, int ldw, T *V, int ldv, int k, bool sort,
@@ -205,7 +207,7 @@ EvdCount rotate_block_pair_svd(int m, int n, T *W, int ldw, T *V, int ldv, int k
   for (int c = 0; c < k; ++c) gmax = std::max(gmax, nrm2sq(m, col(c)));
   const R floor = blocked_noise_floor(gmax, k);
   set_identity(k, ws.Q);
-  const int cap = eig_sweeps > 0 ? eig_sweeps : kMaxPairSweeps;
+  const int cap = eig_sweeps > 0 ? eig_sweeps : kInnerConvergeCap;
   const int half = ord.pairs_per_step();
   for (int sweep = 0; sweep < cap; ++sweep) {
     long in_sweep = 0;
@@ -256,11 +258,15 @@ SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
     for (int i = 0; i < m; ++i) amax = std::max(amax, maxpart_(W[i + int64_t(j) * ldw]));
   const R null_floor = blocked_null_floor(amax);
   auto width = [&](int blk) { return std::min(nb, n - blk * nb); };
+  // Inner sweeps: eig_sweeps, or per outer sweep by the rule
+  // (inner_sweeps.hpp; one block: every sweep is one Gram EVD, no rule).
+  InnerSweepRule rule;
+  int inner = eig_sweeps < 0 ? rule.sweeps() : eig_sweeps;
   auto rotate_pair = [&](int k, bool sort, const Ordering &eo) {
     return pair_svd ? rotate_block_pair_svd(m, n, W, ldw, V, ldv, k, sort, tol, null_floor,
-                                            eig_sweeps, eo, ws)
-                    : rotate_block_pair(m, n, W, ldw, V, ldv, k, sort, tol, null_floor,
-                                        eig_sweeps, eo, ws);
+                                            inner, eo, ws)
+                    : rotate_block_pair(m, n, W, ldw, V, ldv, k, sort, tol, null_floor, inner,
+                                        eo, ws);
   };
 
   if (nblk == 1) {
@@ -298,6 +304,10 @@ SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
     if (rotations == 0) {
       st.converged = true;
       break;
+    }
+    if (eig_sweeps < 0) {
+      rule.after_sweep(rotations);
+      inner = rule.sweeps();
     }
   }
   return st;

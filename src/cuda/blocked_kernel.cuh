@@ -2,6 +2,7 @@
 // Included by one .cu file per precision (blocked_s.cu ... blocked_z.cu).
 #pragma once
 
+#include "../core/inner_sweeps.hpp"
 #include "../core/ordering.hpp"
 #include "../core/rotation.hpp"
 #include "blocked.hpp"
@@ -39,7 +40,8 @@ template <class Tstd> struct BlkParams {
   Batch<Tstd> batch;
   const BlkMat *mats = nullptr;
   int *state = nullptr;   // kBsWords per matrix
-  int *rot = nullptr;     // per matrix: a pair rotated in this sweep
+  int *rot = nullptr;     // per matrix: counted rotations of this sweep (blocked_counts)
+  const int *esw = nullptr; // per matrix: the inner sweep cap of this sweep (inner_sweeps.hpp)
   T *W = nullptr, *V = nullptr, *X = nullptr;
   T *G = nullptr, *Q = nullptr; // kBlockedKmax^2 per (active slot, pair)
   int *pflag = nullptr;         // per (active slot, pair): Q != I
@@ -53,7 +55,6 @@ template <class Tstd> struct BlkParams {
   long long gcap = 0;
   int nown = 0, ncub = 0;
   int nact = 0, half = 1, nb = 16, step = 0;
-  int eig_sweeps = 1;
   double tol = 0;
   bool vectors = false;
   // fields read by the shared load / finish steps (matrix_io.cuh)
@@ -472,11 +473,11 @@ __device__ __forceinline__ void evd_pair_rotation(EvdWarpSmem<T, K> &S, int k, i
 
 // The warp's solve of S.G (k x k, S.Q = I on entry): sweeps of parallel
 // round-robin steps until one rotates nothing or cap sweeps ran. Returns
-// (warp-uniform) the rotations applied and whether one of them counts
-// for convergence (blocked_counts).
+// (warp-uniform) the rotations applied and how many of them count for
+// convergence (blocked_counts; the CPU twin's EvdCount::significant).
 struct EvdRun {
   long applied = 0;
-  bool significant = false;
+  long significant = 0;
 };
 template <class T, int K>
 __device__ EvdRun evd_warp_iterate(EvdWarpSmem<T, K> &S, int k, int l, dreal_t<T> tol,
@@ -495,7 +496,7 @@ __device__ EvdRun evd_warp_iterate(EvdWarpSmem<T, K> &S, int k, int l, dreal_t<T
       bool mine = false, sig = false;
       if (l < half) evd_pair_rotation(S, k, slots, s, l, tol, floor, nullf, mine, sig);
       const unsigned ok = __ballot_sync(0xffffffffu, mine);
-      run.significant = run.significant || __any_sync(0xffffffffu, sig);
+      run.significant += __popc(__ballot_sync(0xffffffffu, sig));
       if (ok == 0) continue;
       in_sweep += __popc(ok);
       __syncwarp();
@@ -544,8 +545,9 @@ __device__ EvdRun evd_warp_iterate(EvdWarpSmem<T, K> &S, int k, int l, dreal_t<T
 }
 
 // The warp's solve with G in registers, for full pairs (k = K = 32) of
-// types up to 8 bytes (s, d, c), one sweep (the inexact mode, eig_sweeps =
-// 1; more sweeps take the shared-memory solve, which gives the same bits).
+// types up to 8 bytes (s, d, c), one or two sweeps (the inexact mode and the
+// stalled matrices' two of InnerSweepRule, src/core/inner_sweeps.hpp; more
+// sweeps take the shared-memory solve, which gives the same bits).
 // The same operations per entry in the same order as evd_warp_iterate, so
 // the same bits; what changes is where the entries live. The shared-memory
 // solve moves every entry of G and Q through shared memory for each
@@ -568,11 +570,13 @@ __device__ EvdRun evd_warp_iterate(EvdWarpSmem<T, K> &S, int k, int l, dreal_t<T
 //    lane);
 //  - Q J (columns of Q only, no lane exchange) is not done alongside: the
 //    sweep records each step's rotations (EvdRegHist, in S.G's space, free
-//    while G is in registers) and then replays them on row l of Q in
-//    registers, the 31 steps unrolled so that the positions are compile-time
-//    register indices. G and Q are never live together: ~100 registers
-//    instead of 240 (8 warps per SM; Nsight Compute: latency-bound at 0.41
-//    issued instructions per scheduler and cycle, docs/perf/blocked-path.md,
+//    while G is in registers; a second sweep's in S.Q's, free while Q is
+//    the identity it holds on entry) and then replays them on row l of Q
+//    in registers, starting from the identity, the 31 steps unrolled so
+//    that the positions are compile-time register indices. G and Q are
+//    never live together: ~150 registers instead of 240 (12 warps per SM
+//    instead of 8; Nsight Compute: latency-bound at 0.41 issued
+//    instructions per scheduler and cycle before, docs/perf/blocked-path.md,
 //    Session 8).
 template <class T> constexpr bool kEvdInRegisters = sizeof(T) <= 8;
 template <class T, int K> struct EvdRegHist {
@@ -581,14 +585,22 @@ template <class T, int K> struct EvdRegHist {
   unsigned ok[K - 1]; // bit x: pair x (positions x, 31 - x) rotated in step s
 };
 template <class T, int K>
-__device__ EvdRun evd_reg_sweep(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dreal_t<T> nullf) {
+__device__ EvdRun evd_reg_sweep(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dreal_t<T> nullf,
+                                int cap) {
   using R = dreal_t<T>;
   static_assert(K == 32, "one lane per row");
-  static_assert(sizeof(EvdRegHist<T, K>) <= sizeof(S.G), "the history lives in S.G");
+  static_assert(sizeof(EvdRegHist<T, K>) <= sizeof(S.G) &&
+                    sizeof(EvdRegHist<T, K>) <= sizeof(S.Q),
+                "the histories live in S.G and S.Q");
   constexpr int L = K + 1, M = K - 1; // M: the cycle of positions 0 .. 30
-  EvdRegHist<T, K> &H = *reinterpret_cast<EvdRegHist<T, K> *>(S.G);
+  // Sweep h's history: S.G (h = 0), S.Q (h = 1); a select, not an array
+  // (an array of pointers indexed at run time lives in local memory).
+  auto hist = [&S](int h) -> EvdRegHist<T, K> & {
+    return *reinterpret_cast<EvdRegHist<T, K> *>(h == 0 ? S.G : S.Q);
+  };
   EvdRun run;
   R dg;
+  int recorded = 0; // sweeps whose rotations are in hist(0 .. recorded - 1)
   {
     T gr[K];
 #pragma unroll
@@ -600,97 +612,112 @@ __device__ EvdRun evd_reg_sweep(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dre
     const R floor = blocked_noise_floor(gm, K);
     __syncwarp(); // G is in registers: S.G takes the history
 #pragma unroll 1
-    for (int s = 0; s < M; ++s) {
-      const int pos = l == M ? M : (l - s + M) % M;
-      const int pp = pos == 0 ? M : pos == M ? 0 : M - pos; // the partner's position
-      const int partner = pp == M ? M : (pp + s) % M;      // ... and lane (= index)
-      const int x = min(pos, pp);                           // the pair
-      const bool first = pos < pp;
-      T off = dzero<T>(); // G(l, partner): a select over the row (a register
-                          // array cannot be indexed at run time in registers)
+    for (int sweep = 0; sweep < cap && sweep < 2; ++sweep) {
+      EvdRegHist<T, K> &H = hist(sweep);
+      long in_sweep = 0;
+#pragma unroll 1
+      for (int s = 0; s < M; ++s) {
+        const int pos = l == M ? M : (l - s + M) % M;
+        const int pp = pos == 0 ? M : pos == M ? 0 : M - pos; // the partner's position
+        const int partner = pp == M ? M : (pp + s) % M;      // ... and lane (= index)
+        const int x = min(pos, pp);                           // the pair
+        const bool first = pos < pp;
+        T off = dzero<T>(); // G(l, partner): a select over the row (a register
+                            // array cannot be indexed at run time in registers)
 #pragma unroll
-      for (int c = 0; c < K; ++c)
-        if (c == pp) off = gr[c];
-      const R dpart = shfl_idx(dg, partner);
-      const T opart = shfl_idx(off, partner);
-      bool mine = false, sig = false;
-      if (first) { // (p, q) = the pair's indices in order
-        const bool lp = l < partner;
-        const EvdPairRot<T> r = evd_pair_rot(lp ? dg : dpart, lp ? dpart : dg,
-                                             lp ? off : opart, tol, floor, nullf);
-        if (r.rotates) {
-          H.c[s][x] = r.c;
-          H.te[s][x] = lp ? r.te : neg_conj(r.te); // for the positions (x, pp)
-          S.a[x] = lp ? r.a : r.b;                  // new diagonal at position x
-          S.b[x] = lp ? r.b : r.a;                  // ... and at pp
-          mine = true;
-          sig = r.counts;
+        for (int c = 0; c < K; ++c)
+          if (c == pp) off = gr[c];
+        const R dpart = shfl_idx(dg, partner);
+        const T opart = shfl_idx(off, partner);
+        bool mine = false, sig = false;
+        if (first) { // (p, q) = the pair's indices in order
+          const bool lp = l < partner;
+          const EvdPairRot<T> r = evd_pair_rot(lp ? dg : dpart, lp ? dpart : dg,
+                                               lp ? off : opart, tol, floor, nullf);
+          if (r.rotates) {
+            H.c[s][x] = r.c;
+            H.te[s][x] = lp ? r.te : neg_conj(r.te); // for the positions (x, pp)
+            S.a[x] = lp ? r.a : r.b;                  // new diagonal at position x
+            S.b[x] = lp ? r.b : r.a;                  // ... and at pp
+            mine = true;
+            sig = r.counts;
+          }
         }
+        // Pair x's first position is lane (x + s) mod 31: rotate the ballot.
+        const unsigned bal = __ballot_sync(0xffffffffu, mine) & 0x7fffffffu;
+        const unsigned ok = ((bal >> s) | (bal << (M - s))) & 0xffffu;
+        if (l == 0) H.ok[s] = ok;
+        run.significant += __popc(__ballot_sync(0xffffffffu, sig));
+        if (ok != 0) {
+          in_sweep += __popc(ok);
+          __syncwarp();
+          // G J: fixed registers.
+#pragma unroll
+          for (int px = 0; px < K / 2; ++px) {
+            if (!((ok >> px) & 1u)) continue;
+            const int py = px == 0 ? M : M - px;
+            rot_tangent(gr[px], gr[py], H.c[s][px], H.te[s][px], false);
+          }
+          // J^H G: rows (x, pp) with conj(te); the second row's output is
+          // rot_first with the roles exchanged.
+          const bool rotates = (ok >> x) & 1u;
+          R cm = R(0);
+          T sg = dzero<T>();
+          if (rotates) {
+            cm = H.c[s][x];
+            const T rho = dconj(H.te[s][x]);
+            sg = first ? rho : neg_conj(rho);
+          }
+#pragma unroll
+          for (int c = 0; c < K; ++c) {
+            const T o = shfl_idx(gr[c], partner);
+            if (rotates) gr[c] = rot_first(gr[c], o, cm, sg);
+          }
+          if (rotates) { // the exact 2 x 2 block
+            dg = first ? S.a[x] : S.b[x];
+#pragma unroll
+            for (int c = 0; c < K; ++c)
+              if (c == pp) gr[c] = dzero<T>();
+          }
+          __syncwarp(); // S.a, S.b are read before the next step writes them
+        }
+        // Positions move down by one on the 31-cycle.
+        const T g0 = gr[0];
+#pragma unroll
+        for (int c = 0; c + 1 < M; ++c) gr[c] = gr[c + 1];
+        gr[M - 1] = g0;
       }
-      // Pair x's first position is lane (x + s) mod 31: rotate the ballot.
-      const unsigned bal = __ballot_sync(0xffffffffu, mine) & 0x7fffffffu;
-      const unsigned ok = ((bal >> s) | (bal << (M - s))) & 0xffffu;
-      if (l == 0) H.ok[s] = ok;
-      run.significant = run.significant || __any_sync(0xffffffffu, sig);
-      if (ok != 0) {
-        run.applied += __popc(ok);
-        __syncwarp();
-        // G J: fixed registers.
+      // After 31 steps the positions are the indices again.
+      run.applied += in_sweep;
+      recorded = sweep + 1;
+      if (in_sweep == 0) break; // as the twin: a sweep that rotated nothing ends it
+    }
+  }
+  __syncwarp(); // the histories are complete
+  // Q J, replayed on row l of Q (the identity on entry; S.Q may hold the
+  // second sweep's history now): at step s the positions (px, py) hold the
+  // columns (px + s) mod 31, (py + s) mod 31 (31 stays 31); each entry sees
+  // the same rotations in the same order as in the twin (sweep by sweep).
+  if (run.applied > 0) {
+    T qr[K];
+#pragma unroll
+    for (int c = 0; c < K; ++c) qr[c] = c == l ? done<T>() : dzero<T>();
+#pragma unroll 1
+    for (int h = 0; h < recorded; ++h) {
+      const EvdRegHist<T, K> &H = hist(h);
+#pragma unroll
+      for (int s = 0; s < M; ++s) {
+        const unsigned ok = H.ok[s];
 #pragma unroll
         for (int px = 0; px < K / 2; ++px) {
           if (!((ok >> px) & 1u)) continue;
           const int py = px == 0 ? M : M - px;
-          rot_tangent(gr[px], gr[py], H.c[s][px], H.te[s][px], false);
+          const int ix = (px + s) % M, iy = py == M ? M : (py + s) % M;
+          rot_tangent(qr[ix], qr[iy], H.c[s][px], H.te[s][px], false);
         }
-        // J^H G: rows (x, pp) with conj(te); the second row's output is
-        // rot_first with the roles exchanged.
-        const bool rotates = (ok >> x) & 1u;
-        R cm = R(0);
-        T sg = dzero<T>();
-        if (rotates) {
-          cm = H.c[s][x];
-          const T rho = dconj(H.te[s][x]);
-          sg = first ? rho : neg_conj(rho);
-        }
-#pragma unroll
-        for (int c = 0; c < K; ++c) {
-          const T o = shfl_idx(gr[c], partner);
-          if (rotates) gr[c] = rot_first(gr[c], o, cm, sg);
-        }
-        if (rotates) { // the exact 2 x 2 block
-          dg = first ? S.a[x] : S.b[x];
-#pragma unroll
-          for (int c = 0; c < K; ++c)
-            if (c == pp) gr[c] = dzero<T>();
-        }
-        __syncwarp(); // S.a, S.b are read before the next step writes them
-      }
-      // Positions move down by one on the 31-cycle.
-      const T g0 = gr[0];
-#pragma unroll
-      for (int c = 0; c + 1 < M; ++c) gr[c] = gr[c + 1];
-      gr[M - 1] = g0;
-    }
-  }
-  __syncwarp(); // the history is complete
-  // Q J, replayed on row l of Q (identity on entry, S.Q): at step s the
-  // positions (px, py) hold the columns (px + s) mod 31, (py + s) mod 31
-  // (31 stays 31); each entry sees the same rotations in the same order.
-  if (run.applied > 0) {
-    T qr[K];
-#pragma unroll
-    for (int c = 0; c < K; ++c) qr[c] = S.Q[l + c * L];
-#pragma unroll
-    for (int s = 0; s < M; ++s) {
-      const unsigned ok = H.ok[s];
-#pragma unroll
-      for (int px = 0; px < K / 2; ++px) {
-        if (!((ok >> px) & 1u)) continue;
-        const int py = px == 0 ? M : M - px;
-        const int ix = (px + s) % M, iy = py == M ? M : (py + s) % M;
-        rot_tangent(qr[ix], qr[iy], H.c[s][px], H.te[s][px], false);
       }
     }
+    __syncwarp(); // every lane has read the history in S.Q
 #pragma unroll
     for (int c = 0; c < K; ++c) S.Q[l + c * L] = qr[c];
   }
@@ -706,7 +733,7 @@ template <class T, int K>
 __device__ __forceinline__ EvdRun evd_warp_solve(EvdWarpSmem<T, K> &S, int k, int l,
                                                  dreal_t<T> tol, dreal_t<T> nullf, int cap) {
   if constexpr (kEvdInRegisters<T>)
-    if (k == K && cap == 1) return evd_reg_sweep<T, K>(S, l, tol, nullf);
+    if (k == K && cap <= 2) return evd_reg_sweep<T, K>(S, l, tol, nullf, cap);
   return evd_warp_iterate(S, k, l, tol, nullf, cap);
 }
 
@@ -809,7 +836,7 @@ __device__ EvdRun evd_block_iterate(EvdWarpSmem<T, K> &S, int k, int tid, dreal_
         bool mine = false, sig = false;
         if (tid < half) evd_pair_rotation(S, k, slots, s, tid, tol, floor, nullf, mine, sig);
         const unsigned ok = __ballot_sync(0xffffffffu, mine);
-        run.significant = run.significant || __any_sync(0xffffffffu, sig);
+        run.significant += __popc(__ballot_sync(0xffffffffu, sig));
         if (tid == 0) S.ok = ok;
       }
       __syncthreads();
@@ -901,7 +928,7 @@ __device__ void evd_slot_store(const BlkParams<Tstd> &P, EvdWarpSmem<T, K> &S, l
                        P.Q + size_t(slot) * K * K, K);
   if (tid == 0) {
     P.pflag[slot] = 1;
-    if (run.significant) P.rot[mi] = 1;
+    if (run.significant) atomicAdd(&P.rot[mi], int(run.significant));
   }
 }
 template <class Tstd, class R>
@@ -922,7 +949,7 @@ __global__ void __launch_bounds__(32 * kEvdWarps, 3) blk_evd_warp_kernel(const _
   int mi, k;
   if (!evd_slot_load<Tstd, T, K, 32>(P, S, slot, l, mi, k)) return;
   const EvdRun run = evd_warp_solve<T, K>(S, k, l, evd_tol<Tstd, R>(P, mi, k), P.nullf[mi],
-                                          P.eig_sweeps > 0 ? P.eig_sweeps : 60);
+                                          P.esw[mi]);
   evd_slot_store<Tstd, T, K, 32>(P, S, slot, l, mi, k, run);
 }
 
@@ -940,7 +967,7 @@ __global__ void __launch_bounds__(NT) blk_evd_block_kernel(const __grid_constant
   int mi, k;
   if (!evd_slot_load<Tstd, T, K, NT>(P, S, slot, tid, mi, k)) return;
   const EvdRun run = evd_block_iterate<T, K, NT>(S, k, tid, evd_tol<Tstd, R>(P, mi, k),
-                                                 P.nullf[mi], P.eig_sweeps > 0 ? P.eig_sweeps : 60);
+                                                 P.nullf[mi], P.esw[mi]);
   evd_slot_store<Tstd, T, K, NT>(P, S, slot, tid, mi, k, run);
 }
 
@@ -960,7 +987,7 @@ __global__ void __launch_bounds__(NT) blk_evd_block_kernel(const __grid_constant
 template <class T, int K> struct PairSmem {
   EvdWarpSmem<T, K> S;
   T Qf[K * K]; // the final rotation, zero-padded
-  int cnt[4];  // applied this inner sweep, significant, applied in total
+  int cnt[4];  // applied this inner sweep, counted (blocked_counts), applied in total
 };
 template <class T, int K> __host__ __device__ constexpr size_t pair_smem_head() {
   return (sizeof(PairSmem<T, K>) + 15) / 16 * 16;
@@ -1037,7 +1064,7 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
   __syncthreads();
   const R tol = blocked_tol(R(P.tol > 0 ? P.tol : sqrt(double(mw)) * double(unit_u<R>())), k);
   const R nullf = P.nullf[mi];
-  const int cap = P.eig_sweeps > 0 ? P.eig_sweeps : 60;
+  const int cap = P.esw[mi];
   const bool sort = M.nw <= P.nb || P.nb >= 8;
   const int g = t / GL, l = t % GL;
   // Squared norms of the columns c = g, g + 16 into S.eig (group sums).
@@ -1096,7 +1123,7 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
           }
           if (l == 0) {
             atomicAdd(&H.cnt[0], 1);
-            if (blocked_counts(a, b, floor, nullf)) H.cnt[1] = 1;
+            if (blocked_counts(a, b, floor, nullf)) atomicAdd(&H.cnt[1], 1);
           }
         }
         __syncthreads();
@@ -1145,7 +1172,7 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
         evd_finish<T, K, 32>(S, k, t, sort, H.Qf, K);
         if (t == 0) {
           H.cnt[2] = 1;
-          H.cnt[1] = run.significant ? 1 : 0;
+          H.cnt[1] = int(run.significant);
         }
       }
     }
@@ -1164,7 +1191,7 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
         nw, k, H.Qf, t, NT, [&](int i, int c) { return Ws[c * ld + i]; },
         [&](int i, int c, T v) { V[i + size_t(pair_col(c, bi, wi, bj, P.nb)) * nw] = v; });
   }
-  if (t == 0 && H.cnt[1]) P.rot[mi] = 1;
+  if (t == 0 && H.cnt[1]) atomicAdd(&P.rot[mi], H.cnt[1]);
 }
 
 // ---- update: [W_i W_j] <- [W_i W_j] Q, [V_i V_j] <- [V_i V_j] Q --------------
@@ -1270,7 +1297,8 @@ inline size_t blocked_gram_count(const std::vector<int> &mode) {
 }
 
 struct BlkLayout {
-  size_t mats = 0, state = 0, rot = 0, act = 0, nullf = 0, W = 0, V = 0, X = 0, G = 0, Q = 0, pflag = 0;
+  size_t mats = 0, state = 0, rot = 0, esw = 0, act = 0, nullf = 0, W = 0, V = 0, X = 0, G = 0,
+         Q = 0, pflag = 0;
   size_t gptr = 0, gbase = 0;
   long long gcap = 0; // GEMMs the pointer arrays hold (3 per Gram slot)
   size_t total = 0;
@@ -1298,6 +1326,7 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
   L.mats = w.take(cnt * sizeof(BlkMat));
   L.state = w.take(cnt * kBsWords * sizeof(int));
   L.rot = w.take(cnt * sizeof(int));
+  L.esw = w.take(cnt * sizeof(int));
   L.act = w.take(cnt * sizeof(int));
   L.nullf = w.take(cnt * sizeof(double));
   L.W = w.take(ew * elem);
@@ -1374,10 +1403,11 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   P.nb = nb;
   P.half = L.half;
   P.tol = cfg.tol;
-  P.eig_sweeps = cfg.eig_sweeps;
   P.mats = reinterpret_cast<const BlkMat *>(ws + L.mats);
   P.state = reinterpret_cast<int *>(ws + L.state);
   P.rot = reinterpret_cast<int *>(ws + L.rot);
+  int *desw = reinterpret_cast<int *>(ws + L.esw);
+  P.esw = desw;
   int *dact = reinterpret_cast<int *>(ws + L.act);
   P.act = dact;
   P.W = reinterpret_cast<T *>(ws + L.W);
@@ -1458,6 +1488,11 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   timer.collect();
 
   std::vector<int> active, conv(cnt, 0), sweeps(cnt, 0), rot(cnt);
+  // Inner sweeps per matrix and outer sweep: cfg.eig_sweeps, or the rule of
+  // inner_sweeps.hpp on the counted rotations (as the CPU twin; a single
+  // block takes no rule there either).
+  std::vector<InnerSweepRule> rules(cnt);
+  std::vector<int> esw(cnt);
   for (int i = 0; i < cnt; ++i) {
     if (state[size_t(i) * kBsWords + kBsStart]) active.push_back(i);
     else conv[i] = 1; // zero (converged, 0 sweeps) or non-finite (reported by info)
@@ -1516,6 +1551,8 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
       BSVD_BLK_TRY(cudaMemcpyAsync(dgbase, gbase.data(), gbase.size() * sizeof(int),
                                    cudaMemcpyHostToDevice, stream));
     BSVD_BLK_TRY(cudaMemsetAsync(P.rot, 0, cnt * sizeof(int), stream));
+    for (int i = 0; i < cnt; ++i) esw[i] = inner_sweep_cap(cfg.eig_sweeps, rules[i], kInnerConvergeCap);
+    BSVD_BLK_TRY(cudaMemcpyAsync(desw, esw.data(), cnt * sizeof(int), cudaMemcpyHostToDevice, stream));
     BlkParams<Tstd> Pe = P, Ps = P;
     P.nact = nby[0];
     Pe.act = dact + nby[0];
@@ -1589,8 +1626,12 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     std::vector<int> still;
     for (int i : active) {
       sweeps[i] = sweep;
-      if (rot[i]) still.push_back(i);
-      else conv[i] = 1;
+      if (rot[i]) {
+        still.push_back(i);
+        if (nblk[i] > 1) rules[i].after_sweep(rot[i]);
+      } else {
+        conv[i] = 1;
+      }
     }
     active.swap(still);
     prof.sweeps = sweep;

@@ -212,11 +212,13 @@ template <class T>
 void expect_host_device_values_agree(int m, int n, int batch, const std::vector<T> &A,
                                      bsvd_variant_t variant, int qr, int path,
                                      bsvd_pair_solver_t pair = BSVD_PAIR_AUTO) {
+  // the library's default inner sweeps, as gpu_solve_device's options
+  const int eig = BSVD_EIG_SWEEPS_AUTO;
   const auto h =
-      gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, variant, 0, 1, qr, pair);
+      gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, variant, 0, eig, qr, pair);
   const auto d = gpu_solve_device<T>(m, n, batch, A, true, variant, qr, pair);
   const auto s =
-      gpu_solve<T>(m, n, batch, A, false, BSVD_ORDERING_ROUND_ROBIN, 0, variant, 0, 1, qr, pair);
+      gpu_solve<T>(m, n, batch, A, false, BSVD_ORDERING_ROUND_ROBIN, 0, variant, 0, eig, qr, pair);
   ASSERT_EQ(h.status, 0) << bsvd_last_error();
   ASSERT_EQ(d.status, 0) << bsvd_last_error();
   ASSERT_EQ(s.status, 0) << bsvd_last_error();

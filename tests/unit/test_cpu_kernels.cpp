@@ -2,6 +2,7 @@
 // hermitian_jacobi_evd, jacobi_unblocked and jacobi_blocked on their own.
 #include "test_cpu_helpers.hpp"
 
+#include "core/inner_sweeps.hpp"
 #include "core/ordering.hpp"
 
 #include <random>
@@ -286,6 +287,35 @@ TYPED_TEST(CpuKernels, UnblockedSingleColumnOneSweep) {
   EXPECT_TRUE(st.converged);
   EXPECT_EQ(st.sweeps, 1);
   EXPECT_EQ(W[0], T(3));
+}
+
+// InnerSweepRule (src/core/inner_sweeps.hpp) on count sequences shaped as
+// measured: a random matrix's count sits at its peak and then collapses (no
+// switch); a stalling one falls by a few percent per sweep below its peak
+// (two inner sweeps after two stalled sweeps, and for good); one stalled
+// sweep followed by a collapse is not a stall.
+TEST(InnerSweepRule, SwitchesOnlyOnStalls) {
+  using bsvd::detail::InnerSweepRule;
+  auto run = [](std::initializer_list<long> counts) {
+    InnerSweepRule r;
+    std::vector<int> out;
+    for (long c : counts) {
+      r.after_sweep(c);
+      out.push_back(r.sweeps());
+    }
+    return out;
+  };
+  EXPECT_EQ(run({246016, 246016, 246016, 245313, 214662, 118626, 18968, 20}),
+            (std::vector<int>{1, 1, 1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(run({122412, 119688, 118844, 117879, 50, 1}), (std::vector<int>{1, 1, 2, 2, 2, 2}));
+  // At the peak (not below 0.98 of it): saturated, not stalled.
+  EXPECT_EQ(run({1000, 990, 985, 981}), (std::vector<int>{1, 1, 1, 1}));
+  // Stalled once (900 > 0.8 * 1000, below the peak), then a collapse, then
+  // stalled once more: never two stalled sweeps in a row.
+  EXPECT_EQ(run({1000, 900, 500, 450}), (std::vector<int>{1, 1, 1, 1}));
+  EXPECT_EQ(bsvd::detail::inner_sweep_cap(BSVD_EIG_SWEEPS_AUTO, InnerSweepRule{}, 60), 1);
+  EXPECT_EQ(bsvd::detail::inner_sweep_cap(0, InnerSweepRule{}, 60), 60);
+  EXPECT_EQ(bsvd::detail::inner_sweep_cap(3, InnerSweepRule{}, 60), 3);
 }
 
 } // namespace

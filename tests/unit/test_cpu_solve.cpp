@@ -48,7 +48,7 @@ TYPED_TEST(CpuSolve, GeoBlocked) {
                                                    {300, 7}, {7, 300}, {20, 33}, {300, 1}};
   uint64_t seed = 500;
   for (int nb : {2, 4, 16})
-    for (int eig : {0, 1})
+    for (int eig : {0, 1, BSVD_EIG_SWEEPS_AUTO})
       for (auto [m, n] : shapes) {
         Config cfg;
         cfg.variant = BSVD_VARIANT_BLOCKED;
@@ -86,6 +86,39 @@ TYPED_TEST(CpuSolve, BlockedPairSvdFamilies) {
       worst_of<T>().add(check_family<T>(f, 70, 45, cfg, ++seed));
       worst_of<T>().add(check_family<T>(f, 30, 52, cfg, ++seed));
     }
+}
+
+// eig_sweeps = BSVD_EIG_SWEEPS_AUTO (the default): logrand matrices (kappa
+// 1e10 / 1e5) stall under one inner sweep -- the count of counted rotations
+// falls by a few percent per sweep -- and the rule gives them two inner
+// sweeps, which must save outer sweeps (96^2: d 20 -> 16, s 13 -> 10 when
+// written) and keep T1-T4; two fixed inner sweeps pass as well.
+TYPED_TEST(CpuSolve, BlockedAutoInnerSweeps) {
+  using T = TypeParam;
+  const int m = 96, n = 96;
+  for (uint64_t seed : {11, 12}) {
+    const int lda = m;
+    std::vector<T> A(size_t(lda) * n);
+    std::vector<double> sigma;
+    bsvd::testing::generate<T>(Family::Logrand, m, n, bsvd::testing::default_kappa<T>(), seed,
+                               A.data(), lda, &sigma);
+    Config cfg;
+    cfg.variant = BSVD_VARIANT_BLOCKED;
+    int sw[3] = {0, 0, 0};
+    const int modes[3] = {1, BSVD_EIG_SWEEPS_AUTO, 2};
+    for (int i = 0; i < 3; ++i) {
+      cfg.eig_sweeps = modes[i];
+      const Result<T> r = solve(m, n, A.data(), lda, cfg);
+      ASSERT_EQ(r.status, 0);
+      EXPECT_EQ(r.info, 0);
+      const Measures ms = measure(m, n, A.data(), lda, r, sigma);
+      EXPECT_LT(ms.worst(), kLimit) << "eig_sweeps " << modes[i] << ": " << ratios_str(ms);
+      worst_of<T>().add(ms);
+      sw[i] = r.sweeps;
+    }
+    EXPECT_LT(sw[1], sw[0]) << "auto did not save outer sweeps over one inner sweep";
+    EXPECT_LE(sw[2], sw[1]);
+  }
 }
 
 // Prints the worst ratios per type (for the report); runs last in the file

@@ -3,6 +3,8 @@
 // (bsvd cuda vs cuSOLVER) in bench_cuda.cu, built only with CUDA.
 #pragma once
 
+#include <bsvd/bsvd.h>
+
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@ struct BenchCase {
   bool gram_plans = false; // cuda blocked path: one more row per Gram stage
                            // (own kernel, cuBLAS)
   std::vector<int> block_sizes; // cuda blocked path: one more row per width
+  int eig_sweeps = BSVD_EIG_SWEEPS_AUTO; // bsvd_options_t::eig_sweeps of the bsvd rows
 };
 
 struct BenchRow {
@@ -66,7 +69,7 @@ bool bench_gpu(const BenchCase &c, const void *A, std::vector<BenchRow> &rows);
 // matrix; prints a per-matrix table (sizes, path, sweeps next to the CPU
 // solver's with the same options, cuSOLVER times). precision: s d c z.
 bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int reps,
-                   int pair_solver, bool evd_plans, std::vector<BenchRow> &rows);
+                   int pair_solver, bool evd_plans, int eig_sweeps, std::vector<BenchRow> &rows);
 
 // Measures the TLP threshold of the blocked eigensolver's plan choice
 // (choose_evd_threads, tuning.hpp): uniform batches of n x n random

@@ -279,6 +279,7 @@ int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &de
   o.backend = BSVD_BACKEND_CUDA;
   o.qr = qr;
   o.pair_solver = bsvd_pair_solver_t(pair_solver);
+  o.eig_sweeps = c.eig_sweeps;
   o.block_size = block_size;
   const Job job = vec ? Job::Vectors : Job::Values;
   size_t ws = 0;
@@ -633,7 +634,8 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
 // ---- the mixed-size batch of Matrix Market files -----------------------------
 template <class T>
 bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precision, int reps,
-                     int pair_solver, bool evd_plans, std::vector<BenchRow> &rows) {
+                     int pair_solver, bool evd_plans, int eig_sweeps,
+                     std::vector<BenchRow> &rows) {
   using R = real_t<T>;
   const int batch = int(mats.size());
   BenchCase c0;
@@ -641,6 +643,7 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   c0.family = "mtx";
   c0.batch = batch;
   c0.reps = reps;
+  c0.eig_sweeps = eig_sweeps;
   std::string dev = "none";
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
@@ -695,6 +698,7 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   bsvd_options_init(&o);
   o.backend = BSVD_BACKEND_CUDA;
   o.pair_solver = bsvd_pair_solver_t(pair_solver > 0 ? pair_solver : 0);
+  o.eig_sweeps = eig_sweeps;
   size_t ws = 0;
   bsvd_workspace_size_v(precision, BSVD_JOB_VECTORS, mv.data(), nv.data(), batch, &o, &ws);
   DevBuf<unsigned char> dws(ws);
@@ -859,7 +863,7 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
 } // namespace
 
 bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int reps,
-                   int pair_solver, bool evd_plans, std::vector<BenchRow> &rows) {
+                   int pair_solver, bool evd_plans, int eig_sweeps, std::vector<BenchRow> &rows) {
   std::vector<testing::DenseMatrix> mats;
   for (const auto &f : files) {
     testing::DenseMatrix dm;
@@ -872,10 +876,10 @@ bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int re
   }
   try {
     switch (precision) {
-    case 's': return bench_gpu_mtx_t<float>(mats, precision, reps, pair_solver, evd_plans, rows);
-    case 'd': return bench_gpu_mtx_t<double>(mats, precision, reps, pair_solver, evd_plans, rows);
-    case 'c': return bench_gpu_mtx_t<std::complex<float>>(mats, precision, reps, pair_solver, evd_plans, rows);
-    default: return bench_gpu_mtx_t<std::complex<double>>(mats, precision, reps, pair_solver, evd_plans, rows);
+    case 's': return bench_gpu_mtx_t<float>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, rows);
+    case 'd': return bench_gpu_mtx_t<double>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, rows);
+    case 'c': return bench_gpu_mtx_t<std::complex<float>>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, rows);
+    default: return bench_gpu_mtx_t<std::complex<double>>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, rows);
     }
   } catch (const CudaFail &f) {
     BenchRow r;

@@ -66,6 +66,7 @@ struct BenchArgs {
   std::string gram = "auto";        // auto, own, cublas, all
   std::string block_sizes;          // comma list: one more bsvd row per block width
   int tune_tlp = 0;                 // > 0: measure the TLP threshold at this n
+  int eig_sweeps = BSVD_EIG_SWEEPS_AUTO; // blocked: inner eigensolver sweeps of the bsvd rows
 };
 
 // --pair-solver: a bsvd_pair_solver_t, or -1 for "all" (-2: unknown).
@@ -123,6 +124,7 @@ void bench_cpu(const BenchCase &c, const std::vector<T> &A, int threads, std::ve
     bsvd_options_init(&o);
     o.backend = BSVD_BACKEND_CPU;
     o.num_threads = threads;
+    o.eig_sweeps = c.eig_sweeps;
     bsvd_status_t st = 0;
     BenchRow row;
     row.solver = "bsvd-cpu";
@@ -255,7 +257,10 @@ int bench(const BenchArgs &a) {
     std::fprintf(stderr, "bsvd bench: --pair-solver must be auto, gram, evd, svd or all\n");
     return 2;
   }
-  for (auto &c : cases) c.pair_solver = pair_solver;
+  for (auto &c : cases) {
+    c.pair_solver = pair_solver;
+    c.eig_sweeps = a.eig_sweeps;
+  }
   const std::string &et = a.evd_threads;
   if (et != "auto" && et != "32" && et != "128" && et != "256" && et != "all") {
     std::fprintf(stderr, "bsvd bench: --evd-threads must be auto, 32, 128, 256 or all\n");
@@ -317,7 +322,8 @@ int bench(const BenchArgs &a) {
       return 2;
     }
     for (const auto &p : split(a.precisions, ','))
-      if (!bench_gpu_mtx(files, p[0], std::max(1, a.reps), pair_solver, et == "all", rows))
+      if (!bench_gpu_mtx(files, p[0], std::max(1, a.reps), pair_solver, et == "all",
+                         a.eig_sweeps, rows))
         return 1;
     cases.clear();
 #else
@@ -397,6 +403,10 @@ void add_bench(CLI::App &app, int &rc) {
   sub->add_option("--pair-solver", a->pair_solver,
                   "cuda blocked path: auto, gram, evd (pair in shared memory), svd (one-sided "
                   "Jacobi on the pair), or all (auto plus a row per fixed choice)")
+      ->capture_default_str();
+  sub->add_option("--eig-sweeps", a->eig_sweeps,
+                  "blocked path: inner eigensolver sweeps of the bsvd rows (-1 = auto, the "
+                  "library's default; 0 = until converged; k > 0 = k)")
       ->capture_default_str();
   sub->add_option("--mtx", a->mtx,
                   "cuda: one mixed-size batch of the Matrix Market files of this directory "

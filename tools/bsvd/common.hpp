@@ -21,7 +21,7 @@ struct SolverArgs {
   int block_size = 0;
   double tol = 0;
   int max_sweeps = 0;
-  int eig_sweeps = 1;
+  int eig_sweeps = BSVD_EIG_SWEEPS_AUTO;
   int threads = 0;
   int qr = 0;
   std::string pair_solver = "auto";

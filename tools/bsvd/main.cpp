@@ -22,7 +22,7 @@ void SolverArgs::add_to(CLI::App &app) {
       ->capture_default_str();
   app.add_option("--tol", tol, "rotation threshold (0 = sqrt(m) * unit roundoff)")->capture_default_str();
   app.add_option("--max-sweeps", max_sweeps, "sweep limit (0 = default 80)")->capture_default_str();
-  app.add_option("--eig-sweeps", eig_sweeps, "blocked: inner eigensolver sweeps (0 = converge, 1 = inexact)")
+  app.add_option("--eig-sweeps", eig_sweeps, "blocked: inner eigensolver sweeps (-1 = auto: 1, then 2 once a matrix stalls; 0 = converge; 1 = inexact)")
       ->capture_default_str();
   app.add_option("--threads", threads, "CPU threads over the batch (0 = all cores)")->capture_default_str();
   app.add_option("--qr", qr, "cuda: QR preprocessing of tall / wide matrices (0 auto, 1 when R fits, -1 never)")
