@@ -37,6 +37,17 @@ template <class T> int blocked_path_for(int m, int n, bsvd_pair_solver_t pair, i
                                     : BSVD_PATH_CUDA_BLOCKED;
 }
 
+// The CPU twin of matrix b of A that took `path`: the pair-SVD solver for
+// SVD_SM; the Gram one for GRAM and EVD_SM (the same arithmetic, in global
+// or shared memory).
+template <class T>
+Twin<T> path_twin(int m, int n, const std::vector<T> &A, int b, int eig, int path) {
+  return cpu_twin<T>(
+      m, n, A.data() + size_t(b) * m * n, true, BSVD_ORDERING_ROUND_ROBIN,
+      blocked_cfg(kBlockedDefaultNb, eig,
+                  path == BSVD_PATH_CUDA_PAIR_SVD ? BSVD_PAIR_SVD_SM : BSVD_PAIR_GRAM));
+}
+
 // GPU blocked vs CPU blocked on fresh random inputs: forced onto the
 // blocked path even where the fused kernel would take the matrix, single
 // block (n <= nb), two blocks, odd block counts, ragged last blocks, tall
@@ -62,12 +73,7 @@ TYPED_TEST(GpuBlocked, MatchesCpuTwin) {
         SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b << " eig_sweeps=" << eig
                                         << " pair solver " << int(pair) << " path " << path);
         EXPECT_EQ(r.path[b], path);
-        // The CPU twin of SVD_SM is the pair-SVD solver; of GRAM and EVD_SM
-        // (the same arithmetic, in global or shared memory) the Gram one.
-        const auto tw = cpu_twin<T>(
-            m, n, A.data() + size_t(b) * m * n, true, BSVD_ORDERING_ROUND_ROBIN,
-            blocked_cfg(kBlockedDefaultNb, eig,
-                        path == BSVD_PATH_CUDA_PAIR_SVD ? BSVD_PAIR_SVD_SM : BSVD_PAIR_GRAM));
+        const auto tw = path_twin<T>(m, n, A, b, eig, path);
         const double gap = twin_gap(r, b, tw);
         EXPECT_LE(gap, 8.0 * std::sqrt(double(std::max(m, n))))
             << "singular values differ from the CPU twin by " << gap << " u";
@@ -110,10 +116,7 @@ TYPED_TEST(GpuBlocked, AutoInnerSweepsMatchTwin) {
           SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b << " eig_sweeps=" << eig
                                           << " pair solver " << int(pair) << " path " << path);
           EXPECT_EQ(r.path[b], path);
-          const auto tw = cpu_twin<T>(
-              m, n, A.data() + size_t(b) * m * n, true, BSVD_ORDERING_ROUND_ROBIN,
-              blocked_cfg(kBlockedDefaultNb, eig,
-                          path == BSVD_PATH_CUDA_PAIR_SVD ? BSVD_PAIR_SVD_SM : BSVD_PAIR_GRAM));
+          const auto tw = path_twin<T>(m, n, A, b, eig, path);
           EXPECT_LE(twin_gap(r, b, tw), 8.0 * std::sqrt(double(std::max(m, n))));
           EXPECT_EQ(r.info[b], 0);
           EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 1)
