@@ -259,10 +259,11 @@ SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
   const R null_floor = blocked_null_floor(amax);
   auto width = [&](int blk) { return std::min(nb, n - blk * nb); };
   // Inner sweeps: eig_sweeps, or per outer sweep by the rule
-  // (inner_sweeps.hpp; one block: every sweep is one Gram EVD, no rule).
+  // (inner_sweeps.hpp, as the GPU driver; one block: every sweep is one
+  // Gram EVD, no rule).
   InnerSweepRule rule;
-  int inner = eig_sweeps < 0 ? rule.sweeps() : eig_sweeps;
   auto rotate_pair = [&](int k, bool sort, const Ordering &eo) {
+    const int inner = inner_sweep_cap(eig_sweeps, rule, kInnerConvergeCap);
     return pair_svd ? rotate_block_pair_svd(m, n, W, ldw, V, ldv, k, sort, tol, null_floor,
                                             inner, eo, ws)
                     : rotate_block_pair(m, n, W, ldw, V, ldv, k, sort, tol, null_floor, inner,
@@ -305,10 +306,7 @@ SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
       st.converged = true;
       break;
     }
-    if (eig_sweeps < 0) {
-      rule.after_sweep(rotations);
-      inner = rule.sweeps();
-    }
+    rule.after_sweep(rotations);
   }
   return st;
 }

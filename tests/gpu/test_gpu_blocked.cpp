@@ -37,15 +37,28 @@ template <class T> int blocked_path_for(int m, int n, bsvd_pair_solver_t pair, i
                                     : BSVD_PATH_CUDA_BLOCKED;
 }
 
-// The CPU twin of matrix b of A that took `path`: the pair-SVD solver for
-// SVD_SM; the Gram one for GRAM and EVD_SM (the same arithmetic, in global
-// or shared memory).
+// Matrix b of r (a blocked solve of A with block width kBlockedDefaultNb and
+// `eig` inner sweeps) took `path` and matches its CPU twin -- the pair-SVD
+// solver for SVD_SM, the Gram one for GRAM and EVD_SM (the same arithmetic,
+// in global or shared memory): singular values within 8 sqrt(max(m, n)) u,
+// the twin's info, sweeps within `slack`; and passes T1-T4.
 template <class T>
-Twin<T> path_twin(int m, int n, const std::vector<T> &A, int b, int eig, int path) {
-  return cpu_twin<T>(
+void expect_matches_twin(const Solved<T> &r, const std::vector<T> &A, int b, int eig, int path,
+                         int slack) {
+  const int m = r.m, n = r.n;
+  EXPECT_EQ(r.path[b], path);
+  const auto tw = cpu_twin<T>(
       m, n, A.data() + size_t(b) * m * n, true, BSVD_ORDERING_ROUND_ROBIN,
       blocked_cfg(kBlockedDefaultNb, eig,
                   path == BSVD_PATH_CUDA_PAIR_SVD ? BSVD_PAIR_SVD_SM : BSVD_PAIR_GRAM));
+  const double gap = twin_gap(r, b, tw);
+  EXPECT_LE(gap, 8.0 * std::sqrt(double(std::max(m, n))))
+      << "singular values differ from the CPU twin by " << gap << " u";
+  EXPECT_EQ(r.info[b], tw.info);
+  EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), slack)
+      << "gpu " << r.sweeps[b] << " sweeps, cpu " << tw.sweeps;
+  const auto q = ratios(r, A, b);
+  EXPECT_TRUE(q.pass()) << ratio_text(q);
 }
 
 // GPU blocked vs CPU blocked on fresh random inputs: forced onto the
@@ -72,20 +85,11 @@ TYPED_TEST(GpuBlocked, MatchesCpuTwin) {
       for (int b = 0; b < batch; ++b) {
         SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b << " eig_sweeps=" << eig
                                         << " pair solver " << int(pair) << " path " << path);
-        EXPECT_EQ(r.path[b], path);
-        const auto tw = path_twin<T>(m, n, A, b, eig, path);
-        const double gap = twin_gap(r, b, tw);
-        EXPECT_LE(gap, 8.0 * std::sqrt(double(std::max(m, n))))
-            << "singular values differ from the CPU twin by " << gap << " u";
-        EXPECT_EQ(r.info[b], tw.info);
         // The pair SVD run to inner convergence (eig_sweeps = 0) ends each
         // pair at rotations decided by rounding (its GPU inner products sum
         // in another order): c 33 x 33 took 6 sweeps against the twin's 4.
         const int slack = path == BSVD_PATH_CUDA_PAIR_SVD && eig == 0 ? 2 : 1;
-        EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), slack)
-            << "gpu " << r.sweeps[b] << " sweeps, cpu " << tw.sweeps;
-        const auto q = ratios(r, A, b);
-        EXPECT_TRUE(q.pass()) << ratio_text(q);
+        expect_matches_twin<T>(r, A, b, eig, path, slack);
       }
     }
   }
@@ -115,14 +119,8 @@ TYPED_TEST(GpuBlocked, AutoInnerSweepsMatchTwin) {
         for (int b = 0; b < batch; ++b) {
           SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b << " eig_sweeps=" << eig
                                           << " pair solver " << int(pair) << " path " << path);
-          EXPECT_EQ(r.path[b], path);
-          const auto tw = path_twin<T>(m, n, A, b, eig, path);
-          EXPECT_LE(twin_gap(r, b, tw), 8.0 * std::sqrt(double(std::max(m, n))));
+          expect_matches_twin<T>(r, A, b, eig, path, 1);
           EXPECT_EQ(r.info[b], 0);
-          EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 1)
-              << "gpu " << r.sweeps[b] << " sweeps, cpu " << tw.sweeps;
-          const auto q = ratios(r, A, b);
-          EXPECT_TRUE(q.pass()) << ratio_text(q);
           if (eig == 1) sweeps_one.push_back(r.sweeps[b]);
           if (eig == BSVD_EIG_SWEEPS_AUTO)
             EXPECT_LT(r.sweeps[b], sweeps_one[b]) << "auto did not save outer sweeps";
