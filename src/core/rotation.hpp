@@ -140,6 +140,30 @@ template <class R> BSVD_HD inline uint64_t completion_key(R r, int i, int mw) {
 }
 BSVD_HD inline int completion_row(uint64_t key, int mw) { return mw - 1 - int(key & 0xffffffffu); }
 
+// The completion works in rounds (complete_basis, GPU finish): each round
+// takes the b rows with the largest keys as candidates e_i, projects all b
+// against the accepted set D at once (two classical Gram-Schmidt passes,
+// as matrix products: the round reads U three times, not 3b times), then
+// orthogonalizes each candidate against the ones this round already
+// accepted (twice). The first candidate is always accepted (the pivot of the
+// one-at-a-time rule); a later one only if its squared norm left,
+// which is its residual downdated by this round's accepted columns, keeps
+// at least half of the first candidate's residual rho. Each accepted pivot
+// is thus within a factor 2 of the largest residual left (the greedy
+// pivot), and rho >= (mw - |D|) / mw. b = 1 is the one-at-a-time rule.
+// The round's X (mw x b) and coefficients (nw x b) must fit
+// kCompletionBytes (shared memory on the GPU); 0 = not even one (the GPU's
+// one-at-a-time completion with X in global memory, the same rule as b = 1).
+constexpr int kCompletionMaxBlock = 16;
+constexpr long long kCompletionBytes = 96 * 1024;
+BSVD_HD inline int completion_block(int mw, int nw, int elem_bytes) {
+  const long long b = kCompletionBytes / ((long long)(mw + nw) * elem_bytes);
+  return int(b < kCompletionMaxBlock ? b : kCompletionMaxBlock);
+}
+template <class R> BSVD_HD inline bool completion_accepts(R left, R rho) {
+  return left >= R(0.5) * rho;
+}
+
 template <class R>
 BSVD_HD inline bool blocked_counts(R a, R b, R pair_floor, R null_floor) {
   const R lo = a < b ? a : b, hi = a < b ? b : a;

@@ -8,6 +8,7 @@
 
 #include "../core/batch.hpp"
 #include "../core/ordering.hpp"
+#include "../core/rotation.hpp"
 
 namespace bsvd::detail {
 
@@ -51,6 +52,23 @@ SweepStats jacobi_blocked(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
 template <class T>
 long hermitian_jacobi_evd(int k, T *G, int ldg, T *Q, int ldq, double tol,
                           int sweeps, bsvd_ordering_t ordering);
+
+// The finish's orthonormal completion: the columns of U (mw x nw, ld mw)
+// flagged by null[j] become unit vectors orthogonal to the others and to
+// each other (pivoted on the residuals of the unit vectors, in rounds of up
+// to b candidates: complete.cpp; the rule at completion_block,
+// rotation.hpp). work: completion_work(mw, nw, b) elements. The twin of
+// the GPU finish (b = completion_width: the blocked path's rounds, 1 on the
+// unblocked / fused path).
+template <class T>
+void complete_basis(int mw, int nw, T *U, const char *null, int b, T *work);
+inline size_t completion_work(int mw, int nw, int b) {
+  return size_t(mw + nw) * size_t(b < 1 ? 1 : b) + size_t(mw);
+}
+template <class T> int completion_width(int mw, int nw, bool blocked) {
+  const int b = blocked ? completion_block(mw, nw, int(sizeof(T))) : 1;
+  return b < 1 ? 1 : b;
+}
 
 // Scratch elements of T one solve_one call needs for an m x n matrix.
 size_t solve_one_scratch(int m, int n, bool vectors);

@@ -34,7 +34,7 @@ template <class T> struct SolveLayout {
     W = a.take<T>(size_t(mw) * nw);
     if (vectors) {
       V = a.take<T>(size_t(nw) * nw);
-      cand = a.take<T>(mw);
+      cand = a.take<T>(completion_work(mw, nw, completion_width<T>(mw, nw, kmax > 0)));
     }
     if (kmax > 0)
       blk.carve(a, kmax, pair_svd ? mw : 0);
@@ -112,63 +112,6 @@ void scaled_norm(int m, const T *x, real_of_t<T> &mant, int &expo, T *unit) {
   int e2 = 0;
   mant = std::frexp(r, &e2); // r = mant 2^e2, mant in [0.5, 1)
   expo = ex + e2;
-}
-
-// Orthonormal completion of U (mw x nw, ld mw): the columns flagged by
-// null[j] (numerically null w_j, see the finish step) are replaced, in
-// ascending j, by the unit vector e_i whose residual against the columns
-// already in the set D is largest, orthogonalized against D (classical
-// Gram-Schmidt, twice) and normalized. The residual of e_i is
-// r_i = 1 - sum_{c in D} |u_ic|^2 (its squared norm after projection); the
-// r_i sum to mw - |D| >= 1 while the set is incomplete, so the pivot keeps
-// at least 1/mw of its squared norm and one candidate per column suffices
-// (the earlier rule tried e_0, e_1, ... until one kept enough: on the
-// rank-deficient SuiteSparse graph matrices that cost the GPU finish
-// 214 ms per batch). Pivot key: r_i rounded to float, ties to the smaller
-// i (completion_key, rotation.hpp, shared with the GPU finish). The first
-// Gram-Schmidt pass needs no inner products: u_c^H e_i = conj(u_ic).
-template <class T>
-void complete_basis(int mw, int nw, T *U, const char *null, T *cand) {
-  using R = real_of_t<T>;
-  std::vector<char> done(size_t(nw), 0); // columns already orthonormal
-  for (int j = 0; j < nw; ++j) done[j] = !null[j];
-  // r_i, formed once, then downdated by each new column (as the GPU finish
-  // on the blocked path).
-  std::vector<R> resid(static_cast<size_t>(mw));
-  for (int i = 0; i < mw; ++i) {
-    R s = 0;
-    for (int c = 0; c < nw; ++c)
-      if (done[c]) s += abs2_(U[i + int64_t(c) * mw]);
-    resid[i] = R(1) - s;
-  }
-  std::vector<T> coef(static_cast<size_t>(nw));
-  for (int j = 0; j < nw; ++j) {
-    if (done[j]) continue;
-    uint64_t best = 0;
-    for (int i = 0; i < mw; ++i) best = std::max(best, completion_key(resid[i], i, mw));
-    const int piv = completion_row(best, mw);
-    std::fill(cand, cand + mw, T(0));
-    cand[piv] = T(1);
-    for (int pass = 0; pass < 2; ++pass) {
-      // coef_c = u_c^H cand: on the first pass conj(u_piv,c) (cand = e_piv).
-      for (int c = 0; c < nw; ++c)
-        coef[c] = !done[c] ? T(0)
-                  : pass == 0 ? conj_(U[piv + int64_t(c) * mw])
-                              : dotc(mw, U + int64_t(c) * mw, cand);
-      for (int c = 0; c < nw; ++c) {
-        if (!done[c]) continue;
-        const T *uc = U + int64_t(c) * mw;
-        for (int r = 0; r < mw; ++r) cand[r] -= coef[c] * uc[r];
-      }
-    }
-    const R nrm = std::sqrt(nrm2sq(mw, cand));
-    T *uj = U + int64_t(j) * mw;
-    for (int r = 0; r < mw; ++r) {
-      uj[r] = nrm > R(0) ? cand[r] / nrm : T(r == piv ? 1 : 0);
-      resid[r] -= abs2_(uj[r]);
-    }
-    done[j] = 1;
-  }
 }
 
 template <class T> void fill_nonfinite(const Batch<T> &batch, int b, int m, int n) {
@@ -343,7 +286,8 @@ int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
       null[j] = ratio < null_ratio;
       any_null = any_null || null[j];
     }
-    if (any_null) complete_basis(mw, nw, W, null.data(), L.cand);
+    if (any_null)
+      complete_basis(mw, nw, W, null.data(), completion_width<T>(mw, nw, blocked), L.cand);
   }
 
   // Descending stable sort of (mant, expo) pairs: exact comparison, no

@@ -17,8 +17,11 @@
 //           read once and its k outputs kept in registers.
 // A matrix whose sweep rotated nothing has converged and leaves the active
 // list (the mask of MAGMA-SVD Sec. 8); the batch ends when the list is
-// empty or the sweep limit is reached. Then the fused kernel's finish step
-// (matrix_io.cuh) writes U, S, V, info and sweeps.
+// empty or the sweep limit is reached. The fused kernel's finish step
+// (matrix_io.cuh; null columns completed in rounds, complete_rounds) writes
+// U, S, V, info and sweeps: for a matrix that converges while others still
+// iterate, at once on a side stream (beside the iteration's tail); for the
+// rest after the iteration.
 //
 // Pairs in shared memory (WCYCLE Algorithm 2, lines 8-11): a matrix whose
 // pair [W_i W_j] fits in shared memory can instead take one launch per step
@@ -87,6 +90,8 @@ cudaError_t gram_gemm_batched(char precision, int nb, int mw, int ldc, const voi
 // CUDA events when profiling is on (BSVD_PROFILE=1 in the environment, or
 // set_blocked_profiling). Milliseconds of GPU time per stage.
 struct BlockedProfile {
+  // finish: the launch after the iteration (the matrices that converged
+  // earlier finish on a side stream, beside the other stages: not counted)
   double load = 0, gram = 0, evd = 0, update = 0, finish = 0;
   double pair_evd = 0, pair_svd = 0; // the shared-memory pair kernels
   double total = 0;  // wall time of run_blocked, host clock

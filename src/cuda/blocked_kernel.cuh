@@ -7,6 +7,7 @@
 #include "../core/rotation.hpp"
 #include "blocked.hpp"
 #include "device_scalar.cuh"
+#include "fused.hpp" // max_smem_optin
 #include "matrix_io.cuh"
 #include "tuning.hpp"
 #include "ws_layout.hpp"
@@ -30,9 +31,7 @@ enum : int {
   kBsStart = 0,     // load: iterate (finite, non-zero)
   kBsNonfinite = 1, // load: a NaN or Inf entry
   kBsEscale = 2,    // load: power-of-two prescaling exponent
-  kBsConverged = 3, // host, before finish
-  kBsSweeps = 4,    // host, before finish
-  kBsWords = 5
+  kBsWords = 3
 };
 
 template <class Tstd> struct BlkParams {
@@ -59,6 +58,11 @@ template <class Tstd> struct BlkParams {
   bool vectors = false;
   // fields read by the shared load / finish steps (matrix_io.cuh)
   int tpm = 256, ngroups = 8, col_iters = 1, mw_max = 0, nw_max = 0;
+  // finish: bytes of shared memory for a completion round's X and C (the
+  // largest (mw + nw) cb of the batch; 0: every matrix one column at a time)
+  int round_bytes = 0;
+  // finish: per thread block (matrix mi, converged, sweeps), 3 ints
+  const int *fin = nullptr;
 };
 
 // Block columns of pair x of round-robin step `step` for a matrix of nw
@@ -103,8 +107,6 @@ template <int N> __device__ __forceinline__ void upper_tile(int t, int &tr, int 
   tr = t - tc * (tc + 1) / 2;
 }
 
-template <class R> __device__ __forceinline__ R dreal(R x) { return x; }
-template <class R> __device__ __forceinline__ R dreal(cx<R> x) { return x.re; }
 template <class T> __device__ __forceinline__ T real_only(T x) { return x; }
 template <class R> __device__ __forceinline__ cx<R> real_only(cx<R> x) { return {x.re, R(0)}; }
 
@@ -1261,15 +1263,17 @@ __global__ void __launch_bounds__(kFinishThreads) blk_finish_kernel(const __grid
   extern __shared__ __align__(16) unsigned char smem_raw[];
   __shared__ int st[kStInts];
   __shared__ unsigned long long key;
-  const BlkMat M = P.mats[blockIdx.x];
-  const int *s = P.state + size_t(blockIdx.x) * kBsWords;
+  const int *f = P.fin + 3 * size_t(blockIdx.x);
+  const int mi = f[0];
+  const BlkMat M = P.mats[mi];
+  const int *s = P.state + size_t(mi) * kBsWords;
   const int t = threadIdx.x, g = t / G, l = t % G;
   const Team team{2, 0, int(blockDim.x)};
   if (t < kStInts) st[t] = 0;
   __syncthreads();
   if (t == 0) {
-    st[kStConverged] = s[kBsConverged];
-    st[kStSweeps] = s[kBsSweeps];
+    st[kStConverged] = f[1];
+    st[kStSweeps] = f[2];
   }
   // Each array padded to a multiple of 8 entries: ptxas merges the flag
   // reads of the completion loop's remainder into 8-byte loads (flag[c],
@@ -1281,12 +1285,26 @@ __global__ void __launch_bounds__(kFinishThreads) blk_finish_kernel(const __grid
   int *rank = expo + np;
   int *flag = rank + np;
   T *X = P.X + M.xoff;
+  // The completion's rounds (complete_rounds, matrix_io.cuh) after the
+  // arrays: X and C in round_bytes (what the host sized for the largest
+  // (mw + nw) cb of the batch), then the partial sums, keys and D's list.
+  RoundSmem<T> rounds;
+  if (P.round_bytes > 0) {
+    unsigned char *base = reinterpret_cast<unsigned char *>(flag + np);
+    rounds.cb = completion_block(M.mw, M.nw, int(sizeof(T)));
+    rounds.X = reinterpret_cast<T *>(base);
+    rounds.C = rounds.X + size_t(M.mw) * rounds.cb;
+    rounds.red = reinterpret_cast<T *>(base + P.round_bytes);
+    rounds.keys = reinterpret_cast<unsigned long long *>(
+        rounds.red + 2 * (kFinishThreads / 32) * kCompletionMaxBlock);
+    rounds.dl = reinterpret_cast<int *>(rounds.keys + kCompletionMaxBlock);
+  }
   __syncthreads();
   finish_and_write<G>(P, team, t, g, l, g < P.ngroups, true, s[kBsNonfinite] != 0, M.b, M.m,
                       M.n, P.vectors, s[kBsEscale], P.W + M.woff, M.mw,
                       P.vectors ? P.V + M.voff : nullptr, M.nw, nrm, expo, rank, flag, X,
                       X + M.mw, st, &key, reinterpret_cast<R *>(X + M.mw + M.nw),
-                      finish_null_ratio<R>(min(M.nw, 2 * P.nb)));
+                      finish_null_ratio<R>(min(M.nw, 2 * P.nb)), rounds);
 }
 
 // ---- host driver -------------------------------------------------------------
@@ -1299,7 +1317,7 @@ inline size_t blocked_gram_count(const std::vector<int> &mode) {
 struct BlkLayout {
   size_t mats = 0, state = 0, rot = 0, esw = 0, act = 0, nullf = 0, W = 0, V = 0, X = 0, G = 0,
          Q = 0, pflag = 0;
-  size_t gptr = 0, gbase = 0;
+  size_t gptr = 0, gbase = 0, fin = 0;
   long long gcap = 0; // GEMMs the pointer arrays hold (3 per Gram slot)
   size_t total = 0;
   int half = 1;
@@ -1339,6 +1357,7 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
   L.gcap = 3 * (long long)slots;
   L.gptr = w.take(3 * size_t(L.gcap) * sizeof(void *));
   L.gbase = w.take(cnt * sizeof(int));
+  L.fin = w.take(3 * cnt * sizeof(int));
   L.total = w.used;
   return L;
 }
@@ -1509,6 +1528,68 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     any_cub = any_cub || cub[i];
   }
   if (any_cub && !gram_cublas_available()) std::fill(cub.begin(), cub.end(), 0);
+  // The finish (blk_finish_kernel), one thread block per matrix, launched
+  // for a group of matrices. A matrix that converges while others iterate
+  // is finished on a side stream at once: the iteration's tail (a few
+  // matrices' dependent steps) leaves most of the GPU idle, and the finish
+  // of a rank-deficient matrix (the completion of its null columns, on one
+  // multiprocessor) then runs beside it instead of after it.
+  size_t fsmem = size_t(blk_finish_pad(P.nw_max)) * (sizeof(R) + 3 * sizeof(int));
+  if (kb.vectors) {
+    // The completion's rounds: X and C of the widest round the batch needs
+    // (completion_block, rotation.hpp; the same widths as the CPU twin), if
+    // the device has the shared memory for them (beyond ~6000 columns it
+    // has not: every matrix completes one column at a time).
+    size_t xc = 0;
+    for (int i = 0; i < cnt; ++i)
+      xc = std::max(xc, size_t(mats[i].mw + mats[i].nw) *
+                            size_t(completion_block(mats[i].mw, mats[i].nw, int(sizeof(T)))) *
+                            sizeof(T));
+    xc = (xc + 15) & ~size_t(15);
+    const size_t with = fsmem + xc + round_scratch_bytes(kFinishThreads, sizeof(T), P.nw_max);
+    if (xc > 0 && with <= size_t(max_smem_optin())) {
+      P.round_bytes = int(xc);
+      fsmem = with;
+    }
+  }
+  if (fsmem > 48 * 1024)
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_finish_kernel<Tstd>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(fsmem)));
+  BlkParams<Tstd> Pf = P; // the finish's team: kFinishThreads per matrix
+  Pf.tpm = kFinishThreads;
+  Pf.ngroups = kFinishThreads / 32;
+  Pf.col_iters = (P.nw_max + Pf.ngroups - 1) / Pf.ngroups;
+  int *dfin = reinterpret_cast<int *>(ws + L.fin);
+  std::vector<int> fin(3 * size_t(cnt)); // (matrix, converged, sweeps) in launch order
+  std::vector<char> finished(cnt, 0);
+  int nfin = 0;
+  auto launch_finish = [&](const std::vector<int> &which, cudaStream_t st) -> cudaError_t {
+    if (which.empty()) return cudaSuccess;
+    const int off = nfin;
+    for (int i : which) {
+      fin[3 * size_t(nfin)] = i;
+      fin[3 * size_t(nfin) + 1] = conv[i];
+      fin[3 * size_t(nfin) + 2] = sweeps[i];
+      finished[i] = 1;
+      ++nfin;
+    }
+    cudaError_t e = cudaMemcpyAsync(dfin + 3 * size_t(off), fin.data() + 3 * size_t(off),
+                                    3 * which.size() * sizeof(int), cudaMemcpyHostToDevice, st);
+    if (e != cudaSuccess) return e;
+    BlkParams<Tstd> Pl = Pf;
+    Pl.fin = dfin + 3 * size_t(off);
+    blk_finish_kernel<Tstd><<<unsigned(which.size()), kFinishThreads, fsmem, st>>>(Pl);
+    ++launches;
+    return cudaGetLastError();
+  };
+  struct SideStream { // released at scope exit (pending work completes first)
+    cudaStream_t s = nullptr;
+    cudaEvent_t e = nullptr;
+    ~SideStream() {
+      if (e) cudaEventDestroy(e);
+      if (s) cudaStreamDestroy(s);
+    }
+  } side;
   std::vector<int> order; // the active matrices: Gram (own kernel, then cuBLAS by mw), EVD_SM, SVD_SM
   std::vector<int> gbase;
   struct GemmGroup { int mw; long long first, count; };
@@ -1623,7 +1704,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
                                  stream));
     BSVD_BLK_TRY(cudaStreamSynchronize(stream));
     timer.collect();
-    std::vector<int> still;
+    std::vector<int> still, now;
     for (int i : active) {
       sweeps[i] = sweep;
       if (rot[i]) {
@@ -1631,30 +1712,34 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
         if (nblk[i] > 1) rules[i].after_sweep(rot[i]);
       } else {
         conv[i] = 1;
+        now.push_back(i);
       }
+    }
+    if (!now.empty() && !still.empty() && sweep < max_sweeps) {
+      // Finished beside the iteration, after what the stream has so far.
+      if (!side.s) {
+        BSVD_BLK_TRY(cudaStreamCreateWithFlags(&side.s, cudaStreamNonBlocking));
+        BSVD_BLK_TRY(cudaEventCreateWithFlags(&side.e, cudaEventDisableTiming));
+      }
+      BSVD_BLK_TRY(cudaEventRecord(side.e, stream));
+      BSVD_BLK_TRY(cudaStreamWaitEvent(side.s, side.e, 0));
+      BSVD_BLK_TRY(launch_finish(now, side.s));
     }
     active.swap(still);
     prof.sweeps = sweep;
   }
 
-  for (int i = 0; i < cnt; ++i) {
-    state[size_t(i) * kBsWords + kBsConverged] = conv[i];
-    state[size_t(i) * kBsWords + kBsSweeps] = sweeps[i];
-  }
-  BSVD_BLK_TRY(cudaMemcpyAsync(P.state, state.data(), state.size() * sizeof(int),
-                               cudaMemcpyHostToDevice, stream));
-  const size_t smem = size_t(blk_finish_pad(P.nw_max)) * (sizeof(R) + 3 * sizeof(int));
-  if (smem > 48 * 1024)
-    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_finish_kernel<Tstd>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  // The rest: the matrices that iterated to the end, hit the sweep limit,
+  // or never iterated (zero, non-finite).
+  std::vector<int> rest;
+  for (int i = 0; i < cnt; ++i)
+    if (!finished[i]) rest.push_back(i);
   timer.mark(4);
-  BlkParams<Tstd> Pf = P; // the finish's team: kFinishThreads per matrix
-  Pf.tpm = kFinishThreads;
-  Pf.ngroups = kFinishThreads / 32;
-  Pf.col_iters = (P.nw_max + Pf.ngroups - 1) / Pf.ngroups;
-  blk_finish_kernel<Tstd><<<cnt, kFinishThreads, smem, stream>>>(Pf);
-  ++launches;
-  BSVD_BLK_TRY(cudaGetLastError());
+  BSVD_BLK_TRY(launch_finish(rest, stream));
+  if (side.s) { // the call ends when the side stream's finishes have
+    BSVD_BLK_TRY(cudaEventRecord(side.e, side.s));
+    BSVD_BLK_TRY(cudaStreamWaitEvent(stream, side.e, 0));
+  }
   timer.mark(-1);
   if (timer.on) {
     BSVD_BLK_TRY(cudaStreamSynchronize(stream));

@@ -69,6 +69,8 @@ __device__ __forceinline__ void rot_tangent(R &x, R &y, R c, R te, bool swap) {
   x = swap ? ny : nx;
   y = swap ? nx : ny;
 }
+template <class R> __device__ __forceinline__ R dreal(R x) { return x; }
+template <class R> __device__ __forceinline__ R dreal(cx<R> x) { return x.re; }
 template <class T> __device__ __forceinline__ T dzero() { return T(0); }
 template <class T> __device__ __forceinline__ T done() { return T(1); }
 template <class T> __device__ __forceinline__ T dnan() { return T(NAN); }

@@ -168,11 +168,235 @@ __device__ __forceinline__ int load_scaled(const PP &P, const Team &team, int t,
   return escale;
 }
 
+// ---- the completion in rounds (blocked path) ---------------------------------
+// The twin is complete_basis (src/cpu/complete.cpp), the rule at
+// completion_block (rotation.hpp). One matrix per thread block (team = the
+// block), W in global memory, the round's candidates X (mw x cb) and
+// coefficients C (|D| x cb, by position in the list of D's columns) in
+// shared memory. The loops over D's columns go through that list (built
+// per round) and load W kUnrollW columns at a time, so that the loads are
+// in flight together (the loops are otherwise bound by the latency of
+// global memory). Wherever a step works row by row a row belongs to one
+// thread (i = t + r tpm), so the candidates of a round are orthogonalized
+// against each other with one barrier per reduction and none between them.
+template <class T> struct RoundSmem {
+  T *X = nullptr;                      // column k at X + k mw
+  T *C = nullptr;                      // C[q cb + k]: D's q-th column
+  T *red = nullptr;                    // 2 x (tpm / 32) x kCompletionMaxBlock partial sums
+  unsigned long long *keys = nullptr;  // kCompletionMaxBlock
+  int *dl = nullptr;                   // D's columns, ascending (nw_max + 1: the count last)
+  int cb = 0;                          // round width; 0: the one-at-a-time loop
+};
+__host__ __device__ constexpr size_t round_scratch_bytes(int tpm, size_t elem, int nw_max) {
+  return 2 * size_t(tpm / 32) * kCompletionMaxBlock * elem +
+         kCompletionMaxBlock * sizeof(unsigned long long) + size_t(nw_max + 1) * sizeof(int);
+}
+
+template <class T, class R>
+__device__ void complete_rounds(const RoundSmem<T> &S, int t, int tpm, T *W, int ldw, int mw,
+                                int nw, int *flag, R *resid) {
+  constexpr int KB = kCompletionMaxBlock;
+  constexpr int kUnrollW = 8;
+  const int nwarp = tpm / 32, w = t / 32, lane = t % 32, cb = S.cb;
+  T *X = S.X, *C = S.C;
+  const int *dl = S.dl;
+  int left = 0; // null columns still to fill (every thread, the same count)
+  for (int c = 0; c < nw; ++c) left += !flag[c];
+  int buf = 0;
+  bool first = true;
+  while (left > 0) {
+    const int nb = min(cb, left);
+    __syncthreads(); // flag, resid and the last round's keys settled
+    if (t < 32) {    // D's columns, ascending, by warp ballots
+      int base = 0;
+      for (int c0 = 0; c0 < nw; c0 += 32) {
+        const int c = c0 + lane;
+        const bool f = c < nw && flag[c];
+        const unsigned m = __ballot_sync(0xffffffffu, f);
+        if (f) S.dl[base + __popc(m & ((1u << lane) - 1u))] = c;
+        base += __popc(m);
+      }
+      if (lane == 0) S.dl[nw] = base;
+    }
+    if (t < KB) S.keys[t] = 0;
+    __syncthreads();
+    const int nd = dl[nw];
+    // W_D's column at D position q, row i.
+    auto wd = [&](int i, int q) { return W[i + size_t(dl[q]) * ldw]; };
+    if (first) { // r_i = 1 - sum_{c in D} |w_ic|^2 (rows of this thread)
+      first = false;
+      for (int i = t; i < mw; i += tpm) {
+        R s = 0;
+#pragma unroll kUnrollW
+        for (int q = 0; q < nd; ++q) s += abs2(wd(i, q));
+        resid[i] = R(1) - s;
+      }
+      __syncthreads();
+    }
+    // 1. the nb largest keys, descending (keys are distinct).
+    unsigned long long prev = ~0ull;
+    for (int k = 0; k < nb; ++k) {
+      unsigned long long best = 0;
+      for (int i = t; i < mw; i += tpm) {
+        const unsigned long long key = completion_key(resid[i], i, mw);
+        if (key < prev) best = max(best, key);
+      }
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) best = max(best, __shfl_xor_sync(0xffffffffu, best, o));
+      if (lane == 0 && best) atomicMax(&S.keys[k], best);
+      __syncthreads();
+      prev = S.keys[k];
+    }
+    auto cand = [&](int k) { return completion_row(S.keys[k], mw); };
+    const R rho = fmax(resid[cand(0)], R(0));
+    // 2. X = [e_cand] - W_D (W_D^H X), twice; pass 0's C = conj(rows cand).
+    for (int e = t; e < nb * mw; e += tpm) {
+      const int k = e / mw, i = e - k * mw;
+      X[e] = i == cand(k) ? done<T>() : dzero<T>();
+    }
+    for (int e = t; e < nd * nb; e += tpm) {
+      const int q = e / nb, k = e - q * nb;
+      C[q * cb + k] = dconj(wd(cand(k), q));
+    }
+    __syncthreads();
+    for (int pass = 0; pass < 2; ++pass) {
+      if (pass == 1) {
+        // C = W_D^H X: a warp per column, lanes over the rows (coalesced
+        // reads of w_c, kUnrollW / 2 rows in flight per lane;
+        // conflict-free reads of X).
+        constexpr int U = kUnrollW / 2;
+        for (int q = w; q < nd; q += nwarp) {
+          T acc[KB];
+#pragma unroll
+          for (int k = 0; k < KB; ++k) acc[k] = dzero<T>();
+          const T *wc = W + size_t(dl[q]) * ldw;
+          for (int i0 = lane; i0 < mw; i0 += 32 * U) {
+            T wi[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) wi[u] = i0 + 32 * u < mw ? wc[i0 + 32 * u] : dzero<T>();
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+              if (i0 + 32 * u < mw)
+#pragma unroll
+                for (int k = 0; k < KB; ++k)
+                  if (k < nb) dot_acc(acc[k], wi[u], X[k * mw + i0 + 32 * u]);
+          }
+#pragma unroll
+          for (int k = 0; k < KB; ++k)
+            if (k < nb) {
+              acc[k] = group_sum<32>(acc[k]);
+              if (lane == 0) C[q * cb + k] = acc[k];
+            }
+        }
+        __syncthreads();
+      }
+      // X -= W_D C: a thread per row, kUnrollW columns of W in flight.
+      for (int i = t; i < mw; i += tpm) {
+        T x[KB];
+#pragma unroll
+        for (int k = 0; k < KB; ++k) x[k] = k < nb ? X[k * mw + i] : dzero<T>();
+        for (int q0 = 0; q0 < nd; q0 += kUnrollW) {
+          T wq[kUnrollW];
+#pragma unroll
+          for (int u = 0; u < kUnrollW; ++u) wq[u] = q0 + u < nd ? wd(i, q0 + u) : dzero<T>();
+#pragma unroll
+          for (int u = 0; u < kUnrollW; ++u)
+            if (q0 + u < nd)
+#pragma unroll
+              for (int k = 0; k < KB; ++k)
+                if (k < nb) x[k] = x[k] - wq[u] * C[(q0 + u) * cb + k];
+        }
+#pragma unroll
+        for (int k = 0; k < KB; ++k)
+          if (k < nb) X[k * mw + i] = x[k];
+      }
+      __syncthreads();
+    }
+    // 3. each candidate against the ones this round accepted (twice), in
+    // key order; accepted ones normalized into X's first acc columns. All
+    // threads form the same sums in the same order: the decisions agree.
+    int acc = 0;
+    for (int k = 0; k < nb; ++k) {
+      for (int pass = 0; pass < 2 && acc > 0; ++pass) {
+        T d[KB];
+#pragma unroll
+        for (int a = 0; a < KB; ++a) d[a] = dzero<T>();
+        for (int i = t; i < mw; i += tpm) {
+          const T y = X[k * mw + i];
+#pragma unroll
+          for (int a = 0; a < KB; ++a)
+            if (a < acc) dot_acc(d[a], X[a * mw + i], y);
+        }
+        T *rb = S.red + size_t(buf) * nwarp * KB;
+        buf ^= 1;
+#pragma unroll
+        for (int a = 0; a < KB; ++a)
+          if (a < acc) {
+            d[a] = group_sum<32>(d[a]);
+            if (lane == 0) rb[w * KB + a] = d[a];
+          }
+        __syncthreads();
+#pragma unroll
+        for (int a = 0; a < KB; ++a)
+          if (a < acc) {
+            T s = dzero<T>();
+            for (int q = 0; q < nwarp; ++q) s = s + rb[q * KB + a];
+            d[a] = s;
+          }
+        for (int i = t; i < mw; i += tpm) {
+          T y = X[k * mw + i];
+#pragma unroll
+          for (int a = 0; a < KB; ++a)
+            if (a < acc) y = y - X[a * mw + i] * d[a];
+          X[k * mw + i] = y;
+        }
+      }
+      R s = 0;
+      for (int i = t; i < mw; i += tpm) s += abs2(X[k * mw + i]);
+      s = group_sum<32>(s);
+      T *rb = S.red + size_t(buf) * nwarp * KB;
+      buf ^= 1;
+      if (lane == 0) rb[w * KB] = dfrom_real<T>(s);
+      __syncthreads();
+      R lft = 0;
+      for (int q = 0; q < nwarp; ++q) lft += dreal(rb[q * KB]);
+      if (k > 0 && !completion_accepts(lft, rho)) continue;
+      const R nx = sqrt(lft);
+      const int ck = cand(k);
+      for (int i = t; i < mw; i += tpm)
+        X[acc * mw + i] = nx > R(0) ? ddiv(X[k * mw + i], nx) : (i == ck ? done<T>() : dzero<T>());
+      ++acc;
+    }
+    // 4. the accepted columns fill the next null columns, ascending; r_i
+    // downdated. The flags change only after the barrier (every thread
+    // walks the same columns).
+    int jn = 0;
+    for (int a = 0; a < acc; ++a) {
+      while (flag[jn]) ++jn;
+      for (int i = t; i < mw; i += tpm) {
+        const T u = X[a * mw + i];
+        W[i + size_t(jn) * ldw] = u;
+        resid[i] -= abs2(u);
+      }
+      ++jn;
+    }
+    __syncthreads();
+    if (t == 0)
+      for (int a = 0, j = 0; a < acc; ++a, ++j) {
+        while (flag[j]) ++j;
+        flag[j] = 1;
+      }
+    left -= acc;
+  }
+}
+
 // ---- steps 3-4: finish and write -------------------------------------------
 // On entry W holds the orthogonalized columns (ldw), Vw the accumulated
 // rotations (ldvw), st[kStConverged] and st[kStSweeps] the iteration's
 // outcome. nrm, expo, rank, flag: nw_max entries of scratch; xs: mw_max,
-// coef: nw_max, key: one word, resid: mw or null (null-column completion).
+// coef: nw_max, key: one word, resid: mw or null (null-column completion);
+// rounds.cb > 0 (one matrix per block, resid given): the completion in
+// rounds, else one column at a time.
 template <int G, class PP, class T, class R>
 __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, int t, int g,
                                                  int l, bool gvalid, bool mvalid,
@@ -181,7 +405,8 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
                                                  const T *Vw, int ldvw, R *nrm, int *expo,
                                                  int *rank, int *flag, T *xs, T *coef,
                                                  int *st, unsigned long long *key,
-                                                 R *resid, R null_ratio) {
+                                                 R *resid, R null_ratio,
+                                                 const RoundSmem<T> &rounds = {}) {
   const bool trans = m < n;
   const int mw = trans ? n : m, nw = trans ? m : n;
   // 3. finish: sigma_j = ||w_j|| = mant_j 2^expo_j (scaled, as the CPU
@@ -254,7 +479,7 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
       }
     team.sync();
     // Null columns: complete to an orthonormal set as the CPU twin
-    // (complete_basis in solve_one.cpp): for each null j0 in ascending
+    // (complete_basis, src/cpu/complete.cpp, with b = 1): for each null j0 in ascending
     // order the pivot e_c with the largest residual r_c = 1 - sum_{c' in D}
     // |w_cc'|^2 against the accepted set D (completion_key, rotation.hpp;
     // *key, a word of the team's shared memory), then two
@@ -266,7 +491,10 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
     // columns is branch-free (coef_c = 0 outside D) so that its loads are
     // in flight together: W may be in global memory.
     const bool anynull = ok && st[kStNull] != 0;
-    if (team.any(anynull)) {
+    if (rounds.cb > 0) {
+      // One matrix per block: anynull is the block's.
+      if (anynull) complete_rounds(rounds, t, P.tpm, W, ldw, mw, nw, flag, resid);
+    } else if (team.any(anynull)) {
       auto residual = [&](int i) {
         R s = 0;
 #pragma unroll 8

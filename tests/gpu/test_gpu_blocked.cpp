@@ -8,6 +8,8 @@
 #include "cuda/blocked.hpp"
 #include "cuda/qr.hpp"
 
+#include <random>
+
 namespace {
 
 using bsvd::detail::cuda::kBlockedDefaultNb;
@@ -281,6 +283,60 @@ TYPED_TEST(GpuBlocked, EvdPlansSmall) {
         EXPECT_TRUE(ratios(r, A, b).pass()) << ratio_text(ratios(r, A, b));
       }
     }
+}
+
+// Many numerically null columns (the finish's completion in rounds,
+// complete_rounds / complete_basis): low rank tall and wide (rank 20 of
+// 300 x 200: 180 columns to complete in rounds of 16), and a 0/1 pattern
+// whose rows come in equal pairs and whose columns repeat (like the
+// SuiteSparse graph matrices): the two rows of a pair project onto the same
+// direction, so a round that takes both must reject the second. Against
+// the CPU twin (the same rounds) and T1-T4.
+TYPED_TEST(GpuBlocked, NullColumnsInRounds) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  using R = R_t<T>;
+  std::mt19937_64 g(2024);
+  std::normal_distribution<double> nd(0.0, 1.0);
+  std::bernoulli_distribution bit(0.3);
+  auto gauss = [&]() {
+    if constexpr (std::is_same_v<T, R>) return T(R(nd(g)));
+    else return T(R(nd(g)), R(nd(g)));
+  };
+  struct Shape { int m, n, rank; }; // rank 0: the pattern matrix
+  for (auto [m, n, rank] : std::vector<Shape>{{300, 200, 20}, {200, 300, 5}, {160, 160, 0}}) {
+    const int batch = 2;
+    std::vector<T> A(size_t(batch) * m * n, T(0));
+    for (int b = 0; b < batch; ++b) {
+      T *Ab = A.data() + size_t(b) * m * n;
+      if (rank > 0) {
+        for (int r = 0; r < rank; ++r) {
+          std::vector<T> x(m), y(n);
+          for (auto &v : x) v = gauss();
+          for (auto &v : y) v = gauss();
+          for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i) Ab[i + size_t(j) * m] += x[i] * y[j];
+        }
+      } else {
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < m; ++i)
+            Ab[i + size_t(j) * m] = j % 3 == 2   ? Ab[i + size_t(j - 1) * m] // repeated column
+                                    : i % 2 == 1 ? Ab[i - 1 + size_t(j) * m] // equal row pair
+                                                 : T(R(bit(g)));
+      }
+    }
+    const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                BSVD_VARIANT_BLOCKED, kBlockedDefaultNb, BSVD_EIG_SWEEPS_AUTO, 0,
+                                BSVD_PAIR_GRAM);
+    ASSERT_EQ(r.status, 0) << bsvd_last_error();
+    const int path = blocked_path_for<T>(m, n, BSVD_PAIR_GRAM);
+    for (int b = 0; b < batch; ++b) {
+      SCOPED_TRACE(testing::Message() << m << "x" << n << " rank " << rank << " b=" << b);
+      // Rank-deficient: the last sweeps rotate at the noise floor (the
+      // SuiteSparse tests' slack).
+      expect_matches_twin<T>(r, A, b, BSVD_EIG_SWEEPS_AUTO, path, 3);
+    }
+  }
 }
 
 // The six families at sizes beyond the fused kernel (the automatic choice

@@ -4,13 +4,18 @@
 // finish step completed such columns).
 #include <bsvd/svd.hpp>
 
+#include "cpu/jacobi.hpp"
 #include "testing/lapack_ref.hpp"
 #include "testing/metrics.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <complex>
 #include <random>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -82,6 +87,122 @@ TYPED_TEST(CpuNullColumns, LowRankCompletesUAndV) {
                             << q.t3;
       EXPECT_EQ(r.info[0], 0);
     }
+}
+
+// complete_basis directly, in rounds of b = 1 (one at a time), 3 and 16
+// candidates: the completed U stays orthonormal, the non-null columns are
+// untouched. "pairs": each column of D mixes two rows (e_2t - s_t e_2t+1)
+// so that the two candidates of a pair project onto the same direction:
+// a round that takes both must reject the second (what is left of it is
+// rounding noise), else U loses orthogonality. "units": D holds unit
+// vectors, so rows of residual 0 sit among the candidates. "random": an
+// orthonormal D from the QR of a Gaussian matrix, nulls scattered.
+template <class T> std::vector<T> orthonormal_cols(int m, int n, std::mt19937 &g) {
+  using R = bsvd::real_t<T>;
+  std::normal_distribution<double> nd(0.0, 1.0);
+  std::vector<T> Q(size_t(m) * n);
+  for (auto &v : Q) {
+    if constexpr (std::is_same_v<T, R>) v = T(R(nd(g)));
+    else v = T(R(nd(g)), R(nd(g)));
+  }
+  for (int j = 0; j < n; ++j) // modified Gram-Schmidt, twice
+    for (int pass = 0; pass < 2; ++pass) {
+      T *qj = Q.data() + size_t(j) * m;
+      for (int c = 0; c < j; ++c) {
+        const T *qc = Q.data() + size_t(c) * m;
+        T d = 0;
+        for (int i = 0; i < m; ++i) {
+          T ci = qc[i];
+          if constexpr (!std::is_same_v<T, R>) ci = std::conj(ci);
+          d += ci * qj[i];
+        }
+        for (int i = 0; i < m; ++i) qj[i] -= d * qc[i];
+      }
+      R s = 0;
+      for (int i = 0; i < m; ++i) s += std::norm(qj[i]);
+      for (int i = 0; i < m; ++i) qj[i] /= std::sqrt(s);
+    }
+  return Q;
+}
+
+template <class T> double orthogonality(int m, int n, const T *U) {
+  double worst = 0;
+  for (int a = 0; a < n; ++a)
+    for (int c = 0; c <= a; ++c) {
+      std::complex<double> d = 0;
+      for (int i = 0; i < m; ++i)
+        d += std::conj(std::complex<double>(U[i + size_t(a) * m])) *
+             std::complex<double>(U[i + size_t(c) * m]);
+      worst = std::max(worst, std::abs(d - (a == c ? 1.0 : 0.0)));
+    }
+  return worst;
+}
+
+TYPED_TEST(CpuNullColumns, CompletionRoundsStayOrthonormal) {
+  using T = TypeParam;
+  using R = bsvd::real_t<T>;
+  const double u = double(std::numeric_limits<R>::epsilon()) / 2;
+  std::mt19937 g(5);
+  struct Case { const char *name; int mw, nw; };
+  for (Case cs : {Case{"pairs", 16, 16}, Case{"units", 40, 40}, Case{"random", 70, 50},
+                  Case{"random wide D", 90, 24}})
+    for (int b : {1, 3, 16}) {
+      SCOPED_TRACE(::testing::Message() << cs.name << " " << cs.mw << "x" << cs.nw << " b " << b);
+      const int mw = cs.mw, nw = cs.nw;
+      std::vector<T> U(size_t(mw) * nw, T(0));
+      std::vector<char> null(size_t(nw), 1);
+      const std::string name = cs.name;
+      if (name == "pairs") {
+        for (int t = 0; t < mw / 2; t += 1) {
+          if (t % 2) continue; // D: every other pair column; columns 1, 3, .. null
+          U[2 * t + size_t(t) * mw] = T(R(1) / std::sqrt(R(2)));
+          U[2 * t + 1 + size_t(t) * mw] = T(R(-1) / std::sqrt(R(2)));
+          null[t] = 0;
+        }
+        // The rows 2t, 2t+1 of the odd t hold nothing: residual 1, taken
+        // first; those of the even t have residual 1/2 each (ties go to the
+        // smaller row: both rows of a pair in one round) and project onto
+        // the same direction (e_2t + e_2t+1) / 2.
+      } else if (name == "units") {
+        for (int c = 0; c < nw; ++c)
+          if (c % 4 != 1) {
+            U[(c * 7) % mw + size_t(c) * mw] = T(1);
+            null[c] = 0;
+          }
+      } else {
+        const int nd = nw / 2;
+        const auto Q = orthonormal_cols<T>(mw, nd, g);
+        std::vector<int> cols(nw);
+        for (int c = 0; c < nw; ++c) cols[c] = c;
+        std::shuffle(cols.begin(), cols.end(), g);
+        for (int k = 0; k < nd; ++k) {
+          std::copy(Q.begin() + size_t(k) * mw, Q.begin() + size_t(k + 1) * mw,
+                    U.begin() + size_t(cols[k]) * mw);
+          null[cols[k]] = 0;
+        }
+      }
+      const std::vector<T> before = U;
+      std::vector<T> work(bsvd::detail::completion_work(mw, nw, b));
+      bsvd::detail::complete_basis(mw, nw, U.data(), null.data(), b, work.data());
+      const double orth = orthogonality(mw, nw, U.data());
+      EXPECT_LE(orth, 4.0 * mw * u) << "||U^H U - I||_max";
+      for (int c = 0; c < nw; ++c)
+        if (!null[c])
+          for (int i = 0; i < mw; ++i)
+            ASSERT_EQ(U[i + size_t(c) * mw], before[i + size_t(c) * mw]) << "column " << c;
+    }
+}
+
+// The round width of the blocked path: up to kCompletionMaxBlock, what fits
+// kCompletionBytes, and 1 (the one-at-a-time rule) on the unblocked path.
+TEST(CompletionWidth, FitsItsBudget) {
+  using bsvd::detail::completion_width;
+  EXPECT_EQ(completion_width<double>(500, 500, true), 12); // 96 KiB / (1000 * 8)
+  EXPECT_EQ(completion_width<double>(150, 120, true), 16);
+  EXPECT_EQ(completion_width<std::complex<double>>(4096, 4096, true), 1);
+  EXPECT_EQ(bsvd::detail::completion_block(8192, 8192, 16), 0);
+  EXPECT_EQ(completion_width<std::complex<double>>(8192, 8192, true), 1);
+  EXPECT_EQ(completion_width<float>(500, 500, false), 1);
 }
 
 } // namespace
