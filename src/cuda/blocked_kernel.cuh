@@ -1539,7 +1539,9 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     // The completion's rounds: X and C of the widest round the batch needs
     // (completion_block, rotation.hpp; the same widths as the CPU twin), if
     // the device has the shared memory for them (beyond ~6000 columns it
-    // has not: every matrix completes one column at a time).
+    // has not: every matrix then completes one column at a time, where the
+    // CPU twin still takes rounds -- the same kind of completion, possibly
+    // other columns).
     size_t xc = 0;
     for (int i = 0; i < cnt; ++i)
       xc = std::max(xc, size_t(mats[i].mw + mats[i].nw) *
