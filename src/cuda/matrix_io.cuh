@@ -174,9 +174,10 @@ __device__ __forceinline__ int load_scaled(const PP &P, const Team &team, int t,
 // block), W in global memory, the round's candidates X (mw x cb) and
 // coefficients C (|D| x cb, by position in the list of D's columns) in
 // shared memory. The loops over D's columns go through that list (built
-// per round) and load W kUnrollW columns at a time, so that the loads are
-// in flight together (the loops are otherwise bound by the latency of
-// global memory). Wherever a step works row by row a row belongs to one
+// per round, with the list of the null columns) and load W kUnrollW columns
+// at a time, so that the loads are in flight together (measured: 20.2 ->
+// 18.8 ms for Harvard500's rounds; they are bound by instruction issue,
+// docs/perf/wcycle.md, Session 10). Wherever a step works row by row a row belongs to one
 // thread (i = t + r tpm), so the candidates of a round are orthogonalized
 // against each other with one barrier per reduction and none between them.
 template <class T> struct RoundSmem {
@@ -184,7 +185,9 @@ template <class T> struct RoundSmem {
   T *C = nullptr;                      // C[q cb + k]: D's q-th column
   T *red = nullptr;                    // 2 x (tpm / 32) x kCompletionMaxBlock partial sums
   unsigned long long *keys = nullptr;  // kCompletionMaxBlock
-  int *dl = nullptr;                   // D's columns, ascending (nw_max + 1: the count last)
+  // nw + 1 entries: D's columns ascending from the front, the null
+  // columns ascending from the back (the j-th at nw - 1 - j), |D| last
+  int *dl = nullptr;
   int cb = 0;                          // round width; 0: the one-at-a-time loop
 };
 __host__ __device__ constexpr size_t round_scratch_bytes(int tpm, size_t elem, int nw_max) {
@@ -200,27 +203,29 @@ __device__ void complete_rounds(const RoundSmem<T> &S, int t, int tpm, T *W, int
   const int nwarp = tpm / 32, w = t / 32, lane = t % 32, cb = S.cb;
   T *X = S.X, *C = S.C;
   const int *dl = S.dl;
-  int left = 0; // null columns still to fill (every thread, the same count)
-  for (int c = 0; c < nw; ++c) left += !flag[c];
   int buf = 0;
   bool first = true;
-  while (left > 0) {
-    const int nb = min(cb, left);
+  for (;;) {
     __syncthreads(); // flag, resid and the last round's keys settled
-    if (t < 32) {    // D's columns, ascending, by warp ballots
-      int base = 0;
+    if (t < 32) {    // the two lists, by warp ballots
+      const unsigned below = (1u << lane) - 1u;
+      int base = 0, nbase = 0;
       for (int c0 = 0; c0 < nw; c0 += 32) {
         const int c = c0 + lane;
-        const bool f = c < nw && flag[c];
-        const unsigned m = __ballot_sync(0xffffffffu, f);
-        if (f) S.dl[base + __popc(m & ((1u << lane) - 1u))] = c;
+        const bool f = c < nw && flag[c], z = c < nw && !flag[c];
+        const unsigned m = __ballot_sync(0xffffffffu, f), mz = __ballot_sync(0xffffffffu, z);
+        if (f) S.dl[base + __popc(m & below)] = c;
+        if (z) S.dl[nw - 1 - (nbase + __popc(mz & below))] = c;
         base += __popc(m);
+        nbase += __popc(mz);
       }
       if (lane == 0) S.dl[nw] = base;
     }
     if (t < KB) S.keys[t] = 0;
     __syncthreads();
-    const int nd = dl[nw];
+    const int nd = dl[nw], left = nw - nd; // left: null columns still to fill
+    if (left == 0) break;
+    const int nb = min(cb, left);
     // W_D's column at D position q, row i.
     auto wd = [&](int i, int q) { return W[i + size_t(dl[q]) * ldw]; };
     if (first) { // r_i = 1 - sum_{c in D} |w_ic|^2 (rows of this thread)
@@ -367,26 +372,17 @@ __device__ void complete_rounds(const RoundSmem<T> &S, int t, int tpm, T *W, int
         X[acc * mw + i] = nx > R(0) ? ddiv(X[k * mw + i], nx) : (i == ck ? done<T>() : dzero<T>());
       ++acc;
     }
-    // 4. the accepted columns fill the next null columns, ascending; r_i
-    // downdated. The flags change only after the barrier (every thread
-    // walks the same columns).
-    int jn = 0;
+    // 4. the accepted columns fill the first acc null columns (ascending);
+    // r_i downdated.
     for (int a = 0; a < acc; ++a) {
-      while (flag[jn]) ++jn;
+      const int j = dl[nw - 1 - a];
       for (int i = t; i < mw; i += tpm) {
         const T u = X[a * mw + i];
-        W[i + size_t(jn) * ldw] = u;
+        W[i + size_t(j) * ldw] = u;
         resid[i] -= abs2(u);
       }
-      ++jn;
     }
-    __syncthreads();
-    if (t == 0)
-      for (int a = 0, j = 0; a < acc; ++a, ++j) {
-        while (flag[j]) ++j;
-        flag[j] = 1;
-      }
-    left -= acc;
+    if (t < acc) flag[dl[nw - 1 - t]] = 1;
   }
 }
 

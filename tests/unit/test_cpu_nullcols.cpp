@@ -5,6 +5,7 @@
 #include <bsvd/svd.hpp>
 
 #include "cpu/jacobi.hpp"
+#include "testing/generate.hpp"
 #include "testing/lapack_ref.hpp"
 #include "testing/metrics.hpp"
 
@@ -91,40 +92,13 @@ TYPED_TEST(CpuNullColumns, LowRankCompletesUAndV) {
 
 // complete_basis directly, in rounds of b = 1 (one at a time), 3 and 16
 // candidates: the completed U stays orthonormal, the non-null columns are
-// untouched. "pairs": each column of D mixes two rows (e_2t - s_t e_2t+1)
+// untouched. "pairs": each column of D mixes two rows ((e_2t - e_2t+1) / sqrt 2)
 // so that the two candidates of a pair project onto the same direction:
 // a round that takes both must reject the second (what is left of it is
 // rounding noise), else U loses orthogonality. "units": D holds unit
-// vectors, so rows of residual 0 sit among the candidates. "random": an
-// orthonormal D from the QR of a Gaussian matrix, nulls scattered.
-template <class T> std::vector<T> orthonormal_cols(int m, int n, std::mt19937 &g) {
-  using R = bsvd::real_t<T>;
-  std::normal_distribution<double> nd(0.0, 1.0);
-  std::vector<T> Q(size_t(m) * n);
-  for (auto &v : Q) {
-    if constexpr (std::is_same_v<T, R>) v = T(R(nd(g)));
-    else v = T(R(nd(g)), R(nd(g)));
-  }
-  for (int j = 0; j < n; ++j) // modified Gram-Schmidt, twice
-    for (int pass = 0; pass < 2; ++pass) {
-      T *qj = Q.data() + size_t(j) * m;
-      for (int c = 0; c < j; ++c) {
-        const T *qc = Q.data() + size_t(c) * m;
-        T d = 0;
-        for (int i = 0; i < m; ++i) {
-          T ci = qc[i];
-          if constexpr (!std::is_same_v<T, R>) ci = std::conj(ci);
-          d += ci * qj[i];
-        }
-        for (int i = 0; i < m; ++i) qj[i] -= d * qc[i];
-      }
-      R s = 0;
-      for (int i = 0; i < m; ++i) s += std::norm(qj[i]);
-      for (int i = 0; i < m; ++i) qj[i] /= std::sqrt(s);
-    }
-  return Q;
-}
-
+// vectors, so rows of residual 0 sit among the candidates. "random": a
+// Haar-distributed orthonormal D (testing::haar_orthonormal), nulls
+// scattered.
 template <class T> double orthogonality(int m, int n, const T *U) {
   double worst = 0;
   for (int a = 0; a < n; ++a)
@@ -153,8 +127,7 @@ TYPED_TEST(CpuNullColumns, CompletionRoundsStayOrthonormal) {
       std::vector<char> null(size_t(nw), 1);
       const std::string name = cs.name;
       if (name == "pairs") {
-        for (int t = 0; t < mw / 2; t += 1) {
-          if (t % 2) continue; // D: every other pair column; columns 1, 3, .. null
+        for (int t = 0; t < mw / 2; t += 2) { // D: every other pair column; 1, 3, .. null
           U[2 * t + size_t(t) * mw] = T(R(1) / std::sqrt(R(2)));
           U[2 * t + 1 + size_t(t) * mw] = T(R(-1) / std::sqrt(R(2)));
           null[t] = 0;
@@ -171,7 +144,14 @@ TYPED_TEST(CpuNullColumns, CompletionRoundsStayOrthonormal) {
           }
       } else {
         const int nd = nw / 2;
-        const auto Q = orthonormal_cols<T>(mw, nd, g);
+        using D = std::conditional_t<std::is_same_v<T, R>, double, std::complex<double>>;
+        std::vector<D> Qd(size_t(mw) * nd);
+        bsvd::testing::haar_orthonormal<D>(mw, nd, g(), Qd.data(), mw);
+        std::vector<T> Q(Qd.size());
+        for (size_t e = 0; e < Qd.size(); ++e) {
+          if constexpr (std::is_same_v<T, R>) Q[e] = T(R(Qd[e]));
+          else Q[e] = T(R(Qd[e].real()), R(Qd[e].imag()));
+        }
         std::vector<int> cols(nw);
         for (int c = 0; c < nw; ++c) cols[c] = c;
         std::shuffle(cols.begin(), cols.end(), g);
