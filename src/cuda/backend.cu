@@ -8,6 +8,8 @@
 #include "blocked.hpp"
 #include "fused.hpp"
 #include "qr.hpp"
+#include "side_stream.hpp"
+#include "tuning.hpp"
 #include "ws_layout.hpp"
 
 #include <algorithm>
@@ -74,17 +76,22 @@ int blocked_path(int mode) {
 }
 
 // Where one matrix goes. Empty matrices: the fused kernel writes their
-// info. variant = blocked sends every other matrix to the blocked path,
-// unblocked keeps the ones that do not fit the fused kernel on the CPU's
-// unblocked solver; the blocked path implements round-robin only.
+// info. variant = blocked sends every other matrix to the blocked path;
+// unblocked sends those that fit to the fused kernel and keeps the others
+// on the CPU's unblocked solver; auto sends those that fit and have at most
+// fused_max_cols() columns (tuning.hpp) to the fused kernel, the rest to the
+// blocked path. The blocked path implements round-robin only.
 Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb) {
   if (m == 0 || n == 0) return kFused;
   if (!gpu) return kCpu;
   const bool blk_ok = nb > 0 && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN;
   if (cfg.variant == BSVD_VARIANT_BLOCKED) return blk_ok ? kBlocked : kCpu;
   if (cuda::qr_route(prec, m, n, vectors, cfg.qr)) return kQr;
-  if (cuda::fits(prec, m, n, vectors)) return kFused;
-  if (cfg.variant == BSVD_VARIANT_UNBLOCKED) return kCpu;
+  const bool fused_ok = cuda::fits(prec, m, n, vectors);
+  if (cfg.variant == BSVD_VARIANT_UNBLOCKED) return fused_ok ? kFused : kCpu;
+  // auto: the fused kernel up to the measured column count (tuning.hpp),
+  // or when the blocked path cannot take the matrix (ordering).
+  if (fused_ok && (!blk_ok || std::min(m, n) <= cuda::fused_max_cols())) return kFused;
   return blk_ok ? kBlocked : kCpu;
 }
 
@@ -316,11 +323,6 @@ std::vector<std::vector<int>> fused_groups(const Batch<T> &user, const std::vect
   return groups;
 }
 
-// Launches the GPU's share of a call on kb (device-visible pointers and
-// sizes): the fused kernel on matrices `fused` and the blocked path on
-// `blocked` (indices into kb; user describes the same matrices with host-
-// visible sizes). Both enqueue on stream; the blocked path synchronizes
-// once per sweep, the fused kernel runs meanwhile.
 // The fused kernel on matrices `list` of kb (user: the same batch with
 // host-visible sizes); dmap: device room for list.size() ints, or null when
 // the list is the whole batch in order and one launch takes it.
@@ -430,20 +432,39 @@ bsvd_status_t run_qr(const Batch<T> &kb, const std::vector<int> &idx, const std:
   return BSVD_STATUS_SUCCESS;
 }
 
+// Launches the GPU's share of a call on kb (device-visible pointers and
+// sizes): the fused kernel on matrices `fused`, the QR path on `qr` and the
+// blocked path on `blocked` (indices into kb; user describes the same
+// matrices with host-visible sizes). Everything is ordered before what the
+// caller enqueues on stream next.
 template <class T>
 bsvd_status_t launch_gpu(const Batch<T> &kb, const Batch<T> &user, const Plan &plan,
                          const std::vector<int> &fused, const std::vector<int> &blocked,
                          const std::vector<int> &qr, const Config &cfg, cudaStream_t stream,
                          unsigned char *ws) {
+  // With matrices on the blocked path, the fused kernel and the QR path run
+  // beside it on a side stream: the blocked path synchronizes with the host
+  // once per sweep and its last sweeps (a few large matrices) leave most of
+  // the GPU idle, while the fused kernel's largest matrices take one thread
+  // block each for milliseconds. They touch disjoint matrices and disjoint
+  // parts of the workspace. The main stream joins the side stream before
+  // this returns (also on an error: SideStream's destructor).
+  cuda::SideStream side(stream);
+  cudaStream_t beside = stream;
+  if (!blocked.empty() && (!fused.empty() || !qr.empty()) && cuda::fused_beside_blocked()) {
+    BSVD_CUDA_TRY(side.fork());
+    beside = side.get();
+  }
   if (!fused.empty())
     BSVD_TRY_STATUS(launch_fused_set(
         kb, user, fused, plan.fused_map() ? reinterpret_cast<int *>(ws + plan.off_map) : nullptr,
-        cfg, stream));
+        cfg, beside));
   if (!qr.empty())
-    BSVD_TRY_STATUS(run_qr(kb, qr, plan.qm, plan.qn, cfg, stream, ws + plan.off_qr));
+    BSVD_TRY_STATUS(run_qr(kb, qr, plan.qm, plan.qn, cfg, beside, ws + plan.off_qr));
   if (!blocked.empty())
     BSVD_CUDA_TRY(cuda::run_blocked(kb, blocked, plan.bm, plan.bn, plan.bmode, cfg, plan.nb,
                                     stream, ws + plan.off_blk));
+  BSVD_CUDA_TRY(side.join());
   return BSVD_STATUS_SUCCESS;
 }
 

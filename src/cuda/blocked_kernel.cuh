@@ -9,6 +9,7 @@
 #include "device_scalar.cuh"
 #include "fused.hpp" // max_smem_optin
 #include "matrix_io.cuh"
+#include "side_stream.hpp"
 #include "tuning.hpp"
 #include "ws_layout.hpp"
 
@@ -1584,14 +1585,11 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     ++launches;
     return cudaGetLastError();
   };
-  struct SideStream { // released at scope exit (pending work completes first)
-    cudaStream_t s = nullptr;
-    cudaEvent_t e = nullptr;
-    ~SideStream() {
-      if (e) cudaEventDestroy(e);
-      if (s) cudaStreamDestroy(s);
-    }
-  } side;
+  SideStream side(stream); // joined and released at scope exit
+  SideStream pipe(stream);  // the first group's stream when the Gram path splits in two
+  const int groups_wanted = blocked_stream_groups();
+  // Block pairs of matrix i per round-robin step (one for a single block).
+  auto pairs_of = [&](int i) -> long { return nblk[i] <= 1 ? 1 : (nblk[i] + 1) / 2; };
   std::vector<int> order; // the active matrices: Gram (own kernel, then cuBLAS by mw), EVD_SM, SVD_SM
   std::vector<int> gbase;
   struct GemmGroup { int mw; long long first, count; };
@@ -1608,7 +1606,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
           steps = std::max(steps, nblk[i] <= 1 ? 1 : nblk[i] + (nblk[i] & 1) - 1);
           if (want == BSVD_PAIR_GRAM) {
             rmax = std::max(rmax, rows[i]);
-            gram_pairs += nblk[i] <= 1 ? 1 : (nblk[i] + 1) / 2;
+            gram_pairs += pairs_of(i);
           }
         }
     // Gram segment: own-kernel matrices first, then the cuBLAS ones by mw.
@@ -1642,50 +1640,89 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     Pe.nact = nby[1];
     Ps.act = dact + nby[0] + nby[1];
     Ps.nact = nby[2];
-    const unsigned grid = unsigned(P.nact) * unsigned(P.half);
     const int evd_nt = choose_evd_threads(gram_pairs, int(sizeof(T)));
     long own_pairs = 0; // pairs per step of the own Gram kernel: its plan's TLP
-    for (int j = 0; j < P.nown; ++j)
-      own_pairs += nblk[order[j]] <= 1 ? 1 : (nblk[order[j]] + 1) / 2;
+    for (int j = 0; j < P.nown; ++j) own_pairs += pairs_of(order[j]);
     const int gram_tile = choose_gram_tile(own_pairs);
-    const dim3 ugrid(grid, unsigned((rmax + 127) / 128));
-    for (int s = 0; s < steps; ++s) {
-      P.step = Pe.step = Ps.step = s;
-      if (P.nact) {
-        timer.mark(1);
-        if (P.nown) {
-          const unsigned gg = unsigned(P.nown) * unsigned(P.half);
-          if (gram_tile == 4)
-            blk_gram_tile4_kernel<Tstd, K><<<gg, kGramTile4Threads, 0, stream>>>(P);
-          else
-            blk_gram_tile2_kernel<Tstd, K><<<gg, kGramTile2Threads, 0, stream>>>(P);
-          ++prof.gram_steps[gram_tile == 4];
-        }
-        if (P.ncub) {
-          const long long threads = (long long)P.ncub * P.half;
-          blk_gram_ptr_kernel<Tstd, K><<<unsigned((threads + 127) / 128), 128, 0, stream>>>(P);
-          BSVD_BLK_TRY(cudaGetLastError());
-          void **A = P.gptr, **B = P.gptr + P.gcap, **C = P.gptr + 2 * P.gcap;
-          for (const GemmGroup &g : groups) {
-            BSVD_BLK_TRY(gram_gemm_batched(prec, nb, g.mw, K, A + g.first, B + g.first,
-                                           C + g.first, int(g.count), stream));
-            ++prof.gram_cublas;
-          }
-          blk_gram_mirror_kernel<Tstd, K><<<unsigned(threads), 256, 0, stream>>>(P);
-          launches += 2 + long(groups.size());
-        }
-        timer.mark(2);
-        if (evd_nt == 32)
-          blk_evd_warp_kernel<Tstd, K>
-              <<<(grid + kEvdWarps - 1) / kEvdWarps, 32 * kEvdWarps, evd_smem, stream>>>(P);
-        else if (evd_nt == 128)
-          blk_evd_block_kernel<Tstd, K, 128><<<grid, 128, sizeof(EvdWarpSmem<T, K>), stream>>>(P);
+    const unsigned urows = unsigned((rmax + 127) / 128);
+    // One step of the Gram path (Gram, eigensolver, update) for the active
+    // matrices of Pg, on stream st.
+    auto gram_step = [&](const BlkParams<Tstd> &Pg, cudaStream_t st) -> cudaError_t {
+      const unsigned grid = unsigned(Pg.nact) * unsigned(Pg.half);
+      timer.mark(1);
+      if (Pg.nown) {
+        const unsigned gg = unsigned(Pg.nown) * unsigned(Pg.half);
+        if (gram_tile == 4)
+          blk_gram_tile4_kernel<Tstd, K><<<gg, kGramTile4Threads, 0, st>>>(Pg);
         else
-          blk_evd_block_kernel<Tstd, K, 256><<<grid, 256, sizeof(EvdWarpSmem<T, K>), stream>>>(P);
-        ++prof.evd_steps[evd_plan_index(evd_nt)];
-        timer.mark(3);
-        blk_update_kernel<Tstd, K><<<ugrid, 128, 0, stream>>>(P);
-        launches += 2 + (P.nown > 0);
+          blk_gram_tile2_kernel<Tstd, K><<<gg, kGramTile2Threads, 0, st>>>(Pg);
+        ++prof.gram_steps[gram_tile == 4];
+      }
+      if (Pg.ncub) {
+        const long long threads = (long long)Pg.ncub * Pg.half;
+        blk_gram_ptr_kernel<Tstd, K><<<unsigned((threads + 127) / 128), 128, 0, st>>>(Pg);
+        if (cudaError_t e = cudaGetLastError()) return e;
+        void **A = Pg.gptr, **B = Pg.gptr + Pg.gcap, **C = Pg.gptr + 2 * Pg.gcap;
+        for (const GemmGroup &g : groups) {
+          if (cudaError_t e = gram_gemm_batched(prec, nb, g.mw, K, A + g.first, B + g.first,
+                                                C + g.first, int(g.count), st))
+            return e;
+          ++prof.gram_cublas;
+        }
+        blk_gram_mirror_kernel<Tstd, K><<<unsigned(threads), 256, 0, st>>>(Pg);
+        launches += 2 + long(groups.size());
+      }
+      timer.mark(2);
+      if (evd_nt == 32)
+        blk_evd_warp_kernel<Tstd, K>
+            <<<(grid + kEvdWarps - 1) / kEvdWarps, 32 * kEvdWarps, evd_smem, st>>>(Pg);
+      else if (evd_nt == 128)
+        blk_evd_block_kernel<Tstd, K, 128><<<grid, 128, sizeof(EvdWarpSmem<T, K>), st>>>(Pg);
+      else
+        blk_evd_block_kernel<Tstd, K, 256><<<grid, 256, sizeof(EvdWarpSmem<T, K>), st>>>(Pg);
+      ++prof.evd_steps[evd_plan_index(evd_nt)];
+      timer.mark(3);
+      blk_update_kernel<Tstd, K><<<dim3(grid, urows), 128, 0, st>>>(Pg);
+      launches += 2 + (Pg.nown > 0);
+      return cudaGetLastError();
+    };
+    // Two groups of the Gram path's matrices, each on its own stream
+    // (blocked_stream_groups, tuning.hpp): the first `split` own-kernel
+    // matrices (about half the step's pairs) on the side stream `pipe`, the
+    // rest on stream. Their steps are independent, so one group's
+    // eigensolver (latency-bound) may run beside the other's Gram or update
+    // (memory-bound). The slots of the second group start after the first
+    // group's in G, Q and pflag. Not with the stage timer (its events are
+    // on stream).
+    int split = 0;
+    if (groups_wanted == 2 && !timer.on && P.nown >= 2) {
+      long acc = 0;
+      while (split < P.nown - 1 && 2 * acc < gram_pairs) {
+        acc += pairs_of(order[split]);
+        ++split;
+      }
+    }
+    BlkParams<Tstd> P1 = P, P2 = P;
+    if (split > 0) {
+      P1.nown = P1.nact = split;
+      P1.ncub = 0;
+      P2.act = dact + split;
+      P2.nown = P.nown - split;
+      P2.nact = P.nact - split;
+      const size_t first = size_t(split) * size_t(P.half);
+      P2.G = P.G + first * K * K;
+      P2.Q = P.Q + first * K * K;
+      P2.pflag = P.pflag + first;
+      BSVD_BLK_TRY(pipe.fork());
+      ++prof.split_sweeps;
+    }
+    for (int s = 0; s < steps; ++s) {
+      P.step = Pe.step = Ps.step = P1.step = P2.step = s;
+      if (split > 0) {
+        BSVD_BLK_TRY(gram_step(P1, pipe.get()));
+        BSVD_BLK_TRY(gram_step(P2, stream));
+      } else if (P.nact) {
+        BSVD_BLK_TRY(gram_step(P, stream));
       }
       if (Pe.nact) {
         timer.mark(5);
@@ -1702,6 +1739,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
       timer.mark(-1);
       BSVD_BLK_TRY(cudaGetLastError());
     }
+    if (split > 0) BSVD_BLK_TRY(pipe.join());
     BSVD_BLK_TRY(cudaMemcpyAsync(rot.data(), P.rot, cnt * sizeof(int), cudaMemcpyDeviceToHost,
                                  stream));
     BSVD_BLK_TRY(cudaStreamSynchronize(stream));
@@ -1719,13 +1757,8 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     }
     if (!now.empty() && !still.empty() && sweep < max_sweeps) {
       // Finished beside the iteration, after what the stream has so far.
-      if (!side.s) {
-        BSVD_BLK_TRY(cudaStreamCreateWithFlags(&side.s, cudaStreamNonBlocking));
-        BSVD_BLK_TRY(cudaEventCreateWithFlags(&side.e, cudaEventDisableTiming));
-      }
-      BSVD_BLK_TRY(cudaEventRecord(side.e, stream));
-      BSVD_BLK_TRY(cudaStreamWaitEvent(side.s, side.e, 0));
-      BSVD_BLK_TRY(launch_finish(now, side.s));
+      BSVD_BLK_TRY(side.fork());
+      BSVD_BLK_TRY(launch_finish(now, side.get()));
     }
     active.swap(still);
     prof.sweeps = sweep;
@@ -1738,10 +1771,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     if (!finished[i]) rest.push_back(i);
   timer.mark(4);
   BSVD_BLK_TRY(launch_finish(rest, stream));
-  if (side.s) { // the call ends when the side stream's finishes have
-    BSVD_BLK_TRY(cudaEventRecord(side.e, side.s));
-    BSVD_BLK_TRY(cudaStreamWaitEvent(stream, side.e, 0));
-  }
+  BSVD_BLK_TRY(side.join()); // the call ends when the side stream's finishes have
   timer.mark(-1);
   if (timer.on) {
     BSVD_BLK_TRY(cudaStreamSynchronize(stream));

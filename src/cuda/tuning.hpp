@@ -252,4 +252,61 @@ inline int choose_evd_threads(long pairs, int elem_bytes) {
   }
   return evd_threads_rule(pairs, tlp_threshold(elem_bytes));
 }
+
+// Blocked path: the Gram path's matrices in one group (one stream) or two
+// (two streams; blocked_kernel.cuh, the sweep loop), so that one group's
+// eigensolver may overlap the other's Gram and update kernels. Measured on
+// the H100, 2026-11-22 (bench rows bsvd-cuda / bsvd-cuda-groups1 or -groups2
+// in one run; docs/perf/routing-h100-2026-11-22.txt), ms with one / two
+// groups: d 1000 x 128^2 39.3 / 36.6, 256^2 264.4 / 256.1, 512^2 2103 / 2098,
+// s 1000 x 256^2 150.1 / 142.3; the SuiteSparse batch (d, one call) 148.6 /
+// 142.7. Two groups never lost; they gain least where the update stage
+// (DRAM-bound) dominates. Rule: two groups whenever the step has at least
+// two own-kernel Gram matrices. BSVD_BLK_GROUPS=1|2 forces it.
+inline int blocked_stream_groups() {
+  if (const char *e = std::getenv("BSVD_BLK_GROUPS")) {
+    const int v = std::atoi(e);
+    if (v == 1 || v == 2) return v;
+  }
+  return 2;
+}
+
+// Fused kernel or blocked path for a matrix that fits the fused kernel
+// (backend.cu, route; variant auto: unblocked keeps every fitting matrix on
+// the fused kernel, blocked sends it to the blocked path). Measured on the
+// H100, 2026-11-22 (bench rows bsvd-cuda and bsvd-cuda-blocked, random,
+// vectors; ms per call fused / blocked, 1000 matrices; rows in
+// docs/perf/routing-h100-2026-11-22.txt):
+//   d:  48^2 2.59/5.70   64^2 4.90/7.98   80^2 19.4/16.8   96^2 42.7/19.4
+//       112^2 64.9/35.0  (100 matrices: 64^2 1.28/2.31, 112^2 8.48/7.40)
+//   s:  64^2 3.00/4.32   96^2 17.8/11.4   128^2 54.0/21.8  160^2 105/40.6
+//       (100 matrices: 128^2 7.39/5.26)
+//   c:  64^2 4.54/10.1   96^2 38.6/27.2   112^2 57.4/51.4
+//   z:  48^2 5.84/9.04   64^2 14.6/16.4   80^2 42.9/34.2
+// The fused kernel wins up to 64 columns in every precision and batch size
+// measured, the blocked path from 80 (d, z) or 96 (s, c). Beyond 64
+// columns the fused kernel's time grows ~4x per 1.25x in n (one matrix per
+// thread block, and fewer blocks per SM as the matrix takes more shared
+// memory), the blocked path's ~2x. Rule: the fused kernel up to
+// kFusedMaxCols columns (min(m, n)); 65 .. 79 are not measured.
+// BSVD_FUSED_MAX_COLS=n overrides (a large n: every fitting matrix fused,
+// the rule before this measurement).
+constexpr int kFusedMaxCols = 64;
+inline int fused_max_cols() {
+  if (const char *e = std::getenv("BSVD_FUSED_MAX_COLS")) {
+    const int v = std::atoi(e);
+    if (v > 0) return v;
+  }
+  return kFusedMaxCols;
+}
+
+// A call with matrices on the blocked path and on the fused kernel or the
+// QR path: the latter two run beside the blocked path on a side stream
+// (backend.cu, launch_gpu). BSVD_BESIDE=0 puts them before it on the call's
+// stream, as before (bench rows "bsvd-cuda-serial").
+inline bool fused_beside_blocked() {
+  const char *e = std::getenv("BSVD_BESIDE");
+  return !(e && e[0] == '0');
+}
+
 } // namespace bsvd::detail::cuda

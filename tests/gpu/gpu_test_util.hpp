@@ -10,6 +10,7 @@
 #include "core/batch.hpp"
 #include "cpu/jacobi.hpp"
 #include "cuda/fused.hpp"
+#include "cuda/tuning.hpp"
 #include "testing/generate.hpp"
 #include "testing/io.hpp"
 #include "testing/lapack_ref.hpp"
@@ -51,6 +52,7 @@ class ScopedEnv {
     if (had_) old_ = old;
   }
   void set(const char *value) { setenv(name_.c_str(), value, 1); }
+  void unset() { unsetenv(name_.c_str()); }
   ~ScopedEnv() {
     if (had_) setenv(name_.c_str(), old_.c_str(), 1);
     else unsetenv(name_.c_str());
@@ -323,6 +325,14 @@ template <class T> std::vector<T> family_batch(Family f, int m, int n, int batch
     bsvd::testing::generate<T>(f, m, n, bsvd::testing::default_kappa<T>(), seed + b,
                                A.data() + size_t(b) * m * n, std::max(m, 1));
   return A;
+}
+
+// Whether the automatic variant sends an m x n matrix to the fused kernel:
+// it fits and has at most fused_max_cols() columns (tuning.hpp; the larger
+// ones that fit go to the blocked path).
+template <class T> bool auto_fused(int m, int n, bool vectors = true) {
+  return bsvd::detail::cuda::fits(prec<T>(), m, n, vectors) &&
+         std::min(m, n) <= bsvd::detail::cuda::fused_max_cols();
 }
 
 // Largest square size the fused kernel takes for this precision.

@@ -244,6 +244,91 @@ TYPED_TEST(GpuBlocked, GramPlansGiveTheSameBits) {
   }
 }
 
+// Routing of matrices that fit the fused kernel (tuning.hpp,
+// kFusedMaxCols): auto takes the fused kernel up to 64 columns and the
+// blocked path beyond; unblocked keeps every fitting matrix fused.
+TYPED_TEST(GpuBlocked, FittingMatricesRoutedByColumns) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  ScopedEnv cols("BSVD_FUSED_MAX_COLS");
+  cols.unset(); // the rule, not an override from the environment
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{64, 64}, {96, 96}, {200, 64}, {70, 90}}) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n);
+    const bool fits = bsvd::detail::cuda::fits(prec<T>(), m, n, true);
+    const auto A = family_batch<T>(Family::Logrand, m, n, 2, 77 + m + n);
+    const auto a = gpu_solve<T>(m, n, 2, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
+    const auto u = gpu_solve<T>(m, n, 2, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                BSVD_VARIANT_UNBLOCKED, 0, 1, /*qr=*/-1);
+    ASSERT_EQ(a.status, 0) << bsvd_last_error();
+    ASSERT_EQ(u.status, 0) << bsvd_last_error();
+    for (int b = 0; b < 2; ++b) {
+      EXPECT_EQ(a.path[b], fits && std::min(m, n) <= 64 ? BSVD_PATH_CUDA_FUSED
+                                                         : BSVD_PATH_CUDA_BLOCKED);
+      EXPECT_EQ(u.path[b], fits ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CPU_UNBLOCKED);
+      EXPECT_TRUE(ratios(a, A, b).pass()) << ratio_text(ratios(a, A, b));
+      EXPECT_TRUE(ratios(u, A, b).pass()) << ratio_text(ratios(u, A, b));
+    }
+    // The override: every fitting matrix fused, as before the measurement.
+    cols.set("100000");
+    const auto o = gpu_solve<T>(m, n, 2, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
+    cols.unset();
+    ASSERT_EQ(o.status, 0) << bsvd_last_error();
+    for (int b = 0; b < 2; ++b)
+      EXPECT_EQ(o.path[b], fits ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CUDA_BLOCKED);
+  }
+}
+
+// The Gram path's matrices in two groups on two streams (BSVD_BLK_GROUPS=2)
+// against one group: each matrix sees the same kernels in the same order,
+// so the results are the same bits. A variable-size batch with a
+// rank-deficient matrix (early finish on the other side stream) and, in the
+// second pass, cuBLAS Gram matrices (only in the second group).
+TYPED_TEST(GpuBlocked, StreamGroupsGiveTheSameBits) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const std::vector<std::pair<int, int>> dims = {{300, 300}, {150, 150}, {64, 200}, {140, 140},
+                                                 {96, 96},   {200, 64},  {120, 90}};
+  ScopedEnv groups("BSVD_BLK_GROUPS"), gram("BSVD_GRAM");
+  for (const char *g : {"own", "cublas"}) {
+    gram.set(g);
+    std::vector<VSolved<T>> res;
+    for (const char *ng : {"1", "2"}) {
+      groups.set(ng);
+      bsvd_options_t o = cuda_options();
+      o.variant = BSVD_VARIANT_BLOCKED;
+      o.pair_solver = BSVD_PAIR_GRAM;
+      res.push_back(vbatched_solve<T>(
+          dims, 3,
+          [&](int b, int m, int n, T *A, int lda) {
+            bsvd::testing::generate<T>(b % 2 ? Family::Logrand : Family::Random, m, n,
+                                       bsvd::testing::default_kappa<T>(), 930 + b, A, lda);
+            if (b == 6) // columns 45.. repeat 0..: rank 45
+              for (int j = 45; j < n; ++j)
+                for (int i = 0; i < m; ++i) A[i + size_t(j) * lda] = A[i + size_t(j - 45) * lda];
+          },
+          o));
+      ASSERT_EQ(res.back().status, 0) << bsvd_last_error();
+      const auto pr = bsvd::detail::cuda::blocked_last_profile();
+      if (ng[0] == '2') EXPECT_GT(pr.split_sweeps, 0) << "two groups were asked for";
+      else EXPECT_EQ(pr.split_sweeps, 0);
+    }
+    SCOPED_TRACE(testing::Message() << "Gram " << g);
+    for (int b = 0; b < int(dims.size()); ++b) {
+      SCOPED_TRACE(testing::Message() << "matrix " << b);
+      EXPECT_EQ(res[1].path[b], BSVD_PATH_CUDA_BLOCKED);
+      EXPECT_EQ(res[1].info[b], 0);
+      EXPECT_EQ(res[1].sweeps[b], res[0].sweeps[b]);
+      EXPECT_TRUE(res[1].S[b] == res[0].S[b]) << "singular values differ between the groupings";
+      EXPECT_TRUE(res[1].U[b] == res[0].U[b]) << "U differs between the groupings";
+      EXPECT_TRUE(res[1].V[b] == res[0].V[b]) << "V differs between the groupings";
+      const auto q = res[1].ratios(b);
+      EXPECT_TRUE(q.pass()) << ratio_text(q);
+    }
+  }
+}
+
 // The eigensolver plans on small matrices against the CPU twin, one
 // rank-deficient (the finish's pivoted completion of U on the blocked
 // path), one of full pairs (k = 32: the warp plan's register solver for
@@ -380,7 +465,7 @@ TYPED_TEST(GpuBlocked, LargeMatrices) {
                                 BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
     ASSERT_EQ(r.status, 0) << bsvd_last_error();
     SCOPED_TRACE(testing::Message() << m << "x" << n);
-    EXPECT_EQ(r.path[0], bsvd::detail::cuda::fits(prec<T>(), m, n, true)
+    EXPECT_EQ(r.path[0], auto_fused<T>(m, n)
                              ? BSVD_PATH_CUDA_FUSED
                              : blocked_path_for<T>(m, n, BSVD_PAIR_AUTO));
     EXPECT_EQ(r.info[0], 0) << r.sweeps[0] << " sweeps";
@@ -476,10 +561,10 @@ TYPED_TEST(GpuBlocked, MixedSizeBatch) {
       EXPECT_EQ(r.path[b], BSVD_PATH_TRIVIAL);
       continue;
     }
-    const bool fits = bsvd::detail::cuda::fits(prec<T>(), m, n, true);
+    const bool fused = auto_fused<T>(m, n);
     const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
-    EXPECT_EQ(r.path[b], qr     ? BSVD_PATH_CUDA_QR
-                         : fits ? BSVD_PATH_CUDA_FUSED
+    EXPECT_EQ(r.path[b], qr      ? BSVD_PATH_CUDA_QR
+                         : fused ? BSVD_PATH_CUDA_FUSED
                                 : blocked_path_for<T>(m, n, BSVD_PAIR_AUTO));
     const auto q = r.ratios(b);
     EXPECT_TRUE(q.pass()) << ratio_text(q);

@@ -28,7 +28,10 @@ TYPED_TEST(GpuFused, MatchesCpuTwin) {
       if (ord == BSVD_ORDERING_ODD_EVEN && std::max(m, n) > 64) continue;
       const int batch = 3;
       const auto A = family_batch<T>(Family::Random, m, n, batch, seed += 17);
-      const auto r = gpu_solve<T>(m, n, batch, A, true, ord, 0, BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
+      // unblocked: every shape that fits on the fused kernel (auto sends the
+      // ones beyond fused_max_cols() columns to the blocked path)
+      const auto r =
+          gpu_solve<T>(m, n, batch, A, true, ord, 0, BSVD_VARIANT_UNBLOCKED, 0, 1, /*qr=*/-1);
       ASSERT_EQ(r.status, 0) << bsvd_last_error();
       for (int b = 0; b < batch; ++b) {
         SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b << " ord=" << ord);
@@ -122,7 +125,8 @@ TYPED_TEST(GpuFused, SuiteSparseMatricesThatFit) {
     if (!bsvd::detail::cuda::fits(prec<T>(), dm.m, dm.n, true)) continue;
     std::vector<T> A(dm.a.size());
     for (size_t i = 0; i < A.size(); ++i) A[i] = T(R_t<T>(dm.a[i]));
-    const auto r = gpu_solve<T>(dm.m, dm.n, 1, A);
+    const auto r = gpu_solve<T>(dm.m, dm.n, 1, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                BSVD_VARIANT_UNBLOCKED);
     ASSERT_EQ(r.status, 0) << bsvd_last_error();
     EXPECT_EQ(r.path[0], BSVD_PATH_CUDA_FUSED) << dm.name;
     const auto q = ratios(r, A, 0);

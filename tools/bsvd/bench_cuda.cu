@@ -8,6 +8,17 @@
 //                             subset is timed and scaled (said in `note`)
 //   cusolver-gesvd-loop       one QR-iteration gesvd per matrix (m >= n),
 //                             subset timed and scaled likewise
+//   bsvd-cuda-blocked / -fused  cases that fit the fused kernel (more than
+//                             32 columns): the other routing (variant
+//                             blocked / unblocked)
+//   bsvd-cuda-groups1 / -groups2  blocked cases and --mtx: the other grouping
+//                             of the Gram path's matrices (one stream or two;
+//                             tuning.hpp blocked_stream_groups)
+//   bsvd-cuda-serial          --mtx: the fused kernel before the blocked path
+//                             on one stream (BSVD_BESIDE=0), not beside it
+//   bsvd-cuda-fusedall        --mtx: every matrix that fits on the fused
+//                             kernel (BSVD_FUSED_MAX_COLS=100000), not only
+//                             those up to kFusedMaxCols columns
 //   bsvd-cuda-noqr / -qr      tall and wide cases: the other choice of the
 //                             QR preprocessing (qr = -1 / 1, qr.hpp)
 //   bsvd-cuda-stages          matrices on the blocked path: one more call
@@ -29,6 +40,7 @@
 #include <bsvd/svd.hpp>
 
 #include "cuda/blocked.hpp"
+#include "cuda/fused.hpp"
 #include "cuda/qr.hpp"
 #include "cuda/tuning.hpp"
 #include "testing/generate.hpp"
@@ -260,10 +272,24 @@ template <class F> void for_each_gram_plan(F f) {
 }
 
 // Returns the path the first matrix took (-1 on failure).
+// Runs fn with environment variable name set to value (restored after).
+template <class Fn> void with_env(const char *name, const char *value, Fn fn) {
+  const char *old = std::getenv(name);
+  const std::string keep = old ? old : "";
+  setenv(name, value, 1);
+  fn();
+  if (old) setenv(name, keep.c_str(), 1);
+  else unsetenv(name);
+}
+// The other grouping of the blocked path's Gram matrices (tuning.hpp,
+// blocked_stream_groups): "2" when the default is one group, else "1".
+inline const char *other_groups() { return detail::cuda::blocked_stream_groups() == 2 ? "1" : "2"; }
+
 template <class T>
 int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
              const std::string &name, std::vector<BenchRow> &rows, int qr = 0,
-             int pair_solver = 0, int block_size = 0) {
+             int pair_solver = 0, int block_size = 0,
+             bsvd_variant_t variant = BSVD_VARIANT_AUTO) {
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
   const bool vec = c.vectors;
@@ -281,6 +307,7 @@ int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &de
   o.pair_solver = bsvd_pair_solver_t(pair_solver);
   o.eig_sweeps = c.eig_sweeps;
   o.block_size = block_size;
+  o.variant = variant;
   const Job job = vec ? Job::Vectors : Job::Values;
   size_t ws = 0;
   bsvd_workspace_size(detail::precision_of<T>(), vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, m, n, batch, &o, &ws);
@@ -585,6 +612,25 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
       for (int nb : c.block_sizes)
         run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-nb" + std::to_string(nb), rows, 0,
                     c.pair_solver > 0 ? c.pair_solver : 0, nb);
+    // The blocked path with the other grouping of its Gram-path matrices.
+    if (is_blocked_path(path0)) {
+      const char *other = other_groups(); // before the variable changes it
+      with_env("BSVD_BLK_GROUPS", other, [&] {
+        run_bsvd<T>(c, hA, dA.p, dev, std::string("bsvd-cuda-groups") + other, rows, 0,
+                    c.pair_solver > 0 ? c.pair_solver : 0);
+      });
+    }
+    // Matrices that fit the fused kernel and have more than 32 columns: the
+    // other routing in the same run (blocked when the automatic choice took
+    // the fused kernel, fused when it took the blocked path), the
+    // measurement behind fused_preferred (tuning.hpp).
+    if (path0 >= 0 && std::min(c.m, c.n) > 32 &&
+        detail::cuda::fits(detail::precision_of<T>(), c.m, c.n, c.vectors)) {
+      if (is_blocked_path(path0))
+        run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-fused", rows, 0, 0, 0, BSVD_VARIANT_UNBLOCKED);
+      else if (path0 == BSVD_PATH_CUDA_FUSED)
+        run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-blocked", rows, 0, 0, 0, BSVD_VARIANT_BLOCKED);
+    }
     // Tall / wide cases whose R fits the fused kernel: the other choice of
     // the QR preprocessing in the same run (qr = -1 when the automatic
     // choice took it, qr = 1 when it did not).
@@ -768,6 +814,21 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   sr.max_sweeps = prof.sweeps;
   sr.note = "blocked matrices: " + stage_text(prof);
   rows.push_back(sr);
+  // The same batch with the other grouping of the blocked path's Gram-path
+  // matrices, and with the fused kernel before the blocked path on one
+  // stream instead of beside it (BSVD_BESIDE=0).
+  auto variant_row = [&](const std::string &name, const char *env, const char *value) {
+    BenchRow vr = row;
+    vr.solver = name;
+    with_env(env, value, [&] { vr.ms = time_events(reps, nullptr, call); });
+    vr.note = "the whole batch, " + std::string(env) + "=" + value +
+              "; timing only (accuracy columns: the bsvd-cuda row's)";
+    rows.push_back(vr);
+  };
+  const char *other = other_groups();
+  variant_row(std::string("bsvd-cuda-groups") + other, "BSVD_BLK_GROUPS", other);
+  variant_row("bsvd-cuda-serial", "BSVD_BESIDE", "0");
+  variant_row("bsvd-cuda-fusedall", "BSVD_FUSED_MAX_COLS", "100000");
   // --evd-threads all: the whole batch again with each eigensolver plan.
   if (evd_plans)
     for_each_evd_plan([&](const std::string &nt) {
