@@ -41,6 +41,10 @@ inline int lanes_gcd_rule(int m_star) {
 //   d 32^2:  G4 6.26  G8 7.10      d 64^2: G8 5.47  G16 6.50 (G4 9.5)
 //   s 32^2:  G4 3.31  G8 4.40      s 64^2: G8 3.03  G16 4.25
 // v7 (d RPL8 re-reading rows at 64 registers): d 32^2 G4 5.26, 64^2 G8 5.30.
+// Checked on the H100 (2026-11-22, BSVD_BENCH_TUNE=1, 1000 matrices, ms for
+// G4 / G8 / G16 / G32): d 48^2 3.18 / 2.58 / 3.82 / 4.29, d 64^2 9.50 /
+// 4.91 / 7.08 / 8.26, s 64^2 8.08 / 2.93 / 4.24 / 5.17: the table's G8 is
+// the best there too (docs/perf/routing-h100-2026-11-22.txt).
 // Few lanes per pair win: less redundant index and reduction work per warp
 // instruction; the gcd rule (G = m for m <= 32) loses 1.3-4x. Small
 // batches (< 2000 matrices of <= 32 rows; not measured yet) take more

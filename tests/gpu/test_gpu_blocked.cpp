@@ -245,8 +245,9 @@ TYPED_TEST(GpuBlocked, GramPlansGiveTheSameBits) {
 }
 
 // Routing of matrices that fit the fused kernel (tuning.hpp,
-// kFusedMaxCols): auto takes the fused kernel up to 64 columns and the
-// blocked path beyond; unblocked keeps every fitting matrix fused.
+// kFusedMaxCols = 64): auto takes the fused kernel up to kFusedMaxCols
+// columns and the blocked path beyond; unblocked keeps every fitting matrix
+// fused. The shapes straddle 64.
 TYPED_TEST(GpuBlocked, FittingMatricesRoutedByColumns) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
@@ -263,8 +264,9 @@ TYPED_TEST(GpuBlocked, FittingMatricesRoutedByColumns) {
     ASSERT_EQ(a.status, 0) << bsvd_last_error();
     ASSERT_EQ(u.status, 0) << bsvd_last_error();
     for (int b = 0; b < 2; ++b) {
-      EXPECT_EQ(a.path[b], fits && std::min(m, n) <= 64 ? BSVD_PATH_CUDA_FUSED
-                                                         : BSVD_PATH_CUDA_BLOCKED);
+      EXPECT_EQ(a.path[b], fits && std::min(m, n) <= bsvd::detail::cuda::kFusedMaxCols
+                               ? BSVD_PATH_CUDA_FUSED
+                               : BSVD_PATH_CUDA_BLOCKED);
       EXPECT_EQ(u.path[b], fits ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CPU_UNBLOCKED);
       EXPECT_TRUE(ratios(a, A, b).pass()) << ratio_text(ratios(a, A, b));
       EXPECT_TRUE(ratios(u, A, b).pass()) << ratio_text(ratios(u, A, b));
