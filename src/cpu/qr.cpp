@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
+#include <vector>
 
 namespace bsvd::detail {
 namespace {
@@ -29,35 +31,76 @@ template <class T> real_of_t<T> scaled_nrm2(int n, const T *x) {
   return mx * std::sqrt(s);
 }
 
+// Step j of the factorization: the reflector of column j (rows j..m-1) and
+// its application to columns j+1..n-1.
+template <class T> void householder_step(int m, int n, T *Y, int ldy, T *tau, int j) {
+  using R = real_of_t<T>;
+  T *yj = Y + int64_t(j) * ldy;
+  const T alpha = yj[j];
+  const R xnorm = scaled_nrm2(m - j - 1, yj + j + 1);
+  if (xnorm == R(0) && im_(alpha) == R(0)) {
+    tau[j] = T(0);
+    return;
+  }
+  // ||(alpha, x)|| scaled as well
+  const R ar = std::fabs(re_(alpha)), ai = std::fabs(im_(alpha));
+  const R sc = std::max({ar, ai, xnorm});
+  const R nrm = sc * std::sqrt(sq_(re_(alpha) / sc) + sq_(im_(alpha) / sc) + sq_(xnorm / sc));
+  const R beta = re_(alpha) >= R(0) ? -nrm : nrm;
+  tau[j] = (T(beta) - alpha) / T(beta);
+  const T scal = T(1) / (alpha - T(beta));
+  for (int i = j + 1; i < m; ++i) yj[i] *= scal;
+  yj[j] = T(beta);
+  const T ct = cj_(tau[j]);
+  for (int c = j + 1; c < n; ++c) {
+    T *yc = Y + int64_t(c) * ldy;
+    T w = yc[j];
+    for (int i = j + 1; i < m; ++i) w += cj_(yj[i]) * yc[i];
+    w *= ct;
+    yc[j] -= w;
+    for (int i = j + 1; i < m; ++i) yc[i] -= yj[i] * w;
+  }
+}
+
 } // namespace
 
 template <class T> void householder_qr(int m, int n, T *Y, int ldy, T *tau) {
+  for (int j = 0; j < n; ++j) householder_step(m, n, Y, ldy, tau, j);
+}
+
+template <class T> void householder_qr_pivoted(int m, int n, T *Y, int ldy, T *tau, int *perm) {
   using R = real_of_t<T>;
+  std::vector<R> vn1(n), vn2(n); // partial column norms, and each one's last exact value
+  for (int c = 0; c < n; ++c) {
+    perm[c] = c;
+    vn1[c] = vn2[c] = scaled_nrm2(m, Y + int64_t(c) * ldy);
+  }
+  const R tol3z = std::sqrt(std::numeric_limits<R>::epsilon());
   for (int j = 0; j < n; ++j) {
-    T *yj = Y + int64_t(j) * ldy;
-    const T alpha = yj[j];
-    const R xnorm = scaled_nrm2(m - j - 1, yj + j + 1);
-    if (xnorm == R(0) && im_(alpha) == R(0)) {
-      tau[j] = T(0);
-      continue;
+    int p = j; // the first column of largest partial norm
+    for (int c = j + 1; c < n; ++c)
+      if (vn1[c] > vn1[p]) p = c;
+    if (p != j) {
+      std::swap_ranges(Y + int64_t(p) * ldy, Y + int64_t(p) * ldy + m, Y + int64_t(j) * ldy);
+      std::swap(perm[p], perm[j]);
+      vn1[p] = vn1[j];
+      vn2[p] = vn2[j];
     }
-    // ||(alpha, x)|| scaled as well
-    const R ar = std::fabs(re_(alpha)), ai = std::fabs(im_(alpha));
-    const R sc = std::max({ar, ai, xnorm});
-    const R nrm = sc * std::sqrt(sq_(re_(alpha) / sc) + sq_(im_(alpha) / sc) + sq_(xnorm / sc));
-    const R beta = re_(alpha) >= R(0) ? -nrm : nrm;
-    tau[j] = (T(beta) - alpha) / T(beta);
-    const T scal = T(1) / (alpha - T(beta));
-    for (int i = j + 1; i < m; ++i) yj[i] *= scal;
-    yj[j] = T(beta);
-    const T ct = cj_(tau[j]);
+    householder_step(m, n, Y, ldy, tau, j);
+    // Downdate the trailing partial norms by row j of R; recompute one when
+    // the downdate has cancelled too much of it (xLAQP2's test).
     for (int c = j + 1; c < n; ++c) {
-      T *yc = Y + int64_t(c) * ldy;
-      T w = yc[j];
-      for (int i = j + 1; i < m; ++i) w += cj_(yj[i]) * yc[i];
-      w *= ct;
-      yc[j] -= w;
-      for (int i = j + 1; i < m; ++i) yc[i] -= yj[i] * w;
+      if (vn1[c] == R(0)) continue;
+      const T *yc = Y + int64_t(c) * ldy;
+      R t = std::abs(yc[j]) / vn1[c];
+      t = std::max(R(0), (R(1) + t) * (R(1) - t));
+      const R r = vn1[c] / vn2[c];
+      if (t * r * r <= tol3z) {
+        vn1[c] = scaled_nrm2(m - j - 1, yc + j + 1);
+        vn2[c] = vn1[c];
+      } else {
+        vn1[c] *= std::sqrt(t);
+      }
     }
   }
 }
@@ -80,6 +123,7 @@ void apply_householder_q(int m, int n, const T *Y, int ldy, const T *tau, int k,
 
 #define BSVD_INSTANTIATE(T)                                                                     \
   template void householder_qr<T>(int, int, T *, int, T *);                                     \
+  template void householder_qr_pivoted<T>(int, int, T *, int, T *, int *);                      \
   template void apply_householder_q<T>(int, int, const T *, int, const T *, int, T *, int);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)

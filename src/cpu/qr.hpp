@@ -22,6 +22,17 @@ namespace bsvd::detail {
 // upper triangle, v_j below the diagonal; tau has n entries.
 template <class T> void householder_qr(int m, int n, T *Y, int ldy, T *tau);
 
+// The same with column pivoting (LAPACK xGEQP3 / xLAQP2 conventions, the
+// preprocessing of HBJ Sec. 2, eq. 2.1): A P = Q R. Step j first moves the
+// column of largest partial norm (the first one on ties) to position j;
+// the partial norms are downdated by row j of R and recomputed when the
+// downdate cancels (xLAQP2's test against sqrt(eps)). perm (n entries):
+// column j of A P is column perm[j] of A. |R_00| >= |R_11| >= ... up to
+// the downdate's rounding. Not used by a solver yet: the CPU half of QR
+// preconditioning (docs/perf/wcycle.md, Session 11), measured there with
+// NumPy's pivoted QR.
+template <class T> void householder_qr_pivoted(int m, int n, T *Y, int ldy, T *tau, int *perm);
+
 // X (m x k, leading dimension ldx) <- Q X with Q = H_0 ... H_{n-1} from
 // householder_qr's Y and tau.
 template <class T>

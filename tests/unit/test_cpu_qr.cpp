@@ -18,10 +18,11 @@ TYPED_TEST_SUITE(CpuQr, Types);
 using LD = long double;
 template <class T> std::complex<LD> wide(T x) { return {LD(std::real(x)), LD(std::imag(x))}; }
 
-template <class T> void check_qr(int m, int n, const std::vector<T> &A, double scale) {
+// Y, tau: the factorization of A (m x n, leading dimension m).
+template <class T>
+void check_factors(int m, int n, const std::vector<T> &A, const std::vector<T> &Y,
+                   const std::vector<T> &tau, double scale) {
   const double u = uroff<T>();
-  std::vector<T> Y = A, tau(n);
-  bsvd::detail::householder_qr(m, n, Y.data(), m, tau.data());
   // Q explicitly: Q I (m x m), then A - Q R and I - Q^H Q.
   std::vector<T> Q(size_t(m) * m, T(0));
   for (int i = 0; i < m; ++i) Q[i + size_t(i) * m] = T(1);
@@ -47,6 +48,18 @@ template <class T> void check_qr(int m, int n, const std::vector<T> &A, double s
   for (int j = 0; j < n; ++j) EXPECT_EQ(std::imag(Y[j + size_t(j) * m]), R_t<T>(0));
 }
 
+template <class T> void check_qr(int m, int n, const std::vector<T> &A, double scale) {
+  std::vector<T> Y = A, tau(n);
+  bsvd::detail::householder_qr(m, n, Y.data(), m, tau.data());
+  check_factors(m, n, A, Y, tau, scale);
+}
+
+template <class T> T random_entry(std::mt19937_64 &g, double scale) {
+  std::normal_distribution<double> d;
+  if constexpr (std::is_same_v<T, R_t<T>>) return T(d(g) * scale);
+  else return T(R_t<T>(d(g) * scale), R_t<T>(d(g) * scale));
+}
+
 TYPED_TEST(CpuQr, FactorsAndQIsUnitary) {
   using T = TypeParam;
   std::mt19937_64 g(5);
@@ -65,6 +78,66 @@ TYPED_TEST(CpuQr, FactorsAndQIsUnitary) {
       check_qr<T>(m, n, A, scale);
     }
   }
+}
+
+// With column pivoting: A P = Q R to rounding, P a permutation, and each
+// |R_jj| at least the norm of R(j:k, k) for every later column k (the
+// pivot was the largest partial norm; the slack covers the downdated
+// norms' rounding, up to ~sqrt(eps) relative). Graded columns (scaled
+// 10^-j/2 in reverse order, so pivoting reorders them), a zero column, a
+// repeated column; and an exactly rank-r product whose R_rr falls to
+// rounding (rank revealing).
+TYPED_TEST(CpuQr, PivotedFactorsAndOrdersTheDiagonal) {
+  using T = TypeParam;
+  using R = R_t<T>;
+  const double u = uroff<T>();
+  std::mt19937_64 g(11);
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {5, 1}, {6, 6}, {40, 7}, {90, 33}, {33, 33}}) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n);
+    std::vector<T> A(size_t(m) * n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i)
+        A[i + size_t(j) * m] = random_entry<T>(g, std::pow(10.0, -0.5 * (n - 1 - j) * 8.0 / n));
+    if (n >= 4) {
+      for (int i = 0; i < m; ++i) A[i + size_t(1) * m] = T(0);            // zero column
+      for (int i = 0; i < m; ++i) A[i + size_t(3) * m] = A[i + size_t(n - 1) * m]; // repeat
+    }
+    std::vector<T> Y = A, tau(n);
+    std::vector<int> perm(n, -1);
+    bsvd::detail::householder_qr_pivoted(m, n, Y.data(), m, tau.data(), perm.data());
+    std::vector<int> seen(n, 0);
+    for (int j = 0; j < n; ++j) {
+      ASSERT_TRUE(perm[j] >= 0 && perm[j] < n);
+      ++seen[perm[j]];
+    }
+    for (int j = 0; j < n; ++j) EXPECT_EQ(seen[j], 1) << "perm is not a permutation";
+    std::vector<T> AP(A.size());
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) AP[i + size_t(j) * m] = A[i + size_t(perm[j]) * m];
+    check_factors(m, n, AP, Y, tau, 1.0);
+    const double slack = 1 - 100 * std::sqrt(u);
+    for (int j = 0; j < n; ++j)
+      for (int k = j + 1; k < n; ++k) {
+        LD s = 0;
+        for (int i = j; i <= std::min(k, m - 1); ++i) s += std::norm(wide(Y[i + size_t(k) * m]));
+        EXPECT_GE(double(std::abs(wide(Y[j + size_t(j) * m]))), slack * double(std::sqrt(s)))
+            << "column " << k << " had the larger partial norm at step " << j;
+      }
+  }
+  // rank r: |R_rr| at rounding level relative to |R_00|
+  const int m = 50, n = 30, r = 12;
+  std::vector<T> B(size_t(m) * r), C(size_t(r) * n), A(size_t(m) * n, T(0));
+  for (auto &b : B) b = random_entry<T>(g, 1.0);
+  for (auto &c : C) c = random_entry<T>(g, 1.0);
+  for (int j = 0; j < n; ++j)
+    for (int l = 0; l < r; ++l)
+      for (int i = 0; i < m; ++i) A[i + size_t(j) * m] += B[i + size_t(l) * m] * C[l + size_t(j) * r];
+  std::vector<T> Y = A, tau(n);
+  std::vector<int> perm(n);
+  bsvd::detail::householder_qr_pivoted(m, n, Y.data(), m, tau.data(), perm.data());
+  const R r00 = std::abs(Y[0]);
+  EXPECT_GT(double(std::abs(Y[(r - 1) + size_t(r - 1) * m])), 1e-3 * double(r00));
+  EXPECT_LE(double(std::abs(Y[r + size_t(r) * m])), 100.0 * m * u * double(r00));
 }
 
 } // namespace
