@@ -271,20 +271,11 @@ template <class F> void for_each_gram_plan(F f) {
   for_each_env_value("BSVD_GRAM", {"own", "cublas"}, f);
 }
 
-// Returns the path the first matrix took (-1 on failure).
-// Runs fn with environment variable name set to value (restored after).
-template <class Fn> void with_env(const char *name, const char *value, Fn fn) {
-  const char *old = std::getenv(name);
-  const std::string keep = old ? old : "";
-  setenv(name, value, 1);
-  fn();
-  if (old) setenv(name, keep.c_str(), 1);
-  else unsetenv(name);
-}
 // The other grouping of the blocked path's Gram matrices (tuning.hpp,
 // blocked_stream_groups): "2" when the default is one group, else "1".
 inline const char *other_groups() { return detail::cuda::blocked_stream_groups() == 2 ? "1" : "2"; }
 
+// Returns the path the first matrix took (-1 on failure).
 template <class T>
 int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
              const std::string &name, std::vector<BenchRow> &rows, int qr = 0,
@@ -615,8 +606,8 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
     // The blocked path with the other grouping of its Gram-path matrices.
     if (is_blocked_path(path0)) {
       const char *other = other_groups(); // before the variable changes it
-      with_env("BSVD_BLK_GROUPS", other, [&] {
-        run_bsvd<T>(c, hA, dA.p, dev, std::string("bsvd-cuda-groups") + other, rows, 0,
+      for_each_env_value("BSVD_BLK_GROUPS", {other}, [&](const std::string &g) {
+        run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-groups" + g, rows, 0,
                     c.pair_solver > 0 ? c.pair_solver : 0);
       });
     }
@@ -820,7 +811,8 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   auto variant_row = [&](const std::string &name, const char *env, const char *value) {
     BenchRow vr = row;
     vr.solver = name;
-    with_env(env, value, [&] { vr.ms = time_events(reps, nullptr, call); });
+    for_each_env_value(env, {value},
+                       [&](const std::string &) { vr.ms = time_events(reps, nullptr, call); });
     vr.note = "the whole batch, " + std::string(env) + "=" + value +
               "; timing only (accuracy columns: the bsvd-cuda row's)";
     rows.push_back(vr);
