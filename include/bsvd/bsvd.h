@@ -130,6 +130,8 @@ typedef enum {
   BSVD_PATH_CUDA_QR = 5,      /* Householder QR, the fused kernel on R, U = Q U_R */
   BSVD_PATH_CUDA_PAIR_EVD = 6, /* blocked path, pairs by BSVD_PAIR_EVD_SM */
   BSVD_PATH_CUDA_PAIR_SVD = 7, /* blocked path, pairs by BSVD_PAIR_SVD_SM */
+  BSVD_PATH_CUDA_QRCP = 8,     /* QR with column pivoting, the blocked path
+                                  on R^H (opts.precondition) */
   BSVD_PATH_MAX_ENUM = 0x7fffffff
 } bsvd_path_t;
 
@@ -165,6 +167,18 @@ typedef struct {
   bsvd_pair_solver_t pair_solver; /* blocked variant, see bsvd_pair_solver_t;
                       default AUTO. The cpu backend runs SVD_SM (the twin
                       of the GPU's) and otherwise GRAM. */
+  int precondition; /* QR with column pivoting first (HBJ Sec. 2, the
+                      xGEJSV preconditioning): A P = Q R (A^H P = Q R when
+                      m < n), one-sided Jacobi on R^H, then U = Q V_R and
+                      V = P U_R (swapped when m < n). Fewer sweeps on
+                      slowly converging matrices (structured, graded,
+                      rank-deficient), little gain on random ones.
+                      1 = every matrix the call iterates on (cuda: the
+                      matrices of the blocked path; the fused kernel's and
+                      the qr option's keep their own paths), -1 = never,
+                      0 = auto (cpu: never; cuda: the blocked matrices of a
+                      variable-size batch, whose time is set by its
+                      slowest matrix: docs/perf/wcycle.md). */
 } bsvd_options_t;
 
 /* Fills *opts with the defaults above. */

@@ -82,6 +82,8 @@ bsvd_status_t check_options(const bsvd_options_t *o, int pos) {
     return bad(pos, "opts->eig_sweeps", "= %d is below BSVD_EIG_SWEEPS_AUTO (-1)", o->eig_sweeps);
   if (o->qr < -1 || o->qr > 1)
     return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o->qr);
+  if (o->precondition < -1 || o->precondition > 1)
+    return bad(pos, "opts->precondition", "= %d is not -1, 0 or 1", o->precondition);
   if (int(o->pair_solver) < BSVD_PAIR_AUTO || int(o->pair_solver) > BSVD_PAIR_SVD_SM)
     return bad(pos, "opts->pair_solver", "= %d is not a bsvd_pair_solver_t", int(o->pair_solver));
   if (o->num_threads < 0)
@@ -102,6 +104,7 @@ Config make_config(const bsvd_options_t &o) {
   c.num_threads = o.num_threads;
   c.qr = o.qr;
   c.pair_solver = o.pair_solver;
+  c.precondition = o.precondition;
   return c;
 }
 
@@ -413,6 +416,7 @@ void bsvd_options_init(bsvd_options_t *o) {
   o->num_threads = 0;
   o->qr = 0;
   o->pair_solver = BSVD_PAIR_AUTO;
+  o->precondition = 0;
 }
 
 const char *bsvd_status_string(bsvd_status_t s) {

@@ -84,6 +84,7 @@ struct Config {
   int num_threads = 0;  // 0 = hardware concurrency
   int qr = 0;           // cuda: QR preprocessing, 0 auto, 1 when R fits, -1 never
   bsvd_pair_solver_t pair_solver = BSVD_PAIR_AUTO; // blocked: how a pair is rotated
+  int precondition = 0; // QR with column pivoting first: 1 on, -1 off, 0 auto (bsvd.h)
 };
 
 

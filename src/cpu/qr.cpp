@@ -20,6 +20,12 @@ template <class R> R mx_(std::complex<R> x) { return std::max(std::fabs(x.real()
 template <class R> R sq_(R x) { return x * x; }
 template <class R> R sq_(std::complex<R> x) { return x.real() * x.real() + x.imag() * x.imag(); }
 
+// x 2^e (exact unless the result is subnormal).
+template <class R> R scale2(R x, int e) { return std::ldexp(x, e); }
+template <class R> std::complex<R> scale2(std::complex<R> x, int e) {
+  return {std::ldexp(x.real(), e), std::ldexp(x.imag(), e)};
+}
+
 // ||x|| of n entries (stride 1) by scaling with the largest part.
 template <class T> real_of_t<T> scaled_nrm2(int n, const T *x) {
   using R = real_of_t<T>;
@@ -42,15 +48,30 @@ template <class T> void householder_step(int m, int n, T *Y, int ldy, T *tau, in
     tau[j] = T(0);
     return;
   }
+  // A tiny column -- the rounding residue of a rank-deficient matrix
+  // shrinks by about u per step and reaches the subnormals (GD96_d, with
+  // pivoting) -- is scaled by an exact power of two 2^e first, as xLARFG
+  // rescales by 1 / safmin: tau and v are invariant under the scaling, and
+  // 1 / (alpha - beta) can then neither overflow nor lose precision.
+  const R big = std::max({std::fabs(re_(alpha)), std::fabs(im_(alpha)), xnorm});
+  const int e = big < std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon()
+                    ? -std::ilogb(big)
+                    : 0;
+  const T as = scale2(alpha, e);
+  R xs = xnorm;
+  if (e != 0) { // x scaled in place; its norm again (a subnormal one had lost bits)
+    for (int i = j + 1; i < m; ++i) yj[i] = scale2(yj[i], e);
+    xs = scaled_nrm2(m - j - 1, yj + j + 1);
+  }
   // ||(alpha, x)|| scaled as well
-  const R ar = std::fabs(re_(alpha)), ai = std::fabs(im_(alpha));
-  const R sc = std::max({ar, ai, xnorm});
-  const R nrm = sc * std::sqrt(sq_(re_(alpha) / sc) + sq_(im_(alpha) / sc) + sq_(xnorm / sc));
-  const R beta = re_(alpha) >= R(0) ? -nrm : nrm;
-  tau[j] = (T(beta) - alpha) / T(beta);
-  const T scal = T(1) / (alpha - T(beta));
+  const R ar = std::fabs(re_(as)), ai = std::fabs(im_(as));
+  const R sc = std::max({ar, ai, xs});
+  const R nrm = sc * std::sqrt(sq_(re_(as) / sc) + sq_(im_(as) / sc) + sq_(xs / sc));
+  const R beta = re_(as) >= R(0) ? -nrm : nrm;
+  tau[j] = (T(beta) - as) / T(beta);
+  const T scal = T(1) / (as - T(beta));
   for (int i = j + 1; i < m; ++i) yj[i] *= scal;
-  yj[j] = T(beta);
+  yj[j] = T(std::ldexp(beta, -e));
   const T ct = cj_(tau[j]);
   for (int c = j + 1; c < n; ++c) {
     T *yc = Y + int64_t(c) * ldy;

@@ -3,11 +3,14 @@
 //   (b) empty -> nothing to do;
 //   (c) m < n -> work on W = A^H (and swap the factors at the end);
 //   (d) exact power-of-two scaling of badly scaled input;
-//   (e) V = I, the unblocked or blocked one-sided Jacobi on W;
+//   (e) V = I, the unblocked or blocked one-sided Jacobi on W -- or, with
+//       opts.precondition, QR with column pivoting W P = Q R and the whole
+//       solve of R^H as its own matrix (solve_preconditioned);
 //   (f) sigma_j = ||w_j|| (scaled, overflow/underflow-safe), u_j = w_j /
 //       sigma_j, null columns of U completed, descending stable sort,
 //       scaling undone, outputs written with their leading dimensions.
 #include "cpu_internal.hpp"
+#include "qr.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -50,6 +53,44 @@ template <class T> struct SolveLayout {
 
 bool use_blocked(const Config &cfg) { return cfg.variant == BSVD_VARIANT_BLOCKED; }
 
+// Whether the solve of a working matrix of nw columns starts with the QR
+// preconditioning: opts.precondition = 1 (auto is off on the cpu backend:
+// the work saved on random matrices is about the QR's own cost; a single
+// column gains nothing).
+bool use_precondition(const Config &cfg, int nw) { return cfg.precondition > 0 && nw >= 2; }
+
+// The configuration of the inner solve of R^H.
+Config inner_config(const Config &cfg) {
+  Config c = cfg;
+  c.precondition = -1;
+  return c;
+}
+
+template <class T> size_t layout_bytes(int mw, int nw, bool vectors, int kmax, bool pair_svd);
+
+// Scratch of a preconditioned solve: W (then the reflectors), tau, the
+// pivots, X = R^H, X's S, U, V and the scratch of X's own solve.
+template <class T> struct PreLayout {
+  using R = real_of_t<T>;
+  T *W = nullptr, *tau = nullptr, *X = nullptr, *Ux = nullptr, *Vx = nullptr;
+  R *Sx = nullptr;
+  int *perm = nullptr;
+  T *inner = nullptr;
+
+  void carve(Arena &a, int mw, int nw, bool vectors, size_t inner_bytes) {
+    W = a.take<T>(size_t(mw) * nw);
+    tau = a.take<T>(nw);
+    perm = a.take<int>(nw);
+    X = a.take<T>(size_t(nw) * nw);
+    Sx = a.take<R>(nw);
+    if (vectors) {
+      Ux = a.take<T>(size_t(nw) * nw);
+      Vx = a.take<T>(size_t(nw) * nw);
+    }
+    inner = reinterpret_cast<T *>(a.take<unsigned char>(inner_bytes));
+  }
+};
+
 // kmax of the layout for a working n (0 = unblocked).
 int layout_kmax(const Config &cfg, int nw) {
   return use_blocked(cfg) ? std::max(1, blocked_kmax(nw, effective_nb(cfg, nw))) : 0;
@@ -59,6 +100,13 @@ template <class T> size_t layout_bytes(int mw, int nw, bool vectors, int kmax, b
   Arena dry;
   SolveLayout<T> L;
   L.carve(dry, mw, nw, vectors, kmax, pair_svd);
+  return dry.used();
+}
+
+template <class T> size_t pre_layout_bytes(int mw, int nw, bool vectors, size_t inner_bytes) {
+  Arena dry;
+  PreLayout<T> L;
+  L.carve(dry, mw, nw, vectors, inner_bytes);
   return dry.used();
 }
 
@@ -134,6 +182,68 @@ template <class T> void fill_nonfinite(const Batch<T> &batch, int b, int m, int 
 
 template <class T>
 int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
+                   OrderingCache &cache);
+
+namespace {
+
+// (e') The QR preconditioning (HBJ Sec. 2, eqs. 2.1-2.2; LAPACK xGEJSV):
+// W P = Q R with column pivoting (householder_qr_pivoted), X = R^H solved
+// as a matrix of its own -- the same solve_one_impl, unpreconditioned, with
+// its own tolerance sqrt(nw) u, scaling, null-column completion and sort --
+// X = U_x S V_x^H. Then R = V_x S U_x^H and W = (Q [V_x; 0]) S (P U_x)^H:
+// W's left vectors are Q [V_x; 0], its right ones P U_x (row perm[i] of P U_x
+// is row i of U_x). W (mw x nw) in P.W holds A (A^H when trans) scaled by
+// 2^escale. The twin of the GPU's path cuda-qrcp (qr_kernel.cuh).
+template <class T>
+int solve_preconditioned(const Batch<T> &batch, int b, const Config &cfg, const PreLayout<T> &P,
+                         int mw, int nw, bool trans, int escale, OrderingCache &cache) {
+  using R = real_of_t<T>;
+  householder_qr_pivoted(mw, nw, P.W, mw, P.tau, P.perm);
+  for (int c = 0; c < nw; ++c)
+    for (int r = 0; r < nw; ++r)
+      P.X[r + int64_t(c) * nw] = r >= c ? conj_(P.W[c + int64_t(r) * mw]) : T(0);
+  const bool vec = batch.vectors;
+  Batch<T> xb;
+  xb.vectors = vec;
+  xb.count = 1;
+  xb.dims.m = xb.dims.n = nw;
+  xb.A.base = P.X;
+  xb.A.ld = nw;
+  xb.S.base = P.Sx;
+  xb.U.base = P.Ux;
+  xb.U.ld = nw;
+  xb.V.base = P.Vx;
+  xb.V.ld = nw;
+  int info = 0, sweeps = 0;
+  xb.info = &info;
+  xb.sweeps = &sweeps;
+  const int path = solve_one_impl(xb, 0, inner_config(cfg), P.inner, cache);
+
+  R *S = batch.S.ptr(b);
+  for (int j = 0; j < nw; ++j) S[j] = std::ldexp(P.Sx[j], -escale);
+  if (vec) {
+    // Q side: U (V when trans), mw rows; the other side nw rows.
+    T *Qs = trans ? batch.V.ptr(b) : batch.U.ptr(b);
+    T *Os = trans ? batch.U.ptr(b) : batch.V.ptr(b);
+    const int ldq = trans ? batch.V.ldm(b) : batch.U.ldm(b);
+    const int ldo = trans ? batch.U.ldm(b) : batch.V.ldm(b);
+    for (int j = 0; j < nw; ++j) {
+      T *q = Qs + int64_t(j) * ldq;
+      for (int i = 0; i < mw; ++i) q[i] = i < nw ? P.Vx[i + int64_t(j) * nw] : T(0);
+      T *o = Os + int64_t(j) * ldo;
+      for (int i = 0; i < nw; ++i) o[P.perm[i]] = P.Ux[i + int64_t(j) * nw];
+    }
+    apply_householder_q(mw, nw, P.W, mw, P.tau, nw, Qs, ldq);
+  }
+  batch.info[b] = info;
+  if (batch.sweeps) batch.sweeps[b] = sweeps;
+  return path;
+}
+
+} // namespace
+
+template <class T>
+int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
                    OrderingCache &cache) {
   using R = real_of_t<T>;
   const int m = batch.dims.rows(b), n = batch.dims.cols(b);
@@ -166,10 +276,15 @@ int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
   const bool trans = m < n;
   const int mw = trans ? n : m, nw = k;
   const int kmax = layout_kmax(cfg, nw);
+  const bool pre = use_precondition(cfg, nw);
   Arena arena(scratch);
   SolveLayout<T> L;
-  L.carve(arena, mw, nw, vec, kmax, cfg.pair_solver == BSVD_PAIR_SVD_SM);
-  T *W = L.W;
+  PreLayout<T> PL;
+  if (pre)
+    PL.carve(arena, mw, nw, vec, cpu::solve_one_scratch_bytes<T>(nw, nw, vec, inner_config(cfg)));
+  else
+    L.carve(arena, mw, nw, vec, kmax, cfg.pair_solver == BSVD_PAIR_SVD_SM);
+  T *W = pre ? PL.W : L.W;
   R amax = 0;
   if (!trans) {
     for (int j = 0; j < n; ++j)
@@ -228,6 +343,8 @@ int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
         for (int i = 0; i < mw; ++i) W[i + int64_t(j) * mw] = ldexp_(W[i + int64_t(j) * mw], escale);
     }
   }
+
+  if (pre) return solve_preconditioned(batch, b, cfg, PL, mw, nw, trans, escale, cache);
 
   // (e) the Jacobi iteration.
   T *Vw = nullptr;
@@ -332,6 +449,9 @@ namespace cpu {
 template <class T> size_t solve_one_scratch_bytes(int m, int n, bool vectors, const Config &cfg) {
   const int mw = std::max(m, n), nw = std::min(m, n);
   if (mw <= 0 || nw <= 0) return 0;
+  if (use_precondition(cfg, nw))
+    return pre_layout_bytes<T>(mw, nw, vectors,
+                               solve_one_scratch_bytes<T>(nw, nw, vectors, inner_config(cfg)));
   return layout_bytes<T>(mw, nw, vectors, layout_kmax(cfg, nw),
                          cfg.pair_solver == BSVD_PAIR_SVD_SM);
 }
@@ -341,19 +461,27 @@ template <class T> size_t solve_one_scratch_bytes(int m, int n, bool vectors, co
 // four types and both variants (blocked with the widest pair, k = n, and
 // the pair-SVD copy),
 // divided by the element size.
+namespace {
+// Elements of T for the largest solve of an mw x nw working matrix of type
+// T: either variant, and preconditioned (R^H's solve inside, either variant).
+template <class T> size_t scratch_elems(int mw, int nw, bool vectors) {
+  size_t bytes = 0, inner = 0;
+  for (int kmax : {0, nw}) {
+    const bool ps = kmax > 0;
+    bytes = std::max(bytes, cpu::layout_bytes<T>(mw, nw, vectors, kmax, ps));
+    inner = std::max(inner, cpu::layout_bytes<T>(nw, nw, vectors, kmax, ps));
+  }
+  bytes = std::max(bytes, cpu::pre_layout_bytes<T>(mw, nw, vectors, inner));
+  return (bytes + sizeof(T) - 1) / sizeof(T);
+}
+} // namespace
+
 size_t solve_one_scratch(int m, int n, bool vectors) {
   const int mw = std::max(m, n), nw = std::min(m, n);
   if (mw <= 0 || nw <= 0) return 0;
-  size_t e = 0;
-  for (int kmax : {0, nw}) {
-    const bool ps = kmax > 0;
-    e = std::max(e, (cpu::layout_bytes<float>(mw, nw, vectors, kmax, ps) + 3) / 4);
-    e = std::max(e, (cpu::layout_bytes<double>(mw, nw, vectors, kmax, ps) + 7) / 8);
-    e = std::max(e, (cpu::layout_bytes<std::complex<float>>(mw, nw, vectors, kmax, ps) + 7) / 8);
-    e = std::max(e,
-                 (cpu::layout_bytes<std::complex<double>>(mw, nw, vectors, kmax, ps) + 15) / 16);
-  }
-  return e;
+  return std::max({scratch_elems<float>(mw, nw, vectors), scratch_elems<double>(mw, nw, vectors),
+                   scratch_elems<std::complex<float>>(mw, nw, vectors),
+                   scratch_elems<std::complex<double>>(mw, nw, vectors)});
 }
 
 template <class T> int solve_one(const Batch<T> &batch, int b, const Config &cfg, T *scratch) {

@@ -40,11 +40,12 @@ size_t align256(size_t x) { return cuda::ws_align(x); }
 // Which matrices go where, and the device workspace that implies.
 struct Plan {
   int loc = 0;                    // 0 host data, 1 device data
-  std::vector<int> fused, blocked, qr, cpu; // batch indices
-  std::vector<int> gpu;           // fused, blocked and qr, in batch order
+  std::vector<int> fused, blocked, qr, qrcp, cpu; // batch indices
+  std::vector<int> gpu;           // fused, blocked, qr and qrcp, in batch order
   std::vector<int> bm, bn;        // sizes of the blocked matrices
   std::vector<int> bmode;         // their pair solvers (bsvd_pair_solver_t)
   std::vector<int> qm, qn;        // sizes of the qr matrices
+  std::vector<int> pm, pn;        // sizes of the qrcp matrices (preconditioned)
   int nb = 0;                     // block width of the blocked path
   bool needs_arrays = false;      // device data: copy pointer/size arrays
   // workspace regions (byte offsets)
@@ -53,6 +54,7 @@ struct Plan {
   size_t off_stage = 0, bytes_stage = 0;
   size_t off_blk = 0, bytes_blk = 0;
   size_t off_qr = 0, bytes_qr = 0;
+  size_t off_qrcp = 0, bytes_qrcp = 0;
   size_t total = 0;
   bool uniform = true;
   int batch_count = 0;
@@ -66,7 +68,7 @@ struct Plan {
   }
 };
 
-enum Route { kFused = 0, kBlocked = 1, kCpu = 2, kQr = 3 };
+enum Route { kFused = 0, kBlocked = 1, kCpu = 2, kQr = 3, kQrcp = 4 };
 
 // The reported path of a blocked matrix with pair solver mode.
 int blocked_path(int mode) {
@@ -80,19 +82,23 @@ int blocked_path(int mode) {
 // unblocked sends those that fit to the fused kernel and keeps the others
 // on the CPU's unblocked solver; auto sends those that fit and have at most
 // fused_max_cols() columns (tuning.hpp) to the fused kernel, the rest to the
-// blocked path. The blocked path implements round-robin only.
-Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb) {
+// blocked path. The blocked path implements round-robin only. A matrix
+// for the blocked path is preconditioned (kQrcp: QR with column pivoting,
+// the blocked path on R^H) when qrcp (qrcp_route) says so for the call.
+Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb,
+            bool qrcp) {
   if (m == 0 || n == 0) return kFused;
   if (!gpu) return kCpu;
   const bool blk_ok = nb > 0 && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN;
-  if (cfg.variant == BSVD_VARIANT_BLOCKED) return blk_ok ? kBlocked : kCpu;
+  const Route blk = qrcp ? kQrcp : kBlocked;
+  if (cfg.variant == BSVD_VARIANT_BLOCKED) return blk_ok ? blk : kCpu;
   if (cuda::qr_route(prec, m, n, vectors, cfg.qr)) return kQr;
   const bool fused_ok = cuda::fits(prec, m, n, vectors);
   if (cfg.variant == BSVD_VARIANT_UNBLOCKED) return fused_ok ? kFused : kCpu;
   // auto: the fused kernel up to the measured column count (tuning.hpp),
   // or when the blocked path cannot take the matrix (ordering).
   if (fused_ok && (!blk_ok || std::min(m, n) <= cuda::fused_max_cols())) return kFused;
-  return blk_ok ? kBlocked : kCpu;
+  return blk_ok ? blk : kCpu;
 }
 
 template <class T>
@@ -110,6 +116,29 @@ PackSizes pack_sizes(int m, int n, bool vectors) {
   return {size_t(m) * n, k, vectors ? size_t(m) * k : 0, vectors ? size_t(n) * k : 0};
 }
 
+// The preconditioned matrices' B = R^H (nw x nw) on the blocked path: their
+// pair solvers, and the workspace of run_qr with piv (the QR layout, then
+// the blocked path's).
+template <class T> std::vector<int> qrcp_modes(const std::vector<int> &nw, const Config &cfg, int nb) {
+  std::vector<int> mode(nw.size());
+  for (size_t i = 0; i < nw.size(); ++i)
+    mode[i] = cuda::blocked_pair_mode(precision_of<T>(), nw[i], nw[i], cfg, nb);
+  return mode;
+}
+std::vector<int> min_sizes(const std::vector<int> &m, const std::vector<int> &n) {
+  std::vector<int> k(m.size());
+  for (size_t i = 0; i < m.size(); ++i) k[i] = std::min(m[i], n[i]);
+  return k;
+}
+template <class T>
+size_t qrcp_workspace_bytes(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
+                            const Config &cfg, int nb) {
+  using R = real_of_t<T>;
+  const std::vector<int> nw = min_sizes(m, n);
+  return align256(cuda::qr_layout(m, n, vectors, sizeof(T), sizeof(R)).total) +
+         cuda::blocked_workspace_bytes(nw, nw, qrcp_modes<T>(nw, cfg, nb), vectors, sizeof(T), nb);
+}
+
 template <class T>
 Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   using R = real_of_t<T>;
@@ -120,12 +149,14 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   const bool uniform = batch.dims.uniform();
   p.uniform = uniform;
   p.batch_count = batch.count;
+  const bool qrcp = cuda::qrcp_route(cfg.precondition, uniform);
   // One decision for a uniform batch (no per-matrix host work).
   const Route r0 = route(precision_of<T>(), batch.dims.m, batch.dims.n, batch.vectors, gpu, cfg,
-                         p.nb);
+                         p.nb, qrcp);
   for (int b = 0; b < batch.count; ++b) {
     const int m = batch.dims.rows(b), n = batch.dims.cols(b);
-    const Route r = uniform ? r0 : route(precision_of<T>(), m, n, batch.vectors, gpu, cfg, p.nb);
+    const Route r =
+        uniform ? r0 : route(precision_of<T>(), m, n, batch.vectors, gpu, cfg, p.nb, qrcp);
     if (r == kCpu) {
       p.cpu.push_back(b);
       continue;
@@ -137,6 +168,10 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
       p.qr.push_back(b);
       p.qm.push_back(m);
       p.qn.push_back(n);
+    } else if (r == kQrcp) {
+      p.qrcp.push_back(b);
+      p.pm.push_back(m);
+      p.pn.push_back(n);
     } else {
       p.blocked.push_back(b);
       p.bm.push_back(m);
@@ -190,6 +225,11 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
     p.off_qr = o;
     p.bytes_qr = cuda::qr_layout(p.qm, p.qn, batch.vectors, sizeof(T), sizeof(R)).total;
     o += p.bytes_qr;
+  }
+  if (!p.qrcp.empty()) {
+    p.off_qrcp = o;
+    p.bytes_qrcp = qrcp_workspace_bytes<T>(p.pm, p.pn, batch.vectors, cfg, p.nb);
+    o += p.bytes_qrcp;
   }
   p.total = o;
   return p;
@@ -351,11 +391,14 @@ bsvd_status_t launch_fused_set(const Batch<T> &kb, const Batch<T> &user,
 }
 
 // The QR path (qr.hpp) on matrices idx of kb (sizes m[i] x n[i]); ws:
-// qr_layout(m, n, ...).total bytes. No host synchronization.
+// qr_layout(m, n, ...).total bytes. No host synchronization. piv: the
+// preconditioning instead (path cuda-qrcp): pivoted QR, B = R^H solved by
+// the blocked path (block width nb; ws: qrcp_workspace_bytes bytes), which
+// synchronizes with the host once per sweep.
 template <class T>
 bsvd_status_t run_qr(const Batch<T> &kb, const std::vector<int> &idx, const std::vector<int> &m,
                      const std::vector<int> &n, const Config &cfg, cudaStream_t stream,
-                     unsigned char *ws) {
+                     unsigned char *ws, bool piv = false, int nb = 0) {
   using R = real_of_t<T>;
   const int cnt = int(idx.size());
   if (cnt == 0) return BSVD_STATUS_SUCCESS;
@@ -382,6 +425,7 @@ bsvd_status_t run_qr(const Batch<T> &kb, const std::vector<int> &idx, const std:
     q.B = ob;
     q.S = os;
     q.U = q.V = ou;
+    q.piv = piv ? 1 : 0;
     pA[i] = Bw + ob;
     pS[i] = Sw + os;
     pU[i] = kb.vectors ? Uw + ou : nullptr;
@@ -407,7 +451,8 @@ bsvd_status_t run_qr(const Batch<T> &kb, const std::vector<int> &idx, const std:
   const auto *dmats = reinterpret_cast<const cuda::QrMat *>(ws + L.mats);
   BSVD_CUDA_TRY(cuda::qr_factor(kb, dmats, cnt, nw_max, ws, L, stream));
 
-  // The fused kernel on B = R (R^H): a variable-size batch in the workspace.
+  // The fused kernel (the blocked path when piv) on B = R (R^H): a
+  // variable-size batch in the workspace.
   const int *dnw = reinterpret_cast<const int *>(ws + L.iarr);
   Batch<T> qb;
   qb.vectors = kb.vectors;
@@ -426,8 +471,12 @@ bsvd_status_t run_qr(const Batch<T> &kb, const std::vector<int> &idx, const std:
   qh.dims.mv = qh.dims.nv = nwv.data();
   std::vector<int> all(cnt);
   for (int i = 0; i < cnt; ++i) all[i] = i;
-  BSVD_TRY_STATUS(launch_fused_set(qb, qh, all, reinterpret_cast<int *>(ws + L.map), cfg,
-                                   stream));
+  if (piv)
+    BSVD_CUDA_TRY(cuda::run_blocked(qb, all, nwv, nwv, qrcp_modes<T>(nwv, cfg, nb), cfg, nb, stream,
+                                    ws + align256(L.total)));
+  else
+    BSVD_TRY_STATUS(launch_fused_set(qb, qh, all, reinterpret_cast<int *>(ws + L.map), cfg,
+                                     stream));
   BSVD_CUDA_TRY(cuda::qr_finish(kb, dmats, cnt, nw_max, ws, L, stream));
   return BSVD_STATUS_SUCCESS;
 }
@@ -440,8 +489,8 @@ bsvd_status_t run_qr(const Batch<T> &kb, const std::vector<int> &idx, const std:
 template <class T>
 bsvd_status_t launch_gpu(const Batch<T> &kb, const Batch<T> &user, const Plan &plan,
                          const std::vector<int> &fused, const std::vector<int> &blocked,
-                         const std::vector<int> &qr, const Config &cfg, cudaStream_t stream,
-                         unsigned char *ws) {
+                         const std::vector<int> &qr, const std::vector<int> &qrcp,
+                         const Config &cfg, cudaStream_t stream, unsigned char *ws) {
   // With matrices on the blocked path, the fused kernel and the QR path run
   // beside it on a side stream: the blocked path synchronizes with the host
   // once per sweep and its last sweeps (a few large matrices) leave most of
@@ -451,7 +500,11 @@ bsvd_status_t launch_gpu(const Batch<T> &kb, const Batch<T> &user, const Plan &p
   // this returns (also on an error: SideStream's destructor).
   cuda::SideStream side(stream);
   cudaStream_t beside = stream;
-  if (!blocked.empty() && (!fused.empty() || !qr.empty()) && cuda::fused_beside_blocked()) {
+  // The preconditioned matrices (qrcp) take the blocked path too, on the
+  // main stream: a call has either those or plain blocked ones (qrcp_route
+  // decides for the whole call).
+  const bool iterates = !blocked.empty() || !qrcp.empty();
+  if (iterates && (!fused.empty() || !qr.empty()) && cuda::fused_beside_blocked()) {
     BSVD_CUDA_TRY(side.fork());
     beside = side.get();
   }
@@ -464,6 +517,9 @@ bsvd_status_t launch_gpu(const Batch<T> &kb, const Batch<T> &user, const Plan &p
   if (!blocked.empty())
     BSVD_CUDA_TRY(cuda::run_blocked(kb, blocked, plan.bm, plan.bn, plan.bmode, cfg, plan.nb,
                                     stream, ws + plan.off_blk));
+  if (!qrcp.empty())
+    BSVD_TRY_STATUS(run_qr(kb, qrcp, plan.pm, plan.pn, cfg, stream, ws + plan.off_qrcp, true,
+                           plan.nb));
   BSVD_CUDA_TRY(side.join());
   return BSVD_STATUS_SUCCESS;
 }
@@ -548,7 +604,7 @@ bsvd_status_t run_device_data(const Batch<T> &batch, const Config &cfg,
       BSVD_CUDA_TRY(cudaMemcpyAsync(d, hostArr.data(), o, cudaMemcpyHostToDevice, stream));
     }
     BSVD_TRY_STATUS(
-        launch_gpu(kb, batch, plan, plan.fused, plan.blocked, plan.qr, cfg, stream, ws));
+        launch_gpu(kb, batch, plan, plan.fused, plan.blocked, plan.qr, plan.qrcp, cfg, stream, ws));
   }
 
   // 3. The CPU part, then its results back to the device.
@@ -594,6 +650,7 @@ bsvd_status_t run_device_data(const Batch<T> &batch, const Config &cfg,
       path[b] = gpu_path(batch, b, info[b], blocked_path(plan.bmode[j]));
     }
     for (int b : plan.qr) path[b] = gpu_path(batch, b, info[b], BSVD_PATH_CUDA_QR);
+    for (int b : plan.qrcp) path[b] = gpu_path(batch, b, info[b], BSVD_PATH_CUDA_QRCP);
     for (size_t c = 0; c < plan.cpu.size(); ++c) path[plan.cpu[c]] = h.path[c];
   }
   return BSVD_STATUS_SUCCESS;
@@ -608,10 +665,10 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
   const size_t nf = plan.gpu.size();
   std::vector<int> fm(nf), fn(nf);
   // Positions in the packed batch of the fused and the blocked matrices.
-  std::vector<int> fpos, bpos, qpos;
+  std::vector<int> fpos, bpos, qpos, ppos;
   std::vector<int> solver(nf, BSVD_PATH_CUDA_FUSED);
   size_t ea = 0, es = 0, eu = 0, ev = 0;
-  for (size_t i = 0, jb = 0, jq = 0; i < nf; ++i) {
+  for (size_t i = 0, jb = 0, jq = 0, jp = 0; i < nf; ++i) {
     const int b = plan.gpu[i];
     fm[i] = batch.dims.rows(b);
     fn[i] = batch.dims.cols(b);
@@ -623,6 +680,10 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
       solver[i] = BSVD_PATH_CUDA_QR;
       qpos.push_back(int(i));
       ++jq;
+    } else if (jp < plan.qrcp.size() && plan.qrcp[jp] == b) {
+      solver[i] = BSVD_PATH_CUDA_QRCP;
+      ppos.push_back(int(i));
+      ++jp;
     } else {
       fpos.push_back(int(i));
     }
@@ -714,7 +775,7 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const Config &cfg,
       hb.dims.mv = fm.data();
       hb.dims.nv = fn.data();
     }
-    BSVD_TRY_STATUS(launch_gpu(kb, hb, plan, fpos, bpos, qpos, cfg, stream, ws));
+    BSVD_TRY_STATUS(launch_gpu(kb, hb, plan, fpos, bpos, qpos, ppos, cfg, stream, ws));
     if (es) BSVD_CUDA_TRY(cudaMemcpyAsync(hostS.data(), dS, es * sizeof(R),
                                           cudaMemcpyDeviceToHost, stream));
     if (eu) BSVD_CUDA_TRY(cudaMemcpyAsync(hostU.data(), dU, eu * sizeof(T),

@@ -40,16 +40,29 @@ constexpr int kQrAutoMinRows = 1024; // and at least this many rows (measured at
 // trailing columns through global memory once per column).
 bool qr_route(char precision, int m, int n, bool vectors, int qr);
 
+// Whether the blocked-path matrices of a call are preconditioned by QR
+// with column pivoting (opts.precondition; path cuda-qrcp): 1 all, -1
+// none, 0 auto: those of a variable-size batch (uniform: false), where the
+// call's time is its slowest matrix's and the slow ones are the structured
+// matrices the preconditioning helps (docs/perf/wcycle.md, Session 12).
+// The pivoted factorization and R^H's solve by the blocked path are
+// described at qr_factor_kernel and in src/cpu/solve_one.cpp (its twin).
+bool qrcp_route(int precondition, bool uniform);
+
 // One QR matrix of the launch: its batch index, sizes, offsets (elements)
-// of its regions in the workspace.
+// of its regions in the workspace; piv: factored with column pivoting and
+// B = R^H (the preconditioning), its partial norms at vn + 2 tau and its
+// pivots at perm + tau.
 struct QrMat {
   int b, m, n, mw, nw;
   long long y, tau, B, S, U, V;
+  int piv = 0;
 };
 
 // Workspace layout of run_qr for matrices of sizes m[i] x n[i].
 struct QrLayout {
   size_t mats = 0, escale = 0, info = 0, sweeps = 0, Y = 0, tau = 0, B = 0, S = 0, U = 0, V = 0;
+  size_t vn = 0, perm = 0;
   size_t parr = 0, iarr = 0, map = 0, total = 0;
 };
 QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,

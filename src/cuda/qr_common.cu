@@ -14,6 +14,10 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr) {
   return mw >= kQrAutoRatio * nw && mw >= kQrAutoMinRows && fits(precision, m, n, vectors);
 }
 
+bool qrcp_route(int precondition, bool uniform) {
+  return precondition > 0 || (precondition == 0 && !uniform);
+}
+
 QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
                    size_t eb, size_t rb) {
   QrLayout L;
@@ -36,6 +40,8 @@ QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool ve
   L.S = w.take(et * rb);
   L.U = w.take(vectors ? e2 * eb : 0);
   L.V = w.take(vectors ? e2 * eb : 0);
+  L.vn = w.take(2 * et * rb);
+  L.perm = w.take(et * sizeof(int));
   L.parr = w.take(4 * cnt * sizeof(void *));
   L.iarr = w.take(cnt * sizeof(int));
   L.map = w.take(cnt * sizeof(int));

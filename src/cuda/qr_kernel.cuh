@@ -16,8 +16,8 @@ template <class Tstd> struct QrParams {
   Batch<Tstd> batch; // the caller's (device-visible) batch
   const QrMat *mats = nullptr;
   T *Y = nullptr, *tau = nullptr, *B = nullptr, *U = nullptr, *V = nullptr;
-  R *S = nullptr;
-  int *escale = nullptr, *info = nullptr, *sweeps = nullptr;
+  R *S = nullptr, *vn = nullptr; // vn: the pivoted factorization's partial norms
+  int *escale = nullptr, *info = nullptr, *sweeps = nullptr, *perm = nullptr;
   int tpm = kQrThreads; // read by load_scaled
 };
 
@@ -39,6 +39,27 @@ template <class R> __device__ __forceinline__ cx<R> qdiv(cx<R> a, cx<R> b) {
   return {(a.re * b.re + a.im * b.im) / d, (a.im * b.re - a.re * b.im) / d};
 }
 
+template <class R> constexpr R kEpsOf = R(0);
+template <> constexpr float kEpsOf<float> = 1.1920928955078125e-07f;   // FLT_EPSILON
+template <> constexpr double kEpsOf<double> = 2.220446049250313e-16;   // DBL_EPSILON
+
+// ||x|| of n entries by one warp (every lane gets it), scaled by the largest
+// part as the CPU twin's scaled_nrm2.
+template <class T> __device__ __forceinline__ dreal_t<T> qr_warp_nrm2(int n, const T *x) {
+  using R = dreal_t<T>;
+  const int l = threadIdx.x % 32;
+  R mx = 0;
+  for (int i = l; i < n; i += 32) mx = fmax(mx, amax_part(x[i]));
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) mx = fmax(mx, shfl_xor(mx, o));
+  if (mx == R(0)) return R(0);
+  R s = 0;
+  for (int i = l; i < n; i += 32) s += abs2(ddiv(x[i], mx));
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) s += shfl_xor(s, o);
+  return mx * sqrt(s);
+}
+
 // Block-wide reduction (sum or max) of one value per thread; every thread
 // gets the result. red: kQrThreads / 32 entries of shared memory.
 template <bool MAX, class V> __device__ __forceinline__ V qr_block_reduce(V v, V *red) {
@@ -57,59 +78,153 @@ template <bool MAX, class V> __device__ __forceinline__ V qr_block_reduce(V v, V
 }
 
 // H_j^H (or H_j) applied to the columns c0..nc-1 of X (rows j..mw-1, ld
-// ldx): w_c = x_jc + sum_{i>j} conj(v_i) x_ic (one warp per column),
-// x_ic -= v_i f w_c with f = conj(tau) (left, H^H) or tau (H); v_j = 1.
-template <class T>
-__device__ __forceinline__ void qr_apply_reflector(int j, int mw, const T *v, T f, T *X,
-                                                   int ldx, int c0, int nc, T *wsm) {
+// ldx), one warp per column: w_c = f (x_jc + sum_{i>j} conj(v_i) x_ic),
+// then x_ic -= v_i w_c (v_j = 1), with f = conj(tau) (left, H^H) or tau (H).
+// Each column is finished by its warp alone (no barrier inside); the caller
+// synchronizes before the columns are read by others. Returns nothing; with
+// PIV, each warp also downdates the partial norms of its columns by their
+// new row j (xLAQP2's rule, as householder_qr_pivoted in src/cpu/qr.cpp,
+// recomputing a norm when the downdate cancels) and offers its first column
+// of largest partial norm in cand_v / cand_i[warp].
+template <bool PIV, class T>
+__device__ __forceinline__ void qr_apply_reflector(int j, int mw, const T *v, T f, bool apply,
+                                                   T *X, int ldx, int c0, int nc,
+                                                   dreal_t<T> *vn1, dreal_t<T> *vn2,
+                                                   dreal_t<T> *cand_v, int *cand_i) {
+  using R = dreal_t<T>;
   const int t = threadIdx.x, w = t / 32, l = t % 32;
+  R best_v = R(-1);
+  int best_i = nc;
   for (int c = c0 + w; c < nc; c += kQrThreads / 32) {
-    const T *xc = X + size_t(c) * ldx;
-    T acc = dzero<T>();
-    for (int i = j + 1 + l; i < mw; i += 32) dot_acc(acc, v[i], xc[i]);
+    T *xc = X + size_t(c) * ldx;
+    T xj = xc[j];
+    // this column's partial norms, read before any lane writes them
+    const R nv0 = PIV ? vn1[c] : R(0), nv2 = PIV ? vn2[c] : R(0);
+    if (apply) {
+      T acc = dzero<T>();
+      for (int i = j + 1 + l; i < mw; i += 32) dot_acc(acc, v[i], xc[i]);
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) acc = acc + shfl_xor(acc, o);
-    if (l == 0) wsm[c] = f * (acc + xc[j]);
+      for (int o = 16; o > 0; o >>= 1) acc = acc + shfl_xor(acc, o);
+      const T wc = f * (acc + xj);
+      for (int i = j + 1 + l; i < mw; i += 32) xc[i] = xc[i] - v[i] * wc;
+      xj = xj - wc;
+      if (l == 0) xc[j] = xj;
+    }
+    if constexpr (PIV) {
+      R nv = nv0; // the same value in every lane
+      if (nv != R(0)) {
+        R tt = dabs(xj) / nv;
+        tt = fmax(R(0), (R(1) + tt) * (R(1) - tt));
+        const R r = nv / nv2;
+        __syncwarp(); // the column's new entries and norms: every lane has read
+        if (tt * r * r <= sqrt(kEpsOf<R>)) {
+          nv = qr_warp_nrm2(mw - j - 1, xc + j + 1);
+          if (l == 0) vn2[c] = nv;
+        } else {
+          nv = nv * sqrt(tt);
+        }
+        if (l == 0) vn1[c] = nv;
+      }
+      if (nv > best_v) {
+        best_v = nv;
+        best_i = c;
+      }
+    }
   }
-  __syncthreads();
-  const int rows = mw - j;
-  for (long long e = t; e < (long long)rows * (nc - c0); e += kQrThreads) {
-    const int c = c0 + int(e / rows), i = j + int(e % rows);
-    T *x = X + i + size_t(c) * ldx;
-    *x = *x - (i == j ? wsm[c] : v[i] * wsm[c]);
+  if constexpr (PIV) {
+    if (l == 0) {
+      cand_v[w] = best_v;
+      cand_i[w] = best_i;
+    }
   }
-  __syncthreads();
+}
+
+// The pivot: the first column of largest partial norm among the warps'
+// candidates (every thread computes the same; after a barrier).
+template <class R> __device__ __forceinline__ int qr_pick_pivot(const R *cand_v, const int *cand_i) {
+  R bv = cand_v[0];
+  int bi = cand_i[0];
+  for (int w = 1; w < kQrThreads / 32; ++w)
+    if (cand_v[w] > bv || (cand_v[w] == bv && cand_i[w] < bi)) {
+      bv = cand_v[w];
+      bi = cand_i[w];
+    }
+  return bi;
 }
 
 // ---- factor: W = A (A^H), prescale, Householder QR in the workspace, B -----
+// M.piv: with column pivoting (householder_qr_pivoted's twin: the column of
+// largest partial norm first, the first one on ties; perm[j] = the column of
+// W that became column j), and B = R^H for the blocked path.
 template <class Tstd>
 __global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
   __shared__ int st[kStInts];
   __shared__ unsigned long long amax_word;
   __shared__ R redr[kQrThreads / 32];
-  __shared__ T coef[2]; // tau, 1 / (alpha - beta)
+  __shared__ T coef[2]; // tau, 1 / (alpha - beta) (of the scaled column)
   __shared__ R beta_s;
-  T *wsm = reinterpret_cast<T *>(smem_raw); // nw_max entries
+  __shared__ R cand_v[kQrThreads / 32];
+  __shared__ int cand_i[kQrThreads / 32];
   const QrMat M = P.mats[blockIdx.x];
-  const int t = threadIdx.x, mw = M.mw, nw = M.nw;
+  const int t = threadIdx.x, mw = M.mw, nw = M.nw, w = t / 32, l = t % 32;
+  const bool piv = M.piv != 0;
   const Team team{2, 0, kQrThreads};
   T *Y = P.Y + M.y, *tau = P.tau + M.tau, *B = P.B + M.B;
+  R *vn1 = piv ? P.vn + 2 * M.tau : nullptr, *vn2 = piv ? vn1 + nw : nullptr;
+  int *perm = piv ? P.perm + M.tau : nullptr;
   R amax;
   bool nonfinite;
   const int escale = load_scaled(P, team, t, true, M.b, M.m, M.n, false, Y, mw, (T *)nullptr, 0,
                                  st, &amax_word, amax, nonfinite);
   __syncthreads(); // load_scaled's last pass (the prescaling) is per thread
   if (t == 0) P.escale[blockIdx.x] = nonfinite ? 0 : escale;
-  if (nonfinite) { // B of NaN: the fused kernel reports the matrix
+  if (nonfinite) { // B of NaN: the solver of B reports the matrix
     for (int e = t; e < nw * nw; e += kQrThreads) B[e] = dnan<T>();
     for (int j = t; j < nw; j += kQrThreads) tau[j] = dzero<T>();
+    if (piv)
+      for (int j = t; j < nw; j += kQrThreads) perm[j] = j;
     return;
+  }
+  int p = 0; // the pivot of the next step
+  if (piv) {
+    R bv = R(-1);
+    int bi = nw;
+    for (int c = w; c < nw; c += kQrThreads / 32) {
+      const R nv = qr_warp_nrm2(mw, Y + size_t(c) * mw);
+      if (l == 0) vn1[c] = vn2[c] = nv;
+      if (nv > bv) {
+        bv = nv;
+        bi = c;
+      }
+    }
+    if (l == 0) {
+      cand_v[w] = bv;
+      cand_i[w] = bi;
+    }
+    for (int c = t; c < nw; c += kQrThreads) perm[c] = c;
+    __syncthreads();
+    p = qr_pick_pivot(cand_v, cand_i);
   }
   for (int j = 0; j < nw; ++j) {
     T *yj = Y + size_t(j) * mw;
+    if (piv && p != j) {
+      T *yp = Y + size_t(p) * mw;
+      for (int i = t; i < mw; i += kQrThreads) {
+        const T a = yj[i];
+        yj[i] = yp[i];
+        yp[i] = a;
+      }
+      if (t == 0) {
+        const int q = perm[p];
+        perm[p] = perm[j];
+        perm[j] = q;
+        vn1[p] = vn1[j];
+        vn2[p] = vn2[j];
+      }
+      __syncthreads();
+    }
     // ||x||, x = y_{j+1:mw, j}, scaled by its largest part
     R mx = 0;
     for (int i = j + 1 + t; i < mw; i += kQrThreads) mx = fmax(mx, amax_part(yj[i]));
@@ -119,40 +234,66 @@ __global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_cons
       for (int i = j + 1 + t; i < mw; i += kQrThreads) s += abs2(ddiv(yj[i], mx));
     s = qr_block_reduce<false>(s, redr);
     const T alpha = yj[j];
-    const R xnorm = mx * sqrt(s);
+    R xnorm = mx * sqrt(s);
     const bool identity = xnorm == R(0) && qim(alpha) == R(0);
+    // A tiny column (the rounding residue of a rank-deficient matrix can
+    // reach the subnormals) is scaled by 2^e first, in place, and its norm
+    // taken again (householder_step, src/cpu/qr.cpp). Uniform.
+    const R big = fmax(fmax(fabs(qre(alpha)), fabs(qim(alpha))), xnorm);
+    const int e = !identity && big < min_normal<R>() / kEpsOf<R> ? -dilogb(big) : 0;
+    if (e != 0) {
+      for (int i = j + 1 + t; i < mw; i += kQrThreads) yj[i] = dldexp(yj[i], e);
+      __syncthreads();
+      R mx2 = 0;
+      for (int i = j + 1 + t; i < mw; i += kQrThreads) mx2 = fmax(mx2, amax_part(yj[i]));
+      mx2 = qr_block_reduce<true>(mx2, redr);
+      R s2 = 0;
+      if (mx2 > R(0))
+        for (int i = j + 1 + t; i < mw; i += kQrThreads) s2 += abs2(ddiv(yj[i], mx2));
+      s2 = qr_block_reduce<false>(s2, redr);
+      xnorm = mx2 * sqrt(s2);
+    }
     if (t == 0) {
       if (identity) {
         tau[j] = dzero<T>();
       } else {
-        const R ar = fabs(qre(alpha)), ai = fabs(qim(alpha));
-        const R sc = fmax(fmax(ar, ai), xnorm);
-        const R a1 = qre(alpha) / sc, a2 = qim(alpha) / sc, a3 = xnorm / sc;
+        const T as = dldexp(alpha, e);
+        const R xs = xnorm; // of the scaled column
+        const R ar = fabs(qre(as)), ai = fabs(qim(as));
+        const R sc = fmax(fmax(ar, ai), xs);
+        const R a1 = qre(as) / sc, a2 = qim(as) / sc, a3 = xs / sc;
         const R nrm = sc * sqrt(a1 * a1 + a2 * a2 + a3 * a3);
-        const R beta = qre(alpha) >= R(0) ? -nrm : nrm;
-        const T tj = qdiv(dfrom_real<T>(beta) - alpha, dfrom_real<T>(beta));
+        const R beta = qre(as) >= R(0) ? -nrm : nrm;
+        const T tj = qdiv(dfrom_real<T>(beta) - as, dfrom_real<T>(beta));
         tau[j] = tj;
         coef[0] = tj;
-        coef[1] = qdiv(done<T>(), alpha - dfrom_real<T>(beta));
-        beta_s = beta;
+        coef[1] = qdiv(done<T>(), as - dfrom_real<T>(beta));
+        beta_s = dldexp(beta, -e);
       }
     }
     __syncthreads();
-    if (identity) continue; // uniform: every thread reduced the same values
-    const T scal = coef[1];
-    for (int i = j + 1 + t; i < mw; i += kQrThreads) yj[i] = yj[i] * scal;
+    if (!identity) { // uniform: every thread reduced the same values
+      const T scal = coef[1];
+      for (int i = j + 1 + t; i < mw; i += kQrThreads) yj[i] = yj[i] * scal;
+      __syncthreads();
+    }
+    if (piv)
+      qr_apply_reflector<true>(j, mw, yj, dconj(coef[0]), !identity, Y, mw, j + 1, nw, vn1, vn2,
+                               cand_v, cand_i);
+    else
+      qr_apply_reflector<false>(j, mw, yj, dconj(coef[0]), !identity, Y, mw, j + 1, nw,
+                                (R *)nullptr, (R *)nullptr, (R *)nullptr, (int *)nullptr);
+    if (t == 0 && !identity) yj[j] = dfrom_real<T>(beta_s);
     __syncthreads();
-    qr_apply_reflector(j, mw, yj, dconj(coef[0]), Y, mw, j + 1, nw, wsm);
-    if (t == 0) yj[j] = dfrom_real<T>(beta_s);
-    __syncthreads();
+    if (piv) p = qr_pick_pivot(cand_v, cand_i);
   }
-  // B = R (tall) or R^H (wide), nw x nw, leading dimension nw
-  const bool wide = M.m < M.n;
+  // B = R (tall) or R^H (wide, or pivoted), nw x nw, leading dimension nw
+  const bool flip = M.m < M.n || piv;
   for (int e = t; e < nw * nw; e += kQrThreads) {
     const int c = e / nw, r = e - c * nw;
     T v = dzero<T>();
-    if (!wide && r <= c) v = Y[r + size_t(c) * mw];
-    if (wide && r >= c) v = dconj(Y[c + size_t(r) * mw]);
+    if (!flip && r <= c) v = Y[r + size_t(c) * mw];
+    if (flip && r >= c) v = dconj(Y[c + size_t(r) * mw]);
     B[e] = v;
   }
 }
@@ -162,8 +303,6 @@ template <class Tstd>
 __global__ void __launch_bounds__(kQrThreads) qr_finish_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  T *wsm = reinterpret_cast<T *>(smem_raw);
   const QrMat M = P.mats[blockIdx.x];
   const int t = threadIdx.x, mw = M.mw, nw = M.nw, b = M.b;
   const int info = P.info[blockIdx.x], escale = P.escale[blockIdx.x];
@@ -175,21 +314,26 @@ __global__ void __launch_bounds__(kQrThreads) qr_finish_kernel(const __grid_cons
     if (P.batch.sweeps) P.batch.sweeps[b] = P.sweeps[blockIdx.x];
   }
   if (!P.batch.vectors) return;
-  const bool wide = M.m < M.n;
+  // B = U_B S V_B^H. Tall: B = R, U = Q [U_B; 0], V = V_B. Wide (W = A^H):
+  // B = R^H, U = U_B, V = Q [V_B; 0]. Pivoted (W P = Q R, B = R^H): W's left
+  // vectors Q [V_B; 0], its right ones P U_B (row perm[r] of it is row r of
+  // U_B), exchanged when wide.
+  const bool wide = M.m < M.n, piv = M.piv != 0, flip = wide || piv;
   T *U = reinterpret_cast<T *>(P.batch.U.ptr(b));
   T *V = reinterpret_cast<T *>(P.batch.V.ptr(b));
   const int ldu = P.batch.U.ldm(b), ldv = P.batch.V.ldm(b);
   // Q side X (mw x nw) from Z; the other side O (nw x nw) copied from C.
   T *X = wide ? V : U;
   const int ldx = wide ? ldv : ldu;
-  const T *Z = (wide ? P.V : P.U) + (wide ? M.V : M.U);
+  const T *Z = (flip ? P.V : P.U) + (flip ? M.V : M.U);
   T *O = wide ? U : V;
   const int ldo = wide ? ldu : ldv;
-  const T *C = (wide ? P.U : P.V) + (wide ? M.U : M.V);
+  const T *C = (flip ? P.U : P.V) + (flip ? M.U : M.V);
+  const int *perm = piv ? P.perm + M.tau : nullptr;
   const bool bad = info == BSVD_INFO_NONFINITE;
   for (int e = t; e < nw * nw; e += kQrThreads) {
     const int c = e / nw, r = e - c * nw;
-    O[r + size_t(c) * ldo] = bad ? dnan<T>() : C[e];
+    O[(piv ? perm[r] : r) + size_t(c) * ldo] = bad ? dnan<T>() : C[e];
   }
   for (long long e = t; e < (long long)mw * nw; e += kQrThreads) {
     const int c = int(e / mw), r = int(e - (long long)c * mw);
@@ -201,7 +345,9 @@ __global__ void __launch_bounds__(kQrThreads) qr_finish_kernel(const __grid_cons
   for (int j = nw - 1; j >= 0; --j) {
     const T tj = tau[j];
     if (qre(tj) == R(0) && qim(tj) == R(0)) continue; // H_j = I (uniform)
-    qr_apply_reflector(j, mw, Y + size_t(j) * mw, tj, X, ldx, 0, nw, wsm);
+    qr_apply_reflector<false>(j, mw, Y + size_t(j) * mw, tj, true, X, ldx, 0, nw, (R *)nullptr,
+                              (R *)nullptr, (R *)nullptr, (int *)nullptr);
+    __syncthreads();
   }
 }
 
@@ -218,6 +364,8 @@ template <class Tstd> QrParams<Tstd> qr_params(const Batch<Tstd> &kb, const QrMa
   P.S = reinterpret_cast<R *>(ws + L.S);
   P.U = reinterpret_cast<T *>(ws + L.U);
   P.V = reinterpret_cast<T *>(ws + L.V);
+  P.vn = reinterpret_cast<R *>(ws + L.vn);
+  P.perm = reinterpret_cast<int *>(ws + L.perm);
   P.escale = reinterpret_cast<int *>(ws + L.escale);
   P.info = reinterpret_cast<int *>(ws + L.info);
   P.sweeps = reinterpret_cast<int *>(ws + L.sweeps);
@@ -227,17 +375,17 @@ template <class Tstd> QrParams<Tstd> qr_params(const Batch<Tstd> &kb, const QrMa
 template <class Tstd>
 cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
                            unsigned char *ws, const QrLayout &L, cudaStream_t stream) {
+  (void)nw_max;
   if (count <= 0) return cudaSuccess;
-  const size_t smem = size_t(std::max(nw_max, 1)) * sizeof(dev_t<Tstd>);
-  qr_factor_kernel<Tstd><<<count, kQrThreads, smem, stream>>>(qr_params(kb, mats, ws, L));
+  qr_factor_kernel<Tstd><<<count, kQrThreads, 0, stream>>>(qr_params(kb, mats, ws, L));
   return cudaGetLastError();
 }
 template <class Tstd>
 cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
                            unsigned char *ws, const QrLayout &L, cudaStream_t stream) {
+  (void)nw_max;
   if (count <= 0) return cudaSuccess;
-  const size_t smem = size_t(std::max(nw_max, 1)) * sizeof(dev_t<Tstd>);
-  qr_finish_kernel<Tstd><<<count, kQrThreads, smem, stream>>>(qr_params(kb, mats, ws, L));
+  qr_finish_kernel<Tstd><<<count, kQrThreads, 0, stream>>>(qr_params(kb, mats, ws, L));
   return cudaGetLastError();
 }
 

@@ -88,7 +88,7 @@ Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vecto
                     bsvd_ordering_t ord = BSVD_ORDERING_ROUND_ROBIN, int max_sweeps = 0,
                     bsvd_variant_t variant = BSVD_VARIANT_AUTO, int block_size = 0,
                     int eig_sweeps = 1, int qr = 0,
-                    bsvd_pair_solver_t pair = BSVD_PAIR_AUTO) {
+                    bsvd_pair_solver_t pair = BSVD_PAIR_AUTO, int precondition = 0) {
   Solved<T> r;
   r.m = m; r.n = n; r.k = std::min(m, n); r.batch = batch;
   r.S.assign(size_t(batch) * r.k, R_t<T>(-7));
@@ -109,6 +109,7 @@ Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vecto
   o.eig_sweeps = eig_sweeps;
   o.qr = qr;
   o.pair_solver = pair;
+  o.precondition = precondition;
   o.path = r.path.data();
   r.status = bsvd::gesvj_strided_batched<T>(
       vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n, A.data(), std::max(m, 1),
@@ -311,7 +312,9 @@ VSolved<T> vbatched_solve(const std::vector<std::pair<int, int>> &dims, int pad,
                                      r.ldv.data(), r.info.data(), r.sweeps.data(), batch, o);
   return r;
 }
-// Options for the cuda backend (defaults otherwise).
+// Options for the cuda backend (defaults otherwise: a variable-size batch's
+// blocked matrices are preconditioned, path cuda-qrcp; tests of the plain
+// blocked path set precondition = -1).
 inline bsvd_options_t cuda_options() {
   bsvd_options_t o;
   bsvd_options_init(&o);

@@ -301,6 +301,7 @@ TYPED_TEST(GpuBlocked, StreamGroupsGiveTheSameBits) {
       bsvd_options_t o = cuda_options();
       o.variant = BSVD_VARIANT_BLOCKED;
       o.pair_solver = BSVD_PAIR_GRAM;
+      o.precondition = -1;
       res.push_back(vbatched_solve<T>(
           dims, 3,
           [&](int b, int m, int n, T *A, int lda) {
@@ -565,9 +566,9 @@ TYPED_TEST(GpuBlocked, MixedSizeBatch) {
     }
     const bool fused = auto_fused<T>(m, n);
     const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
-    EXPECT_EQ(r.path[b], qr      ? BSVD_PATH_CUDA_QR
-                         : fused ? BSVD_PATH_CUDA_FUSED
-                                : blocked_path_for<T>(m, n, BSVD_PAIR_AUTO));
+    // a variable-size batch: the automatic choice preconditions the blocked
+    // matrices (qrcp_route)
+    EXPECT_EQ(r.path[b], qr ? BSVD_PATH_CUDA_QR : fused ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CUDA_QRCP);
     const auto q = r.ratios(b);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
   }
@@ -606,6 +607,7 @@ TYPED_TEST(GpuBlocked, MixedPairSolvers) {
     bsvd_options_t o = cuda_options();
     o.variant = BSVD_VARIANT_BLOCKED;
     o.pair_solver = pair;
+    o.precondition = -1;
     const auto r = vbatched_solve<T>(
         dims, 3,
         [&](int b, int m, int n, T *A, int lda) {
@@ -653,6 +655,7 @@ TYPED_TEST(GpuBlocked, GramByCublas) {
   o.variant = BSVD_VARIANT_BLOCKED;
   o.pair_solver = BSVD_PAIR_GRAM;
   o.eig_sweeps = 1; // fixed: cuBLAS's rounding could move the auto rule's switch
+  o.precondition = -1;
   const auto r = vbatched_solve<T>(
       dims, 3,
       [&](int b, int m, int n, T *A, int lda) {
@@ -677,7 +680,7 @@ TYPED_TEST(GpuBlocked, GramByCublas) {
 // Every SuiteSparse matrix of the repository, all in one variable-size
 // call forced onto the blocked path: T1-T4, and (double) sweeps no higher
 // than the CPU twin's with the same ordering and block width.
-template <class T> void suitesparse_blocked(bsvd_pair_solver_t pair) {
+template <class T> void suitesparse_blocked(bsvd_pair_solver_t pair, int precondition = -1) {
   const auto files = bsvd::testing::list_matrix_market(bsvd::testing::default_matrix_dir());
   std::vector<bsvd::testing::DenseMatrix> mats;
   for (const auto &path : files) {
@@ -707,6 +710,7 @@ template <class T> void suitesparse_blocked(bsvd_pair_solver_t pair) {
   o.backend = BSVD_BACKEND_CUDA;
   o.variant = BSVD_VARIANT_BLOCKED;
   o.pair_solver = pair;
+  o.precondition = precondition;
   o.path = path.data();
   const auto st = bsvd::gesvj_vbatched<T>(bsvd::Job::Vectors, mv.data(), nv.data(), pA.data(),
                                           mv.data(), pS.data(), pU.data(), mv.data(), pV.data(),
@@ -733,7 +737,7 @@ template <class T> void suitesparse_blocked(bsvd_pair_solver_t pair) {
   long gsum = 0, csum = 0;
   for (int b = 0; b < batch; ++b) {
     SCOPED_TRACE(testing::Message() << mats[b].name << " " << mv[b] << "x" << nv[b]);
-    EXPECT_EQ(path[b], blocked_path_for<T>(mv[b], nv[b], pair));
+    EXPECT_EQ(path[b], precondition > 0 ? BSVD_PATH_CUDA_QRCP : blocked_path_for<T>(mv[b], nv[b], pair));
     EXPECT_EQ(info[b], 0) << sweeps[b] << " sweeps";
     std::vector<double> ref(kv[b]);
     const bool have = bsvd::testing::reference_singular_values<T>(mv[b], nv[b], A[b].data(), mv[b],
@@ -755,8 +759,9 @@ template <class T> void suitesparse_blocked(bsvd_pair_solver_t pair) {
     }
   }
   if constexpr (std::is_same_v<T, double>) {
-    std::printf("[suitesparse blocked d, pair solver %d] %d matrices, sweeps gpu %ld cpu twin %ld\n",
-                int(pair), batch, gsum, csum);
+    std::printf("[suitesparse blocked d, pair solver %d, precondition %d] %d matrices, sweeps gpu "
+                "%ld cpu twin %ld\n",
+                int(pair), precondition, batch, gsum, csum);
     EXPECT_LE(gsum, csum + csum / 50);
   }
 }
@@ -771,6 +776,13 @@ TYPED_TEST(GpuBlocked, SuiteSparseMatrices) {
 TYPED_TEST(GpuBlocked, SuiteSparsePairSvd) {
   SKIP_WITHOUT_GPU();
   suitesparse_blocked<TypeParam>(BSVD_PAIR_SVD_SM);
+}
+
+// The same preconditioned (path cuda-qrcp): QR with column pivoting, the
+// blocked path on R^H; the CPU twin preconditions too (o goes to it).
+TYPED_TEST(GpuBlocked, SuiteSparsePreconditioned) {
+  SKIP_WITHOUT_GPU();
+  suitesparse_blocked<TypeParam>(BSVD_PAIR_AUTO, 1);
 }
 
 } // namespace

@@ -218,3 +218,189 @@ TYPED_TEST(GpuQr, MixedWithOtherPaths) {
 }
 
 } // namespace
+
+namespace {
+
+// ---- QR preconditioning (opts.precondition; path cuda-qrcp) ---------------
+
+template <class T> class GpuQrcp : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuQrcp, Types);
+
+// The pivoted factorization (qr_factor with piv: B = R^H, perm) against
+// householder_qr_pivoted on the same W: the same pivots (random columns:
+// no ties) and R to rounding, relative to ||A||.
+TYPED_TEST(GpuQrcp, PivotedFactorMatchesCpuTwin) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  using namespace bsvd::detail;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{90, 90}, {300, 70}, {70, 300}, {1, 1},
+                                                      {40, 3}}) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n);
+    const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
+    const auto A = family_batch<T>(Family::Logrand, m, n, batch, 170 + m);
+    T *dA = nullptr;
+    ASSERT_EQ(cudaMalloc(&dA, A.size() * sizeof(T)), cudaSuccess);
+    cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice);
+    Batch<T> kb;
+    kb.count = batch;
+    kb.dims.m = m;
+    kb.dims.n = n;
+    kb.A.base = dA;
+    kb.A.stride = int64_t(m) * n;
+    kb.A.ld = m;
+    std::vector<int> mv(batch, m), nv(batch, n);
+    const cuda::QrLayout L = cuda::qr_layout(mv, nv, false, sizeof(T), sizeof(R_t<T>));
+    unsigned char *ws = nullptr;
+    ASSERT_EQ(cudaMalloc(&ws, L.total), cudaSuccess);
+    std::vector<cuda::QrMat> mats(batch);
+    for (int b = 0; b < batch; ++b) {
+      mats[b] = {b, m, n, mw, nw, (long long)b * mw * nw, (long long)b * nw,
+                 (long long)b * nw * nw, 0, 0, 0};
+      mats[b].piv = 1;
+    }
+    cudaMemcpy(ws + L.mats, mats.data(), batch * sizeof(cuda::QrMat), cudaMemcpyHostToDevice);
+    ASSERT_EQ(cuda::qr_factor(kb, reinterpret_cast<const cuda::QrMat *>(ws + L.mats), batch, nw,
+                              ws, L, nullptr),
+              cudaSuccess);
+    std::vector<T> B(size_t(batch) * nw * nw);
+    std::vector<int> escale(batch), perm(size_t(batch) * nw);
+    cudaMemcpy(B.data(), ws + L.B, B.size() * sizeof(T), cudaMemcpyDeviceToHost);
+    cudaMemcpy(escale.data(), ws + L.escale, batch * sizeof(int), cudaMemcpyDeviceToHost);
+    cudaMemcpy(perm.data(), ws + L.perm, perm.size() * sizeof(int), cudaMemcpyDeviceToHost);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    cudaFree(ws);
+    cudaFree(dA);
+    for (int b = 0; b < batch; ++b) {
+      std::vector<T> W(size_t(mw) * nw), tau(nw);
+      std::vector<int> cperm(nw);
+      const T *Ab = A.data() + size_t(b) * m * n;
+      long double an = 0;
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+          const T a = Ab[i + size_t(j) * m];
+          an += std::norm(std::complex<long double>(std::real(a), std::imag(a)));
+          if (m >= n) W[i + size_t(j) * mw] = a;
+          else W[j + size_t(i) * mw] = cj(a);
+        }
+      householder_qr_pivoted(mw, nw, W.data(), mw, tau.data(), cperm.data());
+      for (int j = 0; j < nw; ++j) EXPECT_EQ(perm[size_t(b) * nw + j], cperm[j]) << "pivot " << j;
+      long double dn = 0;
+      for (int c = 0; c < nw; ++c)
+        for (int r = 0; r < nw; ++r) {
+          const T ref = r <= c ? W[r + size_t(c) * mw] : T(0); // R
+          T got = cj(B[size_t(b) * nw * nw + c + size_t(r) * nw]); // B = R^H
+          got = got * R_t<T>(std::ldexp(1.0, -escale[b]));
+          const auto d = std::complex<long double>(std::real(got) - std::real(ref),
+                                                   std::imag(got) - std::imag(ref));
+          dn += std::norm(d);
+        }
+      EXPECT_LE(double(std::sqrt(dn / an)), 10.0 * mw * uroff<T>()) << "matrix " << b;
+    }
+  }
+}
+
+Config qrcp_twin_cfg() {
+  Config c;
+  c.variant = BSVD_VARIANT_BLOCKED;
+  c.eig_sweeps = BSVD_EIG_SWEEPS_AUTO;
+  c.precondition = 1;
+  return c;
+}
+
+// The whole path forced (precondition = 1) on square, tall and wide
+// matrices of three families: path cuda-qrcp, T1-T4, the singular values
+// of the CPU twin (solve_one preconditioned, blocked) to rounding and its
+// sweeps within 3 (the summation orders differ); values only gives the
+// same S and sweeps.
+TYPED_TEST(GpuQrcp, MatchesCpuTwin) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{100, 100}, {260, 90}, {90, 260}, {130, 130}}) {
+    for (Family f : {Family::Logrand, Family::Random, Family::Geo}) {
+      SCOPED_TRACE(testing::Message() << m << "x" << n << " " << bsvd::testing::family_name(f));
+      const int batch = 3;
+      const auto A = family_batch<T>(f, m, n, batch, 900 + m + n);
+      const int eig = BSVD_EIG_SWEEPS_AUTO;
+      const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                  BSVD_VARIANT_AUTO, 0, eig, 0, BSVD_PAIR_AUTO, 1);
+      const auto s = gpu_solve<T>(m, n, batch, A, false, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                  BSVD_VARIANT_AUTO, 0, eig, 0, BSVD_PAIR_AUTO, 1);
+      ASSERT_EQ(r.status, 0) << bsvd_last_error();
+      ASSERT_EQ(s.status, 0) << bsvd_last_error();
+      EXPECT_EQ(r.S, s.S);
+      EXPECT_EQ(r.sweeps, s.sweeps);
+      for (int b = 0; b < batch; ++b) {
+        SCOPED_TRACE(testing::Message() << "matrix " << b);
+        EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_QRCP);
+        EXPECT_EQ(r.info[b], 0);
+        const auto q = ratios(r, A, b);
+        EXPECT_TRUE(q.pass()) << ratio_text(q);
+        const auto tw = cpu_twin<T>(m, n, A.data() + size_t(b) * m * n, false,
+                                    BSVD_ORDERING_ROUND_ROBIN, qrcp_twin_cfg());
+        EXPECT_LE(twin_gap(r, b, tw), 8.0 * std::sqrt(double(std::max(m, n))));
+        EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 3) << "cpu twin " << tw.sweeps;
+      }
+    }
+  }
+}
+
+// A variable-size batch with the automatic choice: its blocked matrices
+// are preconditioned, the small ones stay on the fused kernel and the tall
+// thin one on the QR path; a NaN matrix, a zero matrix and a rank-deficient
+// one among the preconditioned ones spoil nothing.
+TYPED_TEST(GpuQrcp, AutoOnMixedBatch) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const std::vector<std::pair<int, int>> dims = {{300, 300}, {20, 20}, {150, 100}, {90, 260},
+                                                 {0, 5},     {120, 120}, {140, 140}, {1100, 4},
+                                                 {200, 200}};
+  const int nan_b = 5, zero_b = 6, lowrank_b = 8;
+  const auto r = vbatched_solve<T>(
+      dims, 3,
+      [&](int b, int m, int n, T *A, int lda) {
+        if (b == zero_b) return;
+        bsvd::testing::generate<T>(b % 2 ? Family::Logrand : Family::Cluster1, m, n,
+                                   bsvd::testing::default_kappa<T>(), 40 + b, A, lda);
+        if (b == nan_b) A[11] = T(R_t<T>(NAN));
+        if (b == lowrank_b) // columns 50.. repeat 0..: rank 50
+          for (int j = 50; j < n; ++j)
+            for (int i = 0; i < m; ++i) A[i + size_t(j) * lda] = A[i + size_t(j - 50) * lda];
+      },
+      cuda_options());
+  ASSERT_EQ(r.status, 0) << bsvd_last_error();
+  int pre = 0;
+  for (int b = 0; b < int(dims.size()); ++b) {
+    const auto [m, n] = dims[b];
+    SCOPED_TRACE(testing::Message() << "matrix " << b << " " << m << "x" << n);
+    if (b == nan_b) {
+      EXPECT_EQ(r.info[b], BSVD_INFO_NONFINITE);
+      EXPECT_EQ(r.path[b], BSVD_PATH_TRIVIAL);
+      EXPECT_TRUE(std::isnan(double(r.S[b][0])));
+      continue;
+    }
+    EXPECT_EQ(r.info[b], 0);
+    if (m == 0 || n == 0) continue;
+    const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
+    const int want = qr ? BSVD_PATH_CUDA_QR : auto_fused<T>(m, n) ? BSVD_PATH_CUDA_FUSED
+                                                                  : BSVD_PATH_CUDA_QRCP;
+    EXPECT_EQ(r.path[b], want);
+    pre += want == BSVD_PATH_CUDA_QRCP;
+    const auto q = r.ratios(b);
+    EXPECT_TRUE(q.pass()) << ratio_text(q);
+  }
+  EXPECT_GE(pre, 5);
+  // precondition = -1 on the same batch: the plain blocked path
+  bsvd_options_t o = cuda_options();
+  o.precondition = -1;
+  const auto p = vbatched_solve<T>(
+      {{150, 100}}, 0,
+      [&](int, int m, int n, T *A, int lda) {
+        bsvd::testing::generate<T>(Family::Logrand, m, n, bsvd::testing::default_kappa<T>(), 3, A,
+                                   lda);
+      },
+      o);
+  ASSERT_EQ(p.status, 0) << bsvd_last_error();
+  EXPECT_NE(p.path[0], BSVD_PATH_CUDA_QRCP);
+}
+
+} // namespace

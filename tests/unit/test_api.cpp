@@ -71,6 +71,7 @@ TEST(Api, BadArgumentsNameThemselves) {
       {"opts->backend", -18, [](Call &c) { c.o.backend = bsvd_backend_t(9); }},
       {"opts->max_sweeps", -18, [](Call &c) { c.o.max_sweeps = -3; }},
       {"opts->pair_solver", -18, [](Call &c) { c.o.pair_solver = bsvd_pair_solver_t(9); }},
+      {"opts->precondition", -18, [](Call &c) { c.o.precondition = 2; }},
   };
   for (const auto &k : cases) {
     Call c;

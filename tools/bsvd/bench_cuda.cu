@@ -21,6 +21,10 @@
 //                             those up to kFusedMaxCols columns
 //   bsvd-cuda-noqr / -qr      tall and wide cases: the other choice of the
 //                             QR preprocessing (qr = -1 / 1, qr.hpp)
+//   bsvd-cuda-precond         blocked cases: QR with column pivoting first
+//                             (opts.precondition = 1, path cuda-qrcp)
+//   bsvd-cuda-noprecond       --mtx: the batch without it (precondition = -1;
+//                             auto preconditions a variable-size batch)
 //   bsvd-cuda-stages          matrices on the blocked path: one more call
 //                             with stage timing (load, Gram, eigensolver,
 //                             update, the shared-memory pair kernels, finish;
@@ -222,7 +226,7 @@ inline void time_loop_subset(BenchRow &row, const BenchCase &c, int sub,
 
 bool is_blocked_path(int p) {
   return p == BSVD_PATH_CUDA_BLOCKED || p == BSVD_PATH_CUDA_PAIR_EVD ||
-         p == BSVD_PATH_CUDA_PAIR_SVD;
+         p == BSVD_PATH_CUDA_PAIR_SVD || p == BSVD_PATH_CUDA_QRCP;
 }
 const char *path_label(int p) {
   switch (p) {
@@ -230,6 +234,7 @@ const char *path_label(int p) {
   case BSVD_PATH_CUDA_PAIR_EVD: return "blocked (evd-sm)";
   case BSVD_PATH_CUDA_PAIR_SVD: return "blocked (svd-sm)";
   case BSVD_PATH_CUDA_QR: return "qr + fused on R";
+  case BSVD_PATH_CUDA_QRCP: return "qrcp + blocked on R^H";
   case BSVD_PATH_CUDA_FUSED: return "fused";
   case BSVD_PATH_TRIVIAL: return "trivial";
   default: return "cpu";
@@ -280,7 +285,7 @@ template <class T>
 int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
              const std::string &name, std::vector<BenchRow> &rows, int qr = 0,
              int pair_solver = 0, int block_size = 0,
-             bsvd_variant_t variant = BSVD_VARIANT_AUTO) {
+             bsvd_variant_t variant = BSVD_VARIANT_AUTO, int precondition = 0) {
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
   const bool vec = c.vectors;
@@ -299,6 +304,7 @@ int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &de
   o.eig_sweeps = c.eig_sweeps;
   o.block_size = block_size;
   o.variant = variant;
+  o.precondition = precondition;
   const Job job = vec ? Job::Vectors : Job::Values;
   size_t ws = 0;
   bsvd_workspace_size(detail::precision_of<T>(), vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, m, n, batch, &o, &ws);
@@ -603,6 +609,13 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
       for (int nb : c.block_sizes)
         run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-nb" + std::to_string(nb), rows, 0,
                     c.pair_solver > 0 ? c.pair_solver : 0, nb);
+    // The blocked path after QR with column pivoting (or without it, when
+    // the automatic choice took it).
+    if (is_blocked_path(path0)) {
+      const bool pre = path0 == BSVD_PATH_CUDA_QRCP;
+      run_bsvd<T>(c, hA, dA.p, dev, pre ? "bsvd-cuda-noprecond" : "bsvd-cuda-precond", rows, 0,
+                  c.pair_solver > 0 ? c.pair_solver : 0, 0, BSVD_VARIANT_AUTO, pre ? -1 : 1);
+    }
     // The blocked path with the other grouping of its Gram-path matrices.
     if (is_blocked_path(path0)) {
       const char *other = other_groups(); // before the variable changes it
@@ -819,6 +832,27 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   };
   const char *other = other_groups();
   variant_row(std::string("bsvd-cuda-groups") + other, "BSVD_BLK_GROUPS", other);
+  // Without the QR preconditioning (auto takes it for this variable-size
+  // batch): its own workspace, its sweeps.
+  {
+    const bsvd_options_t keep = o;
+    o.precondition = -1;
+    size_t ws2 = 0;
+    bsvd_workspace_size_v(precision, BSVD_JOB_VECTORS, mv.data(), nv.data(), batch, &o, &ws2);
+    DevBuf<unsigned char> dws2(ws2);
+    o.workspace = dws2.p;
+    o.workspace_bytes = ws2;
+    BenchRow vr = row;
+    vr.solver = "bsvd-cuda-noprecond";
+    vr.ms = time_events(reps, nullptr, call);
+    std::vector<int> sw2(batch);
+    BENCH_CUDA(cudaMemcpy(sw2.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
+    vr.max_sweeps = *std::max_element(sw2.begin(), sw2.end());
+    vr.note = "the whole batch, precondition = -1; timing and sweeps only (accuracy columns: "
+              "the bsvd-cuda row's)";
+    rows.push_back(vr);
+    o = keep;
+  }
   variant_row("bsvd-cuda-serial", "BSVD_BESIDE", "0");
   variant_row("bsvd-cuda-fusedall", "BSVD_FUSED_MAX_COLS", "100000");
   // --evd-threads all: the whole batch again with each eigensolver plan.
@@ -849,6 +883,10 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
     co.workspace = nullptr;
     co.workspace_bytes = 0;
     co.variant = BSVD_VARIANT_BLOCKED; // the blocked twin for every matrix
+    // preconditioned (cpu: every matrix) when the GPU preconditioned its
+    // blocked matrices
+    co.precondition =
+        std::count(path.begin(), path.end(), int(BSVD_PATH_CUDA_QRCP)) > 0 ? 1 : -1;
     gesvj_vbatched<T>(Job::Values, mv.data(), nv.data(), hp.data(), mv.data(), pcS.data(),
                       nullptr, mv.data(), nullptr, nv.data(), cinfo.data(), csweeps.data(), batch,
                       co);

@@ -82,6 +82,7 @@ const char *path_name(int p) {
   case BSVD_PATH_CUDA_BLOCKED: return "cuda-blocked";
   case BSVD_PATH_CUDA_PAIR_EVD: return "cuda-pair-evd";
   case BSVD_PATH_CUDA_PAIR_SVD: return "cuda-pair-svd";
+  case BSVD_PATH_CUDA_QRCP: return "cuda-qrcp";
   case BSVD_PATH_CUDA_QR: return "cuda-qr";
   default: return "?";
   }

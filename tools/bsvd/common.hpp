@@ -24,6 +24,7 @@ struct SolverArgs {
   int eig_sweeps = BSVD_EIG_SWEEPS_AUTO;
   int threads = 0;
   int qr = 0;
+  int precondition = 0;
   std::string pair_solver = "auto";
   void add_to(CLI::App &app);
   // Fills opts; returns false with a message for unknown names.

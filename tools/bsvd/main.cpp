@@ -28,6 +28,11 @@ void SolverArgs::add_to(CLI::App &app) {
   app.add_option("--qr", qr, "cuda: QR preprocessing of tall / wide matrices (0 auto, 1 when R fits, -1 never)")
       ->capture_default_str()
       ->check(CLI::Range(-1, 1));
+  app.add_option("--precondition", precondition,
+                 "QR with column pivoting first, Jacobi on R^H (1 on, -1 off, 0 auto: cuda, the "
+                 "blocked matrices of a variable-size batch)")
+      ->capture_default_str()
+      ->check(CLI::Range(-1, 1));
   app.add_option("--pair-solver", pair_solver,
                  "blocked variant: how a block pair is rotated: auto, gram, evd (cuda: pair in "
                  "shared memory) or svd (one-sided Jacobi on the pair)")
@@ -59,6 +64,7 @@ bool SolverArgs::to_options(bsvd_options_t &o, std::string &err) const {
   o.eig_sweeps = eig_sweeps;
   o.num_threads = threads;
   o.qr = qr;
+  o.precondition = precondition;
   if (pair_solver == "auto") o.pair_solver = BSVD_PAIR_AUTO;
   else if (pair_solver == "gram") o.pair_solver = BSVD_PAIR_GRAM;
   else if (pair_solver == "evd") o.pair_solver = BSVD_PAIR_EVD_SM;
