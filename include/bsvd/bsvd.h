@@ -174,11 +174,11 @@ typedef struct {
                       slowly converging matrices (structured, graded,
                       rank-deficient), little gain on random ones.
                       1 = every matrix the call iterates on (cuda: the
-                      matrices of the blocked path; the fused kernel's and
-                      the qr option's keep their own paths), -1 = never,
-                      0 = auto (cpu: never; cuda: the blocked matrices of a
-                      variable-size batch, whose time is set by its
-                      slowest matrix: docs/perf/wcycle.md). */
+                      matrices of the blocked path, reported as
+                      BSVD_PATH_CUDA_QRCP; the fused kernel's and the qr
+                      option's keep their own paths), -1 = never, 0 = auto:
+                      never so far (on the GPU the QR costs more than the
+                      sweeps it saves: docs/perf/wcycle.md, Session 12). */
 } bsvd_options_t;
 
 /* Fills *opts with the defaults above. */

@@ -42,9 +42,12 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr);
 
 // Whether the blocked-path matrices of a call are preconditioned by QR
 // with column pivoting (opts.precondition; path cuda-qrcp): 1 all, -1
-// none, 0 auto: those of a variable-size batch (uniform: false), where the
-// call's time is its slowest matrix's and the slow ones are the structured
-// matrices the preconditioning helps (docs/perf/wcycle.md, Session 12).
+// none, 0 auto: none so far. Measured on the SuiteSparse batch (H100,
+// docs/perf/wcycle.md Session 12): the blocked stages drop as the sweeps
+// do, but the factorization and the application of Q, one thread block per
+// matrix streaming the trailing columns once per column, cost more than
+// that saves (183 vs 144 ms). A faster QR would make auto worth it for
+// variable-size batches (uniform says which kind the call is).
 // The pivoted factorization and R^H's solve by the blocked path are
 // described at qr_factor_kernel and in src/cpu/solve_one.cpp (its twin).
 bool qrcp_route(int precondition, bool uniform);

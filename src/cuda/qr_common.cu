@@ -14,9 +14,7 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr) {
   return mw >= kQrAutoRatio * nw && mw >= kQrAutoMinRows && fits(precision, m, n, vectors);
 }
 
-bool qrcp_route(int precondition, bool uniform) {
-  return precondition > 0 || (precondition == 0 && !uniform);
-}
+bool qrcp_route(int precondition, bool /*uniform*/) { return precondition > 0; }
 
 QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
                    size_t eb, size_t rb) {

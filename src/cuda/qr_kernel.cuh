@@ -240,7 +240,7 @@ __global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_cons
     // reach the subnormals) is scaled by 2^e first, in place, and its norm
     // taken again (householder_step, src/cpu/qr.cpp). Uniform.
     const R big = fmax(fmax(fabs(qre(alpha)), fabs(qim(alpha))), xnorm);
-    const int e = !identity && big < min_normal<R>() / kEpsOf<R> ? -dilogb(big) : 0;
+    const int e = !identity && big < sqrt(min_normal<R>()) / kEpsOf<R> ? -dilogb(big) : 0;
     if (e != 0) {
       for (int i = j + 1 + t; i < mw; i += kQrThreads) yj[i] = dldexp(yj[i], e);
       __syncthreads();
@@ -287,13 +287,24 @@ __global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_cons
     __syncthreads();
     if (piv) p = qr_pick_pivot(cand_v, cand_i);
   }
-  // B = R (tall) or R^H (wide, or pivoted), nw x nw, leading dimension nw
+  // B = R (tall) or R^H (wide, or pivoted), nw x nw, leading dimension nw;
+  // pivoted: R's rows from the first with |R_jj| < u |R_00| dropped
+  // (qrcp_null_row, rotation.hpp; every thread finds the same kr).
   const bool flip = M.m < M.n || piv;
+  int kr = nw;
+  if (piv) {
+    const R r00 = dabs(Y[0]);
+    for (int j = 1; j < nw; ++j)
+      if (qrcp_null_row(dabs(Y[j + size_t(j) * mw]), r00)) {
+        kr = j;
+        break;
+      }
+  }
   for (int e = t; e < nw * nw; e += kQrThreads) {
     const int c = e / nw, r = e - c * nw;
     T v = dzero<T>();
     if (!flip && r <= c) v = Y[r + size_t(c) * mw];
-    if (flip && r >= c) v = dconj(Y[c + size_t(r) * mw]);
+    if (flip && r >= c && c < kr) v = dconj(Y[c + size_t(r) * mw]);
     B[e] = v;
   }
 }

@@ -312,9 +312,9 @@ VSolved<T> vbatched_solve(const std::vector<std::pair<int, int>> &dims, int pad,
                                      r.ldv.data(), r.info.data(), r.sweeps.data(), batch, o);
   return r;
 }
-// Options for the cuda backend (defaults otherwise: a variable-size batch's
-// blocked matrices are preconditioned, path cuda-qrcp; tests of the plain
-// blocked path set precondition = -1).
+// Options for the cuda backend (defaults otherwise; tests of the plain
+// blocked path also set precondition = -1, so that they keep testing it
+// whatever the automatic choice becomes).
 inline bsvd_options_t cuda_options() {
   bsvd_options_t o;
   bsvd_options_init(&o);

@@ -566,9 +566,9 @@ TYPED_TEST(GpuBlocked, MixedSizeBatch) {
     }
     const bool fused = auto_fused<T>(m, n);
     const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
-    // a variable-size batch: the automatic choice preconditions the blocked
-    // matrices (qrcp_route)
-    EXPECT_EQ(r.path[b], qr ? BSVD_PATH_CUDA_QR : fused ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CUDA_QRCP);
+    EXPECT_EQ(r.path[b], qr      ? BSVD_PATH_CUDA_QR
+                         : fused ? BSVD_PATH_CUDA_FUSED
+                                 : blocked_path_for<T>(m, n, BSVD_PAIR_AUTO));
     const auto q = r.ratios(b);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
   }

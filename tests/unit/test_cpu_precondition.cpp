@@ -74,6 +74,26 @@ TYPED_TEST(CpuPrecondition, EdgeCases) {
   }
 }
 
+// Rank 50 of 200 (columns 50.. repeat 0..): R's last 150 rows are the
+// rounding residue, which shrinks by about u per step (the 2^e rescaling of
+// the Householder steps), and R^H has 150 numerically null columns.
+TYPED_TEST(CpuPrecondition, RepeatedColumns) {
+  using T = TypeParam;
+  const int m = 200, n = 200;
+  std::vector<T> A(size_t(m) * n);
+  bsvd::testing::generate<T>(Family::Cluster1, m, n, bsvd::testing::default_kappa<T>(), 48,
+                             A.data(), m);
+  for (int j = 50; j < n; ++j)
+    for (int i = 0; i < m; ++i) A[i + size_t(j) * m] = A[i + size_t(j - 50) * m];
+  const auto r = solve(m, n, A.data(), m, pre_cfg(BSVD_VARIANT_BLOCKED));
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(r.info, 0);
+  std::vector<double> ref(n);
+  ASSERT_EQ(bsvd::testing::reference_singular_values<T>(m, n, A.data(), m, ref.data()), 0);
+  const auto ms = measure(m, n, A.data(), m, r, ref);
+  EXPECT_LT(ms.r.worst(), kLimit) << ratios_str(ms);
+}
+
 // The point of it (HBJ Sec. 2): fewer sweeps on a slowly converging
 // SuiteSparse matrix (dwt_193: 19 -> 9 with the blocked solver,
 // docs/perf/precondition-sweeps-cpu-2026-11-22.txt), same accuracy.

@@ -23,8 +23,8 @@
 //                             QR preprocessing (qr = -1 / 1, qr.hpp)
 //   bsvd-cuda-precond         blocked cases: QR with column pivoting first
 //                             (opts.precondition = 1, path cuda-qrcp)
-//   bsvd-cuda-noprecond       --mtx: the batch without it (precondition = -1;
-//                             auto preconditions a variable-size batch)
+//   bsvd-cuda-precond / -noprecond  --mtx: the batch with the other choice
+//                             of it (opts.precondition 1 / -1)
 //   bsvd-cuda-stages          matrices on the blocked path: one more call
 //                             with stage timing (load, Gram, eigensolver,
 //                             update, the shared-memory pair kernels, finish;
@@ -832,24 +832,29 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   };
   const char *other = other_groups();
   variant_row(std::string("bsvd-cuda-groups") + other, "BSVD_BLK_GROUPS", other);
-  // Without the QR preconditioning (auto takes it for this variable-size
-  // batch): its own workspace, its sweeps.
+  // The other choice of the QR preconditioning: its own workspace, its
+  // sweeps.
+  const bool took_qrcp = std::count(path.begin(), path.end(), int(BSVD_PATH_CUDA_QRCP)) > 0;
+  std::vector<int> sw2(batch); // the sweeps with the other choice
   {
     const bsvd_options_t keep = o;
-    o.precondition = -1;
+    o.precondition = took_qrcp ? -1 : 1;
     size_t ws2 = 0;
     bsvd_workspace_size_v(precision, BSVD_JOB_VECTORS, mv.data(), nv.data(), batch, &o, &ws2);
     DevBuf<unsigned char> dws2(ws2);
     o.workspace = dws2.p;
     o.workspace_bytes = ws2;
     BenchRow vr = row;
-    vr.solver = "bsvd-cuda-noprecond";
+    vr.solver = took_qrcp ? "bsvd-cuda-noprecond" : "bsvd-cuda-precond";
     vr.ms = time_events(reps, nullptr, call);
-    std::vector<int> sw2(batch);
     BENCH_CUDA(cudaMemcpy(sw2.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
     vr.max_sweeps = *std::max_element(sw2.begin(), sw2.end());
-    vr.note = "the whole batch, precondition = -1; timing and sweeps only (accuracy columns: "
-              "the bsvd-cuda row's)";
+    detail::cuda::set_blocked_profiling(true);
+    call();
+    detail::cuda::set_blocked_profiling(false);
+    vr.note = std::string("the whole batch, precondition = ") + (took_qrcp ? "-1" : "1") +
+              "; timing and sweeps only (accuracy: the bsvd-cuda row's); blocked matrices: " +
+              stage_text(detail::cuda::blocked_last_profile());
     rows.push_back(vr);
     o = keep;
   }
@@ -885,8 +890,7 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
     co.variant = BSVD_VARIANT_BLOCKED; // the blocked twin for every matrix
     // preconditioned (cpu: every matrix) when the GPU preconditioned its
     // blocked matrices
-    co.precondition =
-        std::count(path.begin(), path.end(), int(BSVD_PATH_CUDA_QRCP)) > 0 ? 1 : -1;
+    co.precondition = took_qrcp ? 1 : -1;
     gesvj_vbatched<T>(Job::Values, mv.data(), nv.data(), hp.data(), mv.data(), pcS.data(),
                       nullptr, mv.data(), nullptr, nv.data(), cinfo.data(), csweeps.data(), batch,
                       co);
@@ -897,8 +901,8 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   double tj = 0, tq = 0, tbest = 0;
   int jfail = 0, qfail = 0, bfail = 0;
   std::printf("per matrix (%s, %c): name m n path bsvd-sweeps cpu-blocked-sweeps "
-              "gesvdj-ms gesvd-ms T-pass(bsvd)\n",
-              dev.c_str(), precision);
+              "gesvdj-ms gesvd-ms T-pass(bsvd) sweeps-%s\n",
+              dev.c_str(), precision, took_qrcp ? "noprecond" : "precond");
   for (int b = 0; b < batch; ++b) {
     BenchCase c = c0;
     c.m = mv[b];
@@ -928,9 +932,9 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
     }
     tbest += best;
     bfail += !best_pass;
-    std::printf("  %-16s %5d %5d %-17s %3d %3d %9.3f %9.3f %s\n", mats[b].name.c_str(), mv[b],
+    std::printf("  %-16s %5d %5d %-17s %3d %3d %9.3f %9.3f %s %3d\n", mats[b].name.c_str(), mv[b],
                 nv[b], path_label(path[b]), sweeps[b], csweeps[b], one.front().ms, q,
-                acc[b].pass ? "yes" : "NO");
+                acc[b].pass ? "yes" : "NO", sw2[b]);
   }
   cusolverDnDestroy(h);
   auto total = [&](const char *name, double ms, int fails, const char *what) {
