@@ -228,9 +228,14 @@ inline int choose_gram_tile(long pairs) {
 // 311744 .. 524288 (one warp per matrix never wins up to 8192 pairs in z:
 // its shared memory, 2 x 32 x 33 x 16 bytes per warp, allows few warps per
 // SM; z has no register solver). Mean time over the best plan with these:
-// 1.018 (s), 1.014 (d), 1.016 (c), 1.007 (z). Not re-measured since the
-// register solver's Q replay (session 8: the warp plan's kernel 1.2x
-// faster at 4000 pairs), which may move the crossover down.
+// 1.018 (s), 1.014 (d), 1.016 (c), 1.007 (z). Re-measured 2026-11-24
+// (session 12, after the register replay and the second inner sweep): d
+// 23170 and z 370728 again, s and c 46341 (not applied: one value serves
+// d and c, and the gain is within 1 %). The SuiteSparse mixed batch (d)
+// runs faster with every step on 256 threads (tau >= 92682: 135 vs 145 ms)
+// while the uniform 256^2 batches of 64-256 matrices want 128 or 32
+// there: a rule on the pair count alone cannot serve both
+// (docs/perf/wcycle.md, Session 12).
 // BSVD_TLP_THRESHOLD=n overrides tau; BSVD_EVD_THREADS=32|128|256 forces a
 // plan (bench --evd-threads).
 // The plans, in the rule's order; evd_plan_index maps a plan to its place.
