@@ -177,8 +177,9 @@ typedef struct {
                       matrices of the blocked path, reported as
                       BSVD_PATH_CUDA_QRCP; the fused kernel's and the qr
                       option's keep their own paths), -1 = never, 0 = auto:
-                      never so far (on the GPU the QR costs more than the
-                      sweeps it saves: docs/perf/wcycle.md, Session 12). */
+                      never so far (H100, d: the SuiteSparse batch 127 vs
+                      144 ms, random matrices 1.2-1.4x slower:
+                      docs/perf/wcycle.md, Session 12). */
 } bsvd_options_t;
 
 /* Fills *opts with the defaults above. */

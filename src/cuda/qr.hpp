@@ -42,12 +42,11 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr);
 
 // Whether the blocked-path matrices of a call are preconditioned by QR
 // with column pivoting (opts.precondition; path cuda-qrcp): 1 all, -1
-// none, 0 auto: none so far. Measured on the SuiteSparse batch (H100,
-// docs/perf/wcycle.md Session 12): the blocked stages drop as the sweeps
-// do, but the factorization and the application of Q, one thread block per
-// matrix streaming the trailing columns once per column, cost more than
-// that saves (183 vs 144 ms). A faster QR would make auto worth it for
-// variable-size batches (uniform says which kind the call is).
+// none, 0 auto: none so far. Measured on the H100 (docs/perf/wcycle.md,
+// Session 12): the SuiteSparse batch d runs 127 ms preconditioned against
+// 144 ms, but the same shapes with random entries 104 against 74 ms and
+// uniform random batches 1.2-1.25x slower: it pays on slowly converging
+// matrices, which neither the batch's shape (uniform) nor its sizes tell.
 // The pivoted factorization and R^H's solve by the blocked path are
 // described at qr_factor_kernel and in src/cpu/solve_one.cpp (its twin).
 bool qrcp_route(int precondition, bool uniform);
@@ -71,13 +70,23 @@ struct QrLayout {
 QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
                    size_t elem_bytes, size_t real_bytes);
 
+// Threads per matrix of the QR kernels (one thread block each): 256 for
+// the tall / wide QR path; kQrcpThreads for the pivoted factorization of
+// the preconditioning, whose matrices are square and large (the columns'
+// reflector work spread over more warps: docs/perf/wcycle.md, Session 12).
+// BSVD_QR_THREADS=256|512|1024 overrides both (measurements).
+constexpr int kQrcpThreads = 1024;
+int qr_threads(bool pivoted);
+
 // Launches (elements of the workspace as laid out by qr_layout; mats
-// device-visible, count entries).
+// device-visible, count entries; threads: 256, 512 or 1024 per matrix).
 template <class T>
 cudaError_t qr_factor(const Batch<T> &kb, const QrMat *mats, int count, int nw_max,
-                      unsigned char *ws, const QrLayout &L, cudaStream_t stream);
+                      unsigned char *ws, const QrLayout &L, cudaStream_t stream,
+                      int threads = 256);
 template <class T>
 cudaError_t qr_finish(const Batch<T> &kb, const QrMat *mats, int count, int nw_max,
-                      unsigned char *ws, const QrLayout &L, cudaStream_t stream);
+                      unsigned char *ws, const QrLayout &L, cudaStream_t stream,
+                      int threads = 256);
 
 } // namespace bsvd::detail::cuda

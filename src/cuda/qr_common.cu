@@ -4,6 +4,7 @@
 #include "ws_layout.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace bsvd::detail::cuda {
 
@@ -12,6 +13,14 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr) {
   if (qr < 0 || nw < 1 || !fits(precision, nw, nw, vectors)) return false;
   if (qr > 0) return true;
   return mw >= kQrAutoRatio * nw && mw >= kQrAutoMinRows && fits(precision, m, n, vectors);
+}
+
+int qr_threads(bool pivoted) {
+  if (const char *e = std::getenv("BSVD_QR_THREADS")) {
+    const int v = std::atoi(e);
+    if (v == 256 || v == 512 || v == 1024) return v;
+  }
+  return pivoted ? kQrcpThreads : 256;
 }
 
 bool qrcp_route(int precondition, bool /*uniform*/) { return precondition > 0; }

@@ -8,7 +8,9 @@
 
 namespace bsvd::detail::cuda {
 
-constexpr int kQrThreads = 256;
+// Threads per matrix (one thread block): NT, a template parameter of the
+// kernels and helpers below (qr_threads in qr_common.cu chooses it).
+constexpr int kQrThreads = 256; // the unpivoted path's (tall / wide QR)
 
 template <class Tstd> struct QrParams {
   using T = dev_t<Tstd>;
@@ -18,7 +20,7 @@ template <class Tstd> struct QrParams {
   T *Y = nullptr, *tau = nullptr, *B = nullptr, *U = nullptr, *V = nullptr;
   R *S = nullptr, *vn = nullptr; // vn: the pivoted factorization's partial norms
   int *escale = nullptr, *info = nullptr, *sweeps = nullptr, *perm = nullptr;
-  int tpm = kQrThreads; // read by load_scaled
+  int tpm = kQrThreads; // read by load_scaled: the launch's threads per matrix
 };
 
 template <class R> __device__ __forceinline__ R qre(R x) { return x; }
@@ -61,8 +63,8 @@ template <class T> __device__ __forceinline__ dreal_t<T> qr_warp_nrm2(int n, con
 }
 
 // Block-wide reduction (sum or max) of one value per thread; every thread
-// gets the result. red: kQrThreads / 32 entries of shared memory.
-template <bool MAX, class V> __device__ __forceinline__ V qr_block_reduce(V v, V *red) {
+// gets the result. red: NT / 32 entries of shared memory.
+template <int NT, bool MAX, class V> __device__ __forceinline__ V qr_block_reduce(V v, V *red) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     const V w = shfl_xor(v, o);
@@ -73,8 +75,23 @@ template <bool MAX, class V> __device__ __forceinline__ V qr_block_reduce(V v, V
   if (l == 0) red[w] = v;
   __syncthreads();
   v = red[0];
-  for (int i = 1; i < kQrThreads / 32; ++i) v = MAX ? fmax(v, red[i]) : v + red[i];
+  for (int i = 1; i < NT / 32; ++i) v = MAX ? fmax(v, red[i]) : v + red[i];
   return v;
+}
+
+// ||x||, x = y[i0 .. mw-1], by the whole block (every thread gets it),
+// scaled by its largest part as the CPU twin's scaled_nrm2.
+template <int NT, class T, class R>
+__device__ __forceinline__ R qr_block_nrm2(int i0, int mw, const T *y, R *redr) {
+  const int t = threadIdx.x;
+  R mx = 0;
+  for (int i = i0 + t; i < mw; i += NT) mx = fmax(mx, amax_part(y[i]));
+  mx = qr_block_reduce<NT, true>(mx, redr);
+  R s = 0;
+  if (mx > R(0))
+    for (int i = i0 + t; i < mw; i += NT) s += abs2(ddiv(y[i], mx));
+  s = qr_block_reduce<NT, false>(s, redr);
+  return mx * sqrt(s);
 }
 
 // H_j^H (or H_j) applied to the columns c0..nc-1 of X (rows j..mw-1, ld
@@ -86,7 +103,7 @@ template <bool MAX, class V> __device__ __forceinline__ V qr_block_reduce(V v, V
 // new row j (xLAQP2's rule, as householder_qr_pivoted in src/cpu/qr.cpp,
 // recomputing a norm when the downdate cancels) and offers its first column
 // of largest partial norm in cand_v / cand_i[warp].
-template <bool PIV, class T>
+template <int NT, bool PIV, class T>
 __device__ __forceinline__ void qr_apply_reflector(int j, int mw, const T *v, T f, bool apply,
                                                    T *X, int ldx, int c0, int nc,
                                                    dreal_t<T> *vn1, dreal_t<T> *vn2,
@@ -95,7 +112,7 @@ __device__ __forceinline__ void qr_apply_reflector(int j, int mw, const T *v, T 
   const int t = threadIdx.x, w = t / 32, l = t % 32;
   R best_v = R(-1);
   int best_i = nc;
-  for (int c = c0 + w; c < nc; c += kQrThreads / 32) {
+  for (int c = c0 + w; c < nc; c += NT / 32) {
     T *xc = X + size_t(c) * ldx;
     T xj = xc[j];
     // this column's partial norms, read before any lane writes them
@@ -141,10 +158,11 @@ __device__ __forceinline__ void qr_apply_reflector(int j, int mw, const T *v, T 
 
 // The pivot: the first column of largest partial norm among the warps'
 // candidates (every thread computes the same; after a barrier).
-template <class R> __device__ __forceinline__ int qr_pick_pivot(const R *cand_v, const int *cand_i) {
+template <int NT, class R>
+__device__ __forceinline__ int qr_pick_pivot(const R *cand_v, const int *cand_i) {
   R bv = cand_v[0];
   int bi = cand_i[0];
-  for (int w = 1; w < kQrThreads / 32; ++w)
+  for (int w = 1; w < NT / 32; ++w)
     if (cand_v[w] > bv || (cand_v[w] == bv && cand_i[w] < bi)) {
       bv = cand_v[w];
       bi = cand_i[w];
@@ -156,21 +174,21 @@ template <class R> __device__ __forceinline__ int qr_pick_pivot(const R *cand_v,
 // M.piv: with column pivoting (householder_qr_pivoted's twin: the column of
 // largest partial norm first, the first one on ties; perm[j] = the column of
 // W that became column j), and B = R^H for the blocked path.
-template <class Tstd>
-__global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_constant__ QrParams<Tstd> P) {
+template <class Tstd, int NT>
+__global__ void __launch_bounds__(NT) qr_factor_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   __shared__ int st[kStInts];
   __shared__ unsigned long long amax_word;
-  __shared__ R redr[kQrThreads / 32];
+  __shared__ R redr[NT / 32];
   __shared__ T coef[2]; // tau, 1 / (alpha - beta) (of the scaled column)
   __shared__ R beta_s;
-  __shared__ R cand_v[kQrThreads / 32];
-  __shared__ int cand_i[kQrThreads / 32];
+  __shared__ R cand_v[NT / 32];
+  __shared__ int cand_i[NT / 32];
   const QrMat M = P.mats[blockIdx.x];
   const int t = threadIdx.x, mw = M.mw, nw = M.nw, w = t / 32, l = t % 32;
   const bool piv = M.piv != 0;
-  const Team team{2, 0, kQrThreads};
+  const Team team{2, 0, NT};
   T *Y = P.Y + M.y, *tau = P.tau + M.tau, *B = P.B + M.B;
   R *vn1 = piv ? P.vn + 2 * M.tau : nullptr, *vn2 = piv ? vn1 + nw : nullptr;
   int *perm = piv ? P.perm + M.tau : nullptr;
@@ -181,17 +199,17 @@ __global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_cons
   __syncthreads(); // load_scaled's last pass (the prescaling) is per thread
   if (t == 0) P.escale[blockIdx.x] = nonfinite ? 0 : escale;
   if (nonfinite) { // B of NaN: the solver of B reports the matrix
-    for (int e = t; e < nw * nw; e += kQrThreads) B[e] = dnan<T>();
-    for (int j = t; j < nw; j += kQrThreads) tau[j] = dzero<T>();
+    for (int e = t; e < nw * nw; e += NT) B[e] = dnan<T>();
+    for (int j = t; j < nw; j += NT) tau[j] = dzero<T>();
     if (piv)
-      for (int j = t; j < nw; j += kQrThreads) perm[j] = j;
+      for (int j = t; j < nw; j += NT) perm[j] = j;
     return;
   }
   int p = 0; // the pivot of the next step
   if (piv) {
     R bv = R(-1);
     int bi = nw;
-    for (int c = w; c < nw; c += kQrThreads / 32) {
+    for (int c = w; c < nw; c += NT / 32) {
       const R nv = qr_warp_nrm2(mw, Y + size_t(c) * mw);
       if (l == 0) vn1[c] = vn2[c] = nv;
       if (nv > bv) {
@@ -203,15 +221,15 @@ __global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_cons
       cand_v[w] = bv;
       cand_i[w] = bi;
     }
-    for (int c = t; c < nw; c += kQrThreads) perm[c] = c;
+    for (int c = t; c < nw; c += NT) perm[c] = c;
     __syncthreads();
-    p = qr_pick_pivot(cand_v, cand_i);
+    p = qr_pick_pivot<NT>(cand_v, cand_i);
   }
   for (int j = 0; j < nw; ++j) {
     T *yj = Y + size_t(j) * mw;
     if (piv && p != j) {
       T *yp = Y + size_t(p) * mw;
-      for (int i = t; i < mw; i += kQrThreads) {
+      for (int i = t; i < mw; i += NT) {
         const T a = yj[i];
         yj[i] = yp[i];
         yp[i] = a;
@@ -225,16 +243,8 @@ __global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_cons
       }
       __syncthreads();
     }
-    // ||x||, x = y_{j+1:mw, j}, scaled by its largest part
-    R mx = 0;
-    for (int i = j + 1 + t; i < mw; i += kQrThreads) mx = fmax(mx, amax_part(yj[i]));
-    mx = qr_block_reduce<true>(mx, redr);
-    R s = 0;
-    if (mx > R(0))
-      for (int i = j + 1 + t; i < mw; i += kQrThreads) s += abs2(ddiv(yj[i], mx));
-    s = qr_block_reduce<false>(s, redr);
     const T alpha = yj[j];
-    R xnorm = mx * sqrt(s);
+    R xnorm = qr_block_nrm2<NT>(j + 1, mw, yj, redr);
     const bool identity = xnorm == R(0) && qim(alpha) == R(0);
     // A tiny column (the rounding residue of a rank-deficient matrix can
     // reach the subnormals) is scaled by 2^e first, in place, and its norm
@@ -242,16 +252,9 @@ __global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_cons
     const R big = fmax(fmax(fabs(qre(alpha)), fabs(qim(alpha))), xnorm);
     const int e = !identity && big < sqrt(min_normal<R>()) / kEpsOf<R> ? -dilogb(big) : 0;
     if (e != 0) {
-      for (int i = j + 1 + t; i < mw; i += kQrThreads) yj[i] = dldexp(yj[i], e);
+      for (int i = j + 1 + t; i < mw; i += NT) yj[i] = dldexp(yj[i], e);
       __syncthreads();
-      R mx2 = 0;
-      for (int i = j + 1 + t; i < mw; i += kQrThreads) mx2 = fmax(mx2, amax_part(yj[i]));
-      mx2 = qr_block_reduce<true>(mx2, redr);
-      R s2 = 0;
-      if (mx2 > R(0))
-        for (int i = j + 1 + t; i < mw; i += kQrThreads) s2 += abs2(ddiv(yj[i], mx2));
-      s2 = qr_block_reduce<false>(s2, redr);
-      xnorm = mx2 * sqrt(s2);
+      xnorm = qr_block_nrm2<NT>(j + 1, mw, yj, redr);
     }
     if (t == 0) {
       if (identity) {
@@ -274,18 +277,18 @@ __global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_cons
     __syncthreads();
     if (!identity) { // uniform: every thread reduced the same values
       const T scal = coef[1];
-      for (int i = j + 1 + t; i < mw; i += kQrThreads) yj[i] = yj[i] * scal;
+      for (int i = j + 1 + t; i < mw; i += NT) yj[i] = yj[i] * scal;
       __syncthreads();
     }
     if (piv)
-      qr_apply_reflector<true>(j, mw, yj, dconj(coef[0]), !identity, Y, mw, j + 1, nw, vn1, vn2,
+      qr_apply_reflector<NT, true>(j, mw, yj, dconj(coef[0]), !identity, Y, mw, j + 1, nw, vn1, vn2,
                                cand_v, cand_i);
     else
-      qr_apply_reflector<false>(j, mw, yj, dconj(coef[0]), !identity, Y, mw, j + 1, nw,
+      qr_apply_reflector<NT, false>(j, mw, yj, dconj(coef[0]), !identity, Y, mw, j + 1, nw,
                                 (R *)nullptr, (R *)nullptr, (R *)nullptr, (int *)nullptr);
     if (t == 0 && !identity) yj[j] = dfrom_real<T>(beta_s);
     __syncthreads();
-    if (piv) p = qr_pick_pivot(cand_v, cand_i);
+    if (piv) p = qr_pick_pivot<NT>(cand_v, cand_i);
   }
   // B = R (tall) or R^H (wide, or pivoted), nw x nw, leading dimension nw;
   // pivoted: R's rows from the first with |R_jj| < u |R_00| dropped
@@ -300,7 +303,7 @@ __global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_cons
         break;
       }
   }
-  for (int e = t; e < nw * nw; e += kQrThreads) {
+  for (int e = t; e < nw * nw; e += NT) {
     const int c = e / nw, r = e - c * nw;
     T v = dzero<T>();
     if (!flip && r <= c) v = Y[r + size_t(c) * mw];
@@ -310,8 +313,8 @@ __global__ void __launch_bounds__(kQrThreads) qr_factor_kernel(const __grid_cons
 }
 
 // ---- finish: S scaled back, info, sweeps; U and V ---------------------------
-template <class Tstd>
-__global__ void __launch_bounds__(kQrThreads) qr_finish_kernel(const __grid_constant__ QrParams<Tstd> P) {
+template <class Tstd, int NT>
+__global__ void __launch_bounds__(NT) qr_finish_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   const QrMat M = P.mats[blockIdx.x];
@@ -319,7 +322,7 @@ __global__ void __launch_bounds__(kQrThreads) qr_finish_kernel(const __grid_cons
   const int info = P.info[blockIdx.x], escale = P.escale[blockIdx.x];
   R *S = P.batch.S.ptr(b);
   const R *Sq = P.S + M.S;
-  for (int j = t; j < nw; j += kQrThreads) S[j] = dldexp(Sq[j], -escale);
+  for (int j = t; j < nw; j += NT) S[j] = dldexp(Sq[j], -escale);
   if (t == 0) {
     P.batch.info[b] = info;
     if (P.batch.sweeps) P.batch.sweeps[b] = P.sweeps[blockIdx.x];
@@ -342,11 +345,11 @@ __global__ void __launch_bounds__(kQrThreads) qr_finish_kernel(const __grid_cons
   const T *C = (flip ? P.U : P.V) + (flip ? M.U : M.V);
   const int *perm = piv ? P.perm + M.tau : nullptr;
   const bool bad = info == BSVD_INFO_NONFINITE;
-  for (int e = t; e < nw * nw; e += kQrThreads) {
+  for (int e = t; e < nw * nw; e += NT) {
     const int c = e / nw, r = e - c * nw;
     O[(piv ? perm[r] : r) + size_t(c) * ldo] = bad ? dnan<T>() : C[e];
   }
-  for (long long e = t; e < (long long)mw * nw; e += kQrThreads) {
+  for (long long e = t; e < (long long)mw * nw; e += NT) {
     const int c = int(e / mw), r = int(e - (long long)c * mw);
     X[r + size_t(c) * ldx] = bad ? dnan<T>() : (r < nw ? Z[r + size_t(c) * nw] : dzero<T>());
   }
@@ -356,7 +359,7 @@ __global__ void __launch_bounds__(kQrThreads) qr_finish_kernel(const __grid_cons
   for (int j = nw - 1; j >= 0; --j) {
     const T tj = tau[j];
     if (qre(tj) == R(0) && qim(tj) == R(0)) continue; // H_j = I (uniform)
-    qr_apply_reflector<false>(j, mw, Y + size_t(j) * mw, tj, true, X, ldx, 0, nw, (R *)nullptr,
+    qr_apply_reflector<NT, false>(j, mw, Y + size_t(j) * mw, tj, true, X, ldx, 0, nw, (R *)nullptr,
                               (R *)nullptr, (R *)nullptr, (int *)nullptr);
     __syncthreads();
   }
@@ -383,20 +386,29 @@ template <class Tstd> QrParams<Tstd> qr_params(const Batch<Tstd> &kb, const QrMa
   return P;
 }
 
+// Launch with nt threads per matrix (256, 512 or 1024; qr_threads).
 template <class Tstd>
 cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
-                           unsigned char *ws, const QrLayout &L, cudaStream_t stream) {
+                           unsigned char *ws, const QrLayout &L, cudaStream_t stream, int nt) {
   (void)nw_max;
   if (count <= 0) return cudaSuccess;
-  qr_factor_kernel<Tstd><<<count, kQrThreads, 0, stream>>>(qr_params(kb, mats, ws, L));
+  QrParams<Tstd> P = qr_params(kb, mats, ws, L);
+  P.tpm = nt == 1024 || nt == 512 ? nt : 256;
+  if (P.tpm == 1024) qr_factor_kernel<Tstd, 1024><<<count, 1024, 0, stream>>>(P);
+  else if (P.tpm == 512) qr_factor_kernel<Tstd, 512><<<count, 512, 0, stream>>>(P);
+  else qr_factor_kernel<Tstd, 256><<<count, 256, 0, stream>>>(P);
   return cudaGetLastError();
 }
 template <class Tstd>
 cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
-                           unsigned char *ws, const QrLayout &L, cudaStream_t stream) {
+                           unsigned char *ws, const QrLayout &L, cudaStream_t stream, int nt) {
   (void)nw_max;
   if (count <= 0) return cudaSuccess;
-  qr_finish_kernel<Tstd><<<count, kQrThreads, 0, stream>>>(qr_params(kb, mats, ws, L));
+  QrParams<Tstd> P = qr_params(kb, mats, ws, L);
+  P.tpm = nt == 1024 || nt == 512 ? nt : 256;
+  if (P.tpm == 1024) qr_finish_kernel<Tstd, 1024><<<count, 1024, 0, stream>>>(P);
+  else if (P.tpm == 512) qr_finish_kernel<Tstd, 512><<<count, 512, 0, stream>>>(P);
+  else qr_finish_kernel<Tstd, 256><<<count, 256, 0, stream>>>(P);
   return cudaGetLastError();
 }
 

@@ -18,70 +18,104 @@ template <class T> class GpuQr : public ::testing::Test {};
 using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
 TYPED_TEST_SUITE(GpuQr, Types);
 
+// qr_factor on a uniform batch A of m x n matrices (piv: with column
+// pivoting): B (nw x nw each: R, or R^H for wide or pivoted input), the
+// prescaling exponents and (piv) the pivots. ok: every CUDA call succeeded.
+template <class T> struct GpuFactor {
+  std::vector<T> B;
+  std::vector<int> escale, perm;
+  bool ok = false;
+};
+template <class T> GpuFactor<T> gpu_factor(const std::vector<T> &A, int m, int n, int batch, bool piv) {
+  using namespace bsvd::detail;
+  GpuFactor<T> f;
+  const int mw = std::max(m, n), nw = std::min(m, n);
+  T *dA = nullptr;
+  unsigned char *ws = nullptr;
+  std::vector<int> mv(batch, m), nv(batch, n);
+  const cuda::QrLayout L = cuda::qr_layout(mv, nv, false, sizeof(T), sizeof(R_t<T>));
+  if (cudaMalloc(&dA, A.size() * sizeof(T)) != cudaSuccess || cudaMalloc(&ws, L.total) != cudaSuccess)
+    return f;
+  cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice);
+  Batch<T> kb;
+  kb.count = batch;
+  kb.dims.m = m;
+  kb.dims.n = n;
+  kb.A.base = dA;
+  kb.A.stride = int64_t(m) * n;
+  kb.A.ld = m;
+  std::vector<cuda::QrMat> mats(batch);
+  for (int b = 0; b < batch; ++b) {
+    mats[b] = {b, m, n, mw, nw, (long long)b * mw * nw, (long long)b * nw,
+               (long long)b * nw * nw, 0, 0, 0};
+    mats[b].piv = piv ? 1 : 0;
+  }
+  cudaMemcpy(ws + L.mats, mats.data(), batch * sizeof(cuda::QrMat), cudaMemcpyHostToDevice);
+  const cudaError_t e = cuda::qr_factor(kb, reinterpret_cast<const cuda::QrMat *>(ws + L.mats),
+                                        batch, nw, ws, L, nullptr, cuda::qr_threads(piv));
+  f.B.resize(size_t(batch) * nw * nw);
+  f.escale.resize(batch);
+  f.perm.resize(size_t(batch) * nw);
+  cudaMemcpy(f.B.data(), ws + L.B, f.B.size() * sizeof(T), cudaMemcpyDeviceToHost);
+  cudaMemcpy(f.escale.data(), ws + L.escale, batch * sizeof(int), cudaMemcpyDeviceToHost);
+  if (piv) cudaMemcpy(f.perm.data(), ws + L.perm, f.perm.size() * sizeof(int), cudaMemcpyDeviceToHost);
+  f.ok = e == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess;
+  cudaFree(ws);
+  cudaFree(dA);
+  return f;
+}
+
+// W = A (A^H when m < n; mw x nw) of one m x n matrix; returns ||A||_F^2.
+template <class T> long double working_matrix(int m, int n, const T *A, std::vector<T> &W) {
+  const int mw = std::max(m, n);
+  W.assign(size_t(mw) * std::min(m, n), T(0));
+  long double an = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      const T a = A[i + size_t(j) * m];
+      an += std::norm(std::complex<long double>(std::real(a), std::imag(a)));
+      if (m >= n) W[i + size_t(j) * mw] = a;
+      else W[j + size_t(i) * mw] = cj(a);
+    }
+  return an;
+}
+
+// ||R_gpu - R_cpu||_F / ||A||_F: R_cpu in the upper triangle of Y (mw x nw,
+// householder_qr's), the GPU's B = R or (flip) R^H, prescaled by 2^escale.
+template <class T>
+double r_gap(int mw, int nw, const std::vector<T> &Y, const T *B, bool flip, int escale,
+             long double an) {
+  long double dn = 0;
+  for (int c = 0; c < nw; ++c)
+    for (int r = 0; r < nw; ++r) {
+      const T ref = r <= c ? Y[r + size_t(c) * mw] : T(0);
+      T got = flip ? cj(B[c + size_t(r) * nw]) : B[r + size_t(c) * nw];
+      got = got * R_t<T>(std::ldexp(1.0, -escale)); // the kernel's prescaling
+      dn += std::norm(std::complex<long double>(std::real(got) - std::real(ref),
+                                                std::imag(got) - std::imag(ref)));
+    }
+  return double(std::sqrt(dn / an));
+}
+
 // R of the GPU factorization (qr_factor writes B = R, or R^H for wide
 // input) against householder_qr on the same W, in norm relative to ||A||.
 TYPED_TEST(GpuQr, FactorMatchesCpuTwin) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  using namespace bsvd::detail;
   for (auto [m, n] : std::vector<std::pair<int, int>>{{200, 7}, {2000, 16}, {37, 37}, {50, 300},
                                                       {1, 1}, {90, 33}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
     const auto A = family_batch<T>(Family::Logrand, m, n, batch, 70 + m);
-    T *dA = nullptr;
-    ASSERT_EQ(cudaMalloc(&dA, A.size() * sizeof(T)), cudaSuccess);
-    cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice);
-    Batch<T> kb;
-    kb.count = batch;
-    kb.dims.m = m;
-    kb.dims.n = n;
-    kb.A.base = dA;
-    kb.A.stride = int64_t(m) * n;
-    kb.A.ld = m;
-    std::vector<int> mv(batch, m), nv(batch, n);
-    const cuda::QrLayout L = cuda::qr_layout(mv, nv, false, sizeof(T), sizeof(R_t<T>));
-    unsigned char *ws = nullptr;
-    ASSERT_EQ(cudaMalloc(&ws, L.total), cudaSuccess);
-    std::vector<cuda::QrMat> mats(batch);
-    for (int b = 0; b < batch; ++b)
-      mats[b] = {b, m, n, mw, nw, (long long)b * mw * nw, (long long)b * nw,
-                 (long long)b * nw * nw, 0, 0, 0};
-    cudaMemcpy(ws + L.mats, mats.data(), batch * sizeof(cuda::QrMat), cudaMemcpyHostToDevice);
-    ASSERT_EQ(cuda::qr_factor(kb, reinterpret_cast<const cuda::QrMat *>(ws + L.mats), batch, nw,
-                              ws, L, nullptr),
-              cudaSuccess);
-    std::vector<T> B(size_t(batch) * nw * nw);
-    std::vector<int> escale(batch);
-    cudaMemcpy(B.data(), ws + L.B, B.size() * sizeof(T), cudaMemcpyDeviceToHost);
-    cudaMemcpy(escale.data(), ws + L.escale, batch * sizeof(int), cudaMemcpyDeviceToHost);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    cudaFree(ws);
-    cudaFree(dA);
+    const GpuFactor<T> f = gpu_factor(A, m, n, batch, false);
+    ASSERT_TRUE(f.ok);
     for (int b = 0; b < batch; ++b) {
-      std::vector<T> W(size_t(mw) * nw), tau(nw);
-      const T *Ab = A.data() + size_t(b) * m * n;
-      long double an = 0;
-      for (int j = 0; j < n; ++j)
-        for (int i = 0; i < m; ++i) {
-          const T a = Ab[i + size_t(j) * m];
-          an += std::norm(std::complex<long double>(std::real(a), std::imag(a)));
-          if (m >= n) W[i + size_t(j) * mw] = a;
-          else W[j + size_t(i) * mw] = cj(a);
-        }
-      householder_qr(mw, nw, W.data(), mw, tau.data());
-      long double dn = 0;
-      for (int c = 0; c < nw; ++c)
-        for (int r = 0; r < nw; ++r) {
-          T ref = r <= c ? W[r + size_t(c) * mw] : T(0); // R
-          T got = m >= n ? B[size_t(b) * nw * nw + r + size_t(c) * nw]
-                         : cj(B[size_t(b) * nw * nw + c + size_t(r) * nw]);
-          got = got * R_t<T>(std::ldexp(1.0, -escale[b])); // the kernel's prescaling
-          const auto d = std::complex<long double>(std::real(got) - std::real(ref),
-                                                   std::imag(got) - std::imag(ref));
-          dn += std::norm(d);
-        }
-      EXPECT_LE(double(std::sqrt(dn / an)), 10.0 * mw * uroff<T>()) << "matrix " << b;
+      std::vector<T> W, tau(nw);
+      const long double an = working_matrix(m, n, A.data() + size_t(b) * m * n, W);
+      bsvd::detail::householder_qr(mw, nw, W.data(), mw, tau.data());
+      EXPECT_LE(r_gap(mw, nw, W, f.B.data() + size_t(b) * nw * nw, m < n, f.escale[b], an),
+                10.0 * mw * uroff<T>())
+          << "matrix " << b;
     }
   }
 }
@@ -235,56 +269,18 @@ TYPED_TEST_SUITE(GpuQrcp, Types);
 TYPED_TEST(GpuQrcp, PivotedFactorMatchesCpuTwin) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  using namespace bsvd::detail;
   for (auto [m, n] : std::vector<std::pair<int, int>>{{90, 90}, {300, 70}, {70, 300}, {1, 1},
                                                       {40, 3}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
     const auto A = family_batch<T>(Family::Logrand, m, n, batch, 170 + m);
-    T *dA = nullptr;
-    ASSERT_EQ(cudaMalloc(&dA, A.size() * sizeof(T)), cudaSuccess);
-    cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice);
-    Batch<T> kb;
-    kb.count = batch;
-    kb.dims.m = m;
-    kb.dims.n = n;
-    kb.A.base = dA;
-    kb.A.stride = int64_t(m) * n;
-    kb.A.ld = m;
-    std::vector<int> mv(batch, m), nv(batch, n);
-    const cuda::QrLayout L = cuda::qr_layout(mv, nv, false, sizeof(T), sizeof(R_t<T>));
-    unsigned char *ws = nullptr;
-    ASSERT_EQ(cudaMalloc(&ws, L.total), cudaSuccess);
-    std::vector<cuda::QrMat> mats(batch);
+    const GpuFactor<T> f = gpu_factor(A, m, n, batch, true);
+    ASSERT_TRUE(f.ok);
     for (int b = 0; b < batch; ++b) {
-      mats[b] = {b, m, n, mw, nw, (long long)b * mw * nw, (long long)b * nw,
-                 (long long)b * nw * nw, 0, 0, 0};
-      mats[b].piv = 1;
-    }
-    cudaMemcpy(ws + L.mats, mats.data(), batch * sizeof(cuda::QrMat), cudaMemcpyHostToDevice);
-    ASSERT_EQ(cuda::qr_factor(kb, reinterpret_cast<const cuda::QrMat *>(ws + L.mats), batch, nw,
-                              ws, L, nullptr),
-              cudaSuccess);
-    std::vector<T> B(size_t(batch) * nw * nw);
-    std::vector<int> escale(batch), perm(size_t(batch) * nw);
-    cudaMemcpy(B.data(), ws + L.B, B.size() * sizeof(T), cudaMemcpyDeviceToHost);
-    cudaMemcpy(escale.data(), ws + L.escale, batch * sizeof(int), cudaMemcpyDeviceToHost);
-    cudaMemcpy(perm.data(), ws + L.perm, perm.size() * sizeof(int), cudaMemcpyDeviceToHost);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    cudaFree(ws);
-    cudaFree(dA);
-    for (int b = 0; b < batch; ++b) {
-      std::vector<T> W(size_t(mw) * nw), tau(nw);
-      const T *Ab = A.data() + size_t(b) * m * n;
-      long double an = 0;
-      for (int j = 0; j < n; ++j)
-        for (int i = 0; i < m; ++i) {
-          const T a = Ab[i + size_t(j) * m];
-          an += std::norm(std::complex<long double>(std::real(a), std::imag(a)));
-          if (m >= n) W[i + size_t(j) * mw] = a;
-          else W[j + size_t(i) * mw] = cj(a);
-        }
-      const int *pb = perm.data() + size_t(b) * nw;
+      std::vector<T> W, tau(nw);
+      const long double an = working_matrix(m, n, A.data() + size_t(b) * m * n, W);
+      const int *pb = f.perm.data() + size_t(b) * nw;
+      const T *Bb = f.B.data() + size_t(b) * nw * nw;
       std::vector<int> seen(nw, 0);
       for (int j = 0; j < nw; ++j) {
         ASSERT_TRUE(pb[j] >= 0 && pb[j] < nw) << "pivot " << j;
@@ -294,30 +290,20 @@ TYPED_TEST(GpuQrcp, PivotedFactorMatchesCpuTwin) {
       std::vector<T> WP(W.size());
       for (int j = 0; j < nw; ++j)
         for (int i = 0; i < mw; ++i) WP[i + size_t(j) * mw] = W[i + size_t(pb[j]) * mw];
-      W = WP;
-      householder_qr(mw, nw, W.data(), mw, tau.data());
+      bsvd::detail::householder_qr(mw, nw, WP.data(), mw, tau.data());
+      // the pivoting held: |R_jj| >= ||R(j:k, k)|| up to rounding (B = R^H)
       const double slack = 1 - 100 * std::sqrt(uroff<T>());
       for (int j = 0; j < nw; ++j)
         for (int k = j + 1; k < nw; ++k) {
           long double sk = 0;
-          for (int i = j; i <= k; ++i) sk += std::norm(std::complex<long double>(
-                                          std::real(B[size_t(b) * nw * nw + k + size_t(i) * nw]),
-                                          std::imag(B[size_t(b) * nw * nw + k + size_t(i) * nw])));
-          const T d = B[size_t(b) * nw * nw + j + size_t(j) * nw];
-          ASSERT_GE(double(std::abs(d)), slack * double(std::sqrt(sk)))
+          for (int i = j; i <= k; ++i)
+            sk += std::norm(std::complex<long double>(std::real(Bb[k + size_t(i) * nw]),
+                                                      std::imag(Bb[k + size_t(i) * nw])));
+          ASSERT_GE(double(std::abs(Bb[j + size_t(j) * nw])), slack * double(std::sqrt(sk)))
               << "column " << k << " had the larger partial norm at step " << j;
         }
-      long double dn = 0;
-      for (int c = 0; c < nw; ++c)
-        for (int r = 0; r < nw; ++r) {
-          const T ref = r <= c ? W[r + size_t(c) * mw] : T(0); // R
-          T got = cj(B[size_t(b) * nw * nw + c + size_t(r) * nw]); // B = R^H
-          got = got * R_t<T>(std::ldexp(1.0, -escale[b]));
-          const auto d = std::complex<long double>(std::real(got) - std::real(ref),
-                                                   std::imag(got) - std::imag(ref));
-          dn += std::norm(d);
-        }
-      EXPECT_LE(double(std::sqrt(dn / an)), 10.0 * mw * uroff<T>()) << "matrix " << b;
+      EXPECT_LE(r_gap(mw, nw, WP, Bb, true, f.escale[b], an), 10.0 * mw * uroff<T>())
+          << "matrix " << b;
     }
   }
 }
