@@ -52,10 +52,9 @@ template <class T> void householder_step(int m, int n, T *Y, int ldy, T *tau, in
   // shrinks by about u per step and reaches the subnormals (GD96_d, with
   // pivoting) -- is scaled by an exact power of two 2^e first, as xLARFG
   // rescales by 1 / safmin: tau and v are invariant under the scaling, and
-  // 1 / (alpha - beta) can then neither overflow nor lose precision (nor
-  // |alpha - beta|^2 come near the subnormals in a complex division: the
-  // threshold is sqrt(min_normal) / eps; seen with sqrt(min_normal) alone on
-  // a rank-deficient c 200 x 200 on the GPU, whose division squares |b|).
+  // 1 / (alpha - beta) can then neither overflow nor lose precision. The
+  // threshold sqrt(min_normal) / eps keeps |alpha - beta|^2, which the GPU's
+  // complex division forms (qdiv), well inside the normal range too.
   const R big = std::max({std::fabs(re_(alpha)), std::fabs(im_(alpha)), xnorm});
   const int e = big < std::sqrt(std::numeric_limits<R>::min()) / std::numeric_limits<R>::epsilon()
                     ? -std::ilogb(big)

@@ -54,9 +54,8 @@ template <class T> struct SolveLayout {
 bool use_blocked(const Config &cfg) { return cfg.variant == BSVD_VARIANT_BLOCKED; }
 
 // Whether the solve of a working matrix of nw columns starts with the QR
-// preconditioning: opts.precondition = 1 (auto is off on the cpu backend:
-// the work saved on random matrices is about the QR's own cost; a single
-// column gains nothing).
+// preconditioning: opts.precondition = 1 (auto is off, as on the cuda
+// backend, where it was measured; a single column gains nothing).
 bool use_precondition(const Config &cfg, int nw) { return cfg.precondition > 0 && nw >= 2; }
 
 // The configuration of the inner solve of R^H.
@@ -65,8 +64,6 @@ Config inner_config(const Config &cfg) {
   c.precondition = -1;
   return c;
 }
-
-template <class T> size_t layout_bytes(int mw, int nw, bool vectors, int kmax, bool pair_svd);
 
 // Scratch of a preconditioned solve: W (then the reflectors), tau, the
 // pivots, X = R^H, X's S, U, V and the scratch of X's own solve.

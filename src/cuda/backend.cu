@@ -149,7 +149,7 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   const bool uniform = batch.dims.uniform();
   p.uniform = uniform;
   p.batch_count = batch.count;
-  const bool qrcp = cuda::qrcp_route(cfg.precondition, uniform);
+  const bool qrcp = cuda::qrcp_route(cfg.precondition);
   // One decision for a uniform batch (no per-matrix host work).
   const Route r0 = route(precision_of<T>(), batch.dims.m, batch.dims.n, batch.vectors, gpu, cfg,
                          p.nb, qrcp);

@@ -49,7 +49,7 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr);
 // matrices, which neither the batch's shape (uniform) nor its sizes tell.
 // The pivoted factorization and R^H's solve by the blocked path are
 // described at qr_factor_kernel and in src/cpu/solve_one.cpp (its twin).
-bool qrcp_route(int precondition, bool uniform);
+bool qrcp_route(int precondition);
 
 // One QR matrix of the launch: its batch index, sizes, offsets (elements)
 // of its regions in the workspace; piv: factored with column pivoting and

@@ -23,7 +23,7 @@ int qr_threads(bool pivoted) {
   return pivoted ? kQrcpThreads : 256;
 }
 
-bool qrcp_route(int precondition, bool /*uniform*/) { return precondition > 0; }
+bool qrcp_route(int precondition) { return precondition > 0; }
 
 QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
                    size_t eb, size_t rb) {
