@@ -121,8 +121,13 @@ template <class R> BSVD_HD inline R blocked_null_floor(R amax) {
 // per Householder step into the subnormals; inner products of such columns
 // of R^H lose their precision and the rotations built from them are not
 // unitary (seen: V off by 0.4 on a c 200 x 200 of rank 50).
-template <class R> BSVD_HD inline bool qrcp_null_row(R rjj, R r00) {
-  return rjj < unit_roundoff<R>() * r00;
+// qrcp_rank returns the number of rows kept; absdiag(j) = |R_jj|. The CPU
+// twin and the GPU kernel both call it.
+template <class R, class F> BSVD_HD inline int qrcp_rank(int nw, F absdiag) {
+  const R r00 = absdiag(0);
+  for (int j = 1; j < nw; ++j)
+    if (absdiag(j) < unit_roundoff<R>() * r00) return j;
+  return nw;
 }
 
 // The finish's threshold for numerically null columns, as a fraction of

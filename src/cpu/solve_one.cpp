@@ -183,16 +183,6 @@ int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
 
 namespace {
 
-// The rows of R kept for R^H (qrcp_rank in rotation.hpp): the first row j
-// with |R_jj| < u |R_00| and every row after it are dropped.
-template <class T> int qrcp_rank(int nw, const T *Y, int ldy) {
-  using R = real_of_t<T>;
-  const R r00 = std::abs(Y[0]);
-  for (int j = 1; j < nw; ++j)
-    if (qrcp_null_row(R(std::abs(Y[j + int64_t(j) * ldy])), r00)) return j;
-  return nw;
-}
-
 // (e') The QR preconditioning (HBJ Sec. 2, eqs. 2.1-2.2; LAPACK xGEJSV):
 // W P = Q R with column pivoting (householder_qr_pivoted), X = R^H solved
 // as a matrix of its own -- the same solve_one_impl, unpreconditioned, with
@@ -206,7 +196,9 @@ int solve_preconditioned(const Batch<T> &batch, int b, const Config &cfg, const 
                          int mw, int nw, bool trans, int escale, OrderingCache &cache) {
   using R = real_of_t<T>;
   householder_qr_pivoted(mw, nw, P.W, mw, P.tau, P.perm);
-  const int kr = qrcp_rank(nw, P.W, mw);
+  // R's rows kept for R^H (qrcp_rank, rotation.hpp)
+  const int kr =
+      qrcp_rank<R>(nw, [&](int j) { return R(std::abs(P.W[j + int64_t(j) * mw])); });
   for (int c = 0; c < nw; ++c)
     for (int r = 0; r < nw; ++r)
       P.X[r + int64_t(c) * nw] = r >= c && c < kr ? conj_(P.W[c + int64_t(r) * mw]) : T(0);

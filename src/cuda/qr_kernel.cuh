@@ -292,17 +292,9 @@ __global__ void __launch_bounds__(NT) qr_factor_kernel(const __grid_constant__ Q
   }
   // B = R (tall) or R^H (wide, or pivoted), nw x nw, leading dimension nw;
   // pivoted: R's rows from the first with |R_jj| < u |R_00| dropped
-  // (qrcp_null_row, rotation.hpp; every thread finds the same kr).
+  // (qrcp_rank, rotation.hpp; every thread finds the same kr).
   const bool flip = M.m < M.n || piv;
-  int kr = nw;
-  if (piv) {
-    const R r00 = dabs(Y[0]);
-    for (int j = 1; j < nw; ++j)
-      if (qrcp_null_row(dabs(Y[j + size_t(j) * mw]), r00)) {
-        kr = j;
-        break;
-      }
-  }
+  const int kr = piv ? qrcp_rank<R>(nw, [&](int j) { return dabs(Y[j + size_t(j) * mw]); }) : nw;
   for (int e = t; e < nw * nw; e += NT) {
     const int c = e / nw, r = e - c * nw;
     T v = dzero<T>();
