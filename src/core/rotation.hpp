@@ -46,6 +46,38 @@ template <class R> struct Rotation {
   R c = 1, s = 0, t = 0; // cos, sin, tan of the angle
 };
 
+// The unit phase e = gamma / |gamma| of a complex gamma = re + i im with
+// |gamma| = abs_gamma > 0, into (er, ei). Where both parts lie below
+// min_normal / u, |gamma| may be subnormal and carry fewer bits than the
+// working precision, and then |e| differs from 1 by that rounding: the
+// rotation is not unitary. gamma is then scaled by a power of two (exact)
+// and its modulus recomputed. Seen on complex matrices whose columns differ
+// in scale by more than sqrt(min_normal): V was off by up to 1e4 u
+// (test CpuTinyColumns). Above the threshold: re / abs_gamma, im /
+// abs_gamma, as before.
+BSVD_HD inline float bmax_abs(float x, float y) { return fmaxf(fabsf(x), fabsf(y)); }
+BSVD_HD inline double bmax_abs(double x, double y) { return fmax(fabs(x), fabs(y)); }
+BSVD_HD inline int bilogb(float x) { return ilogbf(x); }
+BSVD_HD inline int bilogb(double x) { return ilogb(x); }
+BSVD_HD inline float bldexp(float x, int e) { return ldexpf(x, e); }
+BSVD_HD inline double bldexp(double x, int e) { return ldexp(x, e); }
+BSVD_HD inline float bhypot(float x, float y) { return hypotf(x, y); }
+BSVD_HD inline double bhypot(double x, double y) { return hypot(x, y); }
+template <class R> BSVD_HD constexpr R phase_rescale_below();
+template <> BSVD_HD constexpr float phase_rescale_below<float>() { return 0x1p-102f; }  // 2^-126 / 2^-24
+template <> BSVD_HD constexpr double phase_rescale_below<double>() { return 0x1p-969; } // 2^-1022 / 2^-53
+template <class R> BSVD_HD inline void unit_phase(R re, R im, R abs_gamma, R &er, R &ei) {
+  const R mx = bmax_abs(re, im);
+  if (mx < phase_rescale_below<R>()) {
+    const int e = bilogb(mx);
+    re = bldexp(re, -e);
+    im = bldexp(im, -e);
+    abs_gamma = bhypot(re, im);
+  }
+  er = re / abs_gamma;
+  ei = im / abs_gamma;
+}
+
 // Rotation that annihilates gamma. Requires abs_gamma > 0 and finite inputs.
 template <class R>
 BSVD_HD inline Rotation<R> jacobi_rotation(R alpha, R beta, R abs_gamma) {
@@ -65,6 +97,31 @@ BSVD_HD inline Rotation<R> jacobi_rotation(R alpha, R beta, R abs_gamma) {
 template <class R>
 BSVD_HD inline bool needs_rotation(R alpha, R beta, R abs_gamma, R tol) {
   return abs_gamma > tol * bsqrt(alpha) * bsqrt(beta);
+}
+
+// The one-sided solvers' underflow floor (unblocked CPU solver and the fused
+// kernel alike). The inner product of two columns whose entries lie near
+// sqrt(min_normal) is summed from subnormal products, each rounded to a
+// multiple of the smallest subnormal 2 u min_normal: its absolute error is
+// up to ~m u min_normal whatever the columns' angle. Where that exceeds the
+// rotation threshold tol sqrt(alpha) sqrt(beta) the test cannot see the
+// pair converge, and the sweeps ran to the cap (info = 1; edge case
+// "tinycols", test CpuBatch.EdgeMatrices). So a pair rotates only when
+// |gamma| also exceeds 4 max(m, 2^15) u min_normal: below it gamma is
+// rounding noise. Such columns are numerically null next to any normal
+// column (their singular values are below u sigma_1; the finish completes
+// their U columns), and for every pair of normal columns the test is
+// unchanged. The floor is a constant up to 2^15 rows, which covers every
+// matrix with two or more columns that fits the fused kernel: it calls this
+// with m = 0, a compile-time constant (with mw it cost d 1000 x 64^2 6 %,
+// register pressure at its 64-register budget).
+template <class R> BSVD_HD constexpr R min_normal();
+template <> BSVD_HD constexpr float min_normal<float>() { return 0x1p-126f; }
+template <> BSVD_HD constexpr double min_normal<double>() { return 0x1p-1022; }
+constexpr int kUnderflowNoiseRows = 1 << 15;
+template <class R> BSVD_HD inline bool above_underflow_noise(R abs_gamma, int m) {
+  const int rows = m > kUnderflowNoiseRows ? m : kUnderflowNoiseRows;
+  return abs_gamma > R(4) * R(rows) * min_normal<R>() * unit_roundoff<R>(); // a multiple of 2u min_normal
 }
 
 // The blocked path's noise floors (CPU and GPU alike). A Gram-form step

@@ -48,6 +48,16 @@ template <class R> inline R maxpart_(std::complex<R> x) {
   return std::max(std::fabs(x.real()), std::fabs(x.imag()));
 }
 
+// gamma / |gamma| for the rotation of a pair (ag = |gamma| > 0): exact +-1
+// for real gamma; for complex gamma unit_phase (rotation.hpp), which keeps
+// |e| = 1 when gamma lies near the underflow threshold.
+template <class R> inline R phase_(R g, R ag) { return g / ag; }
+template <class R> inline std::complex<R> phase_(std::complex<R> g, R ag) {
+  R er, ei;
+  unit_phase(g.real(), g.imag(), ag, er, ei);
+  return {er, ei};
+}
+
 template <class R> inline bool finite_(R x) { return std::isfinite(x); }
 template <class R> inline bool finite_(std::complex<R> x) {
   return std::isfinite(x.real()) && std::isfinite(x.imag());

@@ -58,7 +58,7 @@ EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, real_of
         ws.p[np] = p;
         ws.q[np] = q;
         ws.c[np] = rot.c;
-        ws.te[np] = rot.t * conj_(g / ag); // t conj(e)
+        ws.te[np] = rot.t * conj_(phase_(g, ag)); // t conj(e)
         ws.anew[np] = a - rot.t * ag;
         ws.bnew[np] = b + rot.t * ag;
         ++np;

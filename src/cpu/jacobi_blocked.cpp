@@ -222,7 +222,7 @@ EvdCount rotate_block_pair_svd(int m, int n, T *W, int ldw, T *V, int ldv, int k
         const R ag = std::abs(g);
         if (!needs_rotation(a, b, ag, tolk)) continue;
         const Rotation<R> rot = jacobi_rotation(a, b, ag);
-        const T te = rot.t * conj_(g / ag);
+        const T te = rot.t * conj_(phase_(g, ag));
         rotate(m, wp, 1, wq, 1, rot.c, te, false);
         rotate(k, ws.Q + int64_t(p) * k, 1, ws.Q + int64_t(q) * k, 1, rot.c, te, false);
         ++in_sweep;

@@ -94,11 +94,11 @@ SweepStats unblocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, const Orde
         T *wq = W + int64_t(q) * ldw;
         const T g = dotc(m, wp, wq);
         const R ag = std::abs(g);
-        if (!needs_rotation(a, b, ag, tol)) continue;
+        if (!needs_rotation(a, b, ag, tol) || !above_underflow_noise(ag, m)) continue;
         ++rotations;
 
         const Rotation<R> rot = jacobi_rotation(a, b, ag);
-        const T te = rot.t * conj_(g / ag); // t conj(e)
+        const T te = rot.t * conj_(phase_(g, ag)); // t conj(e)
         R anew = a - rot.t * ag;            // WCYCLE eq. 6
         R bnew = b + rot.t * ag;
         R ancp = std::max(anchor[p], anew);

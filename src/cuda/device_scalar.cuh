@@ -4,6 +4,8 @@
 // reinterpret them as dev_t<T> pointers.
 #pragma once
 
+#include "../core/rotation.hpp"
+
 #include <complex>
 #include <cuda_runtime.h>
 
@@ -95,7 +97,9 @@ template <class R> __device__ __forceinline__ void dot_acc(cx<R> &acc, cx<R> x, 
 __device__ __forceinline__ float dabs(cx<float> g) { return hypotf(g.re, g.im); }
 __device__ __forceinline__ double dabs(cx<double> g) { return hypot(g.re, g.im); }
 template <class R> __device__ __forceinline__ cx<R> tconj_phase(R t, cx<R> g, R absg) {
-  return {t * (g.re / absg), -(t * (g.im / absg))};
+  R er, ei; // g / |g|, rescaled near the underflow threshold (rotation.hpp)
+  unit_phase(g.re, g.im, absg, er, ei);
+  return {t * er, -(t * ei)};
 }
 template <class R> __device__ __forceinline__ cx<R> dscale(cx<R> x, R r) { return {x.re * r, x.im * r}; }
 template <class R> __device__ __forceinline__ cx<R> ddiv(cx<R> x, R r) { return {x.re / r, x.im / r}; }

@@ -258,7 +258,8 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
             const R alpha = nrm[p], beta = nrm[q];
             const T gam = rg[k];
             const R absg = dabs(gam);
-            if (alpha != R(0) && beta != R(0) && needs_rotation(alpha, beta, absg, tol)) {
+            if (alpha != R(0) && beta != R(0) && needs_rotation(alpha, beta, absg, tol) &&
+                above_underflow_noise(absg, 0)) {
               const Rotation<R> ro = jacobi_rotation(alpha, beta, absg);
               const R anew = alpha - ro.t * absg; // WCYCLE eq. 6
               const R bnew = beta + ro.t * absg;
@@ -372,7 +373,8 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
           const R sqx = bsqrt(odd ? beta : alpha);
           const R sqy = shfl_xor(sqx, 1);
           const R sqa = odd ? sqy : sqx, sqb = odd ? sqx : sqy;
-          const bool rot = v && alpha != R(0) && beta != R(0) && absg > tol * sqa * sqb;
+          const bool rot = v && alpha != R(0) && beta != R(0) && absg > tol * sqa * sqb &&
+                           above_underflow_noise(absg, 0);
           Rotation<R> ro;
           if (__any_sync(0xffffffffu, rot)) {
             const R zeta = (beta - alpha) / (R(2) * absg);

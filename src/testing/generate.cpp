@@ -337,6 +337,7 @@ const char *edge_name(Edge e) {
   case Edge::Underflow: return "underflow";
   case Edge::Nan: return "nan";
   case Edge::Inf: return "inf";
+  case Edge::TinyColumns: return "tinycols";
   }
   return "?";
 }
@@ -352,7 +353,7 @@ bool parse_edge(const std::string &name, Edge &e) {
 
 std::vector<Edge> all_edges() {
   return {Edge::Zero,      Edge::Identity, Edge::RankDeficient, Edge::Overflow,
-          Edge::Underflow, Edge::Nan,      Edge::Inf};
+          Edge::Underflow, Edge::Nan,      Edge::Inf,           Edge::TinyColumns};
 }
 
 template <class T>
@@ -391,6 +392,13 @@ void generate_edge(Edge e, int m, int n, uint64_t seed, T *A, int lda) {
     scaled_logrand(m, n, seed, A, lda,
                    1e3 * double(std::numeric_limits<R>::min()));
     return;
+  case Edge::TinyColumns: {
+    fill_random(m, n, seed, A, lda);
+    const R small = std::sqrt(std::numeric_limits<R>::min()) * R(1.0 / 1024);
+    for (int j = 1; j < n; j += 3)
+      for (int i = 0; i < m; ++i) A[i + static_cast<size_t>(j) * lda] *= small;
+    return;
+  }
   case Edge::Nan:
   case Edge::Inf: {
     fill_random(m, n, seed, A, lda);

@@ -59,7 +59,10 @@ enum class Edge {
   Overflow,      // logrand family scaled so that max |a_ij| ~ 0.01 * max finite / sqrt(mn)
   Underflow,     // logrand family scaled so that max |a_ij| ~ 1e3 * min normal
   Nan,           // a random matrix with one NaN entry
-  Inf            // a random matrix with one +Inf entry
+  Inf,           // a random matrix with one +Inf entry
+  TinyColumns    // a random matrix with every third column (1, 4, 7, ...) scaled by
+                 // 2^-10 sqrt(min normal): inner products between those columns are
+                 // subnormal (Jacobi's rotation phase and stopping test near underflow)
 };
 const char *edge_name(Edge e);
 bool parse_edge(const std::string &name, Edge &e);

@@ -483,7 +483,8 @@ TYPED_TEST(GpuBlocked, EdgeCases) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   const std::vector<Edge> edges = {Edge::Zero, Edge::Identity, Edge::RankDeficient,
-                                   Edge::Overflow, Edge::Underflow, Edge::Nan, Edge::Inf};
+                                   Edge::Overflow, Edge::Underflow, Edge::Nan, Edge::Inf,
+                                   Edge::TinyColumns};
   for (bsvd_pair_solver_t pair : kPairSolvers)
   for (auto [m, n] : std::vector<std::pair<int, int>>{{40, 40}, {60, 25}, {25, 60}, {1, 5}, {180, 180}}) {
     const int batch = int(edges.size()) + 2;

@@ -79,7 +79,8 @@ TYPED_TEST(GpuFused, EdgeCases) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   const std::vector<Edge> edges = {Edge::Zero, Edge::Identity, Edge::RankDeficient,
-                                   Edge::Overflow, Edge::Underflow, Edge::Nan, Edge::Inf};
+                                   Edge::Overflow, Edge::Underflow, Edge::Nan, Edge::Inf,
+                                   Edge::TinyColumns};
   for (auto [m, n] : std::vector<std::pair<int, int>>{{12, 12}, {20, 9}, {9, 20}, {1, 5}}) {
     const int batch = int(edges.size()) + 2;
     std::vector<T> A(size_t(batch) * m * n);

@@ -175,7 +175,8 @@ TYPED_TEST(GpuQr, EdgeCases) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   const std::vector<Edge> edges = {Edge::Zero, Edge::Identity, Edge::RankDeficient,
-                                   Edge::Overflow, Edge::Underflow, Edge::Nan, Edge::Inf};
+                                   Edge::Overflow, Edge::Underflow, Edge::Nan, Edge::Inf,
+                                   Edge::TinyColumns};
   for (auto [m, n] : std::vector<std::pair<int, int>>{{400, 12}, {12, 400}}) {
     const int batch = int(edges.size()) + 1;
     std::vector<T> A(size_t(batch) * m * n);

@@ -117,7 +117,8 @@ TYPED_TEST(CpuBatch, NonFiniteMatrixIsolated) {
 TYPED_TEST(CpuBatch, EdgeMatrices) {
   using T = TypeParam;
   for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {6, 6}, {17, 9}, {9, 17}, {40, 40}})
-    for (Edge e : {Edge::Zero, Edge::Identity, Edge::RankDeficient, Edge::Overflow, Edge::Underflow})
+    for (Edge e : {Edge::Zero, Edge::Identity, Edge::RankDeficient, Edge::Overflow, Edge::Underflow,
+                   Edge::TinyColumns})
       for (bsvd_variant_t var : {BSVD_VARIANT_UNBLOCKED, BSVD_VARIANT_BLOCKED}) {
         const int lda = m;
         std::vector<T> A(size_t(lda) * n);

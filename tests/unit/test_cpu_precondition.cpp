@@ -57,7 +57,7 @@ TYPED_TEST(CpuPrecondition, EdgeCases) {
   using T = TypeParam;
   const int m = 30, n = 20;
   for (Edge e : {Edge::Zero, Edge::Identity, Edge::RankDeficient, Edge::Overflow,
-                 Edge::Underflow, Edge::Nan, Edge::Inf}) {
+                 Edge::Underflow, Edge::Nan, Edge::Inf, Edge::TinyColumns}) {
     SCOPED_TRACE(testing::Message() << "edge " << int(e));
     std::vector<T> A(size_t(m) * n);
     bsvd::testing::generate_edge<T>(e, m, n, 31, A.data(), m);
