@@ -822,9 +822,14 @@ __device__ void evd_finish(EvdWarpSmem<T, K> &S, int k, int tid, bool sort, T *o
 // Every entry sees the same operations in the same order as in the warp
 // solve (G J before J^H G, one rotation per side), so both give the same
 // bits; the block solve only spreads the entries over more threads.
-template <class T, int K, int NT>
-__device__ EvdRun evd_block_iterate(EvdWarpSmem<T, K> &S, int k, int tid, dreal_t<T> tol,
+// KC > 0: the pair's width k is KC at compile time (full pairs, k = K, the
+// common case): the round-robin indices, the 2 x 2 block and (row, pair)
+// decompositions become shifts and constants instead of integer divisions
+// by run-time values, which sat on every step's dependent chain.
+template <class T, int K, int NT, int KC = 0>
+__device__ EvdRun evd_block_iterate(EvdWarpSmem<T, K> &S, int k_run, int tid, dreal_t<T> tol,
                                     dreal_t<T> nullf, int cap) {
+  const int k = KC > 0 ? KC : k_run;
   using R = dreal_t<T>;
   constexpr int L = K + 1;
   R gm = 0; // max |G_ll|: every thread alike (fmax is exact in any order)
@@ -969,8 +974,9 @@ __global__ void __launch_bounds__(NT) blk_evd_block_kernel(const __grid_constant
   const int tid = threadIdx.x;
   int mi, k;
   if (!evd_slot_load<Tstd, T, K, NT>(P, S, slot, tid, mi, k)) return;
-  const EvdRun run = evd_block_iterate<T, K, NT>(S, k, tid, evd_tol<Tstd, R>(P, mi, k),
-                                                 P.nullf[mi], P.esw[mi]);
+  const R tol = evd_tol<Tstd, R>(P, mi, k);
+  const EvdRun run = k == K ? evd_block_iterate<T, K, NT, K>(S, k, tid, tol, P.nullf[mi], P.esw[mi])
+                            : evd_block_iterate<T, K, NT>(S, k, tid, tol, P.nullf[mi], P.esw[mi]);
   evd_slot_store<Tstd, T, K, NT>(P, S, slot, tid, mi, k, run);
 }
 
