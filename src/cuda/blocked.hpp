@@ -101,7 +101,7 @@ struct BlockedProfile {
   // below; never with the stage timer) counts twice.
   long evd_steps[3] = {0, 0, 0}; // Gram-path steps whose eigensolver ran 32 / 128 / 256 threads per pair
   long gram_cublas = 0; // cuBLAS batched-GEMM calls of the Gram stage (0: the own kernel only)
-  long gram_steps[2] = {0, 0}; // steps whose own Gram kernel ran the tile-2 / tile-4 plan
+  long gram_steps[3] = {0, 0, 0}; // steps whose own Gram kernel ran the tile-2 / tile-4 / split plan
   int split_sweeps = 0; // sweeps whose Gram-path matrices ran as two groups on two streams
 };
 void set_blocked_profiling(bool on);

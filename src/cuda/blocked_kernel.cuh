@@ -44,6 +44,12 @@ template <class Tstd> struct BlkParams {
   const int *esw = nullptr; // per matrix: the inner sweep cap of this sweep (inner_sweeps.hpp)
   T *W = nullptr, *V = nullptr, *X = nullptr;
   T *G = nullptr, *Q = nullptr; // kBlockedKmax^2 per (active slot, pair)
+  // Gram tailoring (the split plan of the own Gram kernel): gseg > 0 when
+  // this step's Gram ran per kGramSegRows-row segment, one block each, the
+  // partial sums in Gp (kBlockedKmax^2 per (slot, segment), gseg segments
+  // per slot); the eigensolver's load folds them in order.
+  T *Gp = nullptr;
+  int gseg = 0;
   int *pflag = nullptr;         // per (active slot, pair): Q != I
   dreal_t<T> *nullf = nullptr;  // per matrix: blocked_null_floor (rotation.hpp)
   const int *act = nullptr;     // active slot -> blocked matrix
@@ -152,10 +158,18 @@ __device__ __forceinline__ void gram_tile_acc(T (&acc)[N][N], int len, Load load
       for (int b = 0; b < N; ++b) dot_acc(acc[a][b], u[a], v[b]);
   }
 }
+// The Gram matrix is summed per segment of kGramSegRows rows (rows in order
+// within a segment, from zero), and the segments' sums are added in order:
+// G = ((S_0 + S_1) + S_2) + ... . Every own-kernel plan computes exactly
+// this -- the unsplit plans fold each segment into G as it completes, the
+// split plan stores each segment's sum apart and the eigensolver's load
+// adds them (evd_slot_load) -- so the plan chosen for a step (which depends
+// on the rest of the batch) cannot change a matrix's bits.
+constexpr int kGramSegRows = 128;
 // Stores the tile at rows r0 .. r0 + N - 1 and columns c0 .. c0 + N - 1 of
 // the k x k Hermitian G (leading dimension ldg): the upper entries and
-// their conjugates below, the diagonal real; entries outside k or below
-// the diagonal of the tile are skipped.
+// their conjugates below, the diagonal real; entries outside k or below the
+// diagonal of the tile are skipped.
 template <int N, class T>
 __device__ __forceinline__ void gram_tile_store(const T (&acc)[N][N], int r0, int c0, int k,
                                                 T *G, int ldg) {
@@ -173,15 +187,64 @@ __device__ __forceinline__ void gram_tile_store(const T (&acc)[N][N], int r0, in
       }
     }
 }
+// The unsplit Gram kernels' running sum over segments: the thread's column
+// tot[e * stride] (e = da N + db; shared memory, the thread's own) gets the
+// segment's sum (first segment: stored, then added in order); acc is
+// zeroed. (A read-modify-write of G in global memory per segment instead
+// cost d 1000 x 256^2 45 % of its Gram stage: the load's latency stalls
+// the two-warp tile-4 blocks.)
+template <int N, class T>
+__device__ __forceinline__ void gram_tile_add(T (&acc)[N][N], T *tot, int stride, bool first) {
+#pragma unroll
+  for (int da = 0; da < N; ++da)
+#pragma unroll
+    for (int db = 0; db < N; ++db) {
+      T &t = tot[(da * N + db) * stride];
+      t = first ? acc[da][db] : t + acc[da][db];
+      acc[da][db] = dzero<T>();
+    }
+}
+template <int N, class T>
+__device__ __forceinline__ void gram_tile_load(T (&acc)[N][N], const T *tot, int stride) {
+#pragma unroll
+  for (int da = 0; da < N; ++da)
+#pragma unroll
+    for (int db = 0; db < N; ++db) acc[da][db] = tot[(da * N + db) * stride];
+}
+// Folds a tile's segment sum into G held in shared memory (the pair
+// kernel) -- first: the first segment, stored -- and zeroes it; entries as
+// gram_tile_store.
+template <int N, class T>
+__device__ __forceinline__ void gram_tile_fold(T (&acc)[N][N], int r0, int c0, int k, T *G,
+                                               int ldg, bool first) {
+#pragma unroll
+  for (int da = 0; da < N; ++da)
+#pragma unroll
+    for (int db = 0; db < N; ++db) {
+      const int r = r0 + da, c = c0 + db;
+      const T v = acc[da][db];
+      acc[da][db] = dzero<T>();
+      if (r >= k || c >= k || r > c) continue;
+      const T t = first ? v : G[r + c * ldg] + v;
+      if (r == c) {
+        G[r + c * ldg] = real_only(t);
+      } else {
+        G[r + c * ldg] = t;
+        G[c + r * ldg] = dconj(t);
+      }
+    }
+}
 
 // ---- gram: G = [W_i W_j]^H [W_i W_j] ----------------------------------------
-// Two plans (choose_gram_tile in tuning.hpp), one block per (active matrix,
-// pair) each; rows of the pair's columns staged through shared memory kRows
-// = 32 at a time (two buffers: the next tile is copied by cp.async, no
-// registers held, while the current one is multiplied), zero beyond k
-// columns and mw rows; every thread sums its entries over the rows in order
-// 0, 1, ..., as the CPU twin (zero rows add fma(0, 0, x) = x): both plans
-// give the twin's bits.
+// Three plans (choose_gram_tile in tuning.hpp): tile 2 and tile 4, one
+// block per (active matrix, pair), and tile 2 split, one block per (active
+// matrix, pair, segment). Rows of the pair's columns are staged through
+// shared memory kRows = 32 at a time (two buffers: the next tile is copied
+// by cp.async, no registers held, while the current one is multiplied),
+// zero beyond k columns and the rows; every thread sums its entries by
+// segments as above (zero rows add fma(0, 0, x) = x): the plans give the
+// same bits. (The CPU twin's form_gram sums in its own order, two
+// accumulators per product: the twin agrees to rounding.)
 //  - tile 4 (throughput; blk_gram_tile4_kernel): two warps; the 36 upper
 //    4 x 4 tiles of G (an 8 x 8 grid, tr <= tc) on threads 0 ... 35, each
 //    reading its 4 + 4 columns of a row as four 2-entry vectors for 16
@@ -250,20 +313,27 @@ template <class T> __device__ __forceinline__ void read_adjacent(const T *p, T &
 // (and commits the group), multiply(buf) consumes one; the copy of the next
 // rows flies while the current ones are multiplied.
 template <int kRows, class Stage, class Multiply>
-__device__ __forceinline__ void gram_row_pipeline(int mw, Stage stage, Multiply multiply) {
-  stage(0, 0);
+__device__ __forceinline__ void gram_row_pipeline(int row0, int row1, Stage stage,
+                                                  Multiply multiply) {
+  stage(0, row0);
   int buf = 0;
-  for (int i0 = 0; i0 < mw; i0 += kRows, buf ^= 1) {
-    if (i0 + kRows < mw) {
+  for (int i0 = row0; i0 < row1; i0 += kRows, buf ^= 1) {
+    if (i0 + kRows < row1) {
       stage(buf ^ 1, i0 + kRows); // the buffer the previous iteration read
       cp_async_wait<1>();         // this tile's copies done (the next may fly)
     } else {
       cp_async_wait<0>();
     }
     __syncthreads();
-    multiply(buf);
+    multiply(buf, i0);
     __syncthreads(); // the buffer is refilled by the next iteration's stage
   }
+}
+// After the stage of rows [i0, i0 + kRows) of [row0, row1): does a segment
+// end here (kGramSegRows is a multiple of kRows)?
+template <int kRows> __device__ __forceinline__ bool gram_segment_ends(int i0, int row0, int row1) {
+  static_assert(kGramSegRows % kRows == 0, "stages tile the segments");
+  return (i0 + kRows - row0) % kGramSegRows == 0 || i0 + kRows >= row1;
 }
 template <class Tstd, int K>
 __global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>()) blk_gram_tile4_kernel(const __grid_constant__ BlkParams<Tstd> P) {
@@ -272,6 +342,7 @@ __global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>()) bl
                                                "two warps stage 16 rows each");
   constexpr int kRows = 32;
   __shared__ __align__(16) T tile[2][kRows * K];
+  __shared__ T tot[16 * 36]; // running sums by segment (gram_tile_add), column t
   int mi, bi, wi, bj, wj, tr, tc;
   BlkMat M;
   if (!slot_block_pair(P, blockIdx.x, mi, M, bi, wi, bj, wj)) return;
@@ -303,7 +374,7 @@ __global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>()) bl
   for (int a = 0; a < 4; ++a)
 #pragma unroll
     for (int b = 0; b < 4; ++b) acc[a][b] = dzero<T>();
-  gram_row_pipeline<kRows>(M.mw, stage, [&](int buf) {
+  gram_row_pipeline<kRows>(0, M.mw, stage, [&](int buf, int i0) {
     if (!active) return;
     const T *rows = tile[buf];
     gram_tile_acc<8>(acc, kRows, [&](int i, T (&u)[4], T (&v)[4]) {
@@ -314,20 +385,32 @@ __global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>()) bl
       read_adjacent(row + 2 * (tc ^ sw), v[0], v[1]);
       read_adjacent(row + 2 * ((8 | tc) ^ sw), v[2], v[3]);
     });
+    if (gram_segment_ends<kRows>(i0, 0, M.mw)) gram_tile_add(acc, tot + t, 36, i0 < kGramSegRows);
   });
-  if (active) gram_tile_store(acc, 4 * tr, 4 * tc, k, P.G + size_t(blockIdx.x) * K * K, K);
+  if (active) {
+    gram_tile_load(acc, tot + t, 36);
+    gram_tile_store(acc, 4 * tr, 4 * tc, k, P.G + size_t(blockIdx.x) * K * K, K);
+  }
 }
 
-template <class Tstd, int K>
+// SPLIT: the tailored plan (WCYCLE Sec. IV-D-1): block (slot, y) sums
+// segment y of the pair's rows alone into its partial tile of P.Gp, so a
+// pair's rows spread over ceil(mw / kGramSegRows) blocks (the tail of a
+// mixed batch: a few tall pairs on a GPU of 132 SMs).
+template <class Tstd, int K, bool SPLIT>
 __global__ void __launch_bounds__(kGramTile2Threads, sizeof(Tstd) <= 8 ? 7 : 6) blk_gram_tile2_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   static_assert(K == 32, "136 threads hold the upper 2 x 2 tiles of K = 32");
   constexpr int kRows = 32, kWarps = kGramTile2Threads / 32;
   constexpr int LC = K + 2; // even: vector-aligned pairs; 4-way conflicts on the staging writes only
   __shared__ __align__(16) T tile[2][kRows * LC];
+  __shared__ T tot[SPLIT ? 1 : 4 * 136]; // running sums by segment (unsplit), column t
   int mi, bi, wi, bj, wj, tr, tc;
   BlkMat M;
   if (!slot_block_pair(P, blockIdx.x, mi, M, bi, wi, bj, wj)) return;
+  const int row0 = SPLIT ? int(blockIdx.y) * kGramSegRows : 0;
+  if (row0 >= M.mw) return; // a segment beyond this matrix's rows
+  const int row1 = SPLIT ? min(M.mw, row0 + kGramSegRows) : M.mw;
   const int k = wi + wj, t = threadIdx.x;
   upper_tile<16>(t, tr, tc);
   const int r0 = 2 * tr, c0 = 2 * tc;
@@ -337,22 +420,30 @@ __global__ void __launch_bounds__(kGramTile2Threads, sizeof(Tstd) <= 8 ? 7 : 6) 
   auto stage = [&](int buf, int i0) { // rows [i0, i0 + kRows) into tile[buf]; lane = row
     const int r = i0 + lr;
     for (int c = cw; c < K; c += kWarps) {
-      const bool ok = r < M.mw && c < k;
+      const bool ok = r < row1 && c < k;
       cp_async_or_zero(&tile[buf][lr * LC + c],
                        ok ? W + r + size_t(pair_col(c, bi, wi, bj, P.nb)) * ldw : W, ok);
     }
     cp_async_commit();
   };
   T acc[2][2] = {{dzero<T>(), dzero<T>()}, {dzero<T>(), dzero<T>()}};
-  gram_row_pipeline<kRows>(M.mw, stage, [&](int buf) {
+  gram_row_pipeline<kRows>(row0, row1, stage, [&](int buf, int i0) {
     if (!active) return;
     const T *rows = tile[buf];
     gram_tile_acc<8>(acc, kRows, [&](int i, T (&u)[2], T (&v)[2]) {
       read_adjacent(rows + i * LC + r0, u[0], u[1]);
       read_adjacent(rows + i * LC + c0, v[0], v[1]);
     });
+    if constexpr (!SPLIT)
+      if (gram_segment_ends<kRows>(i0, row0, row1)) gram_tile_add(acc, tot + t, 136, i0 < kGramSegRows);
   });
-  if (active) gram_tile_store(acc, r0, c0, k, P.G + size_t(blockIdx.x) * K * K, K);
+  if (!active) return;
+  if constexpr (SPLIT) { // the one segment's sum, into its partial tile
+    gram_tile_store(acc, r0, c0, k, P.Gp + (size_t(blockIdx.x) * P.gseg + blockIdx.y) * K * K, K);
+  } else {
+    gram_tile_load(acc, tot + t, 136);
+    gram_tile_store(acc, r0, c0, k, P.G + size_t(blockIdx.x) * K * K, K);
+  }
 }
 
 // ---- gram by cuBLAS: the step's pointer triples, then the mirror --------------
@@ -914,11 +1005,25 @@ __device__ bool evd_slot_load(const BlkParams<Tstd> &P, EvdWarpSmem<T, K> &S, lo
     return false;
   }
   k = wi + wj;
-  const T *Gg = P.G + size_t(slot) * K * K;
-  for (int e = tid; e < k * k; e += NT) {
-    const int c = e / k, r = e - c * k;
-    S.G[r + c * L] = Gg[r + c * K];
-    S.Q[r + c * L] = r == c ? done<T>() : dzero<T>();
+  // The split Gram plan's partial sums (own-kernel matrices come first in
+  // the step's order): added in segment order, as the unsplit plans fold.
+  const bool parts = P.gseg > 0 && slot / P.half < P.nown;
+  const int nseg = parts ? (M.mw + kGramSegRows - 1) / kGramSegRows : 1;
+  const T *Gg = parts ? P.Gp + size_t(slot) * P.gseg * K * K : P.G + size_t(slot) * K * K;
+  if (nseg == 1) { // (one loop of independent loads: the common case)
+    for (int e = tid; e < k * k; e += NT) {
+      const int c = e / k, r = e - c * k;
+      S.G[r + c * L] = Gg[r + c * K];
+      S.Q[r + c * L] = r == c ? done<T>() : dzero<T>();
+    }
+  } else {
+    for (int e = tid; e < k * k; e += NT) {
+      const int c = e / k, r = e - c * k;
+      T g = Gg[r + c * K];
+      for (int sg = 1; sg < nseg; ++sg) g = g + Gg[size_t(sg) * K * K + r + c * K];
+      S.G[r + c * L] = g;
+      S.Q[r + c * L] = r == c ? done<T>() : dzero<T>();
+    }
   }
   evd_sync<NT>();
   return true;
@@ -1167,10 +1272,12 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
         const T *x0 = Ws + r0 * ld, *x1 = Ws + (r1 ? r0 + 1 : r0) * ld;
         const T *y0 = Ws + c0 * ld, *y1 = Ws + (c1 ? c0 + 1 : c0) * ld;
         T acc[2][2] = {{dzero<T>(), dzero<T>()}, {dzero<T>(), dzero<T>()}};
-        gram_tile_acc<4>(acc, mw, [&](int i, T (&u)[2], T (&v)[2]) {
-          u[0] = x0[i], u[1] = x1[i], v[0] = y0[i], v[1] = y1[i];
-        });
-        gram_tile_store(acc, r0, c0, k, S.G, L);
+        for (int s0 = 0; s0 < mw; s0 += kGramSegRows) { // by segments, as the Gram path
+          gram_tile_acc<4>(acc, min(kGramSegRows, mw - s0), [&](int i, T (&u)[2], T (&v)[2]) {
+            u[0] = x0[s0 + i], u[1] = x1[s0 + i], v[0] = y0[s0 + i], v[1] = y1[s0 + i];
+          });
+          gram_tile_fold(acc, r0, c0, k, S.G, L, s0 == 0);
+        }
       }
     }
     __syncthreads();
@@ -1323,7 +1430,8 @@ inline size_t blocked_gram_count(const std::vector<int> &mode) {
 
 struct BlkLayout {
   size_t mats = 0, state = 0, rot = 0, esw = 0, act = 0, nullf = 0, W = 0, V = 0, X = 0, G = 0,
-         Q = 0, pflag = 0;
+         Q = 0, pflag = 0, Gp = 0;
+  long long gp_tiles = 0; // the split Gram plan's partial tiles (kGramSplitMaxTiles at most)
   size_t gptr = 0, gbase = 0, fin = 0;
   long long gcap = 0; // GEMMs the pointer arrays hold (3 per Gram slot)
   size_t total = 0;
@@ -1335,9 +1443,10 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
                             size_t elem, int nb, size_t ngram) {
   BlkLayout L;
   const size_t cnt = m.size();
-  size_t ew = 0, ev = 0, ex = 0;
+  size_t ew = 0, ev = 0, ex = 0, mw_max = 0;
   for (size_t i = 0; i < cnt; ++i) {
     const size_t mw = size_t(std::max(m[i], n[i])), nw = size_t(std::min(m[i], n[i]));
+    mw_max = std::max(mw_max, mw);
     ew += mw * nw;
     if (vectors) {
       ev += nw * nw;
@@ -1361,6 +1470,9 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
   L.G = w.take(slots * kBlockedKmax * kBlockedKmax * elem);
   L.Q = w.take(slots * kBlockedKmax * kBlockedKmax * elem);
   L.pflag = w.take(slots * sizeof(int));
+  const long long segs = (long long)((mw_max + kGramSegRows - 1) / kGramSegRows);
+  L.gp_tiles = segs >= 2 ? std::min<long long>(kGramSplitMaxTiles, (long long)slots * segs) : 0;
+  L.Gp = w.take(size_t(L.gp_tiles) * kBlockedKmax * kBlockedKmax * elem);
   L.gcap = 3 * (long long)slots;
   L.gptr = w.take(3 * size_t(L.gcap) * sizeof(void *));
   L.gbase = w.take(cnt * sizeof(int));
@@ -1440,6 +1552,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   P.V = reinterpret_cast<T *>(ws + L.V);
   P.X = reinterpret_cast<T *>(ws + L.X);
   P.G = reinterpret_cast<T *>(ws + L.G);
+  T *const gp_base = L.gp_tiles ? reinterpret_cast<T *>(ws + L.Gp) : nullptr;
   P.Q = reinterpret_cast<T *>(ws + L.Q);
   P.pflag = reinterpret_cast<int *>(ws + L.pflag);
   P.nullf = reinterpret_cast<R *>(ws + L.nullf);
@@ -1648,8 +1761,17 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     Ps.nact = nby[2];
     const int evd_nt = choose_evd_threads(gram_pairs, int(sizeof(T)));
     long own_pairs = 0; // pairs per step of the own Gram kernel: its plan's TLP
-    for (int j = 0; j < P.nown; ++j) own_pairs += pairs_of(order[j]);
-    const int gram_tile = choose_gram_tile(own_pairs);
+    int own_mw = 0;     // ... and its tallest pair: the split plan's segments
+    for (int j = 0; j < P.nown; ++j) {
+      own_pairs += pairs_of(order[j]);
+      own_mw = std::max(own_mw, mats[order[j]].mw);
+    }
+    const int own_segs = (own_mw + kGramSegRows - 1) / kGramSegRows;
+    const long long own_slots = (long long)P.nown * P.half;
+    // (own_slots x own_segs <= kGramSplitMaxTiles implies it fits L.gp_tiles)
+    const int gram_tile = choose_gram_tile(own_pairs, own_slots, own_segs);
+    P.Gp = gram_tile == 3 ? gp_base : nullptr;
+    P.gseg = gram_tile == 3 ? own_segs : 0;
     const unsigned urows = unsigned((rmax + 127) / 128);
     // One step of the Gram path (Gram, eigensolver, update) for the active
     // matrices of Pg, on stream st.
@@ -1660,9 +1782,12 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
         const unsigned gg = unsigned(Pg.nown) * unsigned(Pg.half);
         if (gram_tile == 4)
           blk_gram_tile4_kernel<Tstd, K><<<gg, kGramTile4Threads, 0, st>>>(Pg);
+        else if (gram_tile == 3)
+          blk_gram_tile2_kernel<Tstd, K, true>
+              <<<dim3(gg, unsigned(Pg.gseg)), kGramTile2Threads, 0, st>>>(Pg);
         else
-          blk_gram_tile2_kernel<Tstd, K><<<gg, kGramTile2Threads, 0, st>>>(Pg);
-        ++prof.gram_steps[gram_tile == 4];
+          blk_gram_tile2_kernel<Tstd, K, false><<<gg, kGramTile2Threads, 0, st>>>(Pg);
+        ++prof.gram_steps[gram_tile == 4 ? 1 : gram_tile == 3 ? 2 : 0];
       }
       if (Pg.ncub) {
         const long long threads = (long long)Pg.ncub * Pg.half;
@@ -1717,6 +1842,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
       P2.nact = P.nact - split;
       const size_t first = size_t(split) * size_t(P.half);
       P2.G = P.G + first * K * K;
+      if (P.gseg) P2.Gp = P.Gp + first * size_t(P.gseg) * K * K;
       P2.Q = P.Q + first * K * K;
       P2.pflag = P.pflag + first;
       BSVD_BLK_TRY(pipe.fork());

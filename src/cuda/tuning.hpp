@@ -190,13 +190,26 @@ inline bool choose_gram_cublas(char precision, int mw) {
 // (4000 pairs per step) 7.79 / 7.25, 1000 x 512^2 (16000) 661 / 505;
 // SuiteSparse d (56 blocked matrices, the tail of a few pairs) 58.9 / 64.9.
 // BSVD_GRAM_TILE=2|4 forces a plan.
+//
+// The split plan (Gram tailoring, WCYCLE Sec. IV-D-1): below the tile-4
+// range, a step whose own-kernel pairs are tall runs tile 2 on one block
+// per kGramSegRows-row segment of each pair (blk_gram_tile2_kernel<SPLIT>),
+// when the blocks stay within kGramSplitMaxBlocks (two waves of tile-2
+// blocks on the H100: 132 SMs x 7) and the partial tiles fit the workspace
+// (kGramSplitMaxTiles). Returned as 3. BSVD_GRAM_TILE=s forces it wherever
+// it fits, BSVD_GRAM_TILE=2 keeps tile 2 unsplit.
 constexpr long kGramTile4MinPairs = 1024;
-inline int choose_gram_tile(long pairs) {
+constexpr long kGramSplitMaxBlocks = 1848;
+constexpr long kGramSplitMaxTiles = 4096;
+inline int choose_gram_tile(long pairs, long slots = 0, int segs = 1) {
+  const bool fits = segs >= 2 && slots * segs <= kGramSplitMaxTiles;
   if (const char *e = std::getenv("BSVD_GRAM_TILE")) {
+    if (e[0] == 's') return fits ? 3 : 2;
     const int v = std::atoi(e);
     if (v == 2 || v == 4) return v;
   }
-  return pairs >= kGramTile4MinPairs ? 4 : 2;
+  if (pairs >= kGramTile4MinPairs) return 4;
+  return fits && pairs * segs <= kGramSplitMaxBlocks ? 3 : 2;
 }
 
 // Blocked path, eigensolver plan: threads per 2nb x 2nb Gram matrix.

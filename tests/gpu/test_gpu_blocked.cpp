@@ -203,30 +203,39 @@ TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
   }
 }
 
-// The own Gram kernel's two plans (tile 2 / tile 4 threads' tiles,
-// tuning.hpp choose_gram_tile) sum every entry's rows in the same order:
-// the same bits, on ragged pairs (k < 32), row counts that are not a
-// multiple of the 32-row stage, wide input, and nb = 8.
+// The own Gram kernel's three plans (tile 2 / tile 4 threads' tiles, and
+// tile 2 split into one block per 128-row segment; tuning.hpp
+// choose_gram_tile) sum every entry by the same segments in the same
+// order: the same bits, on ragged pairs (k < 32), row counts that are not a
+// multiple of the 32-row stage or the segment, wide input, and nb = 8.
 TYPED_TEST(GpuBlocked, GramPlansGiveTheSameBits) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   struct Shape { int m, n, nb; };
+  // Rows beyond kGramSegRows = 128 exercise the segments (the split plan
+  // runs one block per segment; with one segment "s" runs tile 2 unsplit).
   const std::vector<Shape> shapes = {{100, 100, 16}, {130, 70, 16}, {70, 130, 16},
-                                     {45, 45, 8},    {200, 40, 16}, {33, 33, 16}};
+                                     {45, 45, 8},    {200, 40, 16}, {33, 33, 16},
+                                     {300, 48, 16},  {40, 390, 8}};
   ScopedEnv tile("BSVD_GRAM_TILE"), gram("BSVD_GRAM");
   gram.set("own");
   uint64_t seed = 4242;
   for (const Shape &sh : shapes) {
     const int batch = 3;
     const auto A = family_batch<T>(Family::Logrand, sh.m, sh.n, batch, seed += 7);
+    const bool segs = std::max(sh.m, sh.n) > 128;
     std::vector<Solved<T>> res;
-    for (const char *plan : {"2", "4"}) {
+    for (const char *plan : {"2", "4", "s"}) {
       tile.set(plan);
       res.push_back(gpu_solve<T>(sh.m, sh.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
                                  BSVD_VARIANT_BLOCKED, sh.nb, 1, 0, BSVD_PAIR_GRAM));
       const auto pr = bsvd::detail::cuda::blocked_last_profile();
-      EXPECT_GT(pr.gram_steps[plan[0] == '4'], 0) << "plan " << plan << " did not run";
-      EXPECT_EQ(pr.gram_steps[plan[0] != '4'], 0) << "plan " << plan << " was not forced";
+      const int ran = plan[0] == '4' ? 1 : plan[0] == 's' && segs ? 2 : 0;
+      for (int p = 0; p < 3; ++p)
+        if (p == ran)
+          EXPECT_GT(pr.gram_steps[p], 0) << "plan " << plan << " did not run";
+        else
+          EXPECT_EQ(pr.gram_steps[p], 0) << "plan " << plan << " was not forced";
     }
     SCOPED_TRACE(testing::Message() << sh.m << "x" << sh.n << " nb " << sh.nb);
     for (const auto &r : res) {
@@ -236,11 +245,13 @@ TYPED_TEST(GpuBlocked, GramPlansGiveTheSameBits) {
         EXPECT_TRUE(ratios(r, A, b).pass()) << ratio_text(ratios(r, A, b));
       }
     }
-    EXPECT_EQ(res[1].sweeps, res[0].sweeps);
-    EXPECT_EQ(res[1].info, res[0].info);
-    EXPECT_TRUE(res[1].S == res[0].S) << "singular values differ between the Gram plans";
-    EXPECT_TRUE(res[1].U == res[0].U) << "U differs between the Gram plans";
-    EXPECT_TRUE(res[1].V == res[0].V) << "V differs between the Gram plans";
+    for (size_t p = 1; p < res.size(); ++p) {
+      EXPECT_EQ(res[p].sweeps, res[0].sweeps);
+      EXPECT_EQ(res[p].info, res[0].info);
+      EXPECT_TRUE(res[p].S == res[0].S) << "singular values differ between the Gram plans";
+      EXPECT_TRUE(res[p].U == res[0].U) << "U differs between the Gram plans";
+      EXPECT_TRUE(res[p].V == res[0].V) << "V differs between the Gram plans";
+    }
   }
 }
 
