@@ -161,10 +161,12 @@ __device__ __forceinline__ void gram_tile_acc(T (&acc)[N][N], int len, Load load
 // The Gram matrix is summed per segment of kGramSegRows rows (rows in order
 // within a segment, from zero), and the segments' sums are added in order:
 // G = ((S_0 + S_1) + S_2) + ... . Every own-kernel plan computes exactly
-// this -- the unsplit plans fold each segment into G as it completes, the
-// split plan stores each segment's sum apart and the eigensolver's load
-// adds them (evd_slot_load) -- so the plan chosen for a step (which depends
-// on the rest of the batch) cannot change a matrix's bits.
+// this -- the unsplit plans add each segment's sum to a running sum as it
+// completes (gram_tile_add) and store it at the end, the split plan stores
+// each segment's sum apart and the eigensolver's load adds them
+// (evd_slot_load), the pair kernel folds into its G (gram_tile_fold) -- so
+// the plan chosen for a step (which depends on the rest of the batch)
+// cannot change a matrix's bits.
 constexpr int kGramSegRows = 128;
 // Stores the tile at rows r0 .. r0 + N - 1 and columns c0 .. c0 + N - 1 of
 // the k x k Hermitian G (leading dimension ldg): the upper entries and
