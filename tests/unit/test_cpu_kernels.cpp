@@ -319,3 +319,55 @@ TEST(InnerSweepRule, SwitchesOnlyOnStalls) {
 }
 
 } // namespace
+
+namespace {
+
+// unit_phase (rotation.hpp): |e| = 1 to a few u wherever gamma lies, and
+// exactly re / |gamma|, im / |gamma| above the rescaling threshold (the
+// bits the solvers had before the rule).
+template <class R> void check_unit_phase() {
+  const R u = bsvd::detail::unit_roundoff<R>();
+  const R mn = std::numeric_limits<R>::min();
+  std::mt19937_64 g(7);
+  std::uniform_real_distribution<double> d(-1, 1);
+  double worst = 0;
+  for (R scale : {R(1), R(1e-3), mn * R(1e6), mn * R(64), mn, mn / R(1024),
+                  std::numeric_limits<R>::denorm_min() * R(5)}) {
+    for (int t = 0; t < 200; ++t) {
+      const R re = R(d(g)) * scale, im = R(d(g)) * scale;
+      const R ag = std::abs(std::complex<R>(re, im));
+      if (!(ag > R(0))) continue;
+      R er, ei;
+      bsvd::detail::unit_phase(re, im, ag, er, ei);
+      const double m1 = std::fabs(std::hypot(double(er), double(ei)) - 1.0) / double(u);
+      worst = std::max(worst, m1);
+      if (std::max(std::fabs(re), std::fabs(im)) >= bsvd::detail::phase_rescale_below<R>()) {
+        EXPECT_EQ(er, re / ag);
+        EXPECT_EQ(ei, im / ag);
+      }
+    }
+  }
+  EXPECT_LT(worst, 4.0) << "|e| - 1 in u";
+}
+
+TEST(RotationHelpers, UnitPhaseStaysUnitNearUnderflow) {
+  check_unit_phase<float>();
+  check_unit_phase<double>();
+}
+
+// above_underflow_noise: the floor is 4 max(m, 2^15) u min_normal, far below
+// any product of normal column norms, and grows with m beyond 2^15 rows.
+TEST(RotationHelpers, UnderflowNoiseFloor) {
+  using bsvd::detail::above_underflow_noise;
+  const float fmn = std::numeric_limits<float>::min();
+  const double dmn = std::numeric_limits<double>::min();
+  EXPECT_TRUE(above_underflow_noise(fmn, 100));          // a normal |gamma|
+  EXPECT_TRUE(above_underflow_noise(dmn, 100));
+  const float ff = 4.0f * 32768.0f * fmn * bsvd::detail::unit_roundoff<float>();
+  EXPECT_FALSE(above_underflow_noise(ff, 100));          // at the floor: noise
+  EXPECT_TRUE(above_underflow_noise(ff * 2.0f, 100));
+  EXPECT_FALSE(above_underflow_noise(ff * 2.0f, 1 << 17)); // 4x the rows: 4x the floor
+  EXPECT_FALSE(above_underflow_noise(0.0, 1));
+}
+
+} // namespace
