@@ -170,7 +170,7 @@ def _report(nc, nf, count, max_sweeps, check_finite, warn, where):
 # argument handling
 
 def _options(backend, device, tol, max_sweeps, ordering, variant, block_size,
-             eig_sweeps, num_threads, stream, ad):
+             eig_sweeps, num_threads, stream, ad, precondition=None):
     try:
         b = _BACKENDS[backend]
     except (KeyError, TypeError):
@@ -203,12 +203,23 @@ def _options(backend, device, tol, max_sweeps, ordering, variant, block_size,
         if not isinstance(val, (int, np.integer)) or isinstance(val, bool) or val < lo or val > 2**31 - 1:
             what = "a non-negative int" if lo == 0 else "None, -1 (auto) or a non-negative int"
             raise ValueError(f"bsvd.svd: {name} must be {what}, got {val!r}")
+    # precondition: None = 0 = the library's choice (auto), True / 1 = always,
+    # False / -1 = never (bsvd_options_t.precondition)
+    if precondition is None:
+        pc = 0
+    elif isinstance(precondition, bool):
+        pc = 1 if precondition else -1
+    elif isinstance(precondition, (int, np.integer)) and int(precondition) in (-1, 0, 1):
+        pc = int(precondition)
+    else:
+        raise ValueError("bsvd.svd: precondition must be None (auto), True / 1 (always) or "
+                         f"False / -1 (never), got {precondition!r}")
     if stream is None:
         stream = ad.stream(device) if b == 2 and device[0] == "cuda" else 0
     else:
         stream = int(getattr(stream, "cuda_stream", getattr(stream, "ptr", stream)))
     return _bsvd.Options(b, o, v, int(block_size), tol, int(max_sweeps), int(eig_sweeps),
-                         int(num_threads), stream)
+                         int(num_threads), stream, pc)
 
 
 def _dtype(ad, x, where):
@@ -275,7 +286,7 @@ def _layout(ad, x, bshape, m, n, batch):
 def svd(A, full_matrices=False, compute_uv=True, tol=None, max_sweeps=None,
         backend="auto", return_info=False, *, check_finite=False, warn=True,
         ordering="round-robin", variant="auto", block_size=0, eig_sweeps=None,
-        num_threads=0, stream=None):
+        num_threads=0, stream=None, precondition=None):
     """Singular value decomposition of a batch of matrices.
 
     A: an array of shape (..., m, n) of NumPy, PyTorch, CuPy or JAX (or any
@@ -306,7 +317,11 @@ def svd(A, full_matrices=False, compute_uv=True, tol=None, max_sweeps=None,
     block_size, eig_sweeps, num_threads: the library's options
     (bsvd_options_t; eig_sweeps None = -1 = auto, the library's default).
     stream: CUDA stream (an int handle or an object with .cuda_stream /
-    .ptr); default: PyTorch's or CuPy's current stream.
+    .ptr); default: PyTorch's or CuPy's current stream. precondition: QR
+    with column pivoting before the Jacobi iteration (the LAPACK xGEJSV
+    scheme; fewer sweeps on slowly converging matrices such as graph and
+    sparse matrices, slower on random ones): None (auto, currently never),
+    True / 1 (always), False / -1 (never).
 
     float16 / bfloat16 inputs are computed and returned in float32; other
     dtypes raise TypeError. A torch tensor that requires grad (with grad
@@ -315,7 +330,7 @@ def svd(A, full_matrices=False, compute_uv=True, tol=None, max_sweeps=None,
     if isinstance(A, (list, tuple)) and all(_is_array(a) for a in A):  # also []
         return _svd_list(list(A), full_matrices, compute_uv, tol, max_sweeps, backend,
                          return_info, check_finite, warn, ordering, variant, block_size,
-                         eig_sweeps, num_threads, stream)
+                         eig_sweeps, num_threads, stream, precondition)
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(A, torch.Tensor) and A.requires_grad and torch.is_grad_enabled():
         from . import torch as bt
@@ -323,10 +338,11 @@ def svd(A, full_matrices=False, compute_uv=True, tol=None, max_sweeps=None,
                                 max_sweeps=max_sweeps, backend=backend, return_info=return_info,
                                 check_finite=check_finite, warn=warn, ordering=ordering,
                                 variant=variant, block_size=block_size, eig_sweeps=eig_sweeps,
-                                num_threads=num_threads, stream=stream)
+                                num_threads=num_threads, stream=stream,
+                                precondition=precondition)
     return _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_info,
                         check_finite, warn, ordering, variant, block_size, eig_sweeps,
-                        num_threads, stream)
+                        num_threads, stream, precondition)
 
 
 def svdvals(A, tol=None, max_sweeps=None, backend="auto", return_info=False, **kwargs):
@@ -362,7 +378,7 @@ def _info(bshape, info, sweeps, path):
 
 def _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_info,
                  check_finite, warn, ordering, variant, block_size, eig_sweeps,
-                 num_threads, stream):
+                 num_threads, stream, precondition=None):
     where = "bsvd.svd" if compute_uv else "bsvd.svdvals"
     ad, x = adapt(A)
     x = ad.prepare(x)
@@ -373,7 +389,7 @@ def _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_
     x, name = _dtype(ad, x, where)
     device = ad.device(x)
     opts = _options(backend, device, tol, max_sweeps, ordering, variant, block_size,
-                    eig_sweeps, num_threads, stream, ad)
+                    eig_sweeps, num_threads, stream, ad, precondition)
     rname = REAL_OF[name]
     m, n = int(shape[-2]), int(shape[-1])
     bshape = tuple(map(int, shape[:-2]))
@@ -441,7 +457,7 @@ def _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_
 
 def _svd_list(mats, full_matrices, compute_uv, tol, max_sweeps, backend, return_info,
               check_finite, warn, ordering, variant, block_size, eig_sweeps, num_threads,
-              stream):
+              stream, precondition=None):
     where = "bsvd.svd" if compute_uv else "bsvd.svdvals"
     count = len(mats)
     if count == 0:
@@ -475,7 +491,7 @@ def _svd_list(mats, full_matrices, compute_uv, tol, max_sweeps, backend, return_
                              f"(matrix 0 is on {device}, matrix {i} on {dv})")
         xs.append(x)
     opts = _options(backend, device, tol, max_sweeps, ordering, variant, block_size,
-                    eig_sweeps, num_threads, stream, ad)
+                    eig_sweeps, num_threads, stream, ad, precondition)
     rname = REAL_OF[name]
 
     # Every matrix is described to the library as A^T (row-major A,

@@ -109,7 +109,7 @@ class _SVD(torch.autograd.Function):
             A.detach(), False, True, kwargs["tol"], kwargs["max_sweeps"], kwargs["backend"],
             True, kwargs["check_finite"], kwargs["warn"], kwargs["ordering"],
             kwargs["variant"], kwargs["block_size"], kwargs["eig_sweeps"],
-            kwargs["num_threads"], kwargs["stream"])
+            kwargs["num_threads"], kwargs["stream"], kwargs["precondition"])
         holder.append(info)
         ctx.save_for_backward(U, S, Vh)
         ctx.set_materialize_grads(False)
@@ -123,7 +123,7 @@ class _SVD(torch.autograd.Function):
 
 _DEFAULTS = dict(tol=None, max_sweeps=None, backend="auto", check_finite=False, warn=True,
                  ordering="round-robin", variant="auto", block_size=0, eig_sweeps=None,
-                 num_threads=0, stream=None)
+                 num_threads=0, stream=None, precondition=None)
 
 
 def _svd_autograd(A, full_matrices=False, compute_uv=True, return_info=False, **kwargs):

@@ -160,6 +160,7 @@ struct Opts {
   double tol;
   int max_sweeps, eig_sweeps, num_threads;
   uintptr_t stream;
+  int precondition;
 };
 
 bsvd_options_t make_options(const Opts &o, int *path) {
@@ -173,6 +174,7 @@ bsvd_options_t make_options(const Opts &o, int *path) {
   opts.max_sweeps = o.max_sweeps;
   opts.eig_sweeps = o.eig_sweeps;
   opts.num_threads = o.num_threads;
+  opts.precondition = o.precondition;
   opts.stream = reinterpret_cast<void *>(o.stream);
   opts.path = path;
   return opts;
@@ -684,13 +686,14 @@ NB_MODULE(_bsvd, mod) {
       .def(nb::init<>())
       .def("__init__",
            [](Opts *o, int backend, int ordering, int variant, int block_size, double tol,
-              int max_sweeps, int eig_sweeps, int num_threads, uintptr_t stream) {
+              int max_sweeps, int eig_sweeps, int num_threads, uintptr_t stream,
+              int precondition) {
              new (o) Opts{backend, ordering, variant, block_size, tol, max_sweeps,
-                          eig_sweeps, num_threads, stream};
+                          eig_sweeps, num_threads, stream, precondition};
            },
            nb::arg("backend"), nb::arg("ordering"), nb::arg("variant"), nb::arg("block_size"),
            nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("eig_sweeps"),
-           nb::arg("num_threads"), nb::arg("stream"))
+           nb::arg("num_threads"), nb::arg("stream"), nb::arg("precondition") = 0)
       .def_rw("backend", &Opts::backend)
       .def_rw("stream", &Opts::stream);
 
