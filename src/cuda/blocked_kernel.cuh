@@ -219,22 +219,20 @@ __device__ __forceinline__ void gram_tile_load(T (&acc)[N][N], const T *tot, int
 template <int N, class T>
 __device__ __forceinline__ void gram_tile_fold(T (&acc)[N][N], int r0, int c0, int k, T *G,
                                                int ldg, bool first) {
+  if (!first) {
+#pragma unroll
+    for (int da = 0; da < N; ++da)
+#pragma unroll
+      for (int db = 0; db < N; ++db) {
+        const int r = r0 + da, c = c0 + db;
+        if (r < k && c < k && r <= c) acc[da][db] = G[r + c * ldg] + acc[da][db];
+      }
+  }
+  gram_tile_store(acc, r0, c0, k, G, ldg);
 #pragma unroll
   for (int da = 0; da < N; ++da)
 #pragma unroll
-    for (int db = 0; db < N; ++db) {
-      const int r = r0 + da, c = c0 + db;
-      const T v = acc[da][db];
-      acc[da][db] = dzero<T>();
-      if (r >= k || c >= k || r > c) continue;
-      const T t = first ? v : G[r + c * ldg] + v;
-      if (r == c) {
-        G[r + c * ldg] = real_only(t);
-      } else {
-        G[r + c * ldg] = t;
-        G[c + r * ldg] = dconj(t);
-      }
-    }
+    for (int db = 0; db < N; ++db) acc[da][db] = dzero<T>();
 }
 
 // ---- gram: G = [W_i W_j]^H [W_i W_j] ----------------------------------------

@@ -28,11 +28,9 @@ enum : int {
   kStInts = 8      // ints before the 8-byte amax word
 };
 
-template <class R> __device__ __forceinline__ R min_normal();
+// min_normal<R>(): rotation.hpp (host and device).
 template <class R> __device__ __forceinline__ R max_finite();
-template <> __device__ __forceinline__ float min_normal<float>() { return 1.17549435e-38f; }
 template <> __device__ __forceinline__ float max_finite<float>() { return 3.40282347e+38f; }
-template <> __device__ __forceinline__ double min_normal<double>() { return 2.2250738585072014e-308; }
 template <> __device__ __forceinline__ double max_finite<double>() { return 1.7976931348623157e+308; }
 __device__ __forceinline__ float dfrexp(float x, int *e) { return frexpf(x, e); }
 __device__ __forceinline__ double dfrexp(double x, int *e) { return frexp(x, e); }
