@@ -8,7 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
-B=$PWD/build-gpu
+B=${BSVD_BUILD:-$PWD/build-gpu}
 D=$PWD/.deps/root/usr/lib/x86_64-linux-gnu
 export LD_LIBRARY_PATH=$D:$D/lapack:$D/blas:${LD_LIBRARY_PATH:-}
 for m in ${TAIL_MATRICES:-lnsp_511 olm500}; do
