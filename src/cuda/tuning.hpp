@@ -220,59 +220,67 @@ inline int choose_gram_tile(long pairs, long slots = 0, int segs = 1) {
 // decreasing work per thread (higher arithmetic intensity, fewer
 // synchronizations per rotation step): 32 threads (a warp, 4 per block),
 // 128, 256 (a block each). TLP(plan) = pairs of the step x threads of the
-// plan; the first plan whose TLP reaches the platform threshold tau wins,
-// and if none does the most parallel one. The plans give the same bits.
+// plan; a plan wins when its TLP reaches its threshold, tried in that
+// order, and the most parallel one (256) when none does. The plans give
+// the same bits.
 //
-// tau is measured with `bsvd bench --tune-tlp 256 --precision P` (uniform
-// batches of 1 ... 1024 random 256^2 matrices, 8 pairs each, eigensolver
-// stage ms per plan; the command prints the tau whose choices come
-// closest to the best plan of each batch). H100, 2026-11-22 (session 6:
-// the warp plan keeps G and Q in registers for full pairs of s, d, c), ms
-// for batches of 1 / 64 / 128 / 256 / 1024 (plans 32 / 128 / 256):
-//   s:  8.4/7.0/5.8    9.4/8.9/8.5     10.3/12.4/15.7  13.9/22.8/29.7  48.0/79.1/110
-//   d:  12.0/9.4/7.9   13.2/12.1/17.3  15.4/23.0/33.4  28.7/43.0/64.7  108/147/252
-//   c:  11.0/8.7/7.2   12.2/11.9/16.1  15.4/22.1/30.7  29.3/40.7/59.8  109/140/230
-//   z:  23.1/12.7/10.5 24.5/18.4/17.2  48.2/35.0/32.8  94.6/58.2/62.5  365/209/235
-// (docs/perf/wcycle.md has the full tables.) Fitted tau (the middle of the
-// run of equally good thresholds on a quarter-octave grid: the batches
-// bound the crossover, they do not place it): s, d, c 23170, in the run
-// 19484 .. 32768 (one warp per matrix wins from 1024 pairs, loses at 512;
-// before the register solver: s 65536, d and c 131072); z 370728, in
-// 311744 .. 524288 (one warp per matrix never wins up to 8192 pairs in z:
-// its shared memory, 2 x 32 x 33 x 16 bytes per warp, allows few warps per
-// SM; z has no register solver). Mean time over the best plan with these:
-// 1.018 (s), 1.014 (d), 1.016 (c), 1.007 (z). Re-measured 2026-11-24
-// (session 12, after the register replay and the second inner sweep): d
-// 23170 and z 370728 again, s and c 46341 (not applied: one value serves
-// d and c, and the gain is within 1 %). The SuiteSparse mixed batch (d)
-// runs faster with every step on 256 threads (tau >= 92682: 135 vs 145 ms)
-// while the uniform 256^2 batches of 64-256 matrices want 128 or 32
-// there: a rule on the pair count alone cannot serve both
-// (docs/perf/wcycle.md, Session 12).
-// BSVD_TLP_THRESHOLD=n overrides tau; BSVD_EVD_THREADS=32|128|256 forces a
-// plan (bench --evd-threads).
+// Two thresholds, not the paper's one: tau_warp for the warp plan (per
+// precision) and tau_block for the 128-thread plan (all precisions). With
+// one tau the model put the 128/256 crossover a factor tau/32 : tau/128 =
+// 4 below the 32/128 one; measured, the 128/256 crossover sits at the same
+// pair count in every precision (between 256 and 512 pairs: 256-thread
+// blocks stop fitting one wave) while the 32/128 one moves by precision
+// (d, s at 512-1024 pairs; c and z: the warp plan never won up to 8192).
+// Measured with `bsvd bench --tune-tlp 256 --precision P` (uniform batches
+// of 1 ... 1024 random 256^2 matrices, 8 pairs each, eigensolver stage ms
+// per plan; the command prints the pair of thresholds whose choices come
+// closest to the best plan of each batch). H100, 2026-11-24 (session 14,
+// the pipelined block plans), ms for batches of 1 / 32 / 64 / 128 / 1024
+// (plans 32 / 128 / 256):
+//   s:  10.2/6.7/5.2  11.9/7.8/6.4   12.7/8.8/11.5   13.4/15.3/20.8  53.3/91.8/147
+//   d:  13.1/7.6/6.5  15.8/8.8/7.9   16.4/10.5/14.5  16.1/18.7/26.7  87.6/135/198
+//   c:  15.1/6.8/5.7  21.7/9.0/8.0   23.3/10.8/14.1  25.6/18.7/25.4  133/129/181
+//   z:  24.9/9.8/8.7  26.4/12.0/11.2 27.4/16.2/20.5  48.6/29.5/33.4  369/214/235
+// (docs/perf/wcycle.md, Session 14, has the full tables.) The two
+// thresholds pick the best plan of every measured batch in all four
+// precisions (mean time over the best plan 1.000; the best single tau:
+// s 1.013, d 1.010, c 1.040, z 1.047). Fitted: tau_block 46341 (the
+// middle of the equally good run 38968 .. 65536: 128 threads from 363
+// pairs); tau_warp s, d 23170 (run 19484 .. 32768: the warp plan from 725
+// pairs); c, z 370728 (the run starts at 311744, just above the largest
+// batch measured, and has no upper end: the warp plan from 11586 pairs, an
+// extrapolation; z's shared memory allows few warps per SM, c's warp plan
+// came within 4 % of the 128 plan at 8192 pairs).
+// BSVD_TLP_THRESHOLD=n overrides tau_warp, BSVD_TLP_BLOCK_THRESHOLD=n
+// tau_block; BSVD_EVD_THREADS=32|128|256 forces a plan (bench
+// --evd-threads).
 // The plans, in the rule's order; evd_plan_index maps a plan to its place.
 constexpr int kEvdPlans[3] = {32, 128, 256};
 constexpr int evd_plan_index(int nt) { return nt == 32 ? 0 : nt == 128 ? 1 : 2; }
 inline bool is_evd_plan(int nt) { return nt == 32 || nt == 128 || nt == 256; }
-inline int evd_threads_rule(long pairs, long tau) {
-  for (int nt : kEvdPlans)
-    if (pairs * nt >= tau) return nt;
-  return kEvdPlans[2];
+inline int evd_threads_rule(long pairs, long tau_warp, long tau_block) {
+  if (pairs * 32 >= tau_warp) return 32;
+  if (pairs * 128 >= tau_block) return 128;
+  return 256;
 }
-inline long tlp_threshold(int elem_bytes) {
-  if (const char *e = std::getenv("BSVD_TLP_THRESHOLD")) {
+inline long env_threshold(const char *name, long dflt) {
+  if (const char *e = std::getenv(name)) {
     const long v = std::atol(e);
     if (v > 0) return v;
   }
-  return elem_bytes <= 8 ? 23170 : 370728;
+  return dflt;
 }
-inline int choose_evd_threads(long pairs, int elem_bytes) {
+// prec: 's', 'd', 'c', 'z'.
+inline long tlp_warp_threshold(char prec) {
+  return env_threshold("BSVD_TLP_THRESHOLD", prec == 's' || prec == 'd' ? 23170 : 370728);
+}
+inline long tlp_block_threshold() { return env_threshold("BSVD_TLP_BLOCK_THRESHOLD", 46341); }
+inline int choose_evd_threads(long pairs, char prec) {
   if (const char *e = std::getenv("BSVD_EVD_THREADS")) {
     const int v = std::atoi(e);
     if (is_evd_plan(v)) return v;
   }
-  return evd_threads_rule(pairs, tlp_threshold(elem_bytes));
+  return evd_threads_rule(pairs, tlp_warp_threshold(prec), tlp_block_threshold());
 }
 
 // Blocked path: the Gram path's matrices in one group (one stream) or two

@@ -75,9 +75,9 @@ bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int re
 // (choose_evd_threads, tuning.hpp): uniform batches of n x n random
 // matrices of growing count, the eigensolver stage time of each plan
 // (32 / 128 / 256 threads per Gram matrix; the plans give the same bits,
-// so the same sweeps), and the threshold whose rule (evd_threads_rule)
-// comes closest to the best plan of every batch (least sum of time / best
-// time). Prints the table and the threshold.
+// so the same sweeps), and the two thresholds (tau_warp, tau_block) whose
+// rule (evd_threads_rule) comes closest to the best plan of every batch
+// (least sum of time / best time). Prints the table and the thresholds.
 bool bench_tune_tlp(char precision, int n, std::vector<BenchRow> &rows);
 #endif
 

@@ -1072,37 +1072,50 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
     times.push_back({evd[0], evd[1], evd[2]});
     npairs.push_back(long(batch) * pairs_per);
   }
-  // The threshold whose rule (evd_threads_rule) comes closest to the best
-  // plan of every batch: least sum of time / best time, over thresholds a
-  // quarter octave apart. The measured batches only bound the crossover
-  // (every tau between two measured TLPs picks the same plans), so of the
-  // run of equally good thresholds the middle one (geometric) is taken:
-  // powers of two alone put tau on a measured point, and a batch just
-  // below it (d 200 x 128^2: 800 pairs between the measured 512 and 1024)
-  // took the slower plan.
-  std::vector<long> taus;
-  std::vector<double> losses;
-  for (int j = 0; j <= 56; ++j) { // 256 ... 2^22
-    const long tau = std::lround(256.0 * std::pow(2.0, j / 4.0));
+  // The pair of thresholds (tau_warp, tau_block) whose rule
+  // (evd_threads_rule) comes closest to the best plan of every batch: least
+  // sum of time / best time, over thresholds a quarter octave apart. The
+  // measured batches only bound each crossover (every tau between two
+  // measured TLPs picks the same plans), so of the run of equally good
+  // values of each threshold the middle one (geometric) is taken: powers of
+  // two alone put tau on a measured point, and a batch just below it (d 200
+  // x 128^2: 800 pairs between the measured 512 and 1024) took the slower
+  // plan. A run that reaches the grid's top (the warp plan never won) has
+  // no middle: its lowest value one quarter octave up is taken, and the
+  // output says so.
+  constexpr int kGrid = 73; // 256 ... 2^26
+  auto grid = [](int j) { return std::lround(256.0 * std::pow(2.0, j / 4.0)); };
+  auto loss_of = [&](long tw, long tb) {
     double loss = 0;
     for (size_t i = 0; i < times.size(); ++i) {
-      const int nt = detail::cuda::evd_threads_rule(npairs[i], tau);
-      const double t = times[i][detail::cuda::evd_plan_index(nt)];
-      loss += t / std::min({times[i][0], times[i][1], times[i][2]});
+      const int nt = detail::cuda::evd_threads_rule(npairs[i], tw, tb);
+      loss += times[i][detail::cuda::evd_plan_index(nt)] /
+              std::min({times[i][0], times[i][1], times[i][2]});
     }
-    taus.push_back(tau);
-    losses.push_back(loss);
-  }
-  const double best_loss = *std::min_element(losses.begin(), losses.end());
-  size_t first = 0;
-  while (losses[first] > best_loss + 1e-9) ++first;
-  size_t last = first;
-  while (last + 1 < losses.size() && losses[last + 1] <= best_loss + 1e-9) ++last;
-  const long best_tau = taus[(first + last) / 2];
-  std::printf("measured TLP threshold: %ld threads (mean time / best plan %.3f; tuning.hpp "
-              "tlp_threshold has %ld for this precision)\n",
-              best_tau, best_loss / double(std::max<size_t>(times.size(), 1)),
-              detail::cuda::tlp_threshold(int(sizeof(T))));
+    return loss;
+  };
+  double best_loss = 1e300;
+  for (int jw = 0; jw < kGrid; ++jw)
+    for (int jb = 0; jb < kGrid; ++jb) best_loss = std::min(best_loss, loss_of(grid(jw), grid(jb)));
+  int w0 = kGrid, w1 = -1, b0 = kGrid, b1 = -1;
+  for (int jw = 0; jw < kGrid; ++jw)
+    for (int jb = 0; jb < kGrid; ++jb)
+      if (loss_of(grid(jw), grid(jb)) <= best_loss + 1e-9) {
+        w0 = std::min(w0, jw);
+        w1 = std::max(w1, jw);
+        b0 = std::min(b0, jb);
+        b1 = std::max(b1, jb);
+      }
+  auto pick = [&](int lo, int hi) { return hi == kGrid - 1 ? std::min(lo + 1, hi) : (lo + hi) / 2; };
+  const long tw = grid(pick(w0, w1)), tb = grid(pick(b0, b1));
+  const char prec = detail::precision_of<T>();
+  std::printf("measured TLP thresholds: tau_warp %ld (equally good %ld .. %ld%s), tau_block %ld "
+              "(%ld .. %ld%s); mean time / best plan %.3f; tuning.hpp has tau_warp %ld, "
+              "tau_block %ld for this precision\n",
+              tw, grid(w0), grid(w1), w1 == kGrid - 1 ? ", open above" : "", tb, grid(b0),
+              grid(b1), b1 == kGrid - 1 ? ", open above" : "",
+              best_loss / double(std::max<size_t>(times.size(), 1)),
+              detail::cuda::tlp_warp_threshold(prec), detail::cuda::tlp_block_threshold());
   return true;
 }
 } // namespace
