@@ -423,7 +423,7 @@ void add_bench(CLI::App &app, int &rc) {
                   "cuda blocked path: comma list of block widths nb (1 ... 16), one more bsvd row "
                   "each (the block-width table of tuning.hpp)");
   sub->add_option("--tune-tlp", a->tune_tlp,
-                  "cuda: measure the eigensolver plans' TLP threshold on batches of N x N "
+                  "cuda: measure the eigensolver plans' two TLP thresholds on batches of N x N "
                   "random matrices of growing count (instead of --cases); N = this value")
       ->capture_default_str();
   sub->add_flag("-q,--quiet", a->quiet, "no progress on stderr");
