@@ -33,7 +33,8 @@ t = collections.defaultdict(list)
 for r in rows[1:]:
     name = re.sub(r"<.*", "", r[ki]).replace("void ", "")
     v = float(r[vi].replace(",", ""))
-    v = v / 1000.0 if r[ui] == "nsecond" else v * (1000.0 if r[ui] == "msecond" else 1.0)
+    u = r[ui]  # ncu writes "ns" / "us" / "ms" (or "nsecond" ... in older versions)
+    v = v / 1000.0 if u in ("ns", "nsecond") else v * (1000.0 if u in ("ms", "msecond") else 1.0)
     t[name].append(v)
 for k, v in sorted(t.items()):
     print(f"  {k:34s} n={len(v):3d} mean={sum(v)/len(v):8.1f} us  min={min(v):8.1f}  max={max(v):8.1f}")
