@@ -538,6 +538,16 @@ __device__ __forceinline__ EvdPairRot<T> evd_pair_rot(dreal_t<T> a, dreal_t<T> b
   return r;
 }
 
+// A rotating pair's record x (c, te, new diagonal a, b) into R: the warp
+// solve's EvdWarpSmem and the block solve's EvdStepRec alike.
+template <class T, class Rec>
+__device__ __forceinline__ void evd_store_rot(Rec &R, int x, const EvdPairRot<T> &r) {
+  R.c[x] = r.c;
+  R.te[x] = r.te;
+  R.a[x] = r.a;
+  R.b[x] = r.b;
+}
+
 // Pair x of round-robin step s over `slots` indices: (p, q) into S.p[x],
 // S.q[x] and, when G_pq needs a rotation, the rotation into S.c, S.te
 // and the new diagonal into S.a, S.b (mine); sig: it counts for
@@ -553,10 +563,7 @@ __device__ __forceinline__ void evd_pair_rotation(EvdWarpSmem<T, K> &S, int k, i
     const EvdPairRot<T> r = evd_pair_rot(dreal(S.G[p + p * L]), dreal(S.G[q + q * L]),
                                          S.G[p + q * L], tol, floor, nullf);
     if (r.rotates) {
-      S.c[x] = r.c;
-      S.te[x] = r.te;
-      S.a[x] = r.a;
-      S.b[x] = r.b;
+      evd_store_rot(S, x, r);
       mine = true;
       sig = r.counts;
     }
@@ -940,6 +947,33 @@ template <class T, int K> struct EvdBlockSmem {
   EvdStepRec<T, K> rec[2];
 };
 
+// The 2 x 2 block of J^H G_cur J at rows (pa, qa) of pair a and columns
+// (pb, qb) of pair b of step R (a != b, or a == b when that pair does not
+// rotate: then a copy): G J_b, then J_a^H, each only when
+// its pair rotates (oa, ob); q >= k is the odd order's empty slot (its
+// entries stay zero and are not read). The appliers and warp 0's
+// look-ahead both call this one: their equal bits rest on it.
+template <class T, int K>
+__device__ __forceinline__ void evd_block_2x2(const T *Gc, const EvdStepRec<T, K> &R, int k,
+                                              int a, int b, bool oa, bool ob, T &xpp, T &xpq,
+                                              T &xqp, T &xqq) {
+  constexpr int L = K + 1;
+  const int pa = R.p[a], qa = R.q[a], pb = R.p[b], qb = R.q[b];
+  const bool va = qa < k, vb = qb < k;
+  xpp = Gc[pa + pb * L];
+  xpq = vb ? Gc[pa + qb * L] : dzero<T>();
+  xqp = va ? Gc[qa + pb * L] : dzero<T>();
+  xqq = va && vb ? Gc[qa + qb * L] : dzero<T>();
+  if (ob) { // rows pa, qa times J_b (ob implies vb)
+    rot_tangent(xpp, xpq, R.c[b], R.te[b], false);
+    if (va) rot_tangent(xqp, xqq, R.c[b], R.te[b], false);
+  }
+  if (oa) { // J_a^H times columns pb, qb (oa implies va)
+    rot_tangent(xpp, xqp, R.c[a], dconj(R.te[a]), false);
+    if (vb) rot_tangent(xpq, xqq, R.c[a], dconj(R.te[a]), false);
+  }
+}
+
 // Warp 0, lane x < half: pair x of step s1 and its rotation into Rn, from
 // G_cur and the previous step's records Rc (rotations applied to G_cur give
 // G_next; Rc.ok = 0: G_cur is current). sig: the rotation counts.
@@ -968,27 +1002,14 @@ __device__ __forceinline__ void evd_lookahead(const T *Gc, const EvdStepRec<T, K
   } else if (A == B) { // (p, q) was step s's pair too (two-index orders): exact zero
     off = dzero<T>();
   } else { // the appliers' block (A rows, B columns)
-    const int pa = Rc.p[A], qa = Rc.q[A], pb = Rc.p[B], qb = Rc.q[B];
-    const bool va = qa < k, vb = qb < k;
-    T xpp = Gc[pa + pb * L], xpq = vb ? Gc[pa + qb * L] : dzero<T>();
-    T xqp = va ? Gc[qa + pb * L] : dzero<T>();
-    T xqq = va && vb ? Gc[qa + qb * L] : dzero<T>();
-    if (oB) {
-      rot_tangent(xpp, xpq, Rc.c[B], Rc.te[B], false);
-      if (va) rot_tangent(xqp, xqq, Rc.c[B], Rc.te[B], false);
-    }
-    if (oA) {
-      rot_tangent(xpp, xqp, Rc.c[A], dconj(Rc.te[A]), false);
-      if (vb) rot_tangent(xpq, xqq, Rc.c[A], dconj(Rc.te[A]), false);
-    }
-    off = p == pa ? (q == pb ? xpp : xpq) : (q == pb ? xqp : xqq);
+    T xpp, xpq, xqp, xqq;
+    evd_block_2x2(Gc, Rc, k, A, B, oA, oB, xpp, xpq, xqp, xqq);
+    const bool pfirst = p == Rc.p[A], qfirst = q == Rc.p[B];
+    off = pfirst ? (qfirst ? xpp : xpq) : (qfirst ? xqp : xqq);
   }
   const EvdPairRot<T> r = evd_pair_rot(dp, dq, off, tol, floor, nullf);
   if (r.rotates) {
-    Rn.c[x] = r.c;
-    Rn.te[x] = r.te;
-    Rn.a[x] = r.a;
-    Rn.b[x] = r.b;
+    evd_store_rot(Rn, x, r);
     mine = true;
     sig = r.counts;
   }
@@ -1064,17 +1085,8 @@ __device__ EvdRun evd_block_iterate(EvdBlockSmem<T, K> &B, int k_run, int tid, d
             Gn[qa + pa * L] = dzero<T>();
             continue;
           }
-          T xpp = Gc[pa + pb * L], xpq = vb ? Gc[pa + qb * L] : dzero<T>();
-          T xqp = va ? Gc[qa + pb * L] : dzero<T>();
-          T xqq = va && vb ? Gc[qa + qb * L] : dzero<T>();
-          if (ob) { // rows pa, qa times J_b (ob implies vb)
-            rot_tangent(xpp, xpq, Rc.c[b], Rc.te[b], false);
-            if (va) rot_tangent(xqp, xqq, Rc.c[b], Rc.te[b], false);
-          }
-          if (oa) { // J_a^H times columns pb, qb (oa implies va)
-            rot_tangent(xpp, xqp, Rc.c[a], dconj(Rc.te[a]), false);
-            if (vb) rot_tangent(xpq, xqq, Rc.c[a], dconj(Rc.te[a]), false);
-          }
+          T xpp, xpq, xqp, xqq; // (a != b, or a == b and nothing rotates: a copy)
+          evd_block_2x2(Gc, Rc, k, a, b, oa, ob, xpp, xpq, xqp, xqq);
           Gn[pa + pb * L] = xpp;
           if (vb) Gn[pa + qb * L] = xpq;
           if (va) Gn[qa + pb * L] = xqp;
