@@ -450,7 +450,7 @@ bsvd_status_t run_qr(const Batch<T> &kb, const std::vector<int> &idx, const std:
   BSVD_CUDA_TRY(up(L.iarr, nwv.data(), cnt * sizeof(int)));
   const auto *dmats = reinterpret_cast<const cuda::QrMat *>(ws + L.mats);
   const int nt = cuda::qr_threads(piv);
-  BSVD_CUDA_TRY(cuda::qr_factor(kb, dmats, cnt, nw_max, ws, L, stream, nt));
+  BSVD_CUDA_TRY(cuda::qr_factor(kb, dmats, cnt, nw_max, ws, L, stream, nt, mats.data()));
 
   // The fused kernel (the blocked path when piv) on B = R (R^H): a
   // variable-size batch in the workspace.
@@ -478,7 +478,7 @@ bsvd_status_t run_qr(const Batch<T> &kb, const std::vector<int> &idx, const std:
   else
     BSVD_TRY_STATUS(launch_fused_set(qb, qh, all, reinterpret_cast<int *>(ws + L.map), cfg,
                                      stream));
-  BSVD_CUDA_TRY(cuda::qr_finish(kb, dmats, cnt, nw_max, ws, L, stream, nt));
+  BSVD_CUDA_TRY(cuda::qr_finish(kb, dmats, cnt, nw_max, ws, L, stream, nt, mats.data()));
   return BSVD_STATUS_SUCCESS;
 }
 

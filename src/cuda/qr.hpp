@@ -64,7 +64,7 @@ struct QrMat {
 // Workspace layout of run_qr for matrices of sizes m[i] x n[i].
 struct QrLayout {
   size_t mats = 0, escale = 0, info = 0, sweeps = 0, Y = 0, tau = 0, B = 0, S = 0, U = 0, V = 0;
-  size_t vn = 0, perm = 0;
+  size_t vn = 0, perm = 0, sel = 0, nf = 0;
   size_t parr = 0, iarr = 0, map = 0, total = 0;
 };
 QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
@@ -79,14 +79,20 @@ constexpr int kQrcpThreads = 1024;
 int qr_threads(bool pivoted);
 
 // Launches (elements of the workspace as laid out by qr_layout; mats
-// device-visible, count entries; threads: 256, 512 or 1024 per matrix).
+// device-visible, count entries; threads: 256, 512 or 1024 per matrix;
+// hmats: a host copy of mats, or null). With hmats, the pivoted
+// factorization of the matrices that fit runs on thread-block clusters
+// holding the matrix in shared memory (qrcp_cluster_kernel), and the
+// finish applies Q with a grid of blocks per matrix (qr_apply_q_kernel);
+// both give the bits of the one-block kernels (at 1024 threads per matrix
+// for the factorization).
 template <class T>
 cudaError_t qr_factor(const Batch<T> &kb, const QrMat *mats, int count, int nw_max,
                       unsigned char *ws, const QrLayout &L, cudaStream_t stream,
-                      int threads = 256);
+                      int threads = 256, const QrMat *hmats = nullptr);
 template <class T>
 cudaError_t qr_finish(const Batch<T> &kb, const QrMat *mats, int count, int nw_max,
                       unsigned char *ws, const QrLayout &L, cudaStream_t stream,
-                      int threads = 256);
+                      int threads = 256, const QrMat *hmats = nullptr);
 
 } // namespace bsvd::detail::cuda

@@ -49,6 +49,8 @@ QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool ve
   L.V = w.take(vectors ? e2 * eb : 0);
   L.vn = w.take(2 * et * rb);
   L.perm = w.take(et * sizeof(int));
+  L.sel = w.take(cnt * sizeof(int));
+  L.nf = w.take(cnt * sizeof(int));
   L.parr = w.take(4 * cnt * sizeof(void *));
   L.iarr = w.take(cnt * sizeof(int));
   L.map = w.take(cnt * sizeof(int));

@@ -3,8 +3,15 @@
 #pragma once
 
 #include "device_scalar.cuh"
+#include "fused.hpp" // max_smem_optin
 #include "matrix_io.cuh"
 #include "qr.hpp"
+#include "side_stream.hpp"
+
+#include <cooperative_groups.h>
+#include <cstdlib>
+#include <memory>
+#include <vector>
 
 namespace bsvd::detail::cuda {
 
@@ -20,7 +27,11 @@ template <class Tstd> struct QrParams {
   T *Y = nullptr, *tau = nullptr, *B = nullptr, *U = nullptr, *V = nullptr;
   R *S = nullptr, *vn = nullptr; // vn: the pivoted factorization's partial norms
   int *escale = nullptr, *info = nullptr, *sweeps = nullptr, *perm = nullptr;
+  int *nf = nullptr;        // per matrix: 1 when its load found a NaN or Inf
+  const int *sel = nullptr; // a launch over some matrices: block -> matrix (null: all)
   int tpm = kQrThreads; // read by load_scaled: the launch's threads per matrix
+  int qapply = 0;       // finish: X is formed by qr_apply_q_kernel, not here
+  int cb = 0;           // qr_apply_q_kernel: columns of X per block
 };
 
 template <class R> __device__ __forceinline__ R qre(R x) { return x; }
@@ -63,8 +74,11 @@ template <class T> __device__ __forceinline__ dreal_t<T> qr_warp_nrm2(int n, con
 }
 
 // Block-wide reduction (sum or max) of one value per thread; every thread
-// gets the result. red: NT / 32 entries of shared memory.
+// gets the result: a butterfly within each warp, then one over the warps'
+// partials (every warp reduces them alike). red: NT / 32 entries of shared
+// memory. The values are >= 0 (norms' parts), so 0 is neutral for both.
 template <int NT, bool MAX, class V> __device__ __forceinline__ V qr_block_reduce(V v, V *red) {
+  static_assert(NT / 32 <= 32, "one lane per warp's partial");
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     const V w = shfl_xor(v, o);
@@ -74,8 +88,12 @@ template <int NT, bool MAX, class V> __device__ __forceinline__ V qr_block_reduc
   __syncthreads(); // red is reused by consecutive reductions
   if (l == 0) red[w] = v;
   __syncthreads();
-  v = red[0];
-  for (int i = 1; i < NT / 32; ++i) v = MAX ? fmax(v, red[i]) : v + red[i];
+  v = l < NT / 32 ? red[l] : V(0);
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const V u = shfl_xor(v, o);
+    v = MAX ? fmax(v, u) : v + u;
+  }
   return v;
 }
 
@@ -94,15 +112,71 @@ __device__ __forceinline__ R qr_block_nrm2(int i0, int mw, const T *y, R *redr) 
   return mx * sqrt(s);
 }
 
-// H_j^H (or H_j) applied to the columns c0..nc-1 of X (rows j..mw-1, ld
-// ldx), one warp per column: w_c = f (x_jc + sum_{i>j} conj(v_i) x_ic),
-// then x_ic -= v_i w_c (v_j = 1), with f = conj(tau) (left, H^H) or tau (H).
-// Each column is finished by its warp alone (no barrier inside); the caller
-// synchronizes before the columns are read by others. Returns nothing; with
-// PIV, each warp also downdates the partial norms of its columns by their
-// new row j (xLAQP2's rule, as householder_qr_pivoted in src/cpu/qr.cpp,
-// recomputing a norm when the downdate cancels) and offers its first column
-// of largest partial norm in cand_v / cand_i[warp].
+// H_j^H (or H_j) applied to one column xc of X (rows j..mw-1) by one warp:
+// w = f (x_j + sum_{i>j} conj(v_i) x_i), then x_i -= v_i w (v_j = 1), with
+// f = conj(tau) (left, H^H) or tau (H). v_i = y[i] vs (SCALED; the same
+// product the factorization stores, so the same bits) or y[i]. The sum
+// runs in two interleaved partial sums per lane (a shorter dependent
+// chain), then over the lanes. With PIV, the column's partial norms *n1,
+// *n2 are downdated by its new row j (xLAQP2's rule, as
+// householder_qr_pivoted in src/cpu/qr.cpp, recomputing the norm when the
+// downdate cancels). Returns the new partial norm (PIV; every lane). The
+// caller orders the lanes' writes before the column's next reader
+// (__syncwarp or a barrier).
+template <bool PIV, bool SCALED = false, class T>
+__device__ __forceinline__ dreal_t<T> qr_reflect_column(int j, int mw, const T *y, T f, bool apply,
+                                                       T *xc, dreal_t<T> *n1, dreal_t<T> *n2,
+                                                       T vs = T()) {
+  using R = dreal_t<T>;
+  const int l = threadIdx.x % 32;
+  const auto v = [&](int i) {
+    if constexpr (SCALED) return y[i] * vs;
+    else return y[i];
+  };
+  T xj = xc[j];
+  // this column's partial norms, read before any lane writes them
+  const R nv0 = PIV ? *n1 : R(0), nv2 = PIV ? *n2 : R(0);
+  if (apply) {
+    T a0 = dzero<T>(), a1 = dzero<T>();
+    int i = j + 1 + l;
+    for (; i + 32 < mw; i += 64) {
+      dot_acc(a0, v(i), xc[i]);
+      dot_acc(a1, v(i + 32), xc[i + 32]);
+    }
+    if (i < mw) dot_acc(a0, v(i), xc[i]);
+    T acc = a0 + a1;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) acc = acc + shfl_xor(acc, o);
+    const T wc = f * (acc + xj);
+    for (int i2 = j + 1 + l; i2 < mw; i2 += 32) xc[i2] = xc[i2] - v(i2) * wc;
+    xj = xj - wc;
+    __syncwarp(); // every lane has read x_j (racecheck: X may be in shared memory)
+    if (l == 0) xc[j] = xj;
+  }
+  R nv = nv0; // the same value in every lane
+  if constexpr (PIV) {
+    if (nv != R(0)) {
+      R tt = dabs(xj) / nv;
+      tt = fmax(R(0), (R(1) + tt) * (R(1) - tt));
+      const R r = nv / nv2;
+      __syncwarp(); // the column's new entries and norms: every lane has read
+      if (tt * r * r <= sqrt(kEpsOf<R>)) {
+        nv = qr_warp_nrm2(mw - j - 1, xc + j + 1);
+        if (l == 0) *n2 = nv;
+      } else {
+        nv = nv * sqrt(tt);
+      }
+      if (l == 0) *n1 = nv;
+    }
+  }
+  return nv;
+}
+
+// H_j^H (or H_j) applied to the columns c0..nc-1 of X (ld ldx), one warp
+// per column (qr_reflect_column). Each column is finished by its warp
+// alone (no barrier inside); the caller synchronizes before the columns
+// are read by others. With PIV, each warp also offers its first column of
+// largest partial norm in cand_v / cand_i[warp].
 template <int NT, bool PIV, class T>
 __device__ __forceinline__ void qr_apply_reflector(int j, int mw, const T *v, T f, bool apply,
                                                    T *X, int ldx, int c0, int nc,
@@ -113,39 +187,11 @@ __device__ __forceinline__ void qr_apply_reflector(int j, int mw, const T *v, T 
   R best_v = R(-1);
   int best_i = nc;
   for (int c = c0 + w; c < nc; c += NT / 32) {
-    T *xc = X + size_t(c) * ldx;
-    T xj = xc[j];
-    // this column's partial norms, read before any lane writes them
-    const R nv0 = PIV ? vn1[c] : R(0), nv2 = PIV ? vn2[c] : R(0);
-    if (apply) {
-      T acc = dzero<T>();
-      for (int i = j + 1 + l; i < mw; i += 32) dot_acc(acc, v[i], xc[i]);
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) acc = acc + shfl_xor(acc, o);
-      const T wc = f * (acc + xj);
-      for (int i = j + 1 + l; i < mw; i += 32) xc[i] = xc[i] - v[i] * wc;
-      xj = xj - wc;
-      if (l == 0) xc[j] = xj;
-    }
-    if constexpr (PIV) {
-      R nv = nv0; // the same value in every lane
-      if (nv != R(0)) {
-        R tt = dabs(xj) / nv;
-        tt = fmax(R(0), (R(1) + tt) * (R(1) - tt));
-        const R r = nv / nv2;
-        __syncwarp(); // the column's new entries and norms: every lane has read
-        if (tt * r * r <= sqrt(kEpsOf<R>)) {
-          nv = qr_warp_nrm2(mw - j - 1, xc + j + 1);
-          if (l == 0) vn2[c] = nv;
-        } else {
-          nv = nv * sqrt(tt);
-        }
-        if (l == 0) vn1[c] = nv;
-      }
-      if (nv > best_v) {
-        best_v = nv;
-        best_i = c;
-      }
+    const R nv = qr_reflect_column<PIV>(j, mw, v, f, apply, X + size_t(c) * ldx,
+                                        PIV ? vn1 + c : nullptr, PIV ? vn2 + c : nullptr);
+    if (PIV && nv > best_v) {
+      best_v = nv;
+      best_i = c;
     }
   }
   if constexpr (PIV) {
@@ -174,7 +220,10 @@ __device__ __forceinline__ int qr_pick_pivot(const R *cand_v, const int *cand_i)
 // M.piv: with column pivoting (householder_qr_pivoted's twin: the column of
 // largest partial norm first, the first one on ties; perm[j] = the column of
 // W that became column j), and B = R^H for the blocked path.
-template <class Tstd, int NT>
+// LOAD_ONLY: the load, its checks and the prescaling only (Y, escale, nf;
+// a non-finite matrix's B, tau and perm as below); qrcp_cluster_kernel
+// factors.
+template <class Tstd, int NT, bool LOAD_ONLY = false>
 __global__ void __launch_bounds__(NT) qr_factor_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
@@ -185,7 +234,8 @@ __global__ void __launch_bounds__(NT) qr_factor_kernel(const __grid_constant__ Q
   __shared__ R beta_s;
   __shared__ R cand_v[NT / 32];
   __shared__ int cand_i[NT / 32];
-  const QrMat M = P.mats[blockIdx.x];
+  const int mi = P.sel ? P.sel[blockIdx.x] : int(blockIdx.x);
+  const QrMat M = P.mats[mi];
   const int t = threadIdx.x, mw = M.mw, nw = M.nw, w = t / 32, l = t % 32;
   const bool piv = M.piv != 0;
   const Team team{2, 0, NT};
@@ -197,7 +247,10 @@ __global__ void __launch_bounds__(NT) qr_factor_kernel(const __grid_constant__ Q
   const int escale = load_scaled(P, team, t, true, M.b, M.m, M.n, false, Y, mw, (T *)nullptr, 0,
                                  st, &amax_word, amax, nonfinite);
   __syncthreads(); // load_scaled's last pass (the prescaling) is per thread
-  if (t == 0) P.escale[blockIdx.x] = nonfinite ? 0 : escale;
+  if (t == 0) {
+    P.escale[mi] = nonfinite ? 0 : escale;
+    if (P.nf) P.nf[mi] = nonfinite ? 1 : 0;
+  }
   if (nonfinite) { // B of NaN: the solver of B reports the matrix
     for (int e = t; e < nw * nw; e += NT) B[e] = dnan<T>();
     for (int j = t; j < nw; j += NT) tau[j] = dzero<T>();
@@ -205,6 +258,7 @@ __global__ void __launch_bounds__(NT) qr_factor_kernel(const __grid_constant__ Q
       for (int j = t; j < nw; j += NT) perm[j] = j;
     return;
   }
+  if constexpr (LOAD_ONLY) return;
   int p = 0; // the pivot of the next step
   if (piv) {
     R bv = R(-1);
@@ -341,6 +395,7 @@ __global__ void __launch_bounds__(NT) qr_finish_kernel(const __grid_constant__ Q
     const int c = e / nw, r = e - c * nw;
     O[(piv ? perm[r] : r) + size_t(c) * ldo] = bad ? dnan<T>() : C[e];
   }
+  if (P.qapply) return; // X: qr_apply_q_kernel
   for (long long e = t; e < (long long)mw * nw; e += NT) {
     const int c = int(e / mw), r = int(e - (long long)c * mw);
     X[r + size_t(c) * ldx] = bad ? dnan<T>() : (r < nw ? Z[r + size_t(c) * nw] : dzero<T>());
@@ -355,6 +410,317 @@ __global__ void __launch_bounds__(NT) qr_finish_kernel(const __grid_constant__ Q
                               (R *)nullptr, (R *)nullptr, (int *)nullptr);
     __syncthreads();
   }
+}
+
+// ---- finish, the Q side, spread over the GPU --------------------------------
+// X = Q [Z; 0] (the side of A's vectors that carries Q) by a grid of blocks:
+// block (x, y) holds columns [y cb, y cb + cb) of matrix x's X in shared
+// memory, one warp per column, and applies H_{nw-1} ... H_0 to them with
+// qr_finish_kernel's operations (qr_reflect_column; the same bits). X
+// crosses DRAM once, instead of once per reflection with one block per
+// matrix. The reflectors pass through shared memory kQApplyChunk at a time
+// (one coalesced read of each by the block).
+constexpr int kQApplyThreads = 512;
+constexpr int kQApplyChunk = 8; // reflectors staged in shared memory at a time
+template <class Tstd>
+__global__ void __launch_bounds__(kQApplyThreads) qr_apply_q_kernel(const __grid_constant__ QrParams<Tstd> P) {
+  constexpr int NT = kQApplyThreads;
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  extern __shared__ __align__(16) unsigned char qsm[];
+  T *Xs = reinterpret_cast<T *>(qsm);
+  const int mi = int(blockIdx.x);
+  const QrMat M = P.mats[mi];
+  const int t = threadIdx.x, w = t / 32, mw = M.mw, nw = M.nw, b = M.b;
+  const int c0 = int(blockIdx.y) * P.cb, nc = min(P.cb, nw - c0);
+  if (nc <= 0) return;
+  T *Vs = Xs + size_t(P.cb) * mw; // kQApplyChunk reflectors, mw rows each
+  const bool wide = M.m < M.n, flip = wide || M.piv != 0;
+  T *X = reinterpret_cast<T *>(wide ? P.batch.V.ptr(b) : P.batch.U.ptr(b));
+  const int ldx = wide ? P.batch.V.ldm(b) : P.batch.U.ldm(b);
+  const bool bad = P.info[mi] == BSVD_INFO_NONFINITE;
+  if (bad) {
+    for (long long e = t; e < (long long)mw * nc; e += NT) {
+      const int k = int(e / mw), r = int(e - (long long)k * mw);
+      X[r + size_t(c0 + k) * ldx] = dnan<T>();
+    }
+    return;
+  }
+  const T *Z = (flip ? P.V : P.U) + (flip ? M.V : M.U);
+  for (long long e = t; e < (long long)mw * nc; e += NT) {
+    const int k = int(e / mw), r = int(e - (long long)k * mw);
+    Xs[e] = r < nw ? Z[r + size_t(c0 + k) * nw] : dzero<T>();
+  }
+  const T *Y = P.Y + M.y, *tau = P.tau + M.tau;
+  for (int j1 = nw - 1; j1 >= 0; j1 -= kQApplyChunk) { // reflectors j1, j1 - 1, ... j0
+    const int j0 = max(0, j1 - kQApplyChunk + 1);
+    __syncthreads(); // the previous chunk's reflectors are no longer read
+    for (int i = t; i < mw; i += NT) { // the chunk's loads in flight together
+      T r[kQApplyChunk];
+#pragma unroll
+      for (int q = 0; q < kQApplyChunk; ++q)
+        if (q <= j1 - j0 && i > j1 - q) r[q] = Y[size_t(j1 - q) * mw + i];
+#pragma unroll
+      for (int q = 0; q < kQApplyChunk; ++q)
+        if (q <= j1 - j0 && i > j1 - q) Vs[size_t(q) * mw + i] = r[q];
+    }
+    __syncthreads();
+    for (int q = 0; q <= j1 - j0; ++q) {
+      const int j = j1 - q;
+      const T tj = tau[j];
+      if (qre(tj) == R(0) && qim(tj) == R(0)) continue; // H_j = I (uniform)
+      for (int k = w; k < nc; k += NT / 32) {
+        qr_reflect_column<false>(j, mw, Vs + size_t(q) * mw, tj, true, Xs + size_t(k) * mw,
+                                 (R *)nullptr, (R *)nullptr);
+        __syncwarp();
+      }
+    }
+  }
+  __syncthreads();
+  for (long long e = t; e < (long long)mw * nc; e += NT) {
+    const int k = int(e / mw), r = int(e - (long long)k * mw);
+    X[r + size_t(c0 + k) * ldx] = Xs[e];
+  }
+}
+
+// ---- the pivoted factorization on a cluster of thread blocks ---------------
+// One matrix per thread-block cluster of C blocks (1 ... 16), held in their
+// shared memory: block r owns the columns [r cpb, r cpb + cpb) of W. The
+// columns stay where they are; at[k] is the column at position k of
+// householder_qr_pivoted's swapped order and loc[c] the position of column
+// c, so that the pivot is that kernel's (the largest partial norm, the
+// first position on ties). Step j:
+//  - every block copies the pivot column's rows j.. from its owner's shared
+//    memory (DSMEM) into one of two buffers (by step parity) and forms the
+//    reflector itself with qr_factor_kernel's operations, so every block
+//    and the one-block kernel get the same bits;
+//  - it applies the reflector to its own columns (v_i formed on the fly as
+//    the product the one-block kernel stores), downdates their norms, and
+//    writes its best column into every block's inbox;
+//  - one cluster barrier; then every warp reads the pivot of step j + 1
+//    from its own inbox.
+// The owner writes the reflector into the pivot column at the start of the
+// next step, once the barrier has ordered every block's copy before it. At
+// the end each block writes its columns to Y in position order, and its
+// rows of B = R^H (R's rows from qrcp_rank's kr dropped). Needs the load
+// first (qr_factor_kernel<..., LOAD_ONLY>: Y, escale, nf).
+template <class T> __host__ __device__ constexpr size_t qrcp_cluster_smem(int cpb, int mw, int nw) {
+  using R = dreal_t<T>;
+  return (size_t(cpb) * mw + 2 * size_t(mw)) * sizeof(T) + size_t(2 * cpb + nw) * sizeof(R) +
+         size_t(2 * nw) * sizeof(int);
+}
+template <class Tstd>
+__global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid_constant__ QrParams<Tstd> P,
+                                                                    int cpb) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap(); // clusters need compute capability 9.0; qrcp_cluster_launch refuses before
+#else
+  constexpr int NT = kQrcpThreads;
+  static_assert(NT == 1024, "warp 0's lanes hold the 32 warps' candidates");
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  namespace cg = cooperative_groups;
+  cg::cluster_group cl = cg::this_cluster();
+  const int C = int(cl.num_blocks()), rk = int(cl.block_rank());
+  const int mi = P.sel[blockIdx.x / C];
+  const QrMat M = P.mats[mi];
+  if (P.nf[mi]) return; // the whole cluster returns: no barrier is owed
+  __shared__ R redr[NT / 32];
+  __shared__ T cf[2]; // conj(tau), 1 / (alpha - beta) of this step's reflector
+  __shared__ R cb_s;  // its beta (R_jj)
+  __shared__ R cand_v[NT / 32];
+  __shared__ int cand_i[NT / 32];
+  __shared__ R in_v[2][16]; // the cluster's blocks' best columns by step parity
+  __shared__ int in_i[2][16], in_p[2][16]; // (and their positions), written into
+                                           // every block by each block (DSMEM)
+  extern __shared__ __align__(16) unsigned char qsm[];
+  const int t = threadIdx.x, w = t / 32, l = t % 32, mw = M.mw, nw = M.nw;
+  const int c0 = rk * cpb, nc = max(0, min(cpb, nw - c0));
+  T *Xs = reinterpret_cast<T *>(qsm);
+  T *vb = Xs + size_t(cpb) * mw; // two copies of the pivot column, by step parity
+  R *n1 = reinterpret_cast<R *>(vb + 2 * mw), *n2 = n1 + cpb, *rd = n2 + cpb;
+  int *at = reinterpret_cast<int *>(rd + nw), *loc = at + nw;
+  T *Y = P.Y + M.y, *tau = P.tau + M.tau, *B = P.B + M.B;
+  int *perm = P.perm + M.tau;
+  for (long long e = t; e < (long long)nc * mw; e += NT) Xs[e] = Y[size_t(c0) * mw + e];
+  for (int k = t; k < nw; k += NT) at[k] = loc[k] = k;
+  __syncthreads();
+  auto pos = [&](int c) { return c < nw ? loc[c] : nw; };
+  // the best of a warp's lanes' (v, i, position): the largest v, the first
+  // position on ties (positions are distinct; "none" is (-1, nw, nw));
+  // every lane gets it
+  auto warp_best = [&](R &v, int &i, int &ps) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      const R ov = shfl_xor(v, o);
+      const int oi = __shfl_xor_sync(0xffffffffu, i, o), op = __shfl_xor_sync(0xffffffffu, ps, o);
+      if (ov > v || (ov == v && op < ps)) {
+        v = ov;
+        i = oi;
+        ps = op;
+      }
+    }
+  };
+  // warp 0: the block's best of the warps' candidates (cand_v / cand_i,
+  // after a barrier) into slot par of every block's inbox (lane r writes
+  // block r's entry rk)
+  auto offer = [&](int par) {
+    __syncthreads();
+    if (w == 0) {
+      R v = cand_v[l];
+      int i = cand_i[l], ps = pos(i);
+      warp_best(v, i, ps);
+      if (l < C) {
+        cl.map_shared_rank(&in_v[0][0], l)[par * 16 + rk] = v;
+        cl.map_shared_rank(&in_i[0][0], l)[par * 16 + rk] = i;
+        cl.map_shared_rank(&in_p[0][0], l)[par * 16 + rk] = ps;
+      }
+    }
+  };
+  // the pivot, by every warp: the best of the inbox's slot par (after the
+  // cluster barrier; no loc lookups, which the next step changes)
+  auto pick = [&](int par) {
+    R v = R(-1);
+    int i = nw, ps = nw;
+    if (l < C) {
+      v = in_v[par][l];
+      i = in_i[par][l];
+      ps = in_p[par][l];
+    }
+    warp_best(v, i, ps);
+    return i;
+  };
+  {
+    R bv = R(-1);
+    int bi = nw;
+    for (int k = w; k < nc; k += NT / 32) {
+      const R nv = qr_warp_nrm2(mw, Xs + size_t(k) * mw);
+      if (l == 0) n1[k] = n2[k] = nv;
+      if (nv > bv) {
+        bv = nv;
+        bi = c0 + k;
+      }
+    }
+    if (l == 0) {
+      cand_v[w] = bv;
+      cand_i[w] = bi;
+    }
+    cl.sync(); // every block of the cluster runs before any writes another's memory
+    offer(0);
+  }
+  cl.sync();
+  int p = pick(0);
+  int pend = -1, pj = 0; // my column awaiting step pj's reflector (vb of pj's parity)
+  bool pid = false;      // ... an identity step (R_jj stays alpha)
+  R pbeta = R(0);
+  T pscal = dzero<T>();
+  for (int j = 0; j < nw; ++j) {
+    T *vc = vb + size_t(j & 1) * mw; // this step's copy of the pivot column
+    if (pend >= 0) {                 // the previous step's reflector, scaled as stored
+      T *xc = Xs + size_t(pend) * mw;
+      const T *vp = vb + size_t(pj & 1) * mw;
+      for (int i = pj + 1 + t; i < mw; i += NT) xc[i] = pid ? vp[i] : vp[i] * pscal;
+      if (t == 0 && !pid) xc[pj] = dfrom_real<T>(pbeta);
+    }
+    if (t == 0) { // p moves to position j, the column there to p's
+      const int q = loc[p], cj = at[j];
+      at[q] = cj;
+      loc[cj] = q;
+      at[j] = p;
+      loc[p] = j;
+    }
+    {
+      const int ow = p / cpb;
+      const T *src = cl.map_shared_rank(Xs, ow) + size_t(p - ow * cpb) * mw;
+      for (int i = j + t; i < mw; i += NT) vc[i] = src[i];
+    }
+    __syncthreads();
+    // the reflector: qr_factor_kernel's operations on the copy
+    const T alpha = vc[j];
+    R xnorm = qr_block_nrm2<NT>(j + 1, mw, vc, redr);
+    const bool identity = xnorm == R(0) && qim(alpha) == R(0);
+    const R big = fmax(fmax(fabs(qre(alpha)), fabs(qim(alpha))), xnorm);
+    const int e = !identity && big < sqrt(min_normal<R>()) / kEpsOf<R> ? -dilogb(big) : 0;
+    if (e != 0) {
+      __syncthreads(); // every thread has read the unscaled column
+      for (int i = j + 1 + t; i < mw; i += NT) vc[i] = dldexp(vc[i], e);
+      __syncthreads();
+      xnorm = qr_block_nrm2<NT>(j + 1, mw, vc, redr);
+    }
+    if (t == 0) { // the coefficients: one thread, then the block reads them
+      if (identity) {
+        if (rk == 0) tau[j] = dzero<T>();
+        rd[j] = dabs(alpha);
+        cf[0] = cf[1] = dzero<T>();
+        cb_s = R(0);
+      } else {
+        const T as = dldexp(alpha, e);
+        const R xs = xnorm; // of the scaled column
+        const R ar = fabs(qre(as)), ai = fabs(qim(as));
+        const R sc = fmax(fmax(ar, ai), xs);
+        const R a1 = qre(as) / sc, a2 = qim(as) / sc, a3 = xs / sc;
+        const R nrm = sc * sqrt(a1 * a1 + a2 * a2 + a3 * a3);
+        const R beta = qre(as) >= R(0) ? -nrm : nrm;
+        const T tj = qdiv(dfrom_real<T>(beta) - as, dfrom_real<T>(beta));
+        if (rk == 0) tau[j] = tj;
+        cf[0] = dconj(tj);
+        cf[1] = qdiv(done<T>(), as - dfrom_real<T>(beta));
+        cb_s = dldexp(beta, -e);
+        rd[j] = fabs(cb_s);
+      }
+    }
+    __syncthreads();
+    const T f = cf[0], scal = cf[1];
+    const R beta_s = cb_s;
+    // my columns at positions after j
+    R bv = R(-1);
+    int bi = nw, bp = nw;
+    for (int k = w; k < nc; k += NT / 32) {
+      const int c = c0 + k;
+      if (loc[c] <= j) continue;
+      const R nv = qr_reflect_column<true, true>(j, mw, vc, f, !identity, Xs + size_t(k) * mw,
+                                                 n1 + k, n2 + k, scal);
+      if (nv > bv || (nv == bv && loc[c] < bp)) {
+        bv = nv;
+        bi = c;
+        bp = loc[c];
+      }
+    }
+    if (l == 0) {
+      cand_v[w] = bv;
+      cand_i[w] = bi;
+    }
+    const int par = (j + 1) & 1;
+    offer(par);
+    pend = p >= c0 && p < c0 + nc ? p - c0 : -1;
+    pj = j;
+    pid = identity;
+    pbeta = beta_s;
+    pscal = scal;
+    cl.sync(); // every copy of this step's pivot column and every offer done
+    if (j + 1 < nw) p = pick(par);
+  }
+  if (pend >= 0) {
+    T *xc = Xs + size_t(pend) * mw;
+    const T *vp = vb + size_t(pj & 1) * mw;
+    for (int i = pj + 1 + t; i < mw; i += NT) xc[i] = pid ? vp[i] : vp[i] * pscal;
+    if (t == 0 && !pid) xc[pj] = dfrom_real<T>(pbeta);
+  }
+  __syncthreads();
+  const int kr = qrcp_rank<R>(nw, [&](int k) { return rd[k]; });
+  for (long long e = t; e < (long long)nc * mw; e += NT) {
+    const int k = int(e / mw), r = int(e - (long long)k * mw);
+    Y[r + size_t(loc[c0 + k]) * mw] = Xs[e];
+  }
+  if (rk == 0)
+    for (int k = t; k < nw; k += NT) perm[k] = at[k];
+  // B = R^H: column c at position r gives B's row r (B[r, c'] = conj(R[c', r]))
+  for (long long e = t; e < (long long)nc * nw; e += NT) {
+    const int k = int(e / nw), cq = int(e - (long long)k * nw), r = loc[c0 + k];
+    B[r + size_t(cq) * nw] = cq <= r && cq < kr ? dconj(Xs[size_t(k) * mw + cq]) : dzero<T>();
+  }
+  cl.sync(); // no block leaves while another may still read its shared memory
+#endif
 }
 
 template <class Tstd> QrParams<Tstd> qr_params(const Batch<Tstd> &kb, const QrMat *mats,
@@ -378,29 +744,192 @@ template <class Tstd> QrParams<Tstd> qr_params(const Batch<Tstd> &kb, const QrMa
   return P;
 }
 
-// Launch with nt threads per matrix (256, 512 or 1024; qr_threads).
+// Environment switches for measurements and the same-bits tests:
+// BSVD_QRCP_CLUSTER=0 factors every pivoted matrix with the one-block
+// kernel; BSVD_QR_APPLY=0 forms X in qr_finish_kernel (one block per matrix).
+inline bool qr_env_on(const char *name) {
+  const char *e = std::getenv(name);
+  return !(e && e[0] == '0');
+}
+
+// Blocks per cluster for the pivoted factorization of an mw x nw matrix:
+// the fewest (1, 2, 4, 8, 16) that leave each block at most 32 columns (one
+// per warp) within smem_max bytes, else 16 if that fits; 0: none fits
+// (the one-block kernel factors it from global memory).
+template <class T> int qrcp_cluster_size(int mw, int nw, size_t smem_max) {
+  smem_max -= std::min<size_t>(smem_max, 2048); // the kernel's static shared memory
+  for (int c = 1; c <= 16; c *= 2) {
+    const int cpb = (nw + c - 1) / c;
+    if (cpb <= 32 && qrcp_cluster_smem<T>(cpb, mw, nw) <= smem_max) return c;
+  }
+  return qrcp_cluster_smem<T>((nw + 15) / 16, mw, nw) <= smem_max ? 16 : 0;
+}
+
+// One launch of qrcp_cluster_kernel over P.sel[0, count) with clusters of
+// c blocks; cudaErrorNotSupported when no such cluster fits the GPU.
 template <class Tstd>
-cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
-                           unsigned char *ws, const QrLayout &L, cudaStream_t stream, int nt) {
-  (void)nw_max;
-  if (count <= 0) return cudaSuccess;
-  QrParams<Tstd> P = qr_params(kb, mats, ws, L);
+cudaError_t qrcp_cluster_launch(const QrParams<Tstd> &P, int count, int c, int cpb, size_t smem,
+                                cudaStream_t stream) {
+  auto kern = qrcp_cluster_kernel<Tstd>;
+  // Any refusal here (no clusters before compute capability 9.0, no
+  // 16-block clusters, not this much shared memory) means "not supported":
+  // the caller factors these matrices with the one-block kernel.
+  if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess ||
+      (c > 8 && cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+                    cudaSuccess)) {
+    (void)cudaGetLastError();
+    return cudaErrorNotSupported;
+  }
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(count) * unsigned(c));
+  cfg.blockDim = dim3(kQrcpThreads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeClusterDimension;
+  at[0].val.clusterDim.x = unsigned(c);
+  at[0].val.clusterDim.y = 1;
+  at[0].val.clusterDim.z = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = 1;
+  int fit = 0;
+  if (cudaOccupancyMaxActiveClusters(&fit, kern, &cfg) != cudaSuccess || fit < 1) {
+    (void)cudaGetLastError(); // the query's error is this function's answer
+    return cudaErrorNotSupported;
+  }
+  return cudaLaunchKernelEx(&cfg, kern, P, cpb);
+}
+
+template <class Tstd>
+void qr_factor_block_launch(QrParams<Tstd> P, int count, int nt, cudaStream_t stream) {
   P.tpm = nt == 1024 || nt == 512 ? nt : 256;
   if (P.tpm == 1024) qr_factor_kernel<Tstd, 1024><<<count, 1024, 0, stream>>>(P);
   else if (P.tpm == 512) qr_factor_kernel<Tstd, 512><<<count, 512, 0, stream>>>(P);
   else qr_factor_kernel<Tstd, 256><<<count, 256, 0, stream>>>(P);
-  return cudaGetLastError();
 }
+
+// Launch with nt threads per matrix (256, 512 or 1024; qr_threads). hmats:
+// a host copy of mats (null: one-block kernel for all). With it, the
+// pivoted matrices that fit a cluster's shared memory (qrcp_cluster_size)
+// are loaded by the one-block kernel's load and factored by
+// qrcp_cluster_kernel, one launch per cluster size (largest first); only
+// at nt = kQrcpThreads, whose block reductions the cluster kernel repeats.
 template <class Tstd>
-cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
-                           unsigned char *ws, const QrLayout &L, cudaStream_t stream, int nt) {
+cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
+                           unsigned char *ws, const QrLayout &L, cudaStream_t stream, int nt,
+                           const QrMat *hmats) {
+  using T = dev_t<Tstd>;
   (void)nw_max;
   if (count <= 0) return cudaSuccess;
   QrParams<Tstd> P = qr_params(kb, mats, ws, L);
+  std::vector<int> rest, grp[5];
+  if (hmats && nt == kQrcpThreads && qr_env_on("BSVD_QRCP_CLUSTER")) {
+    const size_t smax = size_t(max_smem_optin());
+    for (int i = 0; i < count; ++i) {
+      const int c = hmats[i].piv ? qrcp_cluster_size<T>(hmats[i].mw, hmats[i].nw, smax) : 0;
+      if (c == 0) rest.push_back(i);
+      else grp[__builtin_ctz(unsigned(c))].push_back(i);
+    }
+  }
+  if (int(rest.size()) == count || !hmats || nt != kQrcpThreads || !qr_env_on("BSVD_QRCP_CLUSTER")) {
+    qr_factor_block_launch(P, count, nt, stream);
+    return cudaGetLastError();
+  }
+  // sel: the one-block kernel's matrices, then each cluster group's
+  std::vector<int> sel(rest);
+  int off[5];
+  for (int g = 4; g >= 0; --g) {
+    off[g] = int(sel.size());
+    sel.insert(sel.end(), grp[g].begin(), grp[g].end());
+  }
+  int *dsel = reinterpret_cast<int *>(ws + L.sel);
+  if (cudaError_t e = cudaMemcpyAsync(dsel, sel.data(), sel.size() * sizeof(int),
+                                      cudaMemcpyHostToDevice, stream))
+    return e;
+  P.nf = reinterpret_cast<int *>(ws + L.nf);
+  if (!rest.empty()) {
+    P.sel = dsel;
+    qr_factor_block_launch(P, int(rest.size()), nt, stream);
+  }
+  const int ncl = count - int(rest.size());
+  P.sel = dsel + rest.size();
+  P.tpm = kQrcpThreads;
+  qr_factor_kernel<Tstd, kQrcpThreads, true><<<ncl, kQrcpThreads, 0, stream>>>(P);
+  if (cudaError_t e = cudaGetLastError()) return e;
+  // the largest clusters on the call's stream, the other sizes beside it
+  // (they fill the SMs that the GPCs leave over for large clusters)
+  std::vector<std::unique_ptr<SideStream>> side;
+  bool first = true;
+  for (int g = 4; g >= 0; --g) {
+    if (grp[g].empty()) continue;
+    cudaStream_t st = stream;
+    if (!first) {
+      side.push_back(std::make_unique<SideStream>(stream));
+      if (cudaError_t e = side.back()->fork()) return e;
+      st = side.back()->get();
+    }
+    first = false;
+    const int c = 1 << g;
+    int mw = 0, nw = 0;
+    for (int i : grp[g]) {
+      mw = std::max(mw, hmats[i].mw);
+      nw = std::max(nw, hmats[i].nw);
+    }
+    const int cpb = (nw + c - 1) / c;
+    P.sel = dsel + off[g];
+    const cudaError_t e = qrcp_cluster_launch(P, int(grp[g].size()), c, cpb,
+                                              qrcp_cluster_smem<T>(cpb, mw, nw), st);
+    if (e == cudaErrorNotSupported) { // no cluster of c blocks fits: one block each
+      qr_factor_block_launch(P, int(grp[g].size()), nt, st);
+      if (cudaError_t e2 = cudaGetLastError()) return e2;
+    } else if (e) {
+      return e;
+    }
+  }
+  if (cudaError_t e = cudaGetLastError()) return e;
+  for (auto &sd : side)
+    if (cudaError_t e = sd->join()) return e;
+  return cudaSuccess;
+}
+
+// The finish (S, info, sweeps, the side without Q); X = Q [Z; 0] by
+// qr_apply_q_kernel when hmats is given and a column of X fits shared
+// memory, else by the finish kernel itself.
+template <class Tstd>
+cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
+                           unsigned char *ws, const QrLayout &L, cudaStream_t stream, int nt,
+                           const QrMat *hmats) {
+  using T = dev_t<Tstd>;
+  if (count <= 0) return cudaSuccess;
+  QrParams<Tstd> P = qr_params(kb, mats, ws, L);
   P.tpm = nt == 1024 || nt == 512 ? nt : 256;
+  int mw_max = 0;
+  if (hmats)
+    for (int i = 0; i < count; ++i) mw_max = std::max(mw_max, hmats[i].mw);
+  const size_t col = size_t(mw_max) * sizeof(T), budget = 64 * 1024;
+  const size_t smax = size_t(max_smem_optin());
+  if (kb.vectors && hmats && mw_max > 0 && qr_env_on("BSVD_QR_APPLY")) {
+    // columns per block: up to two per warp within the budget, fewer where
+    // X's columns and the staged reflectors would not fit
+    size_t cb = std::max<size_t>(1, std::min<size_t>(2 * kQApplyThreads / 32, budget / col));
+    while (cb > 1 && (cb + kQApplyChunk) * col > smax) --cb;
+    if ((cb + kQApplyChunk) * col <= smax) {
+      P.qapply = 1;
+      P.cb = int(cb);
+    }
+  }
   if (P.tpm == 1024) qr_finish_kernel<Tstd, 1024><<<count, 1024, 0, stream>>>(P);
   else if (P.tpm == 512) qr_finish_kernel<Tstd, 512><<<count, 512, 0, stream>>>(P);
   else qr_finish_kernel<Tstd, 256><<<count, 256, 0, stream>>>(P);
+  if (cudaError_t e = cudaGetLastError()) return e;
+  if (!P.qapply) return cudaSuccess;
+  const size_t smem = size_t(P.cb + kQApplyChunk) * col;
+  auto kern = qr_apply_q_kernel<Tstd>;
+  if (smem > 48 * 1024)
+    if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)))
+      return e;
+  const dim3 grid(unsigned(count), unsigned((nw_max + P.cb - 1) / P.cb));
+  kern<<<grid, kQApplyThreads, smem, stream>>>(P);
   return cudaGetLastError();
 }
 

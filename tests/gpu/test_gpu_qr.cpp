@@ -3,6 +3,7 @@
 // kernel on R, U = Q U_R) through the public API: T1-T4 on the six
 // families, tall and wide, the edge cases, routing, host vs device data,
 // values only.
+#include <cstring>
 #include "gpu_test_util.hpp"
 
 #include "cpu/qr.hpp"
@@ -22,7 +23,7 @@ TYPED_TEST_SUITE(GpuQr, Types);
 // pivoting): B (nw x nw each: R, or R^H for wide or pivoted input), the
 // prescaling exponents and (piv) the pivots. ok: every CUDA call succeeded.
 template <class T> struct GpuFactor {
-  std::vector<T> B;
+  std::vector<T> B, Y, tau;
   std::vector<int> escale, perm;
   bool ok = false;
 };
@@ -52,13 +53,18 @@ template <class T> GpuFactor<T> gpu_factor(const std::vector<T> &A, int m, int n
   }
   cudaMemcpy(ws + L.mats, mats.data(), batch * sizeof(cuda::QrMat), cudaMemcpyHostToDevice);
   const cudaError_t e = cuda::qr_factor(kb, reinterpret_cast<const cuda::QrMat *>(ws + L.mats),
-                                        batch, nw, ws, L, nullptr, cuda::qr_threads(piv));
+                                        batch, nw, ws, L, nullptr, cuda::qr_threads(piv),
+                                        mats.data());
   f.B.resize(size_t(batch) * nw * nw);
   f.escale.resize(batch);
   f.perm.resize(size_t(batch) * nw);
   cudaMemcpy(f.B.data(), ws + L.B, f.B.size() * sizeof(T), cudaMemcpyDeviceToHost);
   cudaMemcpy(f.escale.data(), ws + L.escale, batch * sizeof(int), cudaMemcpyDeviceToHost);
   if (piv) cudaMemcpy(f.perm.data(), ws + L.perm, f.perm.size() * sizeof(int), cudaMemcpyDeviceToHost);
+  f.Y.resize(size_t(batch) * mw * nw);
+  f.tau.resize(size_t(batch) * nw);
+  cudaMemcpy(f.Y.data(), ws + L.Y, f.Y.size() * sizeof(T), cudaMemcpyDeviceToHost);
+  cudaMemcpy(f.tau.data(), ws + L.tau, f.tau.size() * sizeof(T), cudaMemcpyDeviceToHost);
   f.ok = e == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess;
   cudaFree(ws);
   cudaFree(dA);
@@ -306,6 +312,85 @@ TYPED_TEST(GpuQrcp, PivotedFactorMatchesCpuTwin) {
       EXPECT_LE(r_gap(mw, nw, WP, Bb, true, f.escale[b], an), 10.0 * mw * uroff<T>())
           << "matrix " << b;
     }
+  }
+}
+
+// The cluster factorization (qrcp_cluster_kernel: the matrix in the shared
+// memory of 1-16 blocks) gives the bits of the one-block kernel
+// (BSVD_QRCP_CLUSTER=0): B, Y, tau, perm and escale, on shapes that take
+// clusters of 1, 4, 8 and 16 blocks, a matrix whose columns tie in norm
+// (0/1 entries: the pivot order rests on the tie rule), one with zero and
+// repeated columns (identity steps, tiny columns) and a NaN matrix.
+TYPED_TEST(GpuQrcp, ClusterFactorGivesTheSameBits) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{
+           {512, 512}, {300, 260}, {140, 140}, {90, 90}, {70, 300}, {40, 3}, {1, 1}}) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n);
+    const int batch = 4, nw = std::min(m, n);
+    auto A = family_batch<T>(Family::Logrand, m, n, batch, 510 + m);
+    T *A1 = A.data() + size_t(m) * n, *A2 = A1 + size_t(m) * n, *A3 = A2 + size_t(m) * n;
+    for (int j = 0; j < n; ++j) // 0/1 entries, two per column: ties everywhere
+      for (int i = 0; i < m; ++i) A1[i + size_t(j) * m] = T((i * 7 + j * 3) % 5 < 2 ? 1 : 0);
+    for (int j = 0; j < n; ++j) // zero and repeated columns
+      for (int i = 0; i < m; ++i)
+        A2[i + size_t(j) * m] = j % 3 == 0 ? T(0) : A2[i + size_t(j % 7) * m];
+    if (m * n > 1) A3[m * n / 2] = T(R_t<T>(NAN));
+    ScopedEnv env("BSVD_QRCP_CLUSTER");
+    env.set("0");
+    const GpuFactor<T> ref = gpu_factor(A, m, n, batch, true);
+    env.unset();
+    const GpuFactor<T> got = gpu_factor(A, m, n, batch, true);
+    ASSERT_TRUE(ref.ok && got.ok);
+    EXPECT_EQ(got.perm, ref.perm);
+    EXPECT_EQ(got.escale, ref.escale);
+    const auto same = [](const std::vector<T> &a, const std::vector<T> &b) {
+      return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+    };
+    EXPECT_TRUE(same(got.B, ref.B)) << "B";
+    // Y and tau of the finite matrices (a NaN matrix's Y is its load only)
+    const size_t ny = got.Y.size() / batch, nt = size_t(nw);
+    EXPECT_TRUE(std::memcmp(got.Y.data(), ref.Y.data(), 3 * ny * sizeof(T)) == 0) << "Y";
+    EXPECT_TRUE(std::memcmp(got.tau.data(), ref.tau.data(), 3 * nt * sizeof(T)) == 0) << "tau";
+  }
+}
+
+// Q applied by a grid of blocks per matrix (qr_apply_q_kernel) gives the
+// bits of the one-block finish (BSVD_QR_APPLY=0): S, U and V of the
+// preconditioned path (square, tall, wide) and of the tall QR path.
+TYPED_TEST(GpuQrcp, QApplyGivesTheSameBits) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  struct Case { int m, n, qr, pre; };
+  for (const Case c : std::vector<Case>{{130, 130, 0, 1}, {260, 90, 0, 1}, {90, 260, 0, 1},
+                                        {2000, 16, 1, 0}, {24, 1500, 1, 0}}) {
+    SCOPED_TRACE(testing::Message() << c.m << "x" << c.n);
+    const int batch = 3;
+    auto A = family_batch<T>(Family::Logrand, c.m, c.n, batch, 77 + c.m);
+    A[size_t(c.m) * c.n + 5] = T(R_t<T>(NAN)); // matrix 1: non-finite
+    ScopedEnv env("BSVD_QR_APPLY");
+    env.set("0");
+    const auto ref = gpu_solve<T>(c.m, c.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                  BSVD_VARIANT_AUTO, 0, BSVD_EIG_SWEEPS_AUTO, c.qr, BSVD_PAIR_AUTO,
+                                  c.pre);
+    env.unset();
+    const auto got = gpu_solve<T>(c.m, c.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                  BSVD_VARIANT_AUTO, 0, BSVD_EIG_SWEEPS_AUTO, c.qr, BSVD_PAIR_AUTO,
+                                  c.pre);
+    ASSERT_EQ(ref.status, 0) << bsvd_last_error();
+    ASSERT_EQ(got.status, 0) << bsvd_last_error();
+    EXPECT_EQ(got.path, ref.path);
+    EXPECT_EQ(got.path[0], c.pre ? BSVD_PATH_CUDA_QRCP : BSVD_PATH_CUDA_QR);
+    EXPECT_EQ(got.info, ref.info);
+    const auto bits = [](const auto &a, const auto &b) {
+      return a.size() == b.size() &&
+             std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0;
+    };
+    // matrix 1's NaNs compare unequal as values; its bits are the same
+    EXPECT_TRUE(bits(got.S, ref.S));
+    EXPECT_TRUE(bits(got.U, ref.U));
+    EXPECT_TRUE(bits(got.V, ref.V));
+    EXPECT_EQ(got.info[1], BSVD_INFO_NONFINITE);
   }
 }
 
