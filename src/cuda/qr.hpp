@@ -43,10 +43,12 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr);
 // Whether the blocked-path matrices of a call are preconditioned by QR
 // with column pivoting (opts.precondition; path cuda-qrcp): 1 all, -1
 // none, 0 auto: none so far. Measured on the H100 (docs/perf/wcycle.md,
-// Session 12): the SuiteSparse batch d runs 127 ms preconditioned against
-// 144 ms, but the same shapes with random entries 104 against 74 ms and
-// uniform random batches 1.2-1.25x slower: it pays on slowly converging
-// matrices, which neither the batch's shape (uniform) nor its sizes tell.
+// Sessions 12 and 15): the SuiteSparse batch d runs 98 ms preconditioned
+// against 119-121 ms (the cluster factorization, session 15), but with the
+// one-block kernels the same shapes with random entries ran 104 against 74
+// ms and uniform random batches 1.2-1.25x slower; large uniform batches
+// still pay the factorization in waves of 7-16 clusters. It pays on slowly
+// converging matrices, which neither the batch's shape nor its sizes tell.
 // The pivoted factorization and R^H's solve by the blocked path are
 // described at qr_factor_kernel and in src/cpu/solve_one.cpp (its twin).
 bool qrcp_route(int precondition);
@@ -70,11 +72,13 @@ struct QrLayout {
 QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
                    size_t elem_bytes, size_t real_bytes);
 
-// Threads per matrix of the QR kernels (one thread block each): 256 for
-// the tall / wide QR path; kQrcpThreads for the pivoted factorization of
-// the preconditioning, whose matrices are square and large (the columns'
-// reflector work spread over more warps: docs/perf/wcycle.md, Session 12).
-// BSVD_QR_THREADS=256|512|1024 overrides both (measurements).
+// Threads per matrix of the one-block QR kernels: 256 for the tall / wide
+// QR path; kQrcpThreads for the pivoted factorization of the
+// preconditioning, whose matrices are square and large (the columns'
+// reflector work spread over more warps: docs/perf/wcycle.md, Session 12),
+// and per block of its cluster kernel (which is used only at this count,
+// whose block reductions it repeats). BSVD_QR_THREADS=256|512|1024
+// overrides both (measurements).
 constexpr int kQrcpThreads = 1024;
 int qr_threads(bool pivoted);
 
