@@ -483,9 +483,11 @@ __global__ void __launch_bounds__(kQApplyThreads) qr_apply_q_kernel(const __grid
   }
 }
 
-// ---- the pivoted factorization on a cluster of thread blocks ---------------
+// ---- the factorization on a cluster of thread blocks -------------------------
 // One matrix per thread-block cluster of C blocks (1 ... 16), held in their
-// shared memory: block r owns the columns [r cpb, r cpb + cpb) of W. The
+// shared memory: block r owns the columns [r cpb, r cpb + cpb) of W.
+// Without PIV (the tall / wide QR path) the pivot of step j is column j
+// and B = R (tall) or R^H (wide), as qr_factor_kernel's. With PIV: the
 // columns stay where they are; at[k] is the column at position k of
 // householder_qr_pivoted's swapped order and loc[c] the position of column
 // c, so that the pivot is that kernel's (the largest partial norm, the
@@ -509,7 +511,7 @@ template <class T> __host__ __device__ constexpr size_t qrcp_cluster_smem(int cp
   return (size_t(cpb) * mw + 2 * size_t(mw)) * sizeof(T) + size_t(2 * cpb + nw) * sizeof(R) +
          size_t(2 * nw) * sizeof(int);
 }
-template <class Tstd>
+template <class Tstd, bool PIV>
 __global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid_constant__ QrParams<Tstd> P,
                                                                     int cpb) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -590,7 +592,7 @@ __global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid
     warp_best(v, i, ps);
     return i;
   };
-  {
+  if constexpr (PIV) {
     R bv = R(-1);
     int bi = nw;
     for (int k = w; k < nc; k += NT / 32) {
@@ -609,7 +611,7 @@ __global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid
     offer(0);
   }
   cl.sync();
-  int p = pick(0);
+  int p = PIV ? pick(0) : 0;
   int pend = -1, pj = 0; // my column awaiting step pj's reflector (vb of pj's parity)
   bool pid = false;      // ... an identity step (R_jj stays alpha)
   R pbeta = R(0);
@@ -678,8 +680,9 @@ __global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid
     for (int k = w; k < nc; k += NT / 32) {
       const int c = c0 + k;
       if (loc[c] <= j) continue;
-      const R nv = qr_reflect_column<true, true>(j, mw, vc, f, !identity, Xs + size_t(k) * mw,
-                                                 n1 + k, n2 + k, scal);
+      const R nv = qr_reflect_column<PIV, true>(j, mw, vc, f, !identity, Xs + size_t(k) * mw,
+                                                PIV ? n1 + k : nullptr, PIV ? n2 + k : nullptr,
+                                                scal);
       if (nv > bv || (nv == bv && loc[c] < bp)) {
         bv = nv;
         bi = c;
@@ -691,14 +694,14 @@ __global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid
       cand_i[w] = bi;
     }
     const int par = (j + 1) & 1;
-    offer(par);
+    if constexpr (PIV) offer(par);
     pend = p >= c0 && p < c0 + nc ? p - c0 : -1;
     pj = j;
     pid = identity;
     pbeta = beta_s;
     pscal = scal;
     cl.sync(); // every copy of this step's pivot column and every offer done
-    if (j + 1 < nw) p = pick(par);
+    if (j + 1 < nw) p = PIV ? pick(par) : j + 1;
   }
   if (pend >= 0) {
     T *xc = Xs + size_t(pend) * mw;
@@ -707,17 +710,21 @@ __global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid
     if (t == 0 && !pid) xc[pj] = dfrom_real<T>(pbeta);
   }
   __syncthreads();
-  const int kr = qrcp_rank<R>(nw, [&](int k) { return rd[k]; });
+  const int kr = PIV ? qrcp_rank<R>(nw, [&](int k) { return rd[k]; }) : nw;
   for (long long e = t; e < (long long)nc * mw; e += NT) {
     const int k = int(e / mw), r = int(e - (long long)k * mw);
     Y[r + size_t(loc[c0 + k]) * mw] = Xs[e];
   }
-  if (rk == 0)
+  if (PIV && rk == 0)
     for (int k = t; k < nw; k += NT) perm[k] = at[k];
-  // B = R^H: column c at position r gives B's row r (B[r, c'] = conj(R[c', r]))
+  const bool flip = PIV || M.m < M.n;
   for (long long e = t; e < (long long)nc * nw; e += NT) {
     const int k = int(e / nw), cq = int(e - (long long)k * nw), r = loc[c0 + k];
-    B[r + size_t(cq) * nw] = cq <= r && cq < kr ? dconj(Xs[size_t(k) * mw + cq]) : dzero<T>();
+    const T x = Xs[size_t(k) * mw + cq]; // R[cq, r]: column c at position r holds R's column r
+    if (flip) // B = R^H: B's row r (B[r, cq] = conj(R[cq, r]))
+      B[r + size_t(cq) * nw] = cq <= r && cq < kr ? dconj(x) : dzero<T>();
+    else // B = R: B's column r
+      B[cq + size_t(r) * nw] = cq <= r ? x : dzero<T>();
   }
   cl.sync(); // no block leaves while another may still read its shared memory
 #endif
@@ -745,14 +752,14 @@ template <class Tstd> QrParams<Tstd> qr_params(const Batch<Tstd> &kb, const QrMa
 }
 
 // Environment switches for measurements and the same-bits tests:
-// BSVD_QRCP_CLUSTER=0 factors every pivoted matrix with the one-block
-// kernel; BSVD_QR_APPLY=0 forms X in qr_finish_kernel (one block per matrix).
+// BSVD_QR_CLUSTER=0 factors every matrix with the one-block kernel;
+// BSVD_QR_APPLY=0 forms X in qr_finish_kernel (one block per matrix).
 inline bool qr_env_on(const char *name) {
   const char *e = std::getenv(name);
   return !(e && e[0] == '0');
 }
 
-// Blocks per cluster for the pivoted factorization of an mw x nw matrix:
+// Blocks per cluster for the factorization of an mw x nw matrix:
 // the fewest (1, 2, 4, 8, 16) that leave each block at most 32 columns (one
 // per warp) within smem_max bytes, else 16 if that fits; 0: none fits
 // (the one-block kernel factors it from global memory).
@@ -767,10 +774,10 @@ template <class T> int qrcp_cluster_size(int mw, int nw, size_t smem_max) {
 
 // One launch of qrcp_cluster_kernel over P.sel[0, count) with clusters of
 // c blocks; cudaErrorNotSupported when no such cluster fits the GPU.
-template <class Tstd>
+template <class Tstd, bool PIV>
 cudaError_t qrcp_cluster_launch(const QrParams<Tstd> &P, int count, int c, int cpb, size_t smem,
                                 cudaStream_t stream) {
-  auto kern = qrcp_cluster_kernel<Tstd>;
+  auto kern = qrcp_cluster_kernel<Tstd, PIV>;
   // Any refusal here (no clusters before compute capability 9.0, no
   // 16-block clusters, not this much shared memory) means "not supported":
   // the caller factors these matrices with the one-block kernel.
@@ -808,12 +815,15 @@ void qr_factor_block_launch(QrParams<Tstd> P, int count, int nt, cudaStream_t st
   else qr_factor_kernel<Tstd, 256><<<count, 256, 0, stream>>>(P);
 }
 
-// Launch with nt threads per matrix (256, 512 or 1024; qr_threads). hmats:
-// a host copy of mats (null: one-block kernel for all). With it, the
-// pivoted matrices that fit a cluster's shared memory (qrcp_cluster_size)
-// are loaded by the one-block kernel's load and factored by
-// qrcp_cluster_kernel, one launch per cluster size (largest first); only
-// at nt = kQrcpThreads, whose block reductions the cluster kernel repeats.
+// Launch with nt threads per matrix (256, 512 or 1024; qr_threads) for the
+// one-block kernel. hmats: a host copy of mats (null: one-block kernel for
+// all; the matrices of one call are all pivoted or all not). With it, the
+// matrices that fit a cluster's shared memory (qrcp_cluster_size) are
+// loaded by the one-block kernel's load and factored by
+// qrcp_cluster_kernel, one launch per cluster size (largest first). The
+// cluster kernel's blocks have kQrcpThreads threads: it gives the one-block
+// kernel's bits at nt = kQrcpThreads (the pivoted default; the unpivoted
+// path's one-block kernel runs 256).
 template <class Tstd>
 cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
                            unsigned char *ws, const QrLayout &L, cudaStream_t stream, int nt,
@@ -823,15 +833,16 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
   if (count <= 0) return cudaSuccess;
   QrParams<Tstd> P = qr_params(kb, mats, ws, L);
   std::vector<int> rest, grp[5];
-  if (hmats && nt == kQrcpThreads && qr_env_on("BSVD_QRCP_CLUSTER")) {
+  const bool cluster = hmats && qr_env_on("BSVD_QR_CLUSTER");
+  if (cluster) {
     const size_t smax = size_t(max_smem_optin());
     for (int i = 0; i < count; ++i) {
-      const int c = hmats[i].piv ? qrcp_cluster_size<T>(hmats[i].mw, hmats[i].nw, smax) : 0;
+      const int c = qrcp_cluster_size<T>(hmats[i].mw, hmats[i].nw, smax);
       if (c == 0) rest.push_back(i);
       else grp[__builtin_ctz(unsigned(c))].push_back(i);
     }
   }
-  if (int(rest.size()) == count || !hmats || nt != kQrcpThreads || !qr_env_on("BSVD_QRCP_CLUSTER")) {
+  if (!cluster || int(rest.size()) == count) {
     qr_factor_block_launch(P, count, nt, stream);
     return cudaGetLastError();
   }
@@ -877,8 +888,10 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
     }
     const int cpb = (nw + c - 1) / c;
     P.sel = dsel + off[g];
-    const cudaError_t e = qrcp_cluster_launch(P, int(grp[g].size()), c, cpb,
-                                              qrcp_cluster_smem<T>(cpb, mw, nw), st);
+    const size_t smem = qrcp_cluster_smem<T>(cpb, mw, nw);
+    const cudaError_t e =
+        hmats[grp[g][0]].piv ? qrcp_cluster_launch<Tstd, true>(P, int(grp[g].size()), c, cpb, smem, st)
+                             : qrcp_cluster_launch<Tstd, false>(P, int(grp[g].size()), c, cpb, smem, st);
     if (e == cudaErrorNotSupported) { // no cluster of c blocks fits: one block each
       qr_factor_block_launch(P, int(grp[g].size()), nt, st);
       if (cudaError_t e2 = cudaGetLastError()) return e2;

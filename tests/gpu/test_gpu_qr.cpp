@@ -316,43 +316,47 @@ TYPED_TEST(GpuQrcp, PivotedFactorMatchesCpuTwin) {
 }
 
 // The cluster factorization (qrcp_cluster_kernel: the matrix in the shared
-// memory of 1-16 blocks) gives the bits of the one-block kernel
-// (BSVD_QRCP_CLUSTER=0): B, Y, tau, perm and escale, on shapes that take
-// clusters of 1, 4, 8 and 16 blocks, a matrix whose columns tie in norm
-// (0/1 entries: the pivot order rests on the tie rule), one with zero and
+// memory of 1-16 blocks) gives the bits of the one-block kernel at its
+// thread count (BSVD_QR_CLUSTER=0; BSVD_QR_THREADS=1024 for both runs):
+// B, Y, tau, perm and escale, pivoted and not, on shapes that take clusters
+// of 1, 2, 4, 8 and 16 blocks, a matrix whose columns tie in norm (0/1
+// entries: the pivot order rests on the tie rule), one with zero and
 // repeated columns (identity steps, tiny columns) and a NaN matrix.
 TYPED_TEST(GpuQrcp, ClusterFactorGivesTheSameBits) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{
-           {512, 512}, {300, 260}, {140, 140}, {90, 90}, {70, 300}, {40, 3}, {1, 1}}) {
-    SCOPED_TRACE(testing::Message() << m << "x" << n);
-    const int batch = 4, nw = std::min(m, n);
-    auto A = family_batch<T>(Family::Logrand, m, n, batch, 510 + m);
-    T *A1 = A.data() + size_t(m) * n, *A2 = A1 + size_t(m) * n, *A3 = A2 + size_t(m) * n;
-    for (int j = 0; j < n; ++j) // 0/1 entries, two per column: ties everywhere
-      for (int i = 0; i < m; ++i) A1[i + size_t(j) * m] = T((i * 7 + j * 3) % 5 < 2 ? 1 : 0);
-    for (int j = 0; j < n; ++j) // zero and repeated columns
-      for (int i = 0; i < m; ++i)
-        A2[i + size_t(j) * m] = j % 3 == 0 ? T(0) : A2[i + size_t(j % 7) * m];
-    if (m * n > 1) A3[m * n / 2] = T(R_t<T>(NAN));
-    ScopedEnv env("BSVD_QRCP_CLUSTER");
-    env.set("0");
-    const GpuFactor<T> ref = gpu_factor(A, m, n, batch, true);
-    env.unset();
-    const GpuFactor<T> got = gpu_factor(A, m, n, batch, true);
-    ASSERT_TRUE(ref.ok && got.ok);
-    EXPECT_EQ(got.perm, ref.perm);
-    EXPECT_EQ(got.escale, ref.escale);
-    const auto same = [](const std::vector<T> &a, const std::vector<T> &b) {
-      return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-    };
-    EXPECT_TRUE(same(got.B, ref.B)) << "B";
-    // Y and tau of the finite matrices (a NaN matrix's Y is its load only)
-    const size_t ny = got.Y.size() / batch, nt = size_t(nw);
-    EXPECT_TRUE(std::memcmp(got.Y.data(), ref.Y.data(), 3 * ny * sizeof(T)) == 0) << "Y";
-    EXPECT_TRUE(std::memcmp(got.tau.data(), ref.tau.data(), 3 * nt * sizeof(T)) == 0) << "tau";
-  }
+  ScopedEnv threads("BSVD_QR_THREADS");
+  threads.set("1024");
+  for (const bool piv : {true, false})
+    for (auto [m, n] : std::vector<std::pair<int, int>>{
+             {512, 512}, {300, 260}, {140, 140}, {90, 90}, {70, 300}, {2000, 16}, {40, 3}, {1, 1}}) {
+      SCOPED_TRACE(testing::Message() << m << "x" << n << (piv ? " pivoted" : " unpivoted"));
+      const int batch = 4, nw = std::min(m, n);
+      auto A = family_batch<T>(Family::Logrand, m, n, batch, 510 + m);
+      T *A1 = A.data() + size_t(m) * n, *A2 = A1 + size_t(m) * n, *A3 = A2 + size_t(m) * n;
+      for (int j = 0; j < n; ++j) // 0/1 entries, two per column: ties everywhere
+        for (int i = 0; i < m; ++i) A1[i + size_t(j) * m] = T((i * 7 + j * 3) % 5 < 2 ? 1 : 0);
+      for (int j = 0; j < n; ++j) // zero and repeated columns
+        for (int i = 0; i < m; ++i)
+          A2[i + size_t(j) * m] = j % 3 == 0 ? T(0) : A2[i + size_t(j % 7) * m];
+      if (m * n > 1) A3[m * n / 2] = T(R_t<T>(NAN));
+      ScopedEnv env("BSVD_QR_CLUSTER");
+      env.set("0");
+      const GpuFactor<T> ref = gpu_factor(A, m, n, batch, piv);
+      env.unset();
+      const GpuFactor<T> got = gpu_factor(A, m, n, batch, piv);
+      ASSERT_TRUE(ref.ok && got.ok);
+      if (piv) EXPECT_EQ(got.perm, ref.perm);
+      EXPECT_EQ(got.escale, ref.escale);
+      const auto same = [](const std::vector<T> &a, const std::vector<T> &b) {
+        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+      };
+      EXPECT_TRUE(same(got.B, ref.B)) << "B";
+      // Y and tau of the finite matrices (a NaN matrix's Y is its load only)
+      const size_t ny = got.Y.size() / batch, nt = size_t(nw);
+      EXPECT_TRUE(std::memcmp(got.Y.data(), ref.Y.data(), 3 * ny * sizeof(T)) == 0) << "Y";
+      EXPECT_TRUE(std::memcmp(got.tau.data(), ref.tau.data(), 3 * nt * sizeof(T)) == 0) << "tau";
+    }
 }
 
 // Q applied by a grid of blocks per matrix (qr_apply_q_kernel) gives the
