@@ -366,8 +366,11 @@ TYPED_TEST(GpuQrcp, QApplyGivesTheSameBits) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   struct Case { int m, n, qr, pre; };
+  // 4000 x 8: in d, c and z X's columns are too tall for the grid's shared
+  // memory (a column and eight staged reflectors), so the finish forms X
+  // itself in both runs; s takes the grid
   for (const Case c : std::vector<Case>{{130, 130, 0, 1}, {260, 90, 0, 1}, {90, 260, 0, 1},
-                                        {2000, 16, 1, 0}, {24, 1500, 1, 0}}) {
+                                        {2000, 16, 1, 0}, {24, 1500, 1, 0}, {4000, 8, 1, 0}}) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.n);
     const int batch = 3;
     auto A = family_batch<T>(Family::Logrand, c.m, c.n, batch, 77 + c.m);
