@@ -216,6 +216,53 @@ __device__ __forceinline__ int qr_pick_pivot(const R *cand_v, const int *cand_i)
   return bi;
 }
 
+// Step j's column y (rows j.., by the whole block): alpha = y_j, xnorm =
+// ||y_{j+1..}||, identity (H_j = I), and the exponent e of the tiny-column
+// scaling: a column whose entries are all below sqrt(min_normal) / eps (the
+// rounding residue of a rank-deficient matrix can reach the subnormals) is
+// scaled by 2^e in place and its norm taken again (householder_step,
+// src/cpu/qr.cpp). Uniform over the block.
+template <int NT, class T>
+__device__ __forceinline__ int qr_column_prepare(int j, int mw, T *y, dreal_t<T> *redr, T &alpha,
+                                                 dreal_t<T> &xnorm, bool &identity) {
+  using R = dreal_t<T>;
+  const int t = threadIdx.x;
+  alpha = y[j];
+  xnorm = qr_block_nrm2<NT>(j + 1, mw, y, redr);
+  identity = xnorm == R(0) && qim(alpha) == R(0);
+  const R big = fmax(fmax(fabs(qre(alpha)), fabs(qim(alpha))), xnorm);
+  const int e = !identity && big < sqrt(min_normal<R>()) / kEpsOf<R> ? -dilogb(big) : 0;
+  if (e != 0) { // the norm's reductions ordered every read of y before this
+    for (int i = j + 1 + t; i < mw; i += NT) y[i] = dldexp(y[i], e);
+    __syncthreads();
+    xnorm = qr_block_nrm2<NT>(j + 1, mw, y, redr);
+  }
+  return e;
+}
+
+// The Householder reflector of a column with x_j = alpha whose rows below
+// j have the norm xnorm after scaling by 2^e (householder_step,
+// src/cpu/qr.cpp): tau, scal = 1 / (alpha' - beta) that scales v, and
+// beta = R_jj scaled back. One definition for the one-block and the
+// cluster factorization, whose equal bits rest on it.
+template <class T> struct QrReflector {
+  T tau, scal;
+  dreal_t<T> beta;
+};
+template <class T>
+__device__ __forceinline__ QrReflector<T> qr_reflector(T alpha, dreal_t<T> xnorm, int e) {
+  using R = dreal_t<T>;
+  const T as = dldexp(alpha, e);
+  const R xs = xnorm; // of the scaled column
+  const R ar = fabs(qre(as)), ai = fabs(qim(as));
+  const R sc = fmax(fmax(ar, ai), xs);
+  const R a1 = qre(as) / sc, a2 = qim(as) / sc, a3 = xs / sc;
+  const R nrm = sc * sqrt(a1 * a1 + a2 * a2 + a3 * a3);
+  const R beta = qre(as) >= R(0) ? -nrm : nrm;
+  const T tj = qdiv(dfrom_real<T>(beta) - as, dfrom_real<T>(beta));
+  return {tj, qdiv(done<T>(), as - dfrom_real<T>(beta)), dldexp(beta, -e)};
+}
+
 // ---- factor: W = A (A^H), prescale, Householder QR in the workspace, B -----
 // M.piv: with column pivoting (householder_qr_pivoted's twin: the column of
 // largest partial norm first, the first one on ties; perm[j] = the column of
@@ -297,35 +344,19 @@ __global__ void __launch_bounds__(NT) qr_factor_kernel(const __grid_constant__ Q
       }
       __syncthreads();
     }
-    const T alpha = yj[j];
-    R xnorm = qr_block_nrm2<NT>(j + 1, mw, yj, redr);
-    const bool identity = xnorm == R(0) && qim(alpha) == R(0);
-    // A tiny column (the rounding residue of a rank-deficient matrix can
-    // reach the subnormals) is scaled by 2^e first, in place, and its norm
-    // taken again (householder_step, src/cpu/qr.cpp). Uniform.
-    const R big = fmax(fmax(fabs(qre(alpha)), fabs(qim(alpha))), xnorm);
-    const int e = !identity && big < sqrt(min_normal<R>()) / kEpsOf<R> ? -dilogb(big) : 0;
-    if (e != 0) {
-      for (int i = j + 1 + t; i < mw; i += NT) yj[i] = dldexp(yj[i], e);
-      __syncthreads();
-      xnorm = qr_block_nrm2<NT>(j + 1, mw, yj, redr);
-    }
+    T alpha;
+    R xnorm;
+    bool identity;
+    const int e = qr_column_prepare<NT>(j, mw, yj, redr, alpha, xnorm, identity);
     if (t == 0) {
       if (identity) {
         tau[j] = dzero<T>();
       } else {
-        const T as = dldexp(alpha, e);
-        const R xs = xnorm; // of the scaled column
-        const R ar = fabs(qre(as)), ai = fabs(qim(as));
-        const R sc = fmax(fmax(ar, ai), xs);
-        const R a1 = qre(as) / sc, a2 = qim(as) / sc, a3 = xs / sc;
-        const R nrm = sc * sqrt(a1 * a1 + a2 * a2 + a3 * a3);
-        const R beta = qre(as) >= R(0) ? -nrm : nrm;
-        const T tj = qdiv(dfrom_real<T>(beta) - as, dfrom_real<T>(beta));
-        tau[j] = tj;
-        coef[0] = tj;
-        coef[1] = qdiv(done<T>(), as - dfrom_real<T>(beta));
-        beta_s = dldexp(beta, -e);
+        const QrReflector<T> h = qr_reflector(alpha, xnorm, e);
+        tau[j] = h.tau;
+        coef[0] = h.tau;
+        coef[1] = h.scal;
+        beta_s = h.beta;
       }
     }
     __syncthreads();
@@ -638,17 +669,10 @@ __global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid
     }
     __syncthreads();
     // the reflector: qr_factor_kernel's operations on the copy
-    const T alpha = vc[j];
-    R xnorm = qr_block_nrm2<NT>(j + 1, mw, vc, redr);
-    const bool identity = xnorm == R(0) && qim(alpha) == R(0);
-    const R big = fmax(fmax(fabs(qre(alpha)), fabs(qim(alpha))), xnorm);
-    const int e = !identity && big < sqrt(min_normal<R>()) / kEpsOf<R> ? -dilogb(big) : 0;
-    if (e != 0) {
-      __syncthreads(); // every thread has read the unscaled column
-      for (int i = j + 1 + t; i < mw; i += NT) vc[i] = dldexp(vc[i], e);
-      __syncthreads();
-      xnorm = qr_block_nrm2<NT>(j + 1, mw, vc, redr);
-    }
+    T alpha;
+    R xnorm;
+    bool identity;
+    const int e = qr_column_prepare<NT>(j, mw, vc, redr, alpha, xnorm, identity);
     if (t == 0) { // the coefficients: one thread, then the block reads them
       if (identity) {
         if (rk == 0) tau[j] = dzero<T>();
@@ -656,18 +680,11 @@ __global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid
         cf[0] = cf[1] = dzero<T>();
         cb_s = R(0);
       } else {
-        const T as = dldexp(alpha, e);
-        const R xs = xnorm; // of the scaled column
-        const R ar = fabs(qre(as)), ai = fabs(qim(as));
-        const R sc = fmax(fmax(ar, ai), xs);
-        const R a1 = qre(as) / sc, a2 = qim(as) / sc, a3 = xs / sc;
-        const R nrm = sc * sqrt(a1 * a1 + a2 * a2 + a3 * a3);
-        const R beta = qre(as) >= R(0) ? -nrm : nrm;
-        const T tj = qdiv(dfrom_real<T>(beta) - as, dfrom_real<T>(beta));
-        if (rk == 0) tau[j] = tj;
-        cf[0] = dconj(tj);
-        cf[1] = qdiv(done<T>(), as - dfrom_real<T>(beta));
-        cb_s = dldexp(beta, -e);
+        const QrReflector<T> h = qr_reflector(alpha, xnorm, e);
+        if (rk == 0) tau[j] = h.tau;
+        cf[0] = dconj(h.tau);
+        cf[1] = h.scal;
+        cb_s = h.beta;
         rd[j] = fabs(cb_s);
       }
     }
