@@ -23,7 +23,8 @@
 //                             QR preprocessing (qr = -1 / 1, qr.hpp)
 //   bsvd-cuda-precond         blocked cases: QR with column pivoting first
 //                             (opts.precondition = 1, path cuda-qrcp)
-//   (--mtx with BSVD_MTX_RANDOM=1: the files' shapes, random entries)
+//   (--mtx with BSVD_MTX_RANDOM=1: the files' shapes, random entries;
+//   =2: random values on the files' nonzero pattern)
 //   bsvd-cuda-precond / -noprecond  --mtx: the batch with the other choice
 //                             of it (opts.precondition 1 / -1)
 //   bsvd-cuda-stages          matrices on the blocked path: one more call
@@ -970,15 +971,21 @@ bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int re
     }
     if (dm.m > 0 && dm.n > 0) mats.push_back(std::move(dm));
   }
-  // BSVD_MTX_RANDOM=1: the same shapes with uniform random entries (a
-  // mixed-size batch of random matrices, to compare with the real ones).
-  if (const char *r = std::getenv("BSVD_MTX_RANDOM"); r && r[0] == '1')
+  // BSVD_MTX_RANDOM=1: the same shapes with random entries (a mixed-size
+  // batch of random matrices, to compare with the real ones); =2: random
+  // values on the files' nonzero pattern only (sparse, but not structured:
+  // what a sparsity rule for the preconditioning would also see).
+  if (const char *r = std::getenv("BSVD_MTX_RANDOM"); r && (r[0] == '1' || r[0] == '2')) {
+    const bool keep_pattern = r[0] == '2';
     for (size_t b = 0; b < mats.size(); ++b) {
       auto &dm = mats[b];
-      testing::generate<double>(testing::Family::Random, dm.m, dm.n, 1.0, 9100u + b, dm.a.data(),
-                                dm.m);
-      dm.name += "~rand";
+      std::vector<double> g(dm.a.size());
+      testing::generate<double>(testing::Family::Random, dm.m, dm.n, 1.0, 9100u + b, g.data(), dm.m);
+      for (size_t e = 0; e < g.size(); ++e)
+        if (!keep_pattern || dm.a[e] != 0.0) dm.a[e] = g[e];
+      dm.name += keep_pattern ? "~randpattern" : "~rand";
     }
+  }
   try {
     switch (precision) {
     case 's': return bench_gpu_mtx_t<float>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, rows);
