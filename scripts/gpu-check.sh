@@ -69,8 +69,8 @@ fi
 if [ $SANITIZE = 1 ]; then
   # racecheck is ~10x slower than memcheck: the blocked edge cases (180^2)
   # alone ran past the device call's limit, so it gets the small cases.
-  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall:GpuBlocked/1.EvdPlansGiveTheSameBits:GpuBlocked/3.EvdPlansGiveTheSameBits:GpuBlocked/1.GramByCublas:GpuBlocked/3.GramByCublas:GpuBlocked/*.GramPlansGiveTheSameBits:GpuBlocked/1.NullColumnsInRounds:GpuBlocked/2.NullColumnsInRounds:GpuBlocked/1.StreamGroupsGiveTheSameBits:GpuBlocked/3.StreamGroupsGiveTheSameBits:GpuQrcp/*.ClusterFactorGivesTheSameBits:GpuQrcp/1.QApplyGivesTheSameBits:GpuQrcp/3.QApplyGivesTheSameBits'
-  FR='GpuFused/2.EdgeCases:GpuQr/1.EdgeCases:GpuQr/2.FactorMatchesCpuTwin:GpuQrcp/1.QApplyGivesTheSameBits:GpuQrcp/1.PivotedFactorMatchesCpuTwin:GpuBlocked/1.PairSolversSmall:GpuBlocked/3.PairSolversSmall:GpuBlocked/1.EvdPlansSmall'
+  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall:GpuBlocked/1.EvdPlansGiveTheSameBits:GpuBlocked/3.EvdPlansGiveTheSameBits:GpuBlocked/1.GramByCublas:GpuBlocked/3.GramByCublas:GpuBlocked/*.GramPlansGiveTheSameBits:GpuBlocked/1.NullColumnsInRounds:GpuBlocked/2.NullColumnsInRounds:GpuBlocked/1.StreamGroupsGiveTheSameBits:GpuBlocked/3.StreamGroupsGiveTheSameBits:GpuQrcp/1.ClusterFactorGivesTheSameBits:GpuQrcp/3.ClusterFactorGivesTheSameBits:GpuQrcp/1.QApplyGivesTheSameBits:GpuQrcp/3.QApplyGivesTheSameBits'
+  FR='GpuFused/2.EdgeCases:GpuQr/1.EdgeCases:GpuQr/2.FactorMatchesCpuTwin:GpuBlocked/1.PairSolversSmall:GpuBlocked/3.PairSolversSmall:GpuBlocked/1.EvdPlansSmall'
   for tool in memcheck racecheck; do
     F=$FM; [ $tool = racecheck ] && F=$FR
     timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/bsvd_gpu_tests" \
@@ -83,6 +83,12 @@ if [ $SANITIZE = 1 ]; then
     "$B/tests/bsvd_gpu_tests" --gtest_filter='GpuBlocked/1.EvdPlansSmall' \
     >"$OUT/sanitize-racecheck-tile4.log" 2>&1
   say "compute-sanitizer racecheck (Gram tile 4): rc=$? $(grep -E "RACECHECK SUMMARY" "$OUT/sanitize-racecheck-tile4.log" | head -1)"
+  # The QR kernels that hold X or the matrix in shared memory (the cluster
+  # factorization, clusters of 1 and 4 blocks: ~130 s on the H100 for d).
+  timeout 240 compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$B/tests/bsvd_gpu_tests" --gtest_filter='GpuQrcp/1.PivotedFactorMatchesCpuTwin' \
+    >"$OUT/sanitize-racecheck-qr.log" 2>&1
+  say "compute-sanitizer racecheck (QR clusters): rc=$? $(grep -E "RACECHECK SUMMARY" "$OUT/sanitize-racecheck-qr.log" | head -1)"
 fi
 
 # ---- benchmark -------------------------------------------------------------
