@@ -647,14 +647,18 @@ __global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid
   bool pid = false;      // ... an identity step (R_jj stays alpha)
   R pbeta = R(0);
   T pscal = dzero<T>();
+  // the owner writes step pj's reflector into its pivot column, scaled as
+  // the one-block kernel stores it
+  auto write_pending = [&]() {
+    if (pend < 0) return;
+    T *xc = Xs + size_t(pend) * mw;
+    const T *vp = vb + size_t(pj & 1) * mw;
+    for (int i = pj + 1 + t; i < mw; i += NT) xc[i] = pid ? vp[i] : vp[i] * pscal;
+    if (t == 0 && !pid) xc[pj] = dfrom_real<T>(pbeta);
+  };
   for (int j = 0; j < nw; ++j) {
     T *vc = vb + size_t(j & 1) * mw; // this step's copy of the pivot column
-    if (pend >= 0) {                 // the previous step's reflector, scaled as stored
-      T *xc = Xs + size_t(pend) * mw;
-      const T *vp = vb + size_t(pj & 1) * mw;
-      for (int i = pj + 1 + t; i < mw; i += NT) xc[i] = pid ? vp[i] : vp[i] * pscal;
-      if (t == 0 && !pid) xc[pj] = dfrom_real<T>(pbeta);
-    }
+    write_pending();
     if (t == 0) { // p moves to position j, the column there to p's
       const int q = loc[p], cj = at[j];
       at[q] = cj;
@@ -720,12 +724,7 @@ __global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid
     cl.sync(); // every copy of this step's pivot column and every offer done
     if (j + 1 < nw) p = PIV ? pick(par) : j + 1;
   }
-  if (pend >= 0) {
-    T *xc = Xs + size_t(pend) * mw;
-    const T *vp = vb + size_t(pj & 1) * mw;
-    for (int i = pj + 1 + t; i < mw; i += NT) xc[i] = pid ? vp[i] : vp[i] * pscal;
-    if (t == 0 && !pid) xc[pj] = dfrom_real<T>(pbeta);
-  }
+  write_pending();
   __syncthreads();
   const int kr = PIV ? qrcp_rank<R>(nw, [&](int k) { return rd[k]; }) : nw;
   for (long long e = t; e < (long long)nc * mw; e += NT) {

@@ -3,14 +3,21 @@
 // kernel on R, U = Q U_R) through the public API: T1-T4 on the six
 // families, tall and wide, the edge cases, routing, host vs device data,
 // values only.
-#include <cstring>
 #include "gpu_test_util.hpp"
 
 #include "cpu/qr.hpp"
 #include "cuda/fused.hpp"
 #include "cuda/qr.hpp"
 
+#include <cstring>
+
 namespace {
+
+// Whether two arrays hold the same bytes (NaNs included, which compare
+// unequal as values).
+template <class V> bool same_bits(const V &a, const V &b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0;
+}
 
 template <class R> R cj(R x) { return x; }
 template <class R> std::complex<R> cj(std::complex<R> x) { return std::conj(x); }
@@ -348,10 +355,7 @@ TYPED_TEST(GpuQrcp, ClusterFactorGivesTheSameBits) {
       ASSERT_TRUE(ref.ok && got.ok);
       if (piv) EXPECT_EQ(got.perm, ref.perm);
       EXPECT_EQ(got.escale, ref.escale);
-      const auto same = [](const std::vector<T> &a, const std::vector<T> &b) {
-        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-      };
-      EXPECT_TRUE(same(got.B, ref.B)) << "B";
+      EXPECT_TRUE(same_bits(got.B, ref.B)) << "B";
       // Y and tau of the finite matrices (a NaN matrix's Y is its load only)
       const size_t ny = got.Y.size() / batch, nt = size_t(nw);
       EXPECT_TRUE(std::memcmp(got.Y.data(), ref.Y.data(), 3 * ny * sizeof(T)) == 0) << "Y";
@@ -389,14 +393,10 @@ TYPED_TEST(GpuQrcp, QApplyGivesTheSameBits) {
     EXPECT_EQ(got.path, ref.path);
     EXPECT_EQ(got.path[0], c.pre ? BSVD_PATH_CUDA_QRCP : BSVD_PATH_CUDA_QR);
     EXPECT_EQ(got.info, ref.info);
-    const auto bits = [](const auto &a, const auto &b) {
-      return a.size() == b.size() &&
-             std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0;
-    };
     // matrix 1's NaNs compare unequal as values; its bits are the same
-    EXPECT_TRUE(bits(got.S, ref.S));
-    EXPECT_TRUE(bits(got.U, ref.U));
-    EXPECT_TRUE(bits(got.V, ref.V));
+    EXPECT_TRUE(same_bits(got.S, ref.S));
+    EXPECT_TRUE(same_bits(got.U, ref.U));
+    EXPECT_TRUE(same_bits(got.V, ref.V));
     EXPECT_EQ(got.info[1], BSVD_INFO_NONFINITE);
   }
 }
