@@ -765,7 +765,15 @@ template <class T> void suitesparse_blocked(bsvd_pair_solver_t pair, int precond
       // near the noise floor rounding decides, so its switch can move by a
       // sweep (will199, rank-deficient: GPU 21, twin 18 when written). In
       // total the GPU must stay within 2 % of the twin (below).
-      EXPECT_LE(sweeps[b], csweeps[b] + 3) << "cpu twin " << csweeps[b];
+      // Preconditioned, the pivot order of the QR with column pivoting
+      // rests on rounding wherever partial norms tie (the graph matrices'
+      // 0/1 columns), and R^H's Jacobi with it: the twin itself, run on
+      // the files with every entry perturbed by a relative 4e-16
+      // (scripts/perturb-mtx.py, four seeds), moved by up to 6 sweeps on
+      // a matrix (GD96_c 8-14, bcspwr05 12-17, dwt_72 8-13; its total
+      // 1010-1030). So there the allowance per matrix is that spread.
+      const int allowance = precondition > 0 ? 6 : 3;
+      EXPECT_LE(sweeps[b], csweeps[b] + allowance) << "cpu twin " << csweeps[b];
       gsum += sweeps[b];
       csum += csweeps[b];
     }
