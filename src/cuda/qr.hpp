@@ -80,6 +80,10 @@ QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool ve
 // whose block reductions it repeats). BSVD_QR_THREADS=256|512|1024
 // overrides both (measurements).
 constexpr int kQrcpThreads = 1024;
+// Threads per block of the cluster factorization's throughput plan
+// (qrcp_throughput_rule, tuning.hpp); its bits are the one-block kernel's
+// at this count.
+constexpr int kQrcpThroughputThreads = 256;
 int qr_threads(bool pivoted);
 
 // Launches (elements of the workspace as laid out by qr_layout; mats

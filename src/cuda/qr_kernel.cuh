@@ -7,8 +7,10 @@
 #include "matrix_io.cuh"
 #include "qr.hpp"
 #include "side_stream.hpp"
+#include "tuning.hpp"
 
 #include <cooperative_groups.h>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <vector>
@@ -542,14 +544,13 @@ template <class T> __host__ __device__ constexpr size_t qrcp_cluster_smem(int cp
   return (size_t(cpb) * mw + 2 * size_t(mw)) * sizeof(T) + size_t(2 * cpb + nw) * sizeof(R) +
          size_t(2 * nw) * sizeof(int);
 }
-template <class Tstd, bool PIV>
-__global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid_constant__ QrParams<Tstd> P,
-                                                                    int cpb) {
+template <class Tstd, bool PIV, int NT>
+__global__ void __launch_bounds__(NT) qrcp_cluster_kernel(const __grid_constant__ QrParams<Tstd> P,
+                                                          int cpb) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap(); // clusters need compute capability 9.0; qrcp_cluster_launch refuses before
 #else
-  constexpr int NT = kQrcpThreads;
-  static_assert(NT == 1024, "warp 0's lanes hold the 32 warps' candidates");
+  static_assert(NT % 32 == 0 && NT / 32 <= 32, "warp 0's lanes hold the warps' candidates");
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   namespace cg = cooperative_groups;
@@ -600,8 +601,8 @@ __global__ void __launch_bounds__(kQrcpThreads) qrcp_cluster_kernel(const __grid
   auto offer = [&](int par) {
     __syncthreads();
     if (w == 0) {
-      R v = cand_v[l];
-      int i = cand_i[l], ps = pos(i);
+      R v = l < NT / 32 ? cand_v[l] : R(-1); // lanes without a warp: "none"
+      int i = l < NT / 32 ? cand_i[l] : nw, ps = pos(i);
       warp_best(v, i, ps);
       if (l < C) {
         cl.map_shared_rank(&in_v[0][0], l)[par * 16 + rk] = v;
@@ -775,52 +776,74 @@ inline bool qr_env_on(const char *name) {
   return !(e && e[0] == '0');
 }
 
-// Blocks per cluster for the factorization of an mw x nw matrix:
-// the fewest (1, 2, 4, 8, 16) that leave each block at most 32 columns (one
-// per warp) within smem_max bytes, else 16 if that fits; 0: none fits
-// (the one-block kernel factors it from global memory).
-template <class T> int qrcp_cluster_size(int mw, int nw, size_t smem_max) {
+// Blocks per cluster for the factorization of an mw x nw matrix, by plan
+// (qrcp_throughput_rule, tuning.hpp). Latency plan (kQrcpThreads per block): the
+// fewest (1, 2, 4, 8, 16) that leave each block at most 32 columns (one per
+// warp) within smem_max bytes, else 16 if that fits. Throughput plan
+// (kQrcpThroughputThreads per block): the fewest that fit smem_max, however
+// many columns each block then holds. 0: none fits (the one-block kernel
+// factors it from global memory).
+template <class T> int qrcp_cluster_size(int mw, int nw, size_t smem_max, bool throughput = false) {
   smem_max -= std::min<size_t>(smem_max, 2048); // the kernel's static shared memory
   for (int c = 1; c <= 16; c *= 2) {
     const int cpb = (nw + c - 1) / c;
-    if (cpb <= 32 && qrcp_cluster_smem<T>(cpb, mw, nw) <= smem_max) return c;
+    if ((throughput || cpb <= 32) && qrcp_cluster_smem<T>(cpb, mw, nw) <= smem_max) return c;
   }
   return qrcp_cluster_smem<T>((nw + 15) / 16, mw, nw) <= smem_max ? 16 : 0;
 }
 
-// One launch of qrcp_cluster_kernel over P.sel[0, count) with clusters of
-// c blocks; cudaErrorNotSupported when no such cluster fits the GPU.
-template <class Tstd, bool PIV>
-cudaError_t qrcp_cluster_launch(const QrParams<Tstd> &P, int count, int c, int cpb, size_t smem,
-                                cudaStream_t stream) {
-  auto kern = qrcp_cluster_kernel<Tstd, PIV>;
-  // Any refusal here (no clusters before compute capability 9.0, no
-  // 16-block clusters, not this much shared memory) means "not supported":
-  // the caller factors these matrices with the one-block kernel.
-  if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess ||
-      (c > 8 && cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
-                    cudaSuccess)) {
-    (void)cudaGetLastError();
-    return cudaErrorNotSupported;
-  }
+template <class Tstd, bool PIV, int NT> cudaLaunchConfig_t qrcp_cluster_config(int count, int c,
+                                                                                size_t smem,
+                                                                                cudaStream_t stream,
+                                                                                cudaLaunchAttribute *at) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(count) * unsigned(c));
-  cfg.blockDim = dim3(kQrcpThreads);
+  cfg.blockDim = dim3(NT);
   cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
-  cudaLaunchAttribute at[1];
   at[0].id = cudaLaunchAttributeClusterDimension;
   at[0].val.clusterDim.x = unsigned(c);
   at[0].val.clusterDim.y = 1;
   at[0].val.clusterDim.z = 1;
   cfg.attrs = at;
   cfg.numAttrs = 1;
-  int fit = 0;
-  if (cudaOccupancyMaxActiveClusters(&fit, kern, &cfg) != cudaSuccess || fit < 1) {
-    (void)cudaGetLastError(); // the query's error is this function's answer
-    return cudaErrorNotSupported;
+  return cfg;
+}
+
+// Clusters of c blocks of NT threads with smem bytes each that the GPU runs
+// at once (0: none fits, or the attributes were refused: no clusters before
+// compute capability 9.0, no 16-block clusters, not this much shared
+// memory).
+template <class Tstd, bool PIV, int NT> int qrcp_active_clusters(int c, size_t smem) {
+  auto kern = qrcp_cluster_kernel<Tstd, PIV, NT>;
+  if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess ||
+      (c > 8 && cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+                    cudaSuccess)) {
+    (void)cudaGetLastError();
+    return 0;
   }
-  return cudaLaunchKernelEx(&cfg, kern, P, cpb);
+  cudaLaunchAttribute at[1];
+  const cudaLaunchConfig_t cfg = qrcp_cluster_config<Tstd, PIV, NT>(c, c, smem, nullptr, at);
+  int fit = 0;
+  if (cudaOccupancyMaxActiveClusters(&fit, kern, &cfg) != cudaSuccess) {
+    (void)cudaGetLastError(); // the query's error is this function's answer
+    return 0;
+  }
+  return fit;
+}
+
+// One launch of qrcp_cluster_kernel over P.sel[0, count) with clusters of
+// c blocks of NT threads; cudaErrorNotSupported when no such cluster fits
+// the GPU.
+template <class Tstd, bool PIV, int NT>
+cudaError_t qrcp_cluster_launch(const QrParams<Tstd> &P, int count, int c, int cpb, size_t smem,
+                                cudaStream_t stream) {
+  // Any refusal here means "not supported": the caller factors these
+  // matrices with the one-block kernel.
+  if (qrcp_active_clusters<Tstd, PIV, NT>(c, smem) < 1) return cudaErrorNotSupported;
+  cudaLaunchAttribute at[1];
+  const cudaLaunchConfig_t cfg = qrcp_cluster_config<Tstd, PIV, NT>(count, c, smem, stream, at);
+  return cudaLaunchKernelEx(&cfg, qrcp_cluster_kernel<Tstd, PIV, NT>, P, cpb);
 }
 
 template <class Tstd>
@@ -836,10 +859,12 @@ void qr_factor_block_launch(QrParams<Tstd> P, int count, int nt, cudaStream_t st
 // all; the matrices of one call are all pivoted or all not). With it, the
 // matrices that fit a cluster's shared memory (qrcp_cluster_size) are
 // loaded by the one-block kernel's load and factored by
-// qrcp_cluster_kernel, one launch per cluster size (largest first). The
-// cluster kernel's blocks have kQrcpThreads threads: it gives the one-block
-// kernel's bits at nt = kQrcpThreads (the pivoted default; the unpivoted
-// path's one-block kernel runs 256).
+// qrcp_cluster_kernel, one launch per cluster size (largest first), under
+// the plan that qrcp_throughput_rule picks for the call. The latency plan's
+// blocks have kQrcpThreads threads: it gives the one-block kernel's bits at
+// nt = kQrcpThreads (the pivoted default; the unpivoted path's one-block
+// kernel runs 256); the throughput plan's have kQrcpThroughputThreads and
+// give the one-block kernel's bits at that count.
 template <class Tstd>
 cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
                            unsigned char *ws, const QrLayout &L, cudaStream_t stream, int nt,
@@ -850,12 +875,75 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
   QrParams<Tstd> P = qr_params(kb, mats, ws, L);
   std::vector<int> rest, grp[5];
   const bool cluster = hmats && qr_env_on("BSVD_QR_CLUSTER");
-  if (cluster) {
-    const size_t smax = size_t(max_smem_optin());
+  const bool piv = hmats && hmats[0].piv;
+  const size_t smax = size_t(max_smem_optin());
+  // The matrices by cluster size under a plan (rest: none fits), each
+  // size's launch shape (cpb from its widest matrix; the shared memory its
+  // members need at that cpb), and the plan's cost in steps
+  // (qrcp_throughput_rule): per size, waves of the clusters the GPU runs at
+  // once times the widest matrix's columns (the sizes run beside each
+  // other: the largest cost counts). A matrix that its size's launch shape
+  // does not fit (a tall one beside a wider one: cpb from the wider, rows
+  // from the tall) moves up to the next size, or to rest after 16.
+  const size_t lim = smax - std::min<size_t>(smax, 2048); // the kernel's static shared memory
+  struct Shape { int cpb = 0; size_t smem = 0; };
+  auto group = [&](bool thr, std::vector<int> &rs, std::vector<int> *gr, Shape *sh) -> double {
+    rs.clear();
+    for (int g = 0; g < 5; ++g) gr[g].clear();
     for (int i = 0; i < count; ++i) {
-      const int c = qrcp_cluster_size<T>(hmats[i].mw, hmats[i].nw, smax);
-      if (c == 0) rest.push_back(i);
-      else grp[__builtin_ctz(unsigned(c))].push_back(i);
+      const int c = qrcp_cluster_size<T>(hmats[i].mw, hmats[i].nw, smax, thr);
+      if (c == 0) rs.push_back(i);
+      else gr[__builtin_ctz(unsigned(c))].push_back(i);
+    }
+    double cost = 0;
+    for (int g = 0; g < 5; ++g) {
+      sh[g] = Shape{};
+      if (gr[g].empty()) continue;
+      const int c = 1 << g;
+      int nw = 0;
+      for (int i : gr[g]) nw = std::max(nw, hmats[i].nw);
+      const int cpb = (nw + c - 1) / c;
+      std::vector<int> keep;
+      size_t smem = 0;
+      for (int i : gr[g]) {
+        const size_t need = qrcp_cluster_smem<T>(cpb, hmats[i].mw, hmats[i].nw);
+        if (need <= lim) {
+          keep.push_back(i);
+          smem = std::max(smem, need);
+        } else {
+          (g < 4 ? gr[g + 1] : rs).push_back(i);
+        }
+      }
+      gr[g].swap(keep);
+      if (gr[g].empty()) continue;
+      sh[g] = Shape{cpb, smem};
+      const int fit = thr ? (piv ? qrcp_active_clusters<Tstd, true, kQrcpThroughputThreads>(c, smem)
+                                 : qrcp_active_clusters<Tstd, false, kQrcpThroughputThreads>(c, smem))
+                          : (piv ? qrcp_active_clusters<Tstd, true, kQrcpThreads>(c, smem)
+                                 : qrcp_active_clusters<Tstd, false, kQrcpThreads>(c, smem));
+      if (fit < 1) return 1e300; // this plan's clusters do not run here
+      cost = std::max(cost, double((gr[g].size() + fit - 1) / fit) * nw);
+    }
+    return cost;
+  };
+  bool thr = false;
+  Shape shape[5];
+  if (cluster) {
+    const double lat = group(false, rest, grp, shape);
+    std::vector<int> rest_t, grp_t[5];
+    Shape shape_t[5];
+    const double tcost = group(true, rest_t, grp_t, shape_t);
+    const bool pick = rest_t.size() <= rest.size() && qrcp_throughput_rule(lat, tcost);
+    if (const char *e = std::getenv("BSVD_QRCP_PLAN_TRACE"); e && e[0] == '1')
+      std::fprintf(stderr, "bsvd qrcp plan: %d matrices, steps latency %.0f throughput %.0f -> %s\n",
+                   count, lat, tcost, pick ? "throughput" : "latency");
+    if (pick) {
+      thr = true;
+      rest.swap(rest_t);
+      for (int g = 0; g < 5; ++g) {
+        grp[g].swap(grp_t[g]);
+        shape[g] = shape_t[g];
+      }
     }
   }
   if (!cluster || int(rest.size()) == count) {
@@ -896,20 +984,17 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
       st = side.back()->get();
     }
     first = false;
-    const int c = 1 << g;
-    int mw = 0, nw = 0;
-    for (int i : grp[g]) {
-      mw = std::max(mw, hmats[i].mw);
-      nw = std::max(nw, hmats[i].nw);
-    }
-    const int cpb = (nw + c - 1) / c;
+    const int c = 1 << g, cpb = shape[g].cpb;
     P.sel = dsel + off[g];
-    const size_t smem = qrcp_cluster_smem<T>(cpb, mw, nw);
+    const size_t smem = shape[g].smem;
+    const int n = int(grp[g].size());
     const cudaError_t e =
-        hmats[grp[g][0]].piv ? qrcp_cluster_launch<Tstd, true>(P, int(grp[g].size()), c, cpb, smem, st)
-                             : qrcp_cluster_launch<Tstd, false>(P, int(grp[g].size()), c, cpb, smem, st);
+        thr ? (piv ? qrcp_cluster_launch<Tstd, true, kQrcpThroughputThreads>(P, n, c, cpb, smem, st)
+                   : qrcp_cluster_launch<Tstd, false, kQrcpThroughputThreads>(P, n, c, cpb, smem, st))
+            : (piv ? qrcp_cluster_launch<Tstd, true, kQrcpThreads>(P, n, c, cpb, smem, st)
+                   : qrcp_cluster_launch<Tstd, false, kQrcpThreads>(P, n, c, cpb, smem, st));
     if (e == cudaErrorNotSupported) { // no cluster of c blocks fits: one block each
-      qr_factor_block_launch(P, int(grp[g].size()), nt, st);
+      qr_factor_block_launch(P, n, thr ? kQrcpThroughputThreads : nt, st);
       if (cudaError_t e2 = cudaGetLastError()) return e2;
     } else if (e) {
       return e;

@@ -339,4 +339,36 @@ inline bool fused_beside_blocked() {
   return !(e && e[0] == '0');
 }
 
+// QR with column pivoting (the preconditioning, qr_kernel.cuh), the plan of
+// its cluster factorization per call. Latency plan: blocks of kQrcpThreads
+// (1024) holding at most 32 columns each (one column per warp and step; a
+// 500^2 d matrix on 16 blocks, ~6.3 us per step: docs/perf/wcycle.md,
+// Session 15). Throughput plan: blocks of kQrcpThroughputThreads (256)
+// holding as many columns as fit shared memory (a 128^2 d matrix on one
+// block instead of four: twice the matrices in flight, each warp
+// reflecting several columns per step). A call's cost in steps: per
+// cluster size, waves (its matrices over the clusters the GPU runs at once,
+// cudaOccupancyMaxActiveClusters) times the widest matrix's columns; the
+// throughput plan's steps weigh kQrcpThroughputStepCost times a latency
+// step. Measured on the H100 (random d, the whole
+// preconditioned call in ms, latency / throughput plan forced;
+// docs/perf/wcycle.md, Session 16): 1000 x 96^2 37.2 / 21.8, 1000 x 128^2
+// 61.0 / 49.0, 100 x 128^2 9.86 / 8.60, 1000 x 256^2 347.0 / 320.8 (the
+// same clusters in flight, 32 of 8 blocks / of 4: the throughput plan's
+// steps were not dearer), 100 x 256^2 47.7 / 44.7, 20 x 512^2 67.9 / 68.4
+// (both 16-block clusters, the same waves); logrand d 2 x 512^2 25.6 /
+// 26.8 (one wave each). So a throughput step costs about a latency step
+// (1.0), and ties (the same waves) go to the latency plan, whose steps ran
+// 1-5 % faster there.
+// BSVD_QRCP_PLAN=latency|throughput forces one (l / t);
+// BSVD_QRCP_PLAN_TRACE=1 prints each call's two costs and the choice.
+constexpr double kQrcpThroughputStepCost = 1.0;
+inline bool qrcp_throughput_rule(double latency_steps, double throughput_steps) {
+  if (const char *e = std::getenv("BSVD_QRCP_PLAN")) {
+    if (e[0] == 't') return true;
+    if (e[0] == 'l') return false;
+  }
+  return throughput_steps * kQrcpThroughputStepCost < latency_steps;
+}
+
 } // namespace bsvd::detail::cuda

@@ -329,15 +329,21 @@ TYPED_TEST(GpuQrcp, PivotedFactorMatchesCpuTwin) {
 // of 1, 2, 4, 8 and 16 blocks, a matrix whose columns tie in norm (0/1
 // entries: the pivot order rests on the tie rule), one with zero and
 // repeated columns (identity steps, tiny columns) and a NaN matrix.
+// Both plans (qrcp_throughput_rule): the latency plan's 1024-thread blocks
+// against the one-block kernel at 1024 threads, the throughput plan's
+// 256-thread blocks (more columns per block: 140^2 and 90^2 on one block,
+// 512^2 on 8) against it at 256.
 TYPED_TEST(GpuQrcp, ClusterFactorGivesTheSameBits) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  ScopedEnv threads("BSVD_QR_THREADS");
-  threads.set("1024");
+  ScopedEnv threads("BSVD_QR_THREADS"), plan("BSVD_QRCP_PLAN");
+  for (const char *pl : {"latency", "throughput"})
   for (const bool piv : {true, false})
     for (auto [m, n] : std::vector<std::pair<int, int>>{
              {512, 512}, {300, 260}, {140, 140}, {90, 90}, {70, 300}, {2000, 16}, {40, 3}, {1, 1}}) {
-      SCOPED_TRACE(testing::Message() << m << "x" << n << (piv ? " pivoted" : " unpivoted"));
+      SCOPED_TRACE(testing::Message() << m << "x" << n << (piv ? " pivoted " : " unpivoted ") << pl);
+      threads.set(pl[0] == 'l' ? "1024" : "256");
+      plan.set(pl);
       const int batch = 4, nw = std::min(m, n);
       auto A = family_batch<T>(Family::Logrand, m, n, batch, 510 + m);
       T *A1 = A.data() + size_t(m) * n, *A2 = A1 + size_t(m) * n, *A3 = A2 + size_t(m) * n;
