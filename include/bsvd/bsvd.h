@@ -177,9 +177,14 @@ typedef struct {
                       matrices of the blocked path, reported as
                       BSVD_PATH_CUDA_QRCP; the fused kernel's and the qr
                       option's keep their own paths), -1 = never, 0 = auto:
-                      never so far (H100, d: the SuiteSparse batch 127 vs
-                      144 ms, random matrices 1.2-1.4x slower:
-                      docs/perf/wcycle.md, Session 12). */
+                      never so far. Measured on the H100, d
+                      (docs/perf/wcycle.md, Session 16): ill-conditioned
+                      matrices (logrand, geo families) 1.3-2.9x faster,
+                      the SuiteSparse batch 93 vs 121 ms; random
+                      well-conditioned ones 4-33 % slower, 82 % beyond
+                      ~600 columns (d; ~400 z), where the factorization
+                      cannot hold the matrix in shared memory. Use 1 for
+                      graded, structured or ill-conditioned input. */
 } bsvd_options_t;
 
 /* Fills *opts with the defaults above. */

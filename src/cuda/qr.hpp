@@ -42,13 +42,13 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr);
 
 // Whether the blocked-path matrices of a call are preconditioned by QR
 // with column pivoting (opts.precondition; path cuda-qrcp): 1 all, -1
-// none, 0 auto: none so far. Measured on the H100 (docs/perf/wcycle.md,
-// Sessions 12 and 15): the SuiteSparse batch d runs 98 ms preconditioned
-// against 119-121 ms (the cluster factorization, session 15), but with the
-// one-block kernels the same shapes with random entries ran 104 against 74
-// ms and uniform random batches 1.2-1.25x slower; large uniform batches
-// still pay the factorization in waves of 7-16 clusters. It pays on slowly
-// converging matrices, which neither the batch's shape nor its sizes tell.
+// none, 0 auto: none so far. Measured on the H100, d (docs/perf/wcycle.md,
+// Session 16, with the throughput plan of the cluster factorization): the
+// SuiteSparse batch 93 ms preconditioned against 121; logrand and geo
+// batches 1.3-2.9x faster; random ones 4-33 % slower (the factorization
+// and Q), 82 % at 1024^2 (the one-block kernel: no cluster holds it). It
+// pays on slowly converging matrices, which neither the batch's shape nor
+// its sizes tell.
 // The pivoted factorization and R^H's solve by the blocked path are
 // described at qr_factor_kernel and in src/cpu/solve_one.cpp (its twin).
 bool qrcp_route(int precondition);
