@@ -28,16 +28,28 @@ namespace bsvd::detail::cuda {
 // max(m, n) >= kQrAutoRatio * min(m, n): the shape the automatic choice
 // (qr = 0) considers tall or wide enough.
 constexpr int kQrAutoRatio = 32;
-constexpr int kQrAutoMinRows = 1024; // and at least this many rows (measured at 2000)
+constexpr int kQrAutoMinRows = 1000; // and at least this many rows (the smallest measured)
+// Q is applied by a grid of blocks (qr_apply_q_kernel), each holding a
+// chunk of X's columns within kQApplyBudget bytes beside kQApplyChunk
+// staged reflectors; with fewer than kQrAutoApplyCols columns per block
+// (d beyond 2048 rows) the application is what makes QR slower.
+constexpr int kQApplyChunk = 8;
+constexpr size_t kQApplyBudget = 64 * 1024;
+constexpr int kQrAutoApplyCols = 4;
+constexpr int kQrAutoMaxCols = 16; // QR for matrices A that do not fit: at most this many columns
 
 // Whether matrix m x n takes the QR path for the qr setting (0 auto, 1
 // whenever R fits the fused kernel, -1 never). Auto, from the H100
-// measurements of docs/perf/qr-path.md: only matrices at least 32 times
-// taller than wide, with at least 1024 rows, that fit the fused kernel themselves (s 1000 x 2000x16:
-// 6.5 ms with QR, 10.3 fused). Where the matrix does not fit, the blocked
-// path is still faster than this QR (d 1000 x 2000x16: 6.1 ms blocked,
-// 10.3 with QR: the factorization and the application of Q stream the
-// trailing columns through global memory once per column).
+// measurements (docs/perf/qr-path.md, Session 16; 1000 matrices d unless
+// said, ms QR / the other path): only matrices at least 32 times taller
+// than wide with at least 1000 rows, and then
+//  - those that fit the fused kernel themselves (d 1000x16 1.94 / 16.0
+//    fused; s 2000x16 2.31 / 10.4 fused);
+//  - or, not fitting it, those of at most 16 columns whose Q the grid
+//    applies with at least 4 columns per block (d 2000x16 4.49 / 5.44
+//    blocked, 16x2000 4.97 / 5.89, 100 x 2000x16 0.71 / 1.12). Measured
+//    the other way, and kept on the blocked path: d 3000x16 17.1 / 8.0
+//    (one column per block), 2000x24 8.57 / 7.30, 1024x32 7.21 / 5.84.
 bool qr_route(char precision, int m, int n, bool vectors, int qr);
 
 // Whether the blocked-path matrices of a call are preconditioned by QR

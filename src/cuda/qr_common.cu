@@ -12,7 +12,12 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr) {
   const int mw = std::max(m, n), nw = std::min(m, n);
   if (qr < 0 || nw < 1 || !fits(precision, nw, nw, vectors)) return false;
   if (qr > 0) return true;
-  return mw >= kQrAutoRatio * nw && mw >= kQrAutoMinRows && fits(precision, m, n, vectors);
+  if (mw < kQrAutoRatio * nw || mw < kQrAutoMinRows) return false;
+  if (fits(precision, m, n, vectors)) return true;
+  const size_t eb = precision == 's' ? 4 : precision == 'z' ? 16 : 8;
+  const size_t col = size_t(mw) * eb;
+  return nw <= kQrAutoMaxCols && kQApplyBudget / col >= size_t(kQrAutoApplyCols) &&
+         (kQrAutoApplyCols + kQApplyChunk) * col <= size_t(max_smem_optin());
 }
 
 int qr_threads(bool pivoted) {

@@ -454,7 +454,7 @@ __global__ void __launch_bounds__(NT) qr_finish_kernel(const __grid_constant__ Q
 // matrix. The reflectors pass through shared memory kQApplyChunk at a time
 // (one coalesced read of each by the block).
 constexpr int kQApplyThreads = 512;
-constexpr int kQApplyChunk = 8; // reflectors staged in shared memory at a time
+// kQApplyChunk (qr.hpp): reflectors staged in shared memory at a time
 template <class Tstd>
 __global__ void __launch_bounds__(kQApplyThreads) qr_apply_q_kernel(const __grid_constant__ QrParams<Tstd> P) {
   constexpr int NT = kQApplyThreads;
@@ -1020,7 +1020,7 @@ cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
   int mw_max = 0;
   if (hmats)
     for (int i = 0; i < count; ++i) mw_max = std::max(mw_max, hmats[i].mw);
-  const size_t col = size_t(mw_max) * sizeof(T), budget = 64 * 1024;
+  const size_t col = size_t(mw_max) * sizeof(T), budget = kQApplyBudget;
   const size_t smax = size_t(max_smem_optin());
   if (kb.vectors && hmats && mw_max > 0 && qr_env_on("BSVD_QR_APPLY")) {
     // columns per block: up to two per warp within the budget, fewer where
