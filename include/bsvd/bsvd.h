@@ -160,8 +160,9 @@ typedef struct {
   int qr;          /* cuda backend, tall or wide matrices: factor A = QR
                       (A^H = QR when m < n) first and solve R with the
                       fused kernel. 0 = auto (when max(m, n) >= 32 min(m, n)
-                      and A itself fits the fused kernel: where it does not,
-                      the blocked path is faster so far; see
+                      and max(m, n) >= 1000, and A itself fits the fused
+                      kernel or has at most 16 columns and short enough
+                      ones for Q's application: d up to 2048 rows; see
                       docs/perf/qr-path.md), 1 = whenever R fits,
                       -1 = never. The cpu backend ignores it. */
   bsvd_pair_solver_t pair_solver; /* blocked variant, see bsvd_pair_solver_t;
