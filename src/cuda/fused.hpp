@@ -55,6 +55,14 @@ int max_smem_optin();
 // Multiprocessors of the current device.
 int sm_count();
 
+// Bytes of one element and of its real part for precision 's', 'd', 'c', 'z'.
+constexpr size_t precision_elem_bytes(char precision) {
+  return precision == 's' ? 4 : precision == 'z' ? 16 : 8;
+}
+constexpr size_t precision_real_bytes(char precision) {
+  return precision == 's' || precision == 'c' ? 4 : 8;
+}
+
 // precision: 's', 'd', 'c', 'z'. m, n: the matrix as given (any shape).
 bool fits(char precision, int m, int n, bool vectors);
 

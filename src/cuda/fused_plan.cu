@@ -91,16 +91,10 @@ int sm_count() {
 
 bool fits(char precision, int m, int n, bool vectors) {
   const int mw = std::max(m, n), nw = std::min(m, n);
-  size_t eb = 8, rb = 8;
-  switch (precision) {
-  case 's': eb = 4; rb = 4; break;
-  case 'd': eb = 8; rb = 8; break;
-  case 'c': eb = 8; rb = 4; break;
-  default: eb = 16; rb = 8; break;
-  }
   // The odd-even ordering's position arrays are counted so that the answer
   // does not depend on the ordering.
-  return fused_smem_bytes(mw, nw, vectors, eb, rb, true) <= size_t(max_smem_optin());
+  return fused_smem_bytes(mw, nw, vectors, precision_elem_bytes(precision),
+                          precision_real_bytes(precision), true) <= size_t(max_smem_optin());
 }
 
 template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors) {

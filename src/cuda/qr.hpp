@@ -29,13 +29,19 @@ namespace bsvd::detail::cuda {
 // (qr = 0) considers tall or wide enough.
 constexpr int kQrAutoRatio = 32;
 constexpr int kQrAutoMinRows = 1000; // and at least this many rows (the smallest measured)
-// Q is applied by a grid of blocks (qr_apply_q_kernel), each holding a
-// chunk of X's columns within kQApplyBudget bytes beside kQApplyChunk
-// staged reflectors; with fewer than kQrAutoApplyCols columns per block
-// (d beyond 2048 rows) the application is what makes QR slower.
+// Q is applied by a grid of blocks of kQApplyThreads (qr_apply_q_kernel),
+// each holding a chunk of X's columns (up to two per warp, within
+// kQApplyBudget bytes) beside kQApplyChunk staged reflectors; with fewer
+// than kQrAutoApplyCols columns per block (d beyond 2048 rows) the
+// application is what makes QR slower.
+constexpr int kQApplyThreads = 512;
 constexpr int kQApplyChunk = 8;
 constexpr size_t kQApplyBudget = 64 * 1024;
 constexpr int kQrAutoApplyCols = 4;
+// X's columns per block of qr_apply_q_kernel for columns of col_bytes on
+// the current device; 0 when one column and the staged reflectors do not
+// fit its shared memory (the finish kernel then forms X itself).
+int qr_apply_cols(size_t col_bytes);
 constexpr int kQrAutoMaxCols = 16; // QR for matrices A that do not fit: at most this many columns
 
 // Whether matrix m x n takes the QR path for the qr setting (0 auto, 1

@@ -14,10 +14,16 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr) {
   if (qr > 0) return true;
   if (mw < kQrAutoRatio * nw || mw < kQrAutoMinRows) return false;
   if (fits(precision, m, n, vectors)) return true;
-  const size_t eb = precision == 's' ? 4 : precision == 'z' ? 16 : 8;
-  const size_t col = size_t(mw) * eb;
-  return nw <= kQrAutoMaxCols && kQApplyBudget / col >= size_t(kQrAutoApplyCols) &&
-         (kQrAutoApplyCols + kQApplyChunk) * col <= size_t(max_smem_optin());
+  return nw <= kQrAutoMaxCols &&
+         qr_apply_cols(size_t(mw) * precision_elem_bytes(precision)) >= kQrAutoApplyCols;
+}
+
+int qr_apply_cols(size_t col) {
+  if (col == 0) return 0;
+  const size_t smax = size_t(max_smem_optin());
+  size_t cb = std::max<size_t>(1, std::min<size_t>(2 * kQApplyThreads / 32, kQApplyBudget / col));
+  while (cb > 1 && (cb + kQApplyChunk) * col > smax) --cb;
+  return (cb + kQApplyChunk) * col <= smax ? int(cb) : 0;
 }
 
 int qr_threads(bool pivoted) {

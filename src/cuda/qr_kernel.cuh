@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace bsvd::detail::cuda {
@@ -453,8 +454,8 @@ __global__ void __launch_bounds__(NT) qr_finish_kernel(const __grid_constant__ Q
 // crosses DRAM once, instead of once per reflection with one block per
 // matrix. The reflectors pass through shared memory kQApplyChunk at a time
 // (one coalesced read of each by the block).
-constexpr int kQApplyThreads = 512;
-// kQApplyChunk (qr.hpp): reflectors staged in shared memory at a time
+// kQApplyThreads, kQApplyChunk (reflectors staged in shared memory at a
+// time): qr.hpp
 template <class Tstd>
 __global__ void __launch_bounds__(kQApplyThreads) qr_apply_q_kernel(const __grid_constant__ QrParams<Tstd> P) {
   constexpr int NT = kQApplyThreads;
@@ -783,8 +784,9 @@ inline bool qr_env_on(const char *name) {
 // (kQrcpThroughputThreads per block): the fewest that fit smem_max, however
 // many columns each block then holds. 0: none fits (the one-block kernel
 // factors it from global memory).
+constexpr size_t kQrcpStaticSmem = 2048; // qrcp_cluster_kernel's static shared memory, at most
 template <class T> int qrcp_cluster_size(int mw, int nw, size_t smem_max, bool throughput = false) {
-  smem_max -= std::min<size_t>(smem_max, 2048); // the kernel's static shared memory
+  smem_max -= std::min<size_t>(smem_max, kQrcpStaticSmem);
   for (int c = 1; c <= 16; c *= 2) {
     const int cpb = (nw + c - 1) / c;
     if ((throughput || cpb <= 32) && qrcp_cluster_smem<T>(cpb, mw, nw) <= smem_max) return c;
@@ -830,6 +832,16 @@ template <class Tstd, bool PIV, int NT> int qrcp_active_clusters(int c, size_t s
     return 0;
   }
   return fit;
+}
+
+// f(std::bool_constant<PIV>, std::integral_constant<int, NT>) for the
+// pivoting and the plan (thr: the throughput plan's block size): the one
+// place that maps the two run-time choices to the kernel's instances.
+template <class F> decltype(auto) qrcp_with_instance(bool piv, bool thr, F &&f) {
+  using Lat = std::integral_constant<int, kQrcpThreads>;
+  using Thr = std::integral_constant<int, kQrcpThroughputThreads>;
+  if (piv) return thr ? f(std::true_type{}, Thr{}) : f(std::true_type{}, Lat{});
+  return thr ? f(std::false_type{}, Thr{}) : f(std::false_type{}, Lat{});
 }
 
 // One launch of qrcp_cluster_kernel over P.sel[0, count) with clusters of
@@ -885,7 +897,7 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
   // other: the largest cost counts). A matrix that its size's launch shape
   // does not fit (a tall one beside a wider one: cpb from the wider, rows
   // from the tall) moves up to the next size, or to rest after 16.
-  const size_t lim = smax - std::min<size_t>(smax, 2048); // the kernel's static shared memory
+  const size_t lim = smax - std::min<size_t>(smax, kQrcpStaticSmem);
   struct Shape { int cpb = 0; size_t smem = 0; };
   auto group = [&](bool thr, std::vector<int> &rs, std::vector<int> *gr, Shape *sh) -> double {
     rs.clear();
@@ -917,10 +929,9 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
       gr[g].swap(keep);
       if (gr[g].empty()) continue;
       sh[g] = Shape{cpb, smem};
-      const int fit = thr ? (piv ? qrcp_active_clusters<Tstd, true, kQrcpThroughputThreads>(c, smem)
-                                 : qrcp_active_clusters<Tstd, false, kQrcpThroughputThreads>(c, smem))
-                          : (piv ? qrcp_active_clusters<Tstd, true, kQrcpThreads>(c, smem)
-                                 : qrcp_active_clusters<Tstd, false, kQrcpThreads>(c, smem));
+      const int fit = qrcp_with_instance(piv, thr, [&](auto pv, auto nt_) {
+        return qrcp_active_clusters<Tstd, decltype(pv)::value, decltype(nt_)::value>(c, smem);
+      });
       if (fit < 1) return 1e300; // this plan's clusters do not run here
       cost = std::max(cost, double((gr[g].size() + fit - 1) / fit) * nw);
     }
@@ -988,11 +999,10 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
     P.sel = dsel + off[g];
     const size_t smem = shape[g].smem;
     const int n = int(grp[g].size());
-    const cudaError_t e =
-        thr ? (piv ? qrcp_cluster_launch<Tstd, true, kQrcpThroughputThreads>(P, n, c, cpb, smem, st)
-                   : qrcp_cluster_launch<Tstd, false, kQrcpThroughputThreads>(P, n, c, cpb, smem, st))
-            : (piv ? qrcp_cluster_launch<Tstd, true, kQrcpThreads>(P, n, c, cpb, smem, st)
-                   : qrcp_cluster_launch<Tstd, false, kQrcpThreads>(P, n, c, cpb, smem, st));
+    const cudaError_t e = qrcp_with_instance(piv, thr, [&](auto pv, auto nt_) {
+      return qrcp_cluster_launch<Tstd, decltype(pv)::value, decltype(nt_)::value>(P, n, c, cpb,
+                                                                                 smem, st);
+    });
     if (e == cudaErrorNotSupported) { // no cluster of c blocks fits: one block each
       qr_factor_block_launch(P, n, thr ? kQrcpThroughputThreads : nt, st);
       if (cudaError_t e2 = cudaGetLastError()) return e2;
@@ -1020,16 +1030,11 @@ cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
   int mw_max = 0;
   if (hmats)
     for (int i = 0; i < count; ++i) mw_max = std::max(mw_max, hmats[i].mw);
-  const size_t col = size_t(mw_max) * sizeof(T), budget = kQApplyBudget;
-  const size_t smax = size_t(max_smem_optin());
+  const size_t col = size_t(mw_max) * sizeof(T);
   if (kb.vectors && hmats && mw_max > 0 && qr_env_on("BSVD_QR_APPLY")) {
-    // columns per block: up to two per warp within the budget, fewer where
-    // X's columns and the staged reflectors would not fit
-    size_t cb = std::max<size_t>(1, std::min<size_t>(2 * kQApplyThreads / 32, budget / col));
-    while (cb > 1 && (cb + kQApplyChunk) * col > smax) --cb;
-    if ((cb + kQApplyChunk) * col <= smax) {
+    if (const int cb = qr_apply_cols(col)) {
       P.qapply = 1;
-      P.cb = int(cb);
+      P.cb = cb;
     }
   }
   if (P.tpm == 1024) qr_finish_kernel<Tstd, 1024><<<count, 1024, 0, stream>>>(P);
