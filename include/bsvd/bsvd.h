@@ -177,15 +177,23 @@ typedef struct {
                       1 = every matrix the call iterates on (cuda: the
                       matrices of the blocked path, reported as
                       BSVD_PATH_CUDA_QRCP; the fused kernel's and the qr
-                      option's keep their own paths), -1 = never, 0 = auto:
-                      never so far. Measured on the H100, d
-                      (docs/perf/wcycle.md, Session 16): ill-conditioned
-                      matrices (logrand, geo families) 1.3-2.9x faster,
-                      the SuiteSparse batch 93 vs 121 ms; random
-                      well-conditioned ones 4-33 % slower, 82 % beyond
-                      ~600 columns (d; ~400 z), where the factorization
-                      cannot hold the matrix in shared memory. Use 1 for
-                      graded, structured or ill-conditioned input. */
+                      option's keep their own paths), -1 = never, 0 = auto
+                      (the default). cuda, auto: every blocked-path matrix
+                      of the call is preconditioned when each fits the
+                      factorization's thread-block clusters (up to ~600
+                      columns d, ~400 z) and a cost model fitted on the
+                      H100 predicts at most 10 % extra time on fast-
+                      converging (random) input: few or large matrices
+                      (e.g. d: up to 2 of 128^2, 9 of 256^2, 38 of
+                      512^2, the SuiteSparse batch), not many small ones
+                      (tuning.hpp, qrcp_auto_rule). cpu, auto: never.
+                      Measured on the H100, d (docs/perf/wcycle.md,
+                      Sessions 16-17): ill-conditioned matrices (logrand,
+                      geo families) 1.3-2.9x faster, the SuiteSparse batch
+                      93 vs 121 ms; random well-conditioned ones 0-33 %
+                      slower (the rule keeps the dear cases off), 2x beyond
+                      the clusters. Use 1 for graded, structured or
+                      ill-conditioned input in large batches. */
 } bsvd_options_t;
 
 /* Fills *opts with the defaults above. */

@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <complex>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -139,6 +141,40 @@ size_t qrcp_workspace_bytes(const std::vector<int> &m, const std::vector<int> &n
          cuda::blocked_workspace_bytes(nw, nw, qrcp_modes<T>(nw, cfg, nb), vectors, sizeof(T), nb);
 }
 
+// The automatic preconditioning (opts.precondition = 0): the candidates
+// are the matrices that the plain routing sends to the blocked path; all of
+// them are preconditioned when each fits a cluster of the pivoted
+// factorization and qrcp_auto_rule (tuning.hpp) predicts a small cost for
+// their count (in units of the largest one's work, mw nw^2) and the
+// largest one's columns. BSVD_QRCP_PLAN_TRACE=1 prints the decision.
+template <class T> bool auto_precondition(const Batch<T> &batch, const Config &cfg, int nb) {
+  double wsum = 0, wmax = 0;
+  int nw_max = 0;
+  // one shape, mult matrices of it; false: a candidate no cluster holds
+  auto visit = [&](int m, int n, int mult) {
+    if (route(precision_of<T>(), m, n, batch.vectors, true, cfg, nb, false) != kBlocked) return true;
+    if (cuda::qrcp_cluster_fit<T>(m, n) == 0) return false;
+    const double nw = std::min(m, n), w = double(std::max(m, n)) * nw * nw;
+    wsum += w * mult;
+    if (w > wmax) {
+      wmax = w;
+      nw_max = int(nw);
+    }
+    return true;
+  };
+  bool fit = true;
+  if (batch.dims.uniform()) fit = visit(batch.dims.m, batch.dims.n, batch.count);
+  else
+    for (int b = 0; b < batch.count && fit; ++b) fit = visit(batch.dims.rows(b), batch.dims.cols(b), 1);
+  const double count = wmax > 0 ? wsum / wmax : 0;
+  const bool on = fit && wmax > 0 && cuda::qrcp_auto_rule(count, nw_max);
+  if (const char *e = std::getenv("BSVD_QRCP_PLAN_TRACE"); e && e[0] == '1' && (wmax > 0 || !fit))
+    std::fprintf(stderr, "bsvd qrcp auto: %s, count %.2f of %d columns, predicted cost %.3f -> %s\n",
+                 fit ? "all fit a cluster" : "one fits no cluster", count, nw_max,
+                 wmax > 0 ? cuda::qrcp_auto_cost(count, nw_max) : 0.0, on ? "on" : "off");
+  return on;
+}
+
 template <class T>
 Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   using R = real_of_t<T>;
@@ -149,7 +185,8 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   const bool uniform = batch.dims.uniform();
   p.uniform = uniform;
   p.batch_count = batch.count;
-  const bool qrcp = cuda::qrcp_route(cfg.precondition);
+  const bool qrcp = cuda::qrcp_route(cfg.precondition) ||
+                    (cfg.precondition == 0 && gpu && auto_precondition(batch, cfg, p.nb));
   // One decision for a uniform batch (no per-matrix host work).
   const Route r0 = route(precision_of<T>(), batch.dims.m, batch.dims.n, batch.vectors, gpu, cfg,
                          p.nb, qrcp);

@@ -60,16 +60,24 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr);
 
 // Whether the blocked-path matrices of a call are preconditioned by QR
 // with column pivoting (opts.precondition; path cuda-qrcp): 1 all, -1
-// none, 0 auto: none so far. Measured on the H100, d (docs/perf/wcycle.md,
-// Session 16, with the throughput plan of the cluster factorization): the
-// SuiteSparse batch 93 ms preconditioned against 121; logrand and geo
-// batches 1.3-2.9x faster; random ones 4-33 % slower (the factorization
-// and Q), 82 % at 1024^2 (the one-block kernel: no cluster holds it). It
-// pays on slowly converging matrices, which neither the batch's shape nor
-// its sizes tell.
+// none, 0 auto. qrcp_route says whether it is forced on; the automatic
+// choice (backend.cu, make_plan) preconditions every blocked-path matrix
+// of the call when each fits a cluster (qrcp_cluster_fit) and the
+// predicted cost on fast-converging input is small (qrcp_auto_rule,
+// tuning.hpp). Measured on the H100, d (docs/perf/wcycle.md, Sessions
+// 16-17): the SuiteSparse batch 93 ms preconditioned against 121; logrand
+// and geo batches 1.3-2.9x faster; random ones 0-33 % slower (the
+// factorization and Q), 2x at 1024^2 (the one-block kernel: no cluster
+// holds it). It pays on slowly converging matrices, which neither the
+// batch's shape nor its sizes tell; the rule bounds what it costs where it
+// does not.
 // The pivoted factorization and R^H's solve by the blocked path are
 // described at qr_factor_kernel and in src/cpu/solve_one.cpp (its twin).
 bool qrcp_route(int precondition);
+// Blocks per cluster of the throughput plan's pivoted factorization of an
+// m x n matrix on this GPU (qrcp_cluster_size), 0 when no cluster holds it
+// (the one-block kernel factors it from global memory).
+template <class T> int qrcp_cluster_fit(int m, int n);
 
 // One QR matrix of the launch: its batch index, sizes, offsets (elements)
 // of its regions in the workspace; piv: factored with column pivoting and

@@ -11,6 +11,8 @@
 // forces G (benchmarks sweep it to refit the table).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 namespace bsvd::detail::cuda {
@@ -369,6 +371,40 @@ inline bool qrcp_throughput_rule(double latency_steps, double throughput_steps) 
     if (e[0] == 'l') return false;
   }
   return throughput_steps * kQrcpThroughputStepCost < latency_steps;
+}
+
+// The automatic preconditioning (opts.precondition = 0, cuda backend). What
+// it buys: ill-conditioned and structured matrices converge in about half
+// the sweeps (logrand / geo d 1.3-2.9x faster, the SuiteSparse batch 1.29x;
+// docs/perf/wcycle.md, Sessions 16-17). What it costs shows on matrices
+// that converge fast anyway (random values): the factorization and Q's
+// application, less the ~12 % of sweeps it saves there too. That cost, as
+// a fraction of the plain call's time, measured on the H100 (d, random
+// family, 27 uniform batches of 128^2 ... 512^2, 2 ... 1000 matrices;
+// Session 17), fits
+//   cost = 0.403 + 0.0233 log2(count) - 0.0473 log2(nw)
+// within 0.07 (rms 0.03; one outlier left out, 10 x 256^2 at 0.28, which
+// measured 0.10 in a second run; small batches vary by ~0.06 from run to
+// run): dearer for many small matrices (the GPU is full and the
+// factorization runs less efficiently than the sweeps), cheaper for few
+// large ones (both are latency bound, and a step of the factorization is
+// cheaper than a Jacobi step). count: the call's matrices for the blocked
+// path in units of its largest (sum of mw nw^2 over the largest's), nw:
+// the largest's columns. The SuiteSparse batch's 82 blocked matrices are
+// 14.4 of lnsp_511's (511 columns): predicted 0.067, measured 0.07 on its
+// shapes with random values (Session 16). Precondition when the predicted
+// cost is at most kQrcpAutoMaxCost (d: up to 1 matrix of 100 columns, 2 of
+// 128, 9 of 256, 21 of 384, 38 of 512) and every candidate fits a cluster
+// (beyond, the one-block kernel costs 2.0-2.3x on random matrices, 1024^2
+// d). Fitted on d only; the same rule decides for s, c and z.
+constexpr double kQrcpAutoCost0 = 0.403, kQrcpAutoCostCount = 0.0233, kQrcpAutoCostWidth = -0.0473;
+constexpr double kQrcpAutoMaxCost = 0.10;
+inline double qrcp_auto_cost(double count, int nw) {
+  return kQrcpAutoCost0 + kQrcpAutoCostCount * std::log2(std::max(count, 1.0)) +
+         kQrcpAutoCostWidth * std::log2(double(std::max(nw, 1)));
+}
+inline bool qrcp_auto_rule(double count, int nw) {
+  return qrcp_auto_cost(count, nw) <= kQrcpAutoMaxCost;
 }
 
 } // namespace bsvd::detail::cuda

@@ -82,13 +82,16 @@ template <class T> struct Solved {
   bsvd_status_t status = -99;
 };
 
-// Host-pointer call through the public API with the cuda backend.
+// Host-pointer call through the public API with the cuda backend. The
+// preconditioning is off unless asked for (precondition = 1, or 0 for the
+// automatic choice): the tests of the plain paths keep testing them
+// whatever that choice decides for their batches.
 template <class T>
 Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vectors = true,
                     bsvd_ordering_t ord = BSVD_ORDERING_ROUND_ROBIN, int max_sweeps = 0,
                     bsvd_variant_t variant = BSVD_VARIANT_AUTO, int block_size = 0,
                     int eig_sweeps = 1, int qr = 0,
-                    bsvd_pair_solver_t pair = BSVD_PAIR_AUTO, int precondition = 0) {
+                    bsvd_pair_solver_t pair = BSVD_PAIR_AUTO, int precondition = -1) {
   Solved<T> r;
   r.m = m; r.n = n; r.k = std::min(m, n); r.batch = batch;
   r.S.assign(size_t(batch) * r.k, R_t<T>(-7));
@@ -119,7 +122,7 @@ Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vecto
   return r;
 }
 
-// The same with every operand in device memory.
+// The same with every operand in device memory (preconditioning off).
 template <class T>
 Solved<T> gpu_solve_device(int m, int n, int batch, const std::vector<T> &A, bool vectors = true,
                            bsvd_variant_t variant = BSVD_VARIANT_AUTO, int qr = 0,
@@ -145,6 +148,7 @@ Solved<T> gpu_solve_device(int m, int n, int batch, const std::vector<T> &A, boo
   o.variant = variant;
   o.qr = qr;
   o.pair_solver = pair;
+  o.precondition = -1;
   o.path = r.path.data();
   r.status = bsvd::gesvj_strided_batched<T>(
       vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n, dA, m, int64_t(m) * n, dS, r.k,
@@ -312,13 +316,19 @@ VSolved<T> vbatched_solve(const std::vector<std::pair<int, int>> &dims, int pad,
                                      r.ldv.data(), r.info.data(), r.sweeps.data(), batch, o);
   return r;
 }
-// Options for the cuda backend (defaults otherwise; tests of the plain
-// blocked path also set precondition = -1, so that they keep testing it
-// whatever the automatic choice becomes).
+// Options for the cuda backend (defaults otherwise: the automatic
+// preconditioning included; tests of the plain blocked path also set
+// precondition = -1, so that they keep testing it).
 inline bsvd_options_t cuda_options() {
   bsvd_options_t o;
   bsvd_options_init(&o);
   o.backend = BSVD_BACKEND_CUDA;
+  return o;
+}
+// The same with the preconditioning off (the plain paths).
+inline bsvd_options_t plain_options() {
+  bsvd_options_t o = cuda_options();
+  o.precondition = -1;
   return o;
 }
 

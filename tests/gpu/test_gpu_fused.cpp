@@ -188,7 +188,7 @@ TYPED_TEST(GpuFused, VariableSizeBatch) {
         bsvd::testing::generate<T>(Family::Arith, m, n, bsvd::testing::default_kappa<T>(), 60 + b,
                                    A, lda);
       },
-      cuda_options());
+      plain_options());
   ASSERT_EQ(r.status, 0) << bsvd_last_error();
   for (int b = 0; b < int(dims.size()); ++b) {
     const auto [m, n] = dims[b];

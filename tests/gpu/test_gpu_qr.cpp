@@ -515,10 +515,9 @@ TYPED_TEST(GpuQrcp, MixedBatch) {
     EXPECT_TRUE(q.pass()) << ratio_text(q);
   }
   EXPECT_GE(pre, 5);
-  // the automatic choice (and -1): the plain blocked path
-  for (int pre : {0, -1}) {
+  // -1: the plain blocked path
   bsvd_options_t o = cuda_options();
-  o.precondition = pre;
+  o.precondition = -1;
   const auto p = vbatched_solve<T>(
       {{150, 100}}, 0,
       [&](int, int m, int n, T *A, int lda) {
@@ -528,6 +527,79 @@ TYPED_TEST(GpuQrcp, MixedBatch) {
       o);
   ASSERT_EQ(p.status, 0) << bsvd_last_error();
   EXPECT_NE(p.path[0], BSVD_PATH_CUDA_QRCP);
+}
+
+// The automatic choice (precondition = 0; qrcp_auto_rule, tuning.hpp):
+// - a few matrices that clusters hold are preconditioned, with the bits of
+//   precondition = 1 (S, U, V, sweeps), and meet T1-T4;
+// - a batch of many small ones is not, with the bits of precondition = -1;
+// - a batch with one matrix that no cluster holds (1024^2) is not, in
+//   every precision.
+TYPED_TEST(GpuQrcp, AutomaticChoice) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  using bsvd::detail::cuda::qrcp_auto_rule;
+  using bsvd::detail::cuda::qrcp_cluster_fit;
+  const int eig = BSVD_EIG_SWEEPS_AUTO;
+  auto solve = [&](int m, int n, int batch, const std::vector<T> &A, int pre) {
+    return gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, BSVD_VARIANT_AUTO, 0,
+                        eig, 0, BSVD_PAIR_AUTO, pre);
+  };
+  {
+    // 2 x 200 x 160: the rule's count 2, 160 columns
+    const int m = 200, n = 160, batch = 2;
+    ASSERT_GT(qrcp_cluster_fit<T>(m, n), 0);
+    ASSERT_TRUE(qrcp_auto_rule(batch, n));
+    const auto A = family_batch<T>(Family::Logrand, m, n, batch, 510);
+    const auto a = solve(m, n, batch, A, 0), on = solve(m, n, batch, A, 1);
+    ASSERT_EQ(a.status, 0) << bsvd_last_error();
+    ASSERT_EQ(on.status, 0) << bsvd_last_error();
+    for (int b = 0; b < batch; ++b) {
+      EXPECT_EQ(a.path[b], BSVD_PATH_CUDA_QRCP);
+      EXPECT_EQ(a.info[b], 0);
+      const auto q = ratios(a, A, b);
+      EXPECT_TRUE(q.pass()) << ratio_text(q);
+    }
+    EXPECT_EQ(a.S, on.S);
+    EXPECT_EQ(a.U, on.U);
+    EXPECT_EQ(a.V, on.V);
+    EXPECT_EQ(a.sweeps, on.sweeps);
+  }
+  {
+    // 200 x 128^2: count 200 at 128 columns, predicted cost 0.25
+    const int m = 128, n = 128, batch = 200;
+    ASSERT_FALSE(qrcp_auto_rule(batch, n));
+    const auto A = family_batch<T>(Family::Random, m, n, batch, 520);
+    const auto a = solve(m, n, batch, A, 0), off = solve(m, n, batch, A, -1);
+    ASSERT_EQ(a.status, 0) << bsvd_last_error();
+    ASSERT_EQ(off.status, 0) << bsvd_last_error();
+    for (int b = 0; b < batch; ++b) EXPECT_EQ(a.path[b], off.path[b]);
+    EXPECT_NE(a.path[0], BSVD_PATH_CUDA_QRCP);
+    EXPECT_EQ(a.S, off.S);
+    EXPECT_EQ(a.sweeps, off.sweeps);
+    const auto q = ratios(a, A, 7);
+    EXPECT_TRUE(q.pass()) << ratio_text(q);
+  }
+  {
+    // {1024^2, 200^2}: 1024 columns fit no cluster in any precision, so
+    // neither matrix is preconditioned (200^2 alone would be)
+    ASSERT_EQ(qrcp_cluster_fit<T>(1024, 1024), 0);
+    ASSERT_GT(qrcp_cluster_fit<T>(200, 200), 0);
+    ASSERT_TRUE(qrcp_auto_rule(1, 200));
+    const auto r = vbatched_solve<T>(
+        {{1024, 1024}, {200, 200}}, 0,
+        [&](int b, int m, int n, T *A, int lda) {
+          bsvd::testing::generate<T>(Family::Random, m, n, bsvd::testing::default_kappa<T>(),
+                                     530 + b, A, lda);
+        },
+        cuda_options());
+    ASSERT_EQ(r.status, 0) << bsvd_last_error();
+    EXPECT_NE(r.path[0], BSVD_PATH_CUDA_QRCP);
+    EXPECT_NE(r.path[1], BSVD_PATH_CUDA_QRCP);
+    EXPECT_NE(r.path[1], BSVD_PATH_CUDA_FUSED);
+    EXPECT_EQ(r.info[1], 0);
+    const auto q = r.ratios(1);
+    EXPECT_TRUE(q.pass()) << ratio_text(q);
   }
 }
 
