@@ -167,7 +167,7 @@ template <class T> bool auto_precondition(const Batch<T> &batch, const Config &c
   else
     for (int b = 0; b < batch.count && fit; ++b) fit = visit(batch.dims.rows(b), batch.dims.cols(b), 1);
   const double count = wmax > 0 ? wsum / wmax : 0;
-  const bool on = fit && wmax > 0 && cuda::qrcp_auto_rule(count, nw_max);
+  const bool on = fit && wmax > 0 && cuda::qrcp_auto_rule(count, nw_max, precision_of<T>());
   if (const char *e = std::getenv("BSVD_QRCP_PLAN_TRACE"); e && e[0] == '1' && (wmax > 0 || !fit))
     std::fprintf(stderr, "bsvd qrcp auto: %s, count %.2f of %d columns, predicted cost %.3f -> %s\n",
                  fit ? "all fit a cluster" : "one fits no cluster", count, nw_max,

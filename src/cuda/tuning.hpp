@@ -396,15 +396,20 @@ inline bool qrcp_throughput_rule(double latency_steps, double throughput_steps) 
 // cost is at most kQrcpAutoMaxCost (d: up to 1 matrix of 100 columns, 2 of
 // 128, 9 of 256, 21 of 384, 38 of 512) and every candidate fits a cluster
 // (beyond, the one-block kernel costs 2.0-2.3x on random matrices, 1024^2
-// d). Fitted on d only; the same rule decides for s, c and z.
+// d). Fitted on d. Checked on the other precisions (random family,
+// Session 17, predicted-on cases): c 9 x 256^2 1.00, z 2 x 256^2 1.10,
+// z 8 x 384^2 1.03, so c and z take d's rule; s 2 x 128^2 1.17, 9 x 256^2
+// 1.37, 38 x 512^2 1.14 (its sweeps are cheaper, the factorization's
+// column steps are not), so s is never preconditioned automatically (it
+// gains like d on logrand: 9 x 256^2 1.63x with precondition = 1).
 constexpr double kQrcpAutoCost0 = 0.403, kQrcpAutoCostCount = 0.0233, kQrcpAutoCostWidth = -0.0473;
 constexpr double kQrcpAutoMaxCost = 0.10;
 inline double qrcp_auto_cost(double count, int nw) {
   return kQrcpAutoCost0 + kQrcpAutoCostCount * std::log2(std::max(count, 1.0)) +
          kQrcpAutoCostWidth * std::log2(double(std::max(nw, 1)));
 }
-inline bool qrcp_auto_rule(double count, int nw) {
-  return qrcp_auto_cost(count, nw) <= kQrcpAutoMaxCost;
+inline bool qrcp_auto_rule(double count, int nw, char precision) {
+  return precision != 's' && qrcp_auto_cost(count, nw) <= kQrcpAutoMaxCost;
 }
 
 } // namespace bsvd::detail::cuda

@@ -530,8 +530,10 @@ TYPED_TEST(GpuQrcp, MixedBatch) {
 }
 
 // The automatic choice (precondition = 0; qrcp_auto_rule, tuning.hpp):
-// - a few matrices that clusters hold are preconditioned, with the bits of
-//   precondition = 1 (S, U, V, sweeps), and meet T1-T4;
+// - a few matrices that clusters hold are preconditioned in d, c and z,
+//   with the bits of precondition = 1 (S, U, V, sweeps), and meet T1-T4;
+//   in s they are not (the rule never preconditions s), with the bits of
+//   precondition = -1;
 // - a batch of many small ones is not, with the bits of precondition = -1;
 // - a batch with one matrix that no cluster holds (1024^2) is not, in
 //   every precision.
@@ -541,6 +543,7 @@ TYPED_TEST(GpuQrcp, AutomaticChoice) {
   using bsvd::detail::cuda::qrcp_auto_rule;
   using bsvd::detail::cuda::qrcp_cluster_fit;
   const int eig = BSVD_EIG_SWEEPS_AUTO;
+  const bool single = prec<T>() == 's';
   auto solve = [&](int m, int n, int batch, const std::vector<T> &A, int pre) {
     return gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, BSVD_VARIANT_AUTO, 0,
                         eig, 0, BSVD_PAIR_AUTO, pre);
@@ -549,13 +552,14 @@ TYPED_TEST(GpuQrcp, AutomaticChoice) {
     // 2 x 200 x 160: the rule's count 2, 160 columns
     const int m = 200, n = 160, batch = 2;
     ASSERT_GT(qrcp_cluster_fit<T>(m, n), 0);
-    ASSERT_TRUE(qrcp_auto_rule(batch, n));
+    ASSERT_EQ(qrcp_auto_rule(batch, n, prec<T>()), !single);
     const auto A = family_batch<T>(Family::Logrand, m, n, batch, 510);
-    const auto a = solve(m, n, batch, A, 0), on = solve(m, n, batch, A, 1);
+    const auto a = solve(m, n, batch, A, 0), on = solve(m, n, batch, A, single ? -1 : 1);
     ASSERT_EQ(a.status, 0) << bsvd_last_error();
     ASSERT_EQ(on.status, 0) << bsvd_last_error();
     for (int b = 0; b < batch; ++b) {
-      EXPECT_EQ(a.path[b], BSVD_PATH_CUDA_QRCP);
+      if (single) EXPECT_NE(a.path[b], BSVD_PATH_CUDA_QRCP);
+      else EXPECT_EQ(a.path[b], BSVD_PATH_CUDA_QRCP);
       EXPECT_EQ(a.info[b], 0);
       const auto q = ratios(a, A, b);
       EXPECT_TRUE(q.pass()) << ratio_text(q);
@@ -568,7 +572,7 @@ TYPED_TEST(GpuQrcp, AutomaticChoice) {
   {
     // 200 x 128^2: count 200 at 128 columns, predicted cost 0.25
     const int m = 128, n = 128, batch = 200;
-    ASSERT_FALSE(qrcp_auto_rule(batch, n));
+    ASSERT_FALSE(qrcp_auto_rule(batch, n, prec<T>()));
     const auto A = family_batch<T>(Family::Random, m, n, batch, 520);
     const auto a = solve(m, n, batch, A, 0), off = solve(m, n, batch, A, -1);
     ASSERT_EQ(a.status, 0) << bsvd_last_error();
@@ -582,10 +586,10 @@ TYPED_TEST(GpuQrcp, AutomaticChoice) {
   }
   {
     // {1024^2, 200^2}: 1024 columns fit no cluster in any precision, so
-    // neither matrix is preconditioned (200^2 alone would be)
+    // neither matrix is preconditioned (200^2 alone would be, but in s)
     ASSERT_EQ(qrcp_cluster_fit<T>(1024, 1024), 0);
     ASSERT_GT(qrcp_cluster_fit<T>(200, 200), 0);
-    ASSERT_TRUE(qrcp_auto_rule(1, 200));
+    ASSERT_EQ(qrcp_auto_rule(1, 200, prec<T>()), !single);
     const auto r = vbatched_solve<T>(
         {{1024, 1024}, {200, 200}}, 0,
         [&](int b, int m, int n, T *A, int lda) {

@@ -97,16 +97,19 @@ TEST(TuningRules, QrcpAutoCostFollowsTheMeasurement) {
   for (const Row &r : rows) {
     SCOPED_TRACE(testing::Message() << r.count << " x " << r.nw << "^2");
     EXPECT_NEAR(1 + qrcp_auto_cost(r.count, r.nw), r.measured, 0.07);
-    EXPECT_EQ(qrcp_auto_rule(r.count, r.nw), r.on);
+    EXPECT_EQ(qrcp_auto_rule(r.count, r.nw, 'd'), r.on);
+    EXPECT_EQ(qrcp_auto_rule(r.count, r.nw, 'z'), r.on); // c and z: d's rule
+    EXPECT_FALSE(qrcp_auto_rule(r.count, r.nw, 's'));    // s: never (its sweeps are cheaper)
   }
   // The SuiteSparse batch: 82 blocked matrices, 14.4 of lnsp_511's work;
   // measured 1.07 on its shapes with random values (Session 16).
   EXPECT_NEAR(1 + qrcp_auto_cost(14.45, 511), 1.07, 0.02);
-  EXPECT_TRUE(qrcp_auto_rule(14.45, 511));
+  EXPECT_TRUE(qrcp_auto_rule(14.45, 511, 'd'));
   // One matrix of 100 columns is preconditioned, two are not; the cost
   // grows with the count and falls with the width.
-  EXPECT_TRUE(qrcp_auto_rule(1, 100));
-  EXPECT_FALSE(qrcp_auto_rule(2, 100));
+  EXPECT_TRUE(qrcp_auto_rule(1, 100, 'c'));
+  EXPECT_FALSE(qrcp_auto_rule(2, 100, 'd'));
+  EXPECT_FALSE(qrcp_auto_rule(1, 512, 's'));
   EXPECT_LT(qrcp_auto_cost(10, 256), qrcp_auto_cost(20, 256));
   EXPECT_GT(qrcp_auto_cost(10, 128), qrcp_auto_cost(10, 256));
   EXPECT_EQ(qrcp_auto_cost(0.5, 0), qrcp_auto_cost(1, 1)); // clamped, no log of 0
