@@ -54,8 +54,9 @@ template <class T> struct SolveLayout {
 bool use_blocked(const Config &cfg) { return cfg.variant == BSVD_VARIANT_BLOCKED; }
 
 // Whether the solve of a working matrix of nw columns starts with the QR
-// preconditioning: opts.precondition = 1 (auto is off, as on the cuda
-// backend, where it was measured; a single column gains nothing).
+// preconditioning: opts.precondition = 1 (auto is off here; the cuda
+// backend's auto rule weighs GPU costs: tuning.hpp, qrcp_auto_rule; a
+// single column gains nothing).
 bool use_precondition(const Config &cfg, int nw) { return cfg.precondition > 0 && nw >= 2; }
 
 // The configuration of the inner solve of R^H.

@@ -29,7 +29,8 @@ void SolverArgs::add_to(CLI::App &app) {
       ->capture_default_str()
       ->check(CLI::Range(-1, 1));
   app.add_option("--precondition", precondition,
-                 "QR with column pivoting first, Jacobi on R^H (1 on, -1 off, 0 auto: off so far)")
+                 "QR with column pivoting first, Jacobi on R^H (1 on, -1 off, 0 auto: cuda by a "
+                 "measured cost rule, cpu off)")
       ->capture_default_str()
       ->check(CLI::Range(-1, 1));
   app.add_option("--pair-solver", pair_solver,
