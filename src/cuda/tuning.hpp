@@ -253,6 +253,9 @@ inline int choose_gram_tile(long pairs, long slots = 0, int segs = 1) {
 // batch measured, and has no upper end: the warp plan from 11586 pairs, an
 // extrapolation; z's shared memory allows few warps per SM, c's warp plan
 // came within 4 % of the 128 plan at 8192 pairs).
+// The H200 (session 17, the same command) fits the same thresholds in
+// all four precisions, mean time over the best plan 1.000
+// (wcycle-tune-tlp-h200-2026-11-25.txt): one table for both GPUs.
 // BSVD_TLP_THRESHOLD=n overrides tau_warp, BSVD_TLP_BLOCK_THRESHOLD=n
 // tau_block; BSVD_EVD_THREADS=32|128|256 forces a plan (bench
 // --evd-threads).
