@@ -144,10 +144,52 @@ void apply_householder_q(int m, int n, const T *Y, int ldy, const T *tau, int k,
   }
 }
 
+template <class T>
+void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, const T *Z, T *X,
+                            int ldx) {
+  const auto v = [&](int r, int k) {
+    return r < k ? T(0) : r == k ? T(1) : Y[r + int64_t(k) * ldy];
+  };
+  std::vector<T> G(size_t(n) * n, T(0)), Tm(size_t(n) * n, T(0)), W(size_t(n) * n), M(size_t(n) * n);
+  for (int j = 1; j < n; ++j)
+    for (int i = 0; i < j; ++i) {
+      T acc = T(0);
+      for (int r = j; r < m; ++r) acc += cj_(v(r, i)) * v(r, j);
+      G[i + size_t(j) * n] = acc;
+    }
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < j; ++i) {
+      T acc = T(0);
+      for (int k = i; k < j; ++k) acc += Tm[i + size_t(k) * n] * (T(0) - tau[j] * G[k + size_t(j) * n]);
+      Tm[i + size_t(j) * n] = acc;
+    }
+    Tm[j + size_t(j) * n] = tau[j];
+  }
+  for (int c = 0; c < n; ++c)
+    for (int k = 0; k < n; ++k) {
+      T acc = T(0);
+      for (int r = k; r < n; ++r) acc += cj_(v(r, k)) * Z[r + size_t(c) * n];
+      W[k + size_t(c) * n] = acc;
+    }
+  for (int c = 0; c < n; ++c)
+    for (int i = 0; i < n; ++i) {
+      T acc = T(0);
+      for (int k = i; k < n; ++k) acc += Tm[i + size_t(k) * n] * W[k + size_t(c) * n];
+      M[i + size_t(c) * n] = acc;
+    }
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c) {
+      T x = r < n ? Z[r + size_t(c) * n] : T(0);
+      for (int k = 0; k <= std::min(r, n - 1); ++k) x -= v(r, k) * M[k + size_t(c) * n];
+      X[r + int64_t(c) * ldx] = x;
+    }
+}
+
 #define BSVD_INSTANTIATE(T)                                                                     \
   template void householder_qr<T>(int, int, T *, int, T *);                                     \
   template void householder_qr_pivoted<T>(int, int, T *, int, T *, int *);                      \
-  template void apply_householder_q<T>(int, int, const T *, int, const T *, int, T *, int);
+  template void apply_householder_q<T>(int, int, const T *, int, const T *, int, T *, int); \
+  template void apply_householder_q_wy<T>(int, int, const T *, int, const T *, const T *, T *, int);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

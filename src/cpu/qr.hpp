@@ -38,4 +38,15 @@ template <class T> void householder_qr_pivoted(int m, int n, T *Y, int ldy, T *t
 template <class T>
 void apply_householder_q(int m, int n, const T *Y, int ldy, const T *tau, int k, T *X, int ldx);
 
+// X (m x n, leading dimension ldx) <- Q [Z; 0] with Z n x n (leading
+// dimension n), in the compact WY form Q = I - V T V^H (LAPACK xLARFT,
+// forward, columnwise): G = V^H V, T_jj = tau_j, T(0:j, j) = T(0:j, 0:j)
+// (-tau_j G(0:j, j)); M = T (V_top^H Z); X = [Z; 0] - V M. The twin of
+// the GPU's qr_wy_m_kernel and qr_wy_apply_kernel (src/cuda/qr_kernel.cuh):
+// every sum in the same order (G over the rows upward from j, T's and M's
+// over k upward, X's row over k upward).
+template <class T>
+void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, const T *Z, T *X,
+                            int ldx);
+
 } // namespace bsvd::detail

@@ -386,7 +386,8 @@ TYPED_TEST(GpuQrcp, ClusterFactorGivesTheSameBits) {
 
 // Q applied by a grid of blocks per matrix (qr_apply_q_kernel) gives the
 // bits of the one-block finish (BSVD_QR_APPLY=0): S, U and V of the
-// preconditioned path (square, tall, wide) and of the tall QR path.
+// preconditioned path (square, tall, wide) and of the tall QR path (with
+// its WY form turned off: BSVD_QR_WY=0).
 TYPED_TEST(GpuQrcp, QApplyGivesTheSameBits) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
@@ -400,6 +401,8 @@ TYPED_TEST(GpuQrcp, QApplyGivesTheSameBits) {
     const int batch = 3;
     auto A = family_batch<T>(Family::Logrand, c.m, c.n, batch, 77 + c.m);
     A[size_t(c.m) * c.n + 5] = T(R_t<T>(NAN)); // matrix 1: non-finite
+    ScopedEnv wy("BSVD_QR_WY"); // the tall path's default, the WY form: off here
+    wy.set("0");
     ScopedEnv env("BSVD_QR_APPLY");
     env.set("0");
     const auto ref = gpu_solve<T>(c.m, c.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
@@ -419,6 +422,58 @@ TYPED_TEST(GpuQrcp, QApplyGivesTheSameBits) {
     EXPECT_TRUE(same_bits(got.U, ref.U));
     EXPECT_TRUE(same_bits(got.V, ref.V));
     EXPECT_EQ(got.info[1], BSVD_INFO_NONFINITE);
+  }
+}
+
+// The tall / wide QR path's Q in compact WY form (qr_wy_m_kernel and
+// qr_wy_apply_kernel, the default) against the reflector-by-reflector
+// grid (BSVD_QR_WY=0) on the same factorization: S, sweeps, info and the
+// side without Q the same bits; the side with Q within 4 (mw + nw) u of it
+// (the same Q on the same Z, summed in another order), NaN for the
+// non-finite matrix; T1-T4. The CPU twin of the WY kernels is
+// apply_householder_q_wy (CpuQr.WyApplicationMatchesReflectors).
+TYPED_TEST(GpuQr, WyApplicationMatchesGrid) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {1100, 4}, {24, 1500}, {4000, 8}, {600, 30}}) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n);
+    const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
+    auto A = family_batch<T>(Family::Logrand, m, n, batch, 310 + m);
+    A[size_t(m) * n + 5] = T(R_t<T>(NAN)); // matrix 1: non-finite
+    auto solve = [&] {
+      return gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, BSVD_VARIANT_AUTO, 0,
+                          BSVD_EIG_SWEEPS_AUTO, 1);
+    };
+    const auto got = solve();
+    ScopedEnv wy("BSVD_QR_WY");
+    wy.set("0");
+    const auto ref = solve();
+    wy.unset();
+    ASSERT_EQ(got.status, 0) << bsvd_last_error();
+    ASSERT_EQ(ref.status, 0) << bsvd_last_error();
+    EXPECT_EQ(got.path[0], BSVD_PATH_CUDA_QR);
+    EXPECT_EQ(got.info, ref.info);
+    EXPECT_EQ(got.info[1], BSVD_INFO_NONFINITE);
+    EXPECT_EQ(got.sweeps, ref.sweeps);
+    const bool wide = m < n;
+    const auto &gq = wide ? got.V : got.U, &rq = wide ? ref.V : ref.U;
+    const auto &go = wide ? got.U : got.V, &ro = wide ? ref.U : ref.V;
+    EXPECT_TRUE(std::memcmp(go.data(), ro.data(), go.size() * sizeof(T)) == 0) << "the side without Q";
+    double worst = 0;
+    for (int b = 0; b < batch; ++b) {
+      const size_t off = size_t(b) * mw * nw;
+      for (size_t e = 0; e < size_t(mw) * nw; ++e) {
+        if (b == 1) {
+          EXPECT_TRUE(std::isnan(std::real(gq[off + e])));
+          continue;
+        }
+        worst = std::max(worst, double(std::abs(gq[off + e] - rq[off + e])));
+      }
+      if (b == 1) continue;
+      const auto q = ratios(got, A, b);
+      EXPECT_TRUE(q.pass()) << "matrix " << b << " " << ratio_text(q);
+    }
+    EXPECT_LE(worst, 4.0 * (mw + nw) * uroff<T>());
   }
 }
 

@@ -141,3 +141,50 @@ TYPED_TEST(CpuQr, PivotedFactorsAndOrdersTheDiagonal) {
 }
 
 } // namespace
+
+namespace {
+
+// The compact WY application (apply_householder_q_wy, the twin of the GPU's
+// qr_wy kernels) against the reflector-by-reflector one on X = [Z; 0]: the
+// same Q to rounding (max |difference| <= 4 (m + n) u, X's columns have
+// norm ~1), for tall shapes with a zero column (tau = 0), a single column,
+// a square matrix; and X's columns stay orthonormal for a unitary Z.
+TYPED_TEST(CpuQr, WyApplicationMatchesReflectors) {
+  using T = TypeParam;
+  std::mt19937_64 g(11);
+  const double u = uroff<T>();
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {300, 7}, {40, 1}, {33, 33}, {500, 40}}) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n);
+    std::vector<T> Y(size_t(m) * n), tau(n), Z(size_t(n) * n);
+    for (auto &a : Y) a = random_entry<T>(g, 1.0);
+    if (n >= 3)
+      for (int i = 0; i < m; ++i) Y[i + size_t(2) * m] = T(0);
+    bsvd::detail::householder_qr(m, n, Y.data(), m, tau.data());
+    // Z unitary: the Q factor of a random n x n matrix
+    std::vector<T> Zf(size_t(n) * n), zt(n);
+    for (auto &a : Zf) a = random_entry<T>(g, 1.0);
+    bsvd::detail::householder_qr(n, n, Zf.data(), n, zt.data());
+    for (int c = 0; c < n; ++c)
+      for (int r = 0; r < n; ++r) Z[r + size_t(c) * n] = r == c ? T(1) : T(0);
+    bsvd::detail::apply_householder_q(n, n, Zf.data(), n, zt.data(), n, Z.data(), n);
+    std::vector<T> Xr(size_t(m) * n, T(0)), Xw(size_t(m) * n, T(-7));
+    for (int c = 0; c < n; ++c)
+      for (int r = 0; r < n; ++r) Xr[r + size_t(c) * m] = Z[r + size_t(c) * n];
+    bsvd::detail::apply_householder_q(m, n, Y.data(), m, tau.data(), n, Xr.data(), m);
+    bsvd::detail::apply_householder_q_wy(m, n, Y.data(), m, tau.data(), Z.data(), Xw.data(), m);
+    double worst = 0;
+    for (size_t e = 0; e < Xr.size(); ++e) worst = std::max(worst, double(std::abs(Xr[e] - Xw[e])));
+    EXPECT_LE(worst, 4.0 * (m + n) * u);
+    // orthonormal columns
+    double orth = 0;
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
+        std::complex<LD> s = 0;
+        for (int r = 0; r < m; ++r) s += std::conj(wide(Xw[r + size_t(a) * m])) * wide(Xw[r + size_t(b) * m]);
+        orth = std::max(orth, double(std::abs(s - std::complex<LD>(a == b ? 1 : 0))));
+      }
+    EXPECT_LE(orth, 4.0 * (m + n) * u);
+  }
+}
+
+} // namespace
