@@ -161,8 +161,8 @@ typedef struct {
                       (A^H = QR when m < n) first and solve R with the
                       fused kernel. 0 = auto (when max(m, n) >= 32 min(m, n)
                       and max(m, n) >= 1000, and A itself fits the fused
-                      kernel or has at most 16 columns and short enough
-                      ones for Q's application: d up to 2048 rows; see
+                      kernel or has at most 32 columns and 384 KiB, e.g.
+                      d 3000x16, 2000x24, 1024x32; see
                       docs/perf/qr-path.md), 1 = whenever R fits,
                       -1 = never. The cpu backend ignores it. */
   bsvd_pair_solver_t pair_solver; /* blocked variant, see bsvd_pair_solver_t;

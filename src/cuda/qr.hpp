@@ -42,20 +42,28 @@ constexpr int kQrAutoApplyCols = 4;
 // the current device; 0 when one column and the staged reflectors do not
 // fit its shared memory (the finish kernel then forms X itself).
 int qr_apply_cols(size_t col_bytes);
-constexpr int kQrAutoMaxCols = 16; // QR for matrices A that do not fit: at most this many columns
+constexpr int kQrAutoMaxCols = 32; // QR for matrices A that do not fit: at most this many columns
+constexpr size_t kQrAutoMaxBytes = 384 * 1024; // and (WY form) at most this large
+// Whether the unpivoted path applies Q in compact WY form (qr_wy_m_kernel,
+// qr_wy_apply_kernel; the default, BSVD_QR_WY=0 turns it off).
+bool qr_wy_enabled();
 
 // Whether matrix m x n takes the QR path for the qr setting (0 auto, 1
 // whenever R fits the fused kernel, -1 never). Auto, from the H100
-// measurements (docs/perf/qr-path.md, Session 16; 1000 matrices d unless
-// said, ms QR / the other path): only matrices at least 32 times taller
-// than wide with at least 1000 rows, and then
-//  - those that fit the fused kernel themselves (d 1000x16 1.94 / 16.0
-//    fused; s 2000x16 2.31 / 10.4 fused);
-//  - or, not fitting it, those of at most 16 columns whose Q the grid
-//    applies with at least 4 columns per block (d 2000x16 4.49 / 5.44
-//    blocked, 16x2000 4.97 / 5.89, 100 x 2000x16 0.71 / 1.12). Measured
-//    the other way, and kept on the blocked path: d 3000x16 17.1 / 8.0
-//    (one column per block), 2000x24 8.57 / 7.30, 1024x32 7.21 / 5.84.
+// measurements (docs/perf/qr-path.md, Sessions 16-17; 1000 matrices d
+// unless said, ms QR / the other path): only matrices at least 32 times
+// taller than wide with at least 1000 rows, and then
+//  - those that fit the fused kernel themselves (d 1000x16 1.64 / 16.0
+//    fused; s 2000x16 1.59 / 10.4 fused);
+//  - or, not fitting it, those of at most 32 columns and 384 KiB, with Q
+//    in WY form (Session 17: d 2000x16 3.24 / 5.67 blocked, 16x2000 3.68
+//    / 6.14, 3000x16 7.17 / 7.97, 2000x24 5.78 / 7.48, 4000x8 2.50 /
+//    7.12, 1024x32 6.01 / 6.17; 2000x32, 512 KiB, measured 12.87 / 10.60
+//    and stays blocked: the factorization's cluster grows from 2 blocks
+//    to 4); without it (BSVD_QR_WY=0) those of at most 16 columns whose Q
+//    the grid applies with at least kQrAutoApplyCols columns per block
+//    (Session 16: d 2000x16 4.49 / 5.44; 3000x16 17.1 / 8.0 with one
+//    column per block, 2000x24 8.57 / 7.30, 1024x32 7.21 / 5.84).
 bool qr_route(char precision, int m, int n, bool vectors, int qr);
 
 // Whether the blocked-path matrices of a call are preconditioned by QR

@@ -14,8 +14,14 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr) {
   if (qr > 0) return true;
   if (mw < kQrAutoRatio * nw || mw < kQrAutoMinRows) return false;
   if (fits(precision, m, n, vectors)) return true;
-  return nw <= kQrAutoMaxCols &&
-         qr_apply_cols(size_t(mw) * precision_elem_bytes(precision)) >= kQrAutoApplyCols;
+  if (qr_wy_enabled())
+    return nw <= kQrAutoMaxCols && size_t(mw) * nw * precision_elem_bytes(precision) <= kQrAutoMaxBytes;
+  return nw <= 16 && qr_apply_cols(size_t(mw) * precision_elem_bytes(precision)) >= kQrAutoApplyCols;
+}
+
+bool qr_wy_enabled() {
+  const char *e = std::getenv("BSVD_QR_WY");
+  return !(e && e[0] == '0');
 }
 
 int qr_apply_cols(size_t col) {

@@ -1167,7 +1167,7 @@ cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
   // zero rows below nw; BSVD_QR_WY=0 turns it off), else a grid of blocks
   // per matrix (BSVD_QR_APPLY=0: the finish kernel applies it itself).
   bool wy = false;
-  if (kb.vectors && hmats && mw_max > 0 && !hmats[0].piv && qr_env_on("BSVD_QR_WY")) {
+  if (kb.vectors && hmats && mw_max > 0 && !hmats[0].piv && qr_wy_enabled()) {
     const size_t lim = size_t(max_smem_optin());
     wy = qr_wy_m_smem<T>(nw_max) <= lim && qr_wy_apply_smem<T>(nw_max) <= lim;
     if (wy) P.qapply = 1;

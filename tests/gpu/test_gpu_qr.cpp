@@ -233,18 +233,26 @@ TYPED_TEST(GpuQr, DeviceHostAndValuesOnlyAgree) {
 }
 
 // The automatic choice (qr_route) in double on the H100's shared memory,
-// at the shapes it was fitted on (docs/perf/qr-path.md, Session 16): QR
-// where it was measured faster, the blocked path where it was not.
+// at the shapes it was fitted on (docs/perf/qr-path.md, Sessions 16-17):
+// QR where it was measured faster, the blocked path where it was not; with
+// the WY form off (BSVD_QR_WY=0), session 16's choice.
 TEST(GpuQrRoute, DoubleShapesAsMeasured) {
   SKIP_WITHOUT_GPU();
   using bsvd::detail::cuda::qr_route;
   if (bsvd::detail::cuda::max_smem_optin() < 227 * 1024) GTEST_SKIP() << "fitted on the H100";
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{1000, 16}, {1500, 16}, {2000, 16}, {16, 2000}})
+  for (auto [m, n] : std::vector<std::pair<int, int>>{
+           {1000, 16}, {1500, 16}, {2000, 16}, {16, 2000}, {3000, 16}, {2000, 24}, {1024, 32}, {4000, 8}})
     EXPECT_TRUE(qr_route('d', m, n, true, 0)) << m << "x" << n;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{3000, 16}, {2000, 24}, {1024, 32}, {900, 16}, {2000, 63}})
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{900, 16}, {2000, 63}, {1000, 33}, {2000, 40}, {2000, 32}})
     EXPECT_FALSE(qr_route('d', m, n, true, 0)) << m << "x" << n;
   EXPECT_TRUE(qr_route('d', 3000, 16, true, 1));   // forced: R fits
   EXPECT_FALSE(qr_route('d', 1000, 16, true, -1)); // never
+  ScopedEnv wy("BSVD_QR_WY");
+  wy.set("0");
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{1000, 16}, {2000, 16}, {16, 2000}})
+    EXPECT_TRUE(qr_route('d', m, n, true, 0)) << m << "x" << n << " (grid)";
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{3000, 16}, {2000, 24}, {1024, 32}})
+    EXPECT_FALSE(qr_route('d', m, n, true, 0)) << m << "x" << n << " (grid)";
 }
 
 // A variable-size batch mixing QR matrices of different widths with fused
