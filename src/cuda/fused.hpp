@@ -54,6 +54,8 @@ size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t elem_bytes,
 int max_smem_optin();
 // Multiprocessors of the current device.
 int sm_count();
+// The current device's compute capability, major part (0 when unknown).
+int cc_major();
 
 // Bytes of one element and of its real part for precision 's', 'd', 'c', 'z'.
 constexpr size_t precision_elem_bytes(char precision) {

@@ -79,6 +79,16 @@ int max_smem_optin() {
   return v;
 }
 
+int cc_major() {
+  static std::atomic<int> cached{-1};
+  int v = cached.load();
+  if (v < 0) {
+    v = query_attr(cudaDevAttrComputeCapabilityMajor, 0);
+    cached.store(v);
+  }
+  return v;
+}
+
 int sm_count() {
   static std::atomic<int> cached{0};
   int v = cached.load();

@@ -84,7 +84,8 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr);
 bool qrcp_route(int precondition);
 // Blocks per cluster of the throughput plan's pivoted factorization of an
 // m x n matrix on this GPU (qrcp_cluster_size), 0 when no cluster holds it
-// (the one-block kernel factors it from global memory).
+// or the GPU has no clusters (compute capability below 9.0): the one-block
+// kernel then factors it from global memory.
 template <class T> int qrcp_cluster_fit(int m, int n);
 
 // One QR matrix of the launch: its batch index, sizes, offsets (elements)

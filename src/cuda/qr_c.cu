@@ -16,6 +16,7 @@ cudaError_t qr_finish<std::complex<float>>(const Batch<std::complex<float>> &kb,
 
 template <>
 int qrcp_cluster_fit<std::complex<float>>(int m, int n) {
+  if (cc_major() < 9) return 0; // no thread-block clusters before compute capability 9.0
   return qrcp_cluster_size<dev_t<std::complex<float>>>(std::max(m, n), std::min(m, n), size_t(max_smem_optin()), true);
 }
 
