@@ -44,6 +44,7 @@ constexpr int kQrAutoApplyCols = 4;
 int qr_apply_cols(size_t col_bytes);
 constexpr int kQrAutoMaxCols = 32; // QR for matrices A that do not fit: at most this many columns
 constexpr size_t kQrAutoMaxBytes = 384 * 1024; // and (WY form) at most this large
+constexpr int kQrAutoMaxColsGrid = 16; // at most this many columns with the grid (BSVD_QR_WY=0)
 // Whether the unpivoted path applies Q in compact WY form (qr_wy_m_kernel,
 // qr_wy_apply_kernel; the default, BSVD_QR_WY=0 turns it off).
 bool qr_wy_enabled();

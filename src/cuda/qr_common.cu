@@ -16,7 +16,7 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr) {
   if (fits(precision, m, n, vectors)) return true;
   if (qr_wy_enabled())
     return nw <= kQrAutoMaxCols && size_t(mw) * nw * precision_elem_bytes(precision) <= kQrAutoMaxBytes;
-  return nw <= 16 && qr_apply_cols(size_t(mw) * precision_elem_bytes(precision)) >= kQrAutoApplyCols;
+  return nw <= kQrAutoMaxColsGrid && qr_apply_cols(size_t(mw) * precision_elem_bytes(precision)) >= kQrAutoApplyCols;
 }
 
 bool qr_wy_enabled() {

@@ -14,10 +14,6 @@ cudaError_t qr_finish<double>(const Batch<double> &kb, const QrMat *mats, int co
   return qr_finish_impl(kb, mats, count, nw_max, ws, L, stream, threads, hmats);
 }
 
-template <>
-int qrcp_cluster_fit<double>(int m, int n) {
-  if (cc_major() < 9) return 0; // no thread-block clusters before compute capability 9.0
-  return qrcp_cluster_size<dev_t<double>>(std::max(m, n), std::min(m, n), size_t(max_smem_optin()), true);
-}
+template int qrcp_cluster_fit<double>(int m, int n);
 
 } // namespace bsvd::detail::cuda

@@ -926,6 +926,12 @@ template <class T> int qrcp_cluster_size(int mw, int nw, size_t smem_max, bool t
   return qrcp_cluster_smem<T>((nw + 15) / 16, mw, nw) <= smem_max ? 16 : 0;
 }
 
+// qr.hpp's qrcp_cluster_fit (instantiated by the qr_<p>.cu files).
+template <class T> int qrcp_cluster_fit(int m, int n) {
+  if (cc_major() < 9) return 0; // no thread-block clusters before compute capability 9.0
+  return qrcp_cluster_size<dev_t<T>>(std::max(m, n), std::min(m, n), size_t(max_smem_optin()), true);
+}
+
 template <class Tstd, bool PIV, int NT> cudaLaunchConfig_t qrcp_cluster_config(int count, int c,
                                                                                 size_t smem,
                                                                                 cudaStream_t stream,
