@@ -139,7 +139,12 @@ typedef struct {
   bsvd_backend_t backend;   /* default AUTO */
   bsvd_ordering_t ordering; /* default ROUND_ROBIN */
   bsvd_variant_t variant;   /* default AUTO */
-  int block_size;  /* columns per block of the blocked variant; 0 = auto */
+  int block_size;  /* columns per block of the blocked variant; 0 = auto
+                      (16). The cuda backend's blocked path takes widths
+                      up to 16 in every precision and 17 ... 32 in s, d, c
+                      (pairs by GRAM only; slower than 16 on the H100 so
+                      far, docs/perf/blocked-path.md); a wider block runs
+                      the matrix on the CPU backend. */
   double tol;      /* rotate a pair when |a_i^H a_j| > tol ||a_i|| ||a_j||;
                       <= 0 selects the default sqrt(m) * u (u = unit
                       roundoff of the precision), as LAPACK's xGESVJ */

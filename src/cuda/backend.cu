@@ -180,7 +180,7 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   using R = real_of_t<T>;
   Plan p;
   p.loc = loc;
-  p.nb = cuda::blocked_nb(cfg);
+  p.nb = cuda::blocked_nb(cfg, precision_of<T>());
   const bool gpu = cuda_available();
   const bool uniform = batch.dims.uniform();
   p.uniform = uniform;

@@ -44,14 +44,25 @@
 
 namespace bsvd::detail::cuda {
 
-// Order of the Gram matrices of the compiled instance: nb <= kBlockedKmax / 2.
+// Order K of the Gram matrices of the compiled instances: the narrow one
+// (K = 32, nb <= 16: every kernel and plan) and, for s, d and c, the wide
+// one (K = 64, 16 < nb <= 32: the Gram path only, with the block
+// eigensolver of 256 threads; the pair kernels and the warp eigensolver
+// hold K = 32). z has the narrow instance only (a row of 64 complex
+// doubles does not fit the update kernel's registers).
 constexpr int kBlockedKmax = 32;
+constexpr int kBlockedKwide = 64;
 // Default block width (src/cuda/tuning.hpp has the measurements).
 constexpr int kBlockedDefaultNb = 16;
+// Order of the Gram matrices for block width nb.
+constexpr int blocked_k_of(int nb) { return nb > kBlockedKmax / 2 ? kBlockedKwide : kBlockedKmax; }
+// Whether precision ('s', 'd', 'c', 'z') has the wide instance.
+constexpr bool blocked_has_wide(char precision) { return precision != 'z'; }
 
-// Block width for cfg (block_size 0 = default); 0 when cfg.block_size is
-// larger than the compiled instance supports.
-int blocked_nb(const Config &cfg);
+// Block width for cfg (block_size 0 = default) in precision ('s', 'd',
+// 'c', 'z'); 0 when cfg.block_size is larger than the compiled instances
+// support (such matrices run on the CPU: route in backend.cu).
+int blocked_nb(const Config &cfg, char precision);
 
 // How the pairs of a blocked m x n matrix are rotated (a bsvd_pair_solver_t
 // other than AUTO): cfg.pair_solver where the pair fits shared memory
@@ -101,7 +112,7 @@ struct BlockedProfile {
   // below; never with the stage timer) counts twice.
   long evd_steps[3] = {0, 0, 0}; // Gram-path steps whose eigensolver ran 32 / 128 / 256 threads per pair
   long gram_cublas = 0; // cuBLAS batched-GEMM calls of the Gram stage (0: the own kernel only)
-  long gram_steps[3] = {0, 0, 0}; // steps whose own Gram kernel ran the tile-2 / tile-4 / split plan
+  long gram_steps[4] = {0, 0, 0, 0}; // steps whose own Gram kernel ran the tile-2 / tile-4 / split / tensor-core plan
   int split_sweeps = 0; // sweeps whose Gram-path matrices ran as two groups on two streams
 };
 void set_blocked_profiling(bool on);

@@ -8,7 +8,7 @@ cudaError_t run_blocked<std::complex<float>>(const Batch<std::complex<float>> &k
                             const std::vector<int> &m, const std::vector<int> &n,
                             const std::vector<int> &mode, const Config &cfg, int nb,
                             cudaStream_t stream, unsigned char *ws) {
-  return run_blocked_impl(kb, idx, m, n, mode, cfg, nb, stream, ws);
+  return run_blocked_any(kb, idx, m, n, mode, cfg, nb, stream, ws);
 }
 
 } // namespace bsvd::detail::cuda

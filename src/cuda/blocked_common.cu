@@ -12,9 +12,10 @@
 
 namespace bsvd::detail::cuda {
 
-int blocked_nb(const Config &cfg) {
+int blocked_nb(const Config &cfg, char precision) {
   if (cfg.block_size <= 0) return kBlockedDefaultNb;
-  return cfg.block_size <= kBlockedKmax / 2 ? cfg.block_size : 0;
+  if (cfg.block_size <= kBlockedKmax / 2) return cfg.block_size;
+  return blocked_has_wide(precision) && cfg.block_size <= kBlockedKwide / 2 ? cfg.block_size : 0;
 }
 
 namespace {
@@ -32,6 +33,7 @@ size_t pair_bytes(char precision, int mw) {
 
 int blocked_pair_mode(char precision, int m, int n, const Config &cfg, int nb) {
   const int mw = std::max(m, n), nw = std::min(m, n);
+  if (blocked_k_of(nb) != kBlockedKmax) return BSVD_PAIR_GRAM; // the wide instance: Gram only
   if (pair_bytes(precision, mw) > size_t(max_smem_optin())) return BSVD_PAIR_GRAM;
   if (cfg.pair_solver != BSVD_PAIR_AUTO) return cfg.pair_solver;
   return pair_solver_rule(precision, mw, nw, nb);
@@ -41,7 +43,7 @@ size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int>
                                const std::vector<int> &mode, bool vectors, size_t elem_bytes,
                                int nb) {
   if (m.empty()) return 0;
-  return blk_layout(m, n, vectors, elem_bytes, nb, blocked_gram_count(mode)).total;
+  return blk_layout(m, n, vectors, elem_bytes, nb, blocked_gram_count(mode), blocked_k_of(nb)).total;
 }
 
 namespace {

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <type_traits>
 #include <cmath>
 #include <vector>
 
@@ -43,7 +44,7 @@ template <class Tstd> struct BlkParams {
   int *rot = nullptr;     // per matrix: counted rotations of this sweep (blocked_counts)
   const int *esw = nullptr; // per matrix: the inner sweep cap of this sweep (inner_sweeps.hpp)
   T *W = nullptr, *V = nullptr, *X = nullptr;
-  T *G = nullptr, *Q = nullptr; // kBlockedKmax^2 per (active slot, pair)
+  T *G = nullptr, *Q = nullptr; // K^2 per (active slot, pair): the instance's Gram order
   // Gram tailoring (the split plan of the own Gram kernel): gseg > 0 when
   // this step's Gram ran per kGramSegRows-row segment, one block each, the
   // partial sums in Gp (kBlockedKmax^2 per (slot, segment), gseg segments
@@ -443,6 +444,143 @@ __global__ void __launch_bounds__(kGramTile2Threads, sizeof(Tstd) <= 8 ? 7 : 6) 
   } else {
     gram_tile_load(acc, tot + t, 136);
     gram_tile_store(acc, r0, c0, k, P.G + size_t(blockIdx.x) * K * K, K);
+  }
+}
+
+// The wide instance's own Gram kernel (K = 64, nb up to 32; one plan): one
+// block of five warps per (active matrix, pair); the 136 upper 4 x 4 tiles
+// of G (a 16 x 16 grid) on threads 0 ... 135, each reading its 4 + 4
+// columns of a row as four 2-entry vectors for 16 FMAs. Rows are staged
+// kRows = 16 at a time (cp.async, two buffers; lane % 16 = row, so a
+// column's 16 rows are one contiguous read), row-major, padded to K + 2.
+// Rows are summed by segments as in the narrow plans (gram_tile_add).
+constexpr int kGramWideThreads = 160; // 136 multiply; all stage
+template <class Tstd, int K>
+__global__ void __launch_bounds__(kGramWideThreads) blk_gram_wide_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+  using T = dev_t<Tstd>;
+  static_assert(K == 64, "136 threads hold the upper 4 x 4 tiles of K = 64");
+  constexpr int kRows = 16, LC = K + 2, kGroups = kGramWideThreads / kRows;
+  __shared__ __align__(16) T tile[2][kRows * LC];
+  __shared__ T tot[16 * 136]; // running sums by segment (gram_tile_add), column t
+  int mi, bi, wi, bj, wj, tr, tc;
+  BlkMat M;
+  if (!slot_block_pair(P, blockIdx.x, mi, M, bi, wi, bj, wj)) return;
+  const int k = wi + wj, t = threadIdx.x;
+  upper_tile<16>(t, tr, tc);
+  const bool active = t < 136 && 4 * tr < k && 4 * tc < k;
+  const T *W = P.W + M.woff;
+  const int ldw = M.mw, lr = t % kRows, cg = t / kRows;
+  auto stage = [&](int buf, int i0) { // rows [i0, i0 + kRows) into tile[buf]
+    const int r = i0 + lr;
+    for (int c = cg; c < K; c += kGroups) {
+      const bool ok = r < M.mw && c < k;
+      cp_async_or_zero(&tile[buf][lr * LC + c],
+                       ok ? W + r + size_t(pair_col(c, bi, wi, bj, P.nb)) * ldw : W, ok);
+    }
+    cp_async_commit();
+  };
+  T acc[4][4];
+#pragma unroll
+  for (int a = 0; a < 4; ++a)
+#pragma unroll
+    for (int b = 0; b < 4; ++b) acc[a][b] = dzero<T>();
+  gram_row_pipeline<kRows>(0, M.mw, stage, [&](int buf, int i0) {
+    if (!active) return;
+    const T *rows = tile[buf];
+    gram_tile_acc<8>(acc, kRows, [&](int i, T (&u)[4], T (&v)[4]) {
+      const T *row = rows + i * LC;
+      read_adjacent(row + 4 * tr, u[0], u[1]);
+      read_adjacent(row + 4 * tr + 2, u[2], u[3]);
+      read_adjacent(row + 4 * tc, v[0], v[1]);
+      read_adjacent(row + 4 * tc + 2, v[2], v[3]);
+    });
+    if (gram_segment_ends<kRows>(i0, 0, M.mw)) gram_tile_add(acc, tot + t, 136, i0 < kGramSegRows);
+  });
+  if (active) {
+    gram_tile_load(acc, tot + t, 136);
+    gram_tile_store(acc, 4 * tr, 4 * tc, k, P.G + size_t(blockIdx.x) * K * K, K);
+  }
+}
+
+// The tensor-core Gram plan (double only; choose_gram_tile returns 5): the
+// FP64 matrix instruction mma.m8n8k4 (D = A B + C on 8 x 8 x 4 tiles). One
+// block of K / 8 warps per (active matrix, pair); G's upper 8 x 8 tiles
+// (I <= J of a (K / 8)^2 grid: 10 for K = 32, 36 for K = 64) are dealt to
+// the warps round-robin, and every warp runs all rows, four at a time, in
+// order. Rows are staged kRows = 32 at a time (cp.async, two buffers),
+// column-major with leading dimension kRows + 4: the fragments of the A
+// operand (X_I^T: row lane / 4, column lane % 4) and of the B operand (X_J:
+// row lane % 4, column lane / 4) are the same entries X(k0 + lane % 4,
+// 8 I + lane / 4), and a warp's 32 of them fall in two 128-byte wavefronts.
+// The hardware sums each group of four products in its own order, so the
+// bits differ from the scalar plans' (and the CPU twin's) in the last
+// places, as cuBLAS's do; G is stored exactly Hermitian (upper entries and
+// their mirror).
+__device__ __forceinline__ void mma_m8n8k4_f64(double (&d)[2], double a, double b) {
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a), "d"(b));
+}
+template <int K> constexpr int gram_mma_threads() { return 32 * (K / 8); }
+template <class Tstd, int K>
+__global__ void __launch_bounds__(gram_mma_threads<K>()) blk_gram_mma_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+  static_assert(std::is_same_v<Tstd, double>, "FP64 tensor-core instructions");
+  constexpr int NI = K / 8, NW = NI, kRows = 32, LR = kRows + 4;
+  constexpr int kTiles = NI * (NI + 1) / 2, kPer = (kTiles + NW - 1) / NW;
+  __shared__ __align__(16) double tile[2][K * LR];
+  int mi, bi, wi, bj, wj;
+  BlkMat M;
+  if (!slot_block_pair(P, blockIdx.x, mi, M, bi, wi, bj, wj)) return;
+  const int k = wi + wj, t = threadIdx.x, w = t / 32, lane = t % 32;
+  const double *W = P.W + M.woff;
+  const int ldw = M.mw;
+  auto stage = [&](int buf, int i0) { // rows [i0, i0 + kRows) into tile[buf]; lane = row
+    const int r = i0 + lane;
+    for (int c = w; c < K; c += NW) {
+      const bool ok = r < M.mw && c < k;
+      cp_async_or_zero(&tile[buf][c * LR + lane],
+                       ok ? W + r + size_t(pair_col(c, bi, wi, bj, P.nb)) * ldw : W, ok);
+    }
+    cp_async_commit();
+  };
+  // This warp's tiles: numbers w, w + NW, ... of the upper triangle (column
+  // by column), as (I, J); none beyond k.
+  int ti[kPer], tj[kPer];
+  bool tv[kPer];
+  double acc[kPer][2];
+#pragma unroll
+  for (int x = 0; x < kPer; ++x) {
+    const int e = w + x * NW;
+    int I = 0, J = 0;
+    if (e < kTiles) upper_tile<NI>(e, I, J);
+    ti[x] = I;
+    tj[x] = J;
+    tv[x] = e < kTiles && 8 * J < k; // (I <= J)
+    acc[x][0] = acc[x][1] = 0.0;
+  }
+  const int fr = lane / 4, fk = lane % 4;
+  gram_row_pipeline<kRows>(0, M.mw, stage, [&](int buf, int) {
+    const double *X = tile[buf];
+#pragma unroll
+    for (int k0 = 0; k0 < kRows; k0 += 4) {
+#pragma unroll
+      for (int x = 0; x < kPer; ++x)
+        if (tv[x])
+          mma_m8n8k4_f64(acc[x], X[(8 * ti[x] + fr) * LR + k0 + fk],
+                         X[(8 * tj[x] + fr) * LR + k0 + fk]);
+    }
+  });
+  double *G = P.G + size_t(blockIdx.x) * K * K;
+#pragma unroll
+  for (int x = 0; x < kPer; ++x) {
+    if (!tv[x]) continue;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = 8 * ti[x] + fr, c = 8 * tj[x] + 2 * fk + h;
+      if (r >= k || c >= k || r > c) continue;
+      G[r + c * K] = acc[x][h];
+      if (r != c) G[c + r * K] = acc[x][h];
+    }
   }
 }
 
@@ -849,18 +987,20 @@ template <int NT> __device__ __forceinline__ void evd_sync() {
 // (eigenvalues): C = I - Q^H Q into S.G, the ranks of descending S.eig
 // (stable; identity when !sort) into S.rank, and Q + Q C / 2 with column j
 // at position rank[j] into out (leading dimension ldo). NT threads (a warp,
-// or the block); thread tid owns column tid % 32 of C and row tid % 32 of
-// the output, for every (NT / 32)-th row / column from tid / 32.
+// or the block); thread tid owns column tid % K of C and row tid % K of
+// the output, for every (NT / K)-th row / column from tid / K.
 template <class T, int K, int NT>
 __device__ void evd_finish(EvdWarpSmem<T, K> &S, int k, int tid, bool sort, T *out, int ldo) {
   using R = dreal_t<T>;
-  constexpr int L = K + 1, RS = NT / 32;
-  const int l = tid % 32, r0 = tid / 32;
+  static_assert(NT % K == 0, "whole columns per thread group");
+  constexpr int L = K + 1, RS = NT / K;
+  const int l = tid % K, r0 = tid / K;
   evd_sync<NT>();
   // Up to 8 bytes per entry (s, d, c) the thread's own column of Q (row of
   // Q below) is read once into registers; the other operand is the same
-  // for all threads (a broadcast). Same products in the same order.
-  constexpr bool kCache = kEvdInRegisters<T>;
+  // for all threads (a broadcast). Same products in the same order. Not
+  // for K = 64 (64 more registers would leave one 256-thread block per SM).
+  constexpr bool kCache = kEvdInRegisters<T> && K <= 32;
   T own[kCache ? K : 1];
   if constexpr (kCache) {
 #pragma unroll
@@ -1583,9 +1723,10 @@ struct BlkLayout {
   int half = 1;
 };
 
-// ngram: matrices whose pairs take the Gram path (G and Q buffers).
+// ngram: matrices whose pairs take the Gram path (G and Q buffers, K x K
+// each: the instance's Gram order, blocked_k_of(nb)).
 inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
-                            size_t elem, int nb, size_t ngram) {
+                            size_t elem, int nb, size_t ngram, int K) {
   BlkLayout L;
   const size_t cnt = m.size();
   size_t ew = 0, ev = 0, ex = 0, mw_max = 0;
@@ -1612,12 +1753,15 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
   L.V = w.take(ev * elem);
   L.X = w.take(ex * elem);
   const size_t slots = ngram * size_t(L.half);
-  L.G = w.take(slots * kBlockedKmax * kBlockedKmax * elem);
-  L.Q = w.take(slots * kBlockedKmax * kBlockedKmax * elem);
+  L.G = w.take(slots * K * K * elem);
+  L.Q = w.take(slots * K * K * elem);
   L.pflag = w.take(slots * sizeof(int));
   const long long segs = (long long)((mw_max + kGramSegRows - 1) / kGramSegRows);
-  L.gp_tiles = segs >= 2 ? std::min<long long>(kGramSplitMaxTiles, (long long)slots * segs) : 0;
-  L.Gp = w.take(size_t(L.gp_tiles) * kBlockedKmax * kBlockedKmax * elem);
+  // (the split plan is the narrow instance's only)
+  L.gp_tiles = segs >= 2 && K == kBlockedKmax
+                   ? std::min<long long>(kGramSplitMaxTiles, (long long)slots * segs)
+                   : 0;
+  L.Gp = w.take(size_t(L.gp_tiles) * K * K * elem);
   L.gcap = 3 * (long long)slots;
   L.gptr = w.take(3 * size_t(L.gcap) * sizeof(void *));
   L.gbase = w.take(cnt * sizeof(int));
@@ -1666,19 +1810,28 @@ void blocked_store_profile(const BlockedProfile &p);
     if (e_ != cudaSuccess) return e_;                                          \
   } while (0)
 
-template <class Tstd>
+// K: the instance's Gram order (blocked_k_of(nb)): the narrow one (32)
+// with every plan, or the wide one (64): the Gram path only (every mode
+// BSVD_PAIR_GRAM; blocked_pair_mode gives that), its own Gram kernel (or
+// cuBLAS), the block eigensolver of 256 threads.
+template <class Tstd, int K>
 cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
                              const std::vector<int> &m, const std::vector<int> &n,
                              const std::vector<int> &mode, const Config &cfg, int nb,
                              cudaStream_t stream, unsigned char *ws) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
-  constexpr int K = kBlockedKmax;
+  constexpr bool kWide = K != kBlockedKmax;
+  static_assert(K == kBlockedKmax || K == kBlockedKwide, "the compiled instances");
   const auto t0 = std::chrono::steady_clock::now();
   const int cnt = int(idx.size());
   BlockedProfile prof;
   if (cnt == 0) return cudaSuccess;
-  const BlkLayout L = blk_layout(m, n, kb.vectors, sizeof(T), nb, blocked_gram_count(mode));
+  if (blocked_k_of(nb) != K || nb < 1) return cudaErrorInvalidValue;
+  if constexpr (kWide)
+    for (int x : mode)
+      if (x != BSVD_PAIR_GRAM) return cudaErrorInvalidValue;
+  const BlkLayout L = blk_layout(m, n, kb.vectors, sizeof(T), nb, blocked_gram_count(mode), K);
 
   BlkParams<Tstd> P;
   P.batch = kb;
@@ -1734,33 +1887,42 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
                                cudaMemcpyHostToDevice, stream));
 
   const size_t evd_smem = kEvdWarps * sizeof(EvdWarpSmem<T, K>);
-  BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(evd_smem)));
-  BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
-                                    cudaFuncAttributePreferredSharedMemoryCarveout,
-                                    int(cudaSharedmemCarveoutMaxShared)));
-  // The block plans' two G buffers (z: 52 KB, above the 48 KB default).
-  BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_block_kernel<Tstd, K, 128>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    int(sizeof(EvdBlockSmem<T, K>))));
+  size_t pair_smem[2] = {0, 0}; // EVD_SM, SVD_SM
+  (void)evd_smem; // (the narrow instance's plans only)
+  if constexpr (!kWide) {
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(evd_smem)));
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
+                                      cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      int(cudaSharedmemCarveoutMaxShared)));
+    // The block plans' two G buffers (z: 52 KB, above the 48 KB default).
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_block_kernel<Tstd, K, 128>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(sizeof(EvdBlockSmem<T, K>))));
+    // Shared memory of the pair kernels: their largest matrix.
+    for (int i = 0; i < cnt; ++i)
+      if (mode[i] != BSVD_PAIR_GRAM) {
+        size_t &b = pair_smem[mode[i] == BSVD_PAIR_SVD_SM];
+        b = std::max(b, pair_smem_bytes<T, K>(mats[i].mw));
+      }
+    if (pair_smem[0])
+      BSVD_BLK_TRY(cudaFuncSetAttribute(blk_pair_kernel<Tstd, K, false>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(pair_smem[0])));
+    if (pair_smem[1])
+      BSVD_BLK_TRY(cudaFuncSetAttribute(blk_pair_kernel<Tstd, K, true>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(pair_smem[1])));
+  }
+  // The 256-thread block plan (the wide instance's only one: d 105 KB, two
+  // blocks per SM with the carveout at its maximum).
   BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_block_kernel<Tstd, K, 256>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(sizeof(EvdBlockSmem<T, K>))));
-  // Shared memory of the pair kernels: their largest matrix.
-  size_t pair_smem[2] = {0, 0}; // EVD_SM, SVD_SM
-  for (int i = 0; i < cnt; ++i)
-    if (mode[i] != BSVD_PAIR_GRAM) {
-      size_t &b = pair_smem[mode[i] == BSVD_PAIR_SVD_SM];
-      b = std::max(b, pair_smem_bytes<T, K>(mats[i].mw));
-    }
-  if (pair_smem[0])
-    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_pair_kernel<Tstd, K, false>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      int(pair_smem[0])));
-  if (pair_smem[1])
-    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_pair_kernel<Tstd, K, true>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      int(pair_smem[1])));
+  if constexpr (kWide)
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_block_kernel<Tstd, K, 256>,
+                                      cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      int(cudaSharedmemCarveoutMaxShared)));
 
   BlkTimer timer;
   timer.on = blocked_profiling_on();
@@ -1911,7 +2073,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     Pe.nact = nby[1];
     Ps.act = dact + nby[0] + nby[1];
     Ps.nact = nby[2];
-    const int evd_nt = choose_evd_threads(gram_pairs, prec);
+    const int evd_nt = kWide ? 256 : choose_evd_threads(gram_pairs, prec);
     long own_pairs = 0; // pairs per step of the own Gram kernel: its plan's TLP
     int own_mw = 0;     // ... and its tallest pair: the split plan's segments
     for (int j = 0; j < P.nown; ++j) {
@@ -1921,7 +2083,10 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     const int own_segs = (own_mw + kGramSegRows - 1) / kGramSegRows;
     const long long own_slots = (long long)P.nown * P.half;
     // (own_slots x own_segs <= kGramSplitMaxTiles implies it fits L.gp_tiles)
-    const int gram_tile = choose_gram_tile(own_pairs, own_slots, own_segs);
+    // (the wide instance: blk_gram_wide_kernel, reported as tile 4, or for d
+    // the tensor-core plan)
+    const int gram_tile =
+        kWide ? choose_gram_wide(prec) : choose_gram_tile(own_pairs, own_slots, own_segs, prec);
     P.Gp = gram_tile == 3 ? gp_base : nullptr;
     P.gseg = gram_tile == 3 ? own_segs : 0;
     const unsigned urows = unsigned((rmax + 127) / 128);
@@ -1932,14 +2097,23 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
       timer.mark(1);
       if (Pg.nown) {
         const unsigned gg = unsigned(Pg.nown) * unsigned(Pg.half);
-        if (gram_tile == 4)
+        bool done = false;
+        if constexpr (std::is_same_v<Tstd, double>)
+          if (gram_tile == 5) {
+            blk_gram_mma_kernel<Tstd, K><<<gg, gram_mma_threads<K>(), 0, st>>>(Pg);
+            done = true;
+          }
+        if (done) {
+        } else if constexpr (kWide)
+          blk_gram_wide_kernel<Tstd, K><<<gg, kGramWideThreads, 0, st>>>(Pg);
+        else if (gram_tile == 4)
           blk_gram_tile4_kernel<Tstd, K><<<gg, kGramTile4Threads, 0, st>>>(Pg);
         else if (gram_tile == 3)
           blk_gram_tile2_kernel<Tstd, K, true>
               <<<dim3(gg, unsigned(Pg.gseg)), kGramTile2Threads, 0, st>>>(Pg);
         else
           blk_gram_tile2_kernel<Tstd, K, false><<<gg, kGramTile2Threads, 0, st>>>(Pg);
-        ++prof.gram_steps[gram_tile == 4 ? 1 : gram_tile == 3 ? 2 : 0];
+        ++prof.gram_steps[gram_tile == 5 ? 3 : gram_tile == 4 ? 1 : gram_tile == 3 ? 2 : 0];
       }
       if (Pg.ncub) {
         const long long threads = (long long)Pg.ncub * Pg.half;
@@ -1956,7 +2130,9 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
         launches += 2 + long(groups.size());
       }
       timer.mark(2);
-      if (evd_nt == 32)
+      if constexpr (kWide)
+        blk_evd_block_kernel<Tstd, K, 256><<<grid, 256, sizeof(EvdBlockSmem<T, K>), st>>>(Pg);
+      else if (evd_nt == 32)
         blk_evd_warp_kernel<Tstd, K>
             <<<(grid + kEvdWarps - 1) / kEvdWarps, 32 * kEvdWarps, evd_smem, st>>>(Pg);
       else if (evd_nt == 128)
@@ -2008,17 +2184,19 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
       } else if (P.nact) {
         BSVD_BLK_TRY(gram_step(P, stream));
       }
-      if (Pe.nact) {
-        timer.mark(5);
-        blk_pair_kernel<Tstd, K, false>
-            <<<unsigned(Pe.nact) * unsigned(P.half), 256, pair_smem[0], stream>>>(Pe);
-        ++launches;
-      }
-      if (Ps.nact) {
-        timer.mark(6);
-        blk_pair_kernel<Tstd, K, true>
-            <<<unsigned(Ps.nact) * unsigned(P.half), 256, pair_smem[1], stream>>>(Ps);
-        ++launches;
+      if constexpr (!kWide) { // (the wide instance: every matrix on the Gram path)
+        if (Pe.nact) {
+          timer.mark(5);
+          blk_pair_kernel<Tstd, K, false>
+              <<<unsigned(Pe.nact) * unsigned(P.half), 256, pair_smem[0], stream>>>(Pe);
+          ++launches;
+        }
+        if (Ps.nact) {
+          timer.mark(6);
+          blk_pair_kernel<Tstd, K, true>
+              <<<unsigned(Ps.nact) * unsigned(P.half), 256, pair_smem[1], stream>>>(Ps);
+          ++launches;
+        }
       }
       timer.mark(-1);
       BSVD_BLK_TRY(cudaGetLastError());
@@ -2073,6 +2251,21 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   blocked_store_profile(prof);
   return cudaSuccess;
+}
+
+// The instance for nb (blocked_k_of): the wide one where the precision has
+// it (blocked_has_wide), else an invalid value (blocked_nb never gives such
+// an nb).
+template <class Tstd>
+cudaError_t run_blocked_any(const Batch<Tstd> &kb, const std::vector<int> &idx,
+                            const std::vector<int> &m, const std::vector<int> &n,
+                            const std::vector<int> &mode, const Config &cfg, int nb,
+                            cudaStream_t stream, unsigned char *ws) {
+  if (blocked_k_of(nb) == kBlockedKmax)
+    return run_blocked_impl<Tstd, kBlockedKmax>(kb, idx, m, n, mode, cfg, nb, stream, ws);
+  if constexpr (blocked_has_wide(precision_of<Tstd>()))
+    return run_blocked_impl<Tstd, kBlockedKwide>(kb, idx, m, n, mode, cfg, nb, stream, ws);
+  return cudaErrorInvalidValue;
 }
 
 #undef BSVD_BLK_TRY

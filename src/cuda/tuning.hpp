@@ -141,8 +141,21 @@ inline int pair_solver_rule(char precision, int mw, int nw, int nb) {
 // The widest block wins everywhere by 1.5-3.5x (fewer steps per sweep and
 // fewer sweeps; the eigensolver in registers needs full pairs of 32), so
 // nb = 16 for every precision and size (c, z not measured: same reasoning,
-// the z eigensolver is the shared-memory one at any nb). Wider blocks need
-// a K = 64 instance (not built).
+// the z eigensolver is the shared-memory one at any nb). The wide instance
+// (K = 64, nb 17 ... 32; s, d, c; blocked.hpp) measured on the H100,
+// 2026-11-25 (bench --block-sizes 24,32; whole call ms nb 16 / 24 / 32,
+// docs/perf/blocked-session18-h100-2026-11-25.txt):
+//   d 1000 x 128^2:  36.2 /  74.7 /  52.5 (49.97 with the tensor-core Gram)
+//   d 1000 x 256^2: 256.4 / 476.6 / 340.2 (316.4)
+//   d  100 x 512^2: 221.5 / 344.3 / 246.4 (228.4)
+//   s 1000 x 128^2:  20.4 /  41.0 /  28.0
+//   s 1000 x 256^2: 142.0 / 249.7 / 168.3
+//   s  100 x 512^2: 128.4 / 191.6 / 124.3
+// nb = 32 takes 9-12 % fewer sweeps and halves the Gram and update passes,
+// but its 64 x 64 eigensolver (the 256-thread block plan, 63 dependent
+// steps per sweep) costs 2x the 32 x 32 one's stage (d 128^2: 38.5 / 19.0
+// ms), and its update runs at half the K = 32 kernel's bandwidth (177
+// registers: 8 warps per SM). So nb = 16 stays the default.
 
 // Blocked path, Gram stage (MAGMA-SVD Sec. 5.2, Fig. 3): the own kernel
 // (one block per pair, the pair's 2nb columns read once, rows summed in
@@ -193,6 +206,13 @@ inline bool choose_gram_cublas(char precision, int mw) {
 // SuiteSparse d (56 blocked matrices, the tail of a few pairs) 58.9 / 64.9.
 // BSVD_GRAM_TILE=2|4 forces a plan.
 //
+// The tensor-core plan (double only; blk_gram_mma_kernel, FP64 mma.m8n8k4):
+// returned as 5 where tile 4 would run, for precision 'd'. Its bits differ
+// from the scalar plans' in the last places (the hardware's order within
+// each four products). BSVD_GRAM_TILE=m forces it (d; elsewhere tile 4).
+// The wide instance (K = 64) has one scalar plan and, for d, this one:
+// choose_gram_wide.
+//
 // The split plan (Gram tailoring, WCYCLE Sec. IV-D-1): below the tile-4
 // range, a step whose own-kernel pairs are tall runs tile 2 on one block
 // per kGramSegRows-row segment of each pair (blk_gram_tile2_kernel<SPLIT>),
@@ -203,15 +223,24 @@ inline bool choose_gram_cublas(char precision, int mw) {
 constexpr long kGramTile4MinPairs = 1024;
 constexpr long kGramSplitMaxBlocks = 1848;
 constexpr long kGramSplitMaxTiles = 4096;
-inline int choose_gram_tile(long pairs, long slots = 0, int segs = 1) {
+inline int choose_gram_tile(long pairs, long slots = 0, int segs = 1, char precision = 0) {
   const bool fits = segs >= 2 && slots * segs <= kGramSplitMaxTiles;
+  const int wide = precision == 'd' ? 5 : 4; // the throughput plan
   if (const char *e = std::getenv("BSVD_GRAM_TILE")) {
     if (e[0] == 's') return fits ? 3 : 2;
+    if (e[0] == 'm') return wide;
     const int v = std::atoi(e);
     if (v == 2 || v == 4) return v;
   }
-  if (pairs >= kGramTile4MinPairs) return 4;
+  if (pairs >= kGramTile4MinPairs) return wide;
   return fits && pairs * segs <= kGramSplitMaxBlocks ? 3 : 2;
+}
+// The wide instance's Gram plan: 5 (tensor cores) for d, else 4 (its
+// scalar kernel, blk_gram_wide_kernel); BSVD_GRAM_TILE=4 forces the latter.
+inline int choose_gram_wide(char precision) {
+  if (const char *e = std::getenv("BSVD_GRAM_TILE"))
+    if (e[0] == '4') return 4;
+  return precision == 'd' ? 5 : 4;
 }
 
 // Blocked path, eigensolver plan: threads per 2nb x 2nb Gram matrix.

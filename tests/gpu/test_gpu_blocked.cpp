@@ -46,12 +46,12 @@ template <class T> int blocked_path_for(int m, int n, bsvd_pair_solver_t pair, i
 // the twin's info, sweeps within `slack`; and passes T1-T4.
 template <class T>
 void expect_matches_twin(const Solved<T> &r, const std::vector<T> &A, int b, int eig, int path,
-                         int slack) {
+                         int slack, int nb = kBlockedDefaultNb) {
   const int m = r.m, n = r.n;
   EXPECT_EQ(r.path[b], path);
   const auto tw = cpu_twin<T>(
       m, n, A.data() + size_t(b) * m * n, true, BSVD_ORDERING_ROUND_ROBIN,
-      blocked_cfg(kBlockedDefaultNb, eig,
+      blocked_cfg(nb, eig,
                   path == BSVD_PATH_CUDA_PAIR_SVD ? BSVD_PAIR_SVD_SM : BSVD_PAIR_GRAM));
   const double gap = twin_gap(r, b, tw);
   EXPECT_LE(gap, 8.0 * std::sqrt(double(std::max(m, n))))
@@ -95,6 +95,47 @@ TYPED_TEST(GpuBlocked, MatchesCpuTwin) {
       }
     }
   }
+}
+
+// The wide instance (K = 64: block widths 17 ... 32; s, d, c) against the
+// CPU twin with the same width: its own Gram kernel, the 256-thread block
+// eigensolver at k up to 64, the update with 64-column rows; single block
+// (n <= nb), ragged and odd block counts, tall and wide, the three inner
+// sweep modes; random and logrand. z has no wide instance: a width above 16
+// routes its matrices to the CPU (blocked_nb), and they still solve.
+TYPED_TEST(GpuBlocked, WideBlocksMatchCpuTwin) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const bool wide = bsvd::detail::cuda::blocked_has_wide(prec<T>());
+  struct Shape { int m, n, nb; };
+  const std::vector<Shape> shapes = {{20, 20, 32},  {33, 33, 32},   {64, 64, 32},
+                                     {100, 100, 32}, {130, 70, 32}, {70, 130, 32},
+                                     {200, 40, 32},  {150, 150, 24}, {300, 256, 32}};
+  uint64_t seed = 6061;
+  for (int eig : {1, 0, int(BSVD_EIG_SWEEPS_AUTO)})
+    for (const Shape &sh : shapes) {
+      if (eig == 0 && std::max(sh.m, sh.n) > 150) continue;
+      const int batch = 2;
+      const Family fam = seed % 2 ? Family::Logrand : Family::Random;
+      const auto A = family_batch<T>(fam, sh.m, sh.n, batch, seed += 11);
+      const auto r = gpu_solve<T>(sh.m, sh.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                  BSVD_VARIANT_BLOCKED, sh.nb, eig, 0, BSVD_PAIR_AUTO);
+      ASSERT_EQ(r.status, 0) << bsvd_last_error();
+      for (int b = 0; b < batch; ++b) {
+        SCOPED_TRACE(testing::Message() << sh.m << "x" << sh.n << " nb " << sh.nb << " b=" << b
+                                        << " eig_sweeps=" << eig);
+        if (wide) {
+          // (d: the tensor-core Gram plan, whose sums differ to rounding)
+          expect_matches_twin<T>(r, A, b, eig, BSVD_PATH_CUDA_BLOCKED, prec<T>() == 'd' ? 2 : 1,
+                                 sh.nb);
+        } else {
+          EXPECT_EQ(r.path[b], BSVD_PATH_CPU_BLOCKED);
+          EXPECT_EQ(r.info[b], 0);
+          const auto q = ratios(r, A, b);
+          EXPECT_TRUE(q.pass()) << ratio_text(q);
+        }
+      }
+    }
 }
 
 // Inner sweeps per matrix (eig_sweeps = BSVD_EIG_SWEEPS_AUTO, the default;
@@ -231,7 +272,7 @@ TYPED_TEST(GpuBlocked, GramPlansGiveTheSameBits) {
                                  BSVD_VARIANT_BLOCKED, sh.nb, 1, 0, BSVD_PAIR_GRAM));
       const auto pr = bsvd::detail::cuda::blocked_last_profile();
       const int ran = plan[0] == '4' ? 1 : plan[0] == 's' && segs ? 2 : 0;
-      for (int p = 0; p < 3; ++p)
+      for (int p = 0; p < 4; ++p)
         if (p == ran)
           EXPECT_GT(pr.gram_steps[p], 0) << "plan " << plan << " did not run";
         else
@@ -253,6 +294,41 @@ TYPED_TEST(GpuBlocked, GramPlansGiveTheSameBits) {
       EXPECT_TRUE(res[p].V == res[0].V) << "V differs between the Gram plans";
     }
   }
+}
+
+// The tensor-core Gram plan (double; BSVD_GRAM_TILE=m, and the rule's choice
+// where tile 4 would run): the narrow (nb <= 16) and the wide (nb 17 ... 32)
+// instance, ragged pairs, row counts that are not a multiple of the 32-row
+// stage, wide input, a single block. The hardware sums each four products
+// in its own order, so against the CPU twin to rounding: singular values
+// within 8 sqrt(max(m, n)) u, sweeps within 2, T1-T4; and the profile shows
+// the plan ran.
+TEST(GpuBlockedMma, GramByTensorCoresMatchesTwin) {
+  SKIP_WITHOUT_GPU();
+  using T = double;
+  struct Shape { int m, n, nb; };
+  const std::vector<Shape> shapes = {{100, 100, 16}, {130, 70, 16}, {70, 130, 16}, {45, 45, 8},
+                                     {200, 40, 16},  {33, 33, 16},  {300, 48, 16}, {20, 20, 16},
+                                     {150, 150, 32}, {257, 100, 24}, {64, 64, 32}};
+  ScopedEnv tile("BSVD_GRAM_TILE"), gram("BSVD_GRAM");
+  gram.set("own");
+  tile.set("m");
+  uint64_t seed = 515;
+  for (const Shape &sh : shapes)
+    for (Family fam : {Family::Random, Family::Logrand}) {
+      const int batch = 3;
+      const auto A = family_batch<T>(fam, sh.m, sh.n, batch, seed += 9);
+      const auto r = gpu_solve<T>(sh.m, sh.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                  BSVD_VARIANT_BLOCKED, sh.nb, 1, 0, BSVD_PAIR_GRAM);
+      ASSERT_EQ(r.status, 0) << bsvd_last_error();
+      EXPECT_GT(bsvd::detail::cuda::blocked_last_profile().gram_steps[3], 0)
+          << "the tensor-core plan did not run";
+      for (int b = 0; b < batch; ++b) {
+        SCOPED_TRACE(testing::Message() << sh.m << "x" << sh.n << " nb " << sh.nb << " b=" << b
+                                        << " family " << int(fam));
+        expect_matches_twin<T>(r, A, b, 1, BSVD_PATH_CUDA_BLOCKED, 2, sh.nb);
+      }
+    }
 }
 
 // Routing of matrices that fit the fused kernel (tuning.hpp,

@@ -247,10 +247,10 @@ std::string stage_text(const detail::cuda::BlockedProfile &pr) {
   std::snprintf(sn, sizeof sn,
                 "load %.2f gram %.2f evd %.2f update %.2f pair-evd %.2f pair-svd %.2f finish %.2f "
                 "ms; %ld launches; evd plan steps 32/128/256 threads: %ld/%ld/%ld; "
-                "cuBLAS Gram calls %ld; Gram plan steps tile 2/4/split: %ld/%ld/%ld",
+                "cuBLAS Gram calls %ld; Gram plan steps tile 2/4/split/mma: %ld/%ld/%ld/%ld",
                 pr.load, pr.gram, pr.evd, pr.update, pr.pair_evd, pr.pair_svd, pr.finish,
                 pr.launches, pr.evd_steps[0], pr.evd_steps[1], pr.evd_steps[2], pr.gram_cublas,
-                pr.gram_steps[0], pr.gram_steps[1], pr.gram_steps[2]);
+                pr.gram_steps[0], pr.gram_steps[1], pr.gram_steps[2], pr.gram_steps[3]);
   return sn;
 }
 
@@ -276,6 +276,11 @@ template <class F> void for_each_evd_plan(F f) {
 }
 template <class F> void for_each_gram_plan(F f) {
   for_each_env_value("BSVD_GRAM", {"own", "cublas"}, f);
+}
+// The own Gram kernel's throughput plans (BSVD_GRAM_TILE): the scalar
+// tile 4 and the tensor-core plan (d).
+template <class F> void for_each_gram_tile(F f) {
+  for_each_env_value("BSVD_GRAM_TILE", {"4", "m"}, f);
 }
 
 // The other grouping of the blocked path's Gram matrices (tuning.hpp,
@@ -606,6 +611,11 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
       for_each_gram_plan([&](const std::string &g) {
         run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-gram-" + g, rows, 0,
                     c.pair_solver > 0 ? c.pair_solver : 0);
+      });
+    if (c.gram_plans && is_blocked_path(path0) && c.precision == 'd')
+      for_each_gram_tile([&](const std::string &g) {
+        run_bsvd<T>(c, hA, dA.p, dev, std::string("bsvd-cuda-gram-") + (g == "m" ? "mma" : "tile4"),
+                    rows, 0, c.pair_solver > 0 ? c.pair_solver : 0);
       });
     if (is_blocked_path(path0))
       for (int nb : c.block_sizes)

@@ -279,8 +279,8 @@ int bench(const BenchArgs &a) {
   std::vector<int> nbs;
   for (const auto &v : split(a.block_sizes, ',')) {
     const int nb = std::atoi(v.c_str());
-    if (nb < 1 || nb > 16) {
-      std::fprintf(stderr, "bsvd bench: --block-sizes takes widths 1 ... 16\n");
+    if (nb < 1 || nb > 32) {
+      std::fprintf(stderr, "bsvd bench: --block-sizes takes widths 1 ... 32 (z: 1 ... 16)\n");
       return 2;
     }
     nbs.push_back(nb);
@@ -420,7 +420,7 @@ void add_bench(CLI::App &app, int &rc) {
                   "kernel), cublas (batched GEMM where eligible), or all (auto plus a row each)")
       ->capture_default_str();
   sub->add_option("--block-sizes", a->block_sizes,
-                  "cuda blocked path: comma list of block widths nb (1 ... 16), one more bsvd row "
+                  "cuda blocked path: comma list of block widths nb (1 ... 32; z 1 ... 16), one more bsvd row "
                   "each (the block-width table of tuning.hpp)");
   sub->add_option("--tune-tlp", a->tune_tlp,
                   "cuda: measure the eigensolver plans' two TLP thresholds on batches of N x N "
