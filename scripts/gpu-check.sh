@@ -70,8 +70,8 @@ fi
 if [ $SANITIZE = 1 ]; then
   # racecheck is ~10x slower than memcheck: the blocked edge cases (180^2)
   # alone ran past the device call's limit, so it gets the small cases.
-  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall:GpuBlocked/1.EvdPlansGiveTheSameBits:GpuBlocked/3.EvdPlansGiveTheSameBits:GpuBlocked/1.GramByCublas:GpuBlocked/3.GramByCublas:GpuBlocked/*.GramPlansGiveTheSameBits:GpuBlocked/1.NullColumnsInRounds:GpuBlocked/2.NullColumnsInRounds:GpuBlocked/1.StreamGroupsGiveTheSameBits:GpuBlocked/3.StreamGroupsGiveTheSameBits:GpuQrcp/1.ClusterFactorGivesTheSameBits:GpuQrcp/3.ClusterFactorGivesTheSameBits:GpuQrcp/1.QApplyGivesTheSameBits:GpuQrcp/3.QApplyGivesTheSameBits'
-  FR='GpuFused/2.EdgeCases:GpuQr/1.EdgeCases:GpuQr/2.FactorMatchesCpuTwin:GpuBlocked/1.PairSolversSmall:GpuBlocked/3.PairSolversSmall:GpuBlocked/1.EvdPlansSmall'
+  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall:GpuBlocked/1.EvdPlansGiveTheSameBits:GpuBlocked/3.EvdPlansGiveTheSameBits:GpuBlocked/1.GramByCublas:GpuBlocked/3.GramByCublas:GpuBlocked/*.GramPlansGiveTheSameBits:GpuBlocked/1.NullColumnsInRounds:GpuBlocked/2.NullColumnsInRounds:GpuBlocked/1.StreamGroupsGiveTheSameBits:GpuBlocked/3.StreamGroupsGiveTheSameBits:GpuQrcp/1.ClusterFactorGivesTheSameBits:GpuQrcp/3.ClusterFactorGivesTheSameBits:GpuQrcp/1.QApplyGivesTheSameBits:GpuQrcp/3.QApplyGivesTheSameBits:GpuQr/1.TsqrFactorMatchesCpuTwin:GpuQr/3.TsqrFactorMatchesCpuTwin:GpuBlockedMma.*'
+  FR='GpuFused/2.EdgeCases:GpuQr/1.EdgeCases:GpuQr/2.FactorMatchesCpuTwin:GpuBlocked/1.PairSolversSmall:GpuBlocked/3.PairSolversSmall:GpuBlocked/1.EvdPlansSmall:GpuQr/1.TsqrFactorMatchesCpuTwin'
   for tool in memcheck racecheck; do
     F=$FM; [ $tool = racecheck ] && F=$FR
     timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/bsvd_gpu_tests" \

@@ -1,5 +1,7 @@
 #include "qr.hpp"
 
+#include "../core/tsqr.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -147,6 +149,12 @@ void apply_householder_q(int m, int n, const T *Y, int ldy, const T *tau, int k,
 template <class T>
 void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, const T *Z, T *X,
                             int ldx) {
+  apply_householder_q_wy(m, n, Y, ldy, tau, Z, n, X, ldx);
+}
+
+template <class T>
+void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, const T *Z, int ldz,
+                            T *X, int ldx) {
   const auto v = [&](int r, int k) {
     return r < k ? T(0) : r == k ? T(1) : Y[r + int64_t(k) * ldy];
   };
@@ -168,7 +176,7 @@ void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, con
   for (int c = 0; c < n; ++c)
     for (int k = 0; k < n; ++k) {
       T acc = T(0);
-      for (int r = k; r < n; ++r) acc += cj_(v(r, k)) * Z[r + size_t(c) * n];
+      for (int r = k; r < n; ++r) acc += cj_(v(r, k)) * Z[r + size_t(c) * ldz];
       W[k + size_t(c) * n] = acc;
     }
   for (int c = 0; c < n; ++c)
@@ -179,17 +187,47 @@ void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, con
     }
   for (int r = 0; r < m; ++r)
     for (int c = 0; c < n; ++c) {
-      T x = r < n ? Z[r + size_t(c) * n] : T(0);
+      T x = r < n ? Z[r + size_t(c) * ldz] : T(0);
       for (int k = 0; k <= std::min(r, n - 1); ++k) x -= v(r, k) * M[k + size_t(c) * n];
       X[r + int64_t(c) * ldx] = x;
     }
+}
+
+template <class T> void tsqr_factor(int m, int n, int nc, T *Y, int ldy, T *tau1, T *Z, T *tau2) {
+  const int hc = tsqr_chunk_height(m, nc), lz = nc * n;
+  for (int c = 0; c < nc; ++c) {
+    const int r0 = c * hc, rows = std::min(m, r0 + hc) - r0;
+    T *Yc = Y + r0;
+    householder_qr(rows, n, Yc, ldy, tau1 + int64_t(c) * n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) Z[c * n + i + int64_t(j) * lz] = i <= j ? Yc[i + int64_t(j) * ldy] : T(0);
+  }
+  householder_qr(lz, n, Z, lz, tau2);
+}
+
+template <class T>
+void tsqr_apply_q_wy(int m, int n, int nc, const T *Y, int ldy, const T *tau1, const T *Z,
+                     const T *tau2, const T *Zs, T *X, int ldx) {
+  const int hc = tsqr_chunk_height(m, nc), lz = nc * n;
+  std::vector<T> X2(size_t(lz) * n);
+  apply_householder_q_wy(lz, n, Z, lz, tau2, Zs, n, X2.data(), lz);
+  for (int c = 0; c < nc; ++c) {
+    const int r0 = c * hc, rows = std::min(m, r0 + hc) - r0;
+    apply_householder_q_wy(rows, n, Y + r0, ldy, tau1 + int64_t(c) * n, X2.data() + c * n, lz,
+                           X + r0, ldx);
+  }
 }
 
 #define BSVD_INSTANTIATE(T)                                                                     \
   template void householder_qr<T>(int, int, T *, int, T *);                                     \
   template void householder_qr_pivoted<T>(int, int, T *, int, T *, int *);                      \
   template void apply_householder_q<T>(int, int, const T *, int, const T *, int, T *, int); \
-  template void apply_householder_q_wy<T>(int, int, const T *, int, const T *, const T *, T *, int);
+  template void apply_householder_q_wy<T>(int, int, const T *, int, const T *, const T *, T *, int); \
+  template void apply_householder_q_wy<T>(int, int, const T *, int, const T *, const T *, int, T *, \
+                                          int);                                                 \
+  template void tsqr_factor<T>(int, int, int, T *, int, T *, T *, T *);                         \
+  template void tsqr_apply_q_wy<T>(int, int, int, const T *, int, const T *, const T *,         \
+                                   const T *, const T *, T *, int);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

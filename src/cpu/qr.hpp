@@ -48,5 +48,27 @@ void apply_householder_q(int m, int n, const T *Y, int ldy, const T *tau, int k,
 template <class T>
 void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, const T *Z, T *X,
                             int ldx);
+// The same with Z's leading dimension ldz.
+template <class T>
+void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, const T *Z, int ldz,
+                            T *X, int ldx);
+
+// TSQR (src/core/tsqr.hpp), the twin of the GPU's factorization of tall
+// matrices of few columns (qr_tsqr_factor_kernel): W (m x n, in Y, leading
+// dimension ldy) cut into nc = tsqr_chunks(m, n) chunks, each factored by
+// householder_qr in place (its reflectors in its rows of Y, its tau at
+// tau1 + c n); their R factors stacked in Z (nc n x n, leading dimension
+// nc n, zeros below each R's diagonal) and Z factored by householder_qr
+// (tau2, n entries). R is Z's upper triangle: W = diag(Q_c) Q_2 R.
+template <class T> void tsqr_factor(int m, int n, int nc, T *Y, int ldy, T *tau1, T *Z, T *tau2);
+
+// X (m x n, leading dimension ldx) <- Q [Zs; 0] (Zs n x n, leading
+// dimension n) with tsqr_factor's Q: X2 = Q_2 [Zs; 0] (nc n x n) by
+// apply_householder_q_wy on Z, then chunk c's rows X_c = Q_c [X2_c; 0]
+// with X2_c the rows [c n, c n + n) of X2 -- the twin of the GPU's two
+// levels of qr_wy_m_kernel / qr_wy_apply_kernel (the same sums).
+template <class T>
+void tsqr_apply_q_wy(int m, int n, int nc, const T *Y, int ldy, const T *tau1, const T *Z,
+                     const T *tau2, const T *Zs, T *X, int ldx);
 
 } // namespace bsvd::detail

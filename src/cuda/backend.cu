@@ -5,6 +5,7 @@
 // round-robin on the blocked path, a block width over its limit) to the CPU
 // solver, reporting the path of each matrix.
 #include "../core/backends.hpp"
+#include "../core/tsqr.hpp"
 #include "blocked.hpp"
 #include "fused.hpp"
 #include "qr.hpp"
@@ -137,7 +138,7 @@ size_t qrcp_workspace_bytes(const std::vector<int> &m, const std::vector<int> &n
                             const Config &cfg, int nb) {
   using R = real_of_t<T>;
   const std::vector<int> nw = min_sizes(m, n);
-  return align256(cuda::qr_layout(m, n, vectors, sizeof(T), sizeof(R)).total) +
+  return align256(cuda::qr_layout(m, n, vectors, sizeof(T), sizeof(R), true).total) +
          cuda::blocked_workspace_bytes(nw, nw, qrcp_modes<T>(nw, cfg, nb), vectors, sizeof(T), nb);
 }
 
@@ -439,7 +440,7 @@ bsvd_status_t run_qr(const Batch<T> &kb, const std::vector<int> &idx, const std:
   using R = real_of_t<T>;
   const int cnt = int(idx.size());
   if (cnt == 0) return BSVD_STATUS_SUCCESS;
-  const cuda::QrLayout L = cuda::qr_layout(m, n, kb.vectors, sizeof(T), sizeof(R));
+  const cuda::QrLayout L = cuda::qr_layout(m, n, kb.vectors, sizeof(T), sizeof(R), piv);
   std::vector<cuda::QrMat> mats(cnt);
   std::vector<const T *> pA(cnt);
   std::vector<R *> pS(cnt);
@@ -475,6 +476,7 @@ bsvd_status_t run_qr(const Batch<T> &kb, const std::vector<int> &idx, const std:
     os += q.nw;
     if (kb.vectors) ou += (long long)q.nw * q.nw;
   }
+  if (L.tsqr) cuda::qr_tsqr_offsets(mats.data(), cnt, sizeof(T));
   auto up = [&](size_t off, const void *src, size_t bytes) {
     return cudaMemcpyAsync(ws + off, src, bytes, cudaMemcpyHostToDevice, stream);
   };

@@ -56,8 +56,9 @@ bool qr_wy_enabled();
 // taller than wide with at least 1000 rows, and then
 //  - those that fit the fused kernel themselves (d 1000x16 1.64 / 16.0
 //    fused; s 2000x16 1.59 / 10.4 fused);
-//  - or, not fitting it, those of at most 32 columns and 384 KiB, with Q
-//    in WY form (Session 17: d 2000x16 3.24 / 5.67 blocked, 16x2000 3.68
+//  - or, not fitting it, those of at most 32 columns that TSQR takes
+//    (Session 18: d 2000x32 9.27 / 10.23 blocked) or of at most 384 KiB,
+//    with Q in WY form (Session 17: d 2000x16 3.24 / 5.67 blocked, 16x2000 3.68
 //    / 6.14, 3000x16 7.17 / 7.97, 2000x24 5.78 / 7.48, 4000x8 2.50 /
 //    7.12, 1024x32 6.01 / 6.17; 2000x32, 512 KiB, measured 12.87 / 10.60
 //    and stays blocked: the factorization's cluster grows from 2 blocks
@@ -97,6 +98,13 @@ struct QrMat {
   int b, m, n, mw, nw;
   long long y, tau, B, S, U, V;
   int piv = 0;
+  // TSQR (qr_tsqr_call; nc = 0: not this matrix): nc chunks of hc rows;
+  // element offsets of its chunks' tau (t1, nc nw), its stacked R factors
+  // (zs, nc nw x nw, factored in place), their tau (t2, nw), the second
+  // level's X2 = Q_2 [Z; 0] (x2, nc nw x nw) and the chunks' WY matrices
+  // M_c (m1, nc nw x nw) in QrLayout's regions of those names.
+  int nc = 0, hc = 0;
+  long long t1 = 0, zs = 0, t2 = 0, x2 = 0, m1 = 0;
 };
 
 // Workspace layout of run_qr for matrices of sizes m[i] x n[i].
@@ -104,9 +112,36 @@ struct QrLayout {
   size_t mats = 0, escale = 0, info = 0, sweeps = 0, Y = 0, tau = 0, B = 0, S = 0, U = 0, V = 0;
   size_t vn = 0, perm = 0, sel = 0, nf = 0;
   size_t parr = 0, iarr = 0, map = 0, total = 0;
+  // TSQR's regions (tsqr: the call takes it; chunks: its chunk jobs)
+  size_t tau1 = 0, Zs = 0, tau2 = 0, X2 = 0, M1 = 0, tjobs = 0;
+  bool tsqr = false;
+  long long chunks = 0;
 };
+// piv: the pivoted factorization (the preconditioning), which never takes
+// TSQR.
 QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
-                   size_t elem_bytes, size_t real_bytes);
+                   size_t elem_bytes, size_t real_bytes, bool piv = false);
+
+// TSQR (src/core/tsqr.hpp) for the unpivoted factorization: chunks of an
+// mw x nw working matrix (0: not taken; BSVD_QR_TSQR=0 turns TSQR off, and
+// so does BSVD_QR_WY=0: its Q is applied in WY form), and
+// whether a call on matrices m[i] x n[i] takes it: every matrix has at
+// least two chunks (one factorization for the whole call). The chunks are
+// factored in shared memory by one block each (qr_tsqr_factor_kernel), the
+// stacked R factors once more, and Q is applied in compact WY form chunk
+// by chunk. Measured: docs/perf/qr-path.md, Session 18.
+// elem_bytes: the precision's; the stacked R factors (nc nw x nw) must fit
+// one block's shared memory within kTsqrMaxStackBytes. qr_tsqr_chunks is
+// the shape's answer; qr_tsqr_call also reads the switches (once per call:
+// reading the environment per matrix cost ~1 ms for 1000 matrices).
+constexpr size_t kTsqrMaxStackBytes = 96 * 1024;
+bool qr_tsqr_enabled();
+int qr_tsqr_chunks(int mw, int nw, size_t elem_bytes);
+bool qr_tsqr_call(const std::vector<int> &m, const std::vector<int> &n, bool piv,
+                  size_t elem_bytes);
+// Sets the TSQR fields of mats[0, count) (nc, hc and the offsets into
+// QrLayout's TSQR regions, in qr_layout's order) for a call that takes it.
+void qr_tsqr_offsets(struct QrMat *mats, int count, size_t elem_bytes);
 
 // Threads per matrix of the one-block QR kernels: 256 for the tall / wide
 // QR path; kQrcpThreads for the pivoted factorization of the

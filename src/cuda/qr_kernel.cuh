@@ -35,6 +35,10 @@ template <class Tstd> struct QrParams {
   int tpm = kQrThreads; // read by load_scaled: the launch's threads per matrix
   int qapply = 0;       // finish: X is formed by qr_apply_q_kernel, not here
   int cb = 0;           // qr_apply_q_kernel: columns of X per block
+  // TSQR (QrMat's nc > 0): the regions of QrLayout of those names, and the
+  // chunk jobs (matrix, chunk) of the first level, in launch order
+  T *tau1 = nullptr, *Zs = nullptr, *tau2 = nullptr, *X2 = nullptr, *M1 = nullptr;
+  const int *tjobs = nullptr;
 };
 
 template <class R> __device__ __forceinline__ R qre(R x) { return x; }
@@ -542,25 +546,20 @@ template <class T> constexpr size_t qr_wy_apply_smem(int nw) {
   return (size_t(nw) * nw + size_t(kWyRows) * nw) * sizeof(T);
 }
 
-template <class Tstd>
-__global__ void __launch_bounds__(kWyThreads) qr_wy_m_kernel(const __grid_constant__ QrParams<Tstd> P) {
+// M = T (V_top^H Z) (nw x nw, into Mo) for the reflectors of Y (mw x nw,
+// leading dimension ldy), tau, and Z (nw x nw, leading dimension ldz); one
+// block of kWyThreads, shared memory qr_wy_m_smem(nw).
+template <class T>
+__device__ void qr_wy_m_block(const T *Y, int ldy, int mw, int nw, const T *tau, const T *Z,
+                              int ldz, T *Mo, unsigned char *wsm) {
   constexpr int NT = kWyThreads;
-  using T = dev_t<Tstd>;
-  extern __shared__ __align__(16) unsigned char wsm[];
-  const int mi = int(blockIdx.x);
-  const QrMat M = P.mats[mi];
-  const int t = threadIdx.x, mw = M.mw, nw = M.nw;
-  if (P.info[mi] == BSVD_INFO_NONFINITE) return; // qr_wy_apply_kernel writes NaN
+  const int t = threadIdx.x;
   T *G = reinterpret_cast<T *>(wsm); // G(i, j) at i + j nw (i < j); later W
   T *Tm = G + size_t(nw) * nw;       // T(i, j) at i + j nw (i <= j)
   T *tile = Tm + size_t(nw) * nw;    // kWyTile rows x nw, leading dimension kWyLd
-  const T *Y = P.Y + M.y, *tau = P.tau + M.tau;
-  const bool wide = M.m < M.n;
-  const T *Z = (wide ? P.V : P.U) + (wide ? M.V : M.U);
-  T *Mo = P.B + M.B;
   // v_k[r]: 0 above row k, 1 at row k, Y below
   const auto v = [&](int r, int k) {
-    return r < k ? dzero<T>() : r == k ? done<T>() : Y[r + size_t(k) * mw];
+    return r < k ? dzero<T>() : r == k ? done<T>() : Y[r + size_t(k) * ldy];
   };
   const int np = nw * (nw - 1) / 2; // pairs i < j, column by column
   for (int p = t; p < np; p += NT) G[p] = dzero<T>();
@@ -602,7 +601,7 @@ __global__ void __launch_bounds__(kWyThreads) qr_wy_m_kernel(const __grid_consta
   for (int e = t; e < nw * nw; e += NT) {
     const int c = e / nw, k = e - c * nw;
     T acc = dzero<T>();
-    for (int r = k; r < nw; ++r) dot_acc(acc, v(r, k), Z[r + size_t(c) * nw]);
+    for (int r = k; r < nw; ++r) dot_acc(acc, v(r, k), Z[r + size_t(c) * ldz]);
     W[e] = acc;
   }
   __syncthreads();
@@ -612,6 +611,40 @@ __global__ void __launch_bounds__(kWyThreads) qr_wy_m_kernel(const __grid_consta
     for (int k = i; k < nw; ++k) acc = acc + Tm[i + size_t(k) * nw] * W[k + size_t(c) * nw];
     Mo[e] = acc;
   }
+}
+
+template <class Tstd>
+__global__ void __launch_bounds__(kWyThreads) qr_wy_m_kernel(const __grid_constant__ QrParams<Tstd> P) {
+  using T = dev_t<Tstd>;
+  extern __shared__ __align__(16) unsigned char wsm[];
+  const int mi = int(blockIdx.x);
+  const QrMat M = P.mats[mi];
+  if (P.info[mi] == BSVD_INFO_NONFINITE) return; // qr_wy_apply_kernel writes NaN
+  const bool wide = M.m < M.n;
+  const T *Z = (wide ? P.V : P.U) + (wide ? M.V : M.U);
+  qr_wy_m_block(P.Y + M.y, M.mw, M.mw, M.nw, P.tau + M.tau, Z, M.nw, P.B + M.B, wsm);
+}
+
+// Rows [r0, r0 + kWyRows) of X = [Z; 0] - V M (mw x nw, leading dimension
+// ldx; one row per thread), V from Y (leading dimension ldy), M from Mo,
+// Z's leading dimension ldz; shared memory qr_wy_apply_smem(nw).
+template <class T>
+__device__ void qr_wy_apply_rows(const T *Mo, const T *Y, int ldy, int mw, int nw, const T *Z,
+                                 int ldz, T *X, int ldx, int r0, unsigned char *wsm) {
+  const int t = threadIdx.x, r = r0 + t;
+  T *Ms = reinterpret_cast<T *>(wsm);   // M, nw x nw
+  T *Xs = Ms + size_t(nw) * nw;         // this thread's row at t + c kWyRows
+  for (int e = t; e < nw * nw; e += kWyRows) Ms[e] = Mo[e];
+  __syncthreads();
+  if (r >= mw) return;
+  for (int c = 0; c < nw; ++c) Xs[t + c * kWyRows] = r < nw ? Z[r + size_t(c) * ldz] : dzero<T>();
+  const int kmax = min(r, nw - 1);
+  for (int k = 0; k <= kmax; ++k) {
+    const T vk = r == k ? done<T>() : Y[r + size_t(k) * ldy];
+    for (int c = 0; c < nw; ++c)
+      Xs[t + c * kWyRows] = Xs[t + c * kWyRows] - vk * Ms[k + size_t(c) * nw];
+  }
+  for (int c = 0; c < nw; ++c) X[r + size_t(c) * ldx] = Xs[t + c * kWyRows];
 }
 
 template <class Tstd>
@@ -631,22 +664,195 @@ __global__ void __launch_bounds__(kWyRows) qr_wy_apply_kernel(const __grid_const
       for (int c = 0; c < nw; ++c) X[r + size_t(c) * ldx] = dnan<T>();
     return;
   }
-  T *Ms = reinterpret_cast<T *>(wsm);   // M, nw x nw
-  T *Xs = Ms + size_t(nw) * nw;         // this thread's row at t + c kWyRows
-  const T *Mo = P.B + M.B;
-  for (int e = t; e < nw * nw; e += kWyRows) Ms[e] = Mo[e];
-  __syncthreads();
-  if (r >= mw) return;
-  const T *Y = P.Y + M.y;
   const T *Z = (wide ? P.V : P.U) + (wide ? M.V : M.U);
-  for (int c = 0; c < nw; ++c) Xs[t + c * kWyRows] = r < nw ? Z[r + size_t(c) * nw] : dzero<T>();
-  const int kmax = min(r, nw - 1);
-  for (int k = 0; k <= kmax; ++k) {
-    const T vk = r == k ? done<T>() : Y[r + size_t(k) * mw];
-    for (int c = 0; c < nw; ++c)
-      Xs[t + c * kWyRows] = Xs[t + c * kWyRows] - vk * Ms[k + size_t(c) * nw];
+  qr_wy_apply_rows(P.B + M.B, P.Y + M.y, mw, mw, nw, Z, nw, X, ldx, r0, wsm);
+}
+
+// ---- TSQR (QrMat nc > 0; src/core/tsqr.hpp) ------------------------------------
+// ||y[i0 .. mw-1]|| for the TSQR factorization: the plain sum of squares in
+// one block reduction (two barriers; the max-then-scaled-sum of
+// qr_block_nrm2 takes four). The load's prescaling (max |a_ij| at most
+// sqrt(max_finite / (8 mw nw))) keeps it from overflowing; where it could
+// have lost entries to underflow (a norm below sqrt(min_normal) / eps, the
+// tiny columns of householder_step) the scaled two-pass norm is taken
+// instead. The same norm to rounding, in another order.
+template <int NT, class T, class R>
+__device__ __forceinline__ R qr_block_nrm2_fast(int i0, int mw, const T *y, R *red) {
+  R s = 0;
+  for (int i = i0 + int(threadIdx.x); i < mw; i += NT) s += abs2(y[i]);
+  s = qr_block_reduce<NT, false>(s, red);
+  const R xn = sqrt(s);
+  return xn >= sqrt(min_normal<R>()) / kEpsOf<R> ? xn : qr_block_nrm2<NT>(i0, mw, y, red);
+}
+
+// Level 1 (LEVEL = 1): one block per chunk job (P.tjobs: matrix, chunk),
+// the chunk's rows of Y (already loaded and prescaled: qr_factor_kernel's
+// load) factored in shared memory by Householder steps (the twin's
+// householder_step: the same reflector, qr_reflector, and tiny-column
+// scaling; the norm in one reduction and the scaling of v folded into the
+// next step, four barriers per step instead of seven),
+// its reflectors written back in place, its tau at tau1 + c nw and its R
+// (zeros below the diagonal) at rows [c nw, c nw + nw) of the stacked Z.
+// Level 2 (LEVEL = 2): one block per matrix, Z (nc nw x nw) factored the
+// same way in place (tau2), and B = R (tall) or R^H (wide) as
+// qr_factor_kernel writes it. A matrix whose load found a NaN or Inf is
+// skipped (its B is NaN already). The CPU twin is tsqr_factor
+// (src/cpu/qr.cpp). Dynamic shared memory: the largest rows x nw block.
+template <class Tstd, int NT, int LEVEL>
+__global__ void __launch_bounds__(NT) qr_tsqr_factor_kernel(const __grid_constant__ QrParams<Tstd> P) {
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  extern __shared__ __align__(16) unsigned char tsm[];
+  __shared__ R redr[NT / 32];
+  __shared__ T coef[2]; // tau, 1 / (alpha - beta) (of the scaled column)
+  __shared__ R beta_s;
+  const int mi = LEVEL == 1 ? P.tjobs[2 * blockIdx.x] : int(blockIdx.x);
+  const int c = LEVEL == 1 ? P.tjobs[2 * blockIdx.x + 1] : 0;
+  const QrMat M = P.mats[mi];
+  if (P.nf[mi]) return;
+  const int t = threadIdx.x, nw = M.nw, lz = M.nc * nw;
+  const int r0 = c * M.hc;
+  const int rows = LEVEL == 1 ? min(M.mw, r0 + M.hc) - r0 : lz;
+  T *A = LEVEL == 1 ? P.Y + M.y + r0 : P.Zs + M.zs;
+  const int lda = LEVEL == 1 ? M.mw : lz;
+  T *tau = LEVEL == 1 ? P.tau1 + M.t1 + size_t(c) * nw : P.tau2 + M.t2;
+  T *S = reinterpret_cast<T *>(tsm); // rows x nw, leading dimension rows
+  for (int e = t; e < rows * nw; e += NT) {
+    const int k = e / rows, r = e - k * rows;
+    S[e] = A[r + size_t(k) * lda];
   }
-  for (int c = 0; c < nw; ++c) X[r + size_t(c) * ldx] = Xs[t + c * kWyRows];
+  __syncthreads();
+  bool prev_id = true; // step j - 1 was the identity (nothing to scale)
+  const int w = t / 32;
+  for (int j = 0; j <= nw; ++j) {
+    // Step j - 1's v: its rows below j - 1 scaled (the step's warps read
+    // them unscaled, with the scaling applied on the fly), R_{j-1,j-1}.
+    if (j > 0 && !prev_id) {
+      T *yp = S + size_t(j - 1) * rows;
+      const T scal = coef[1];
+      for (int i = j + t; i < rows; i += NT) yp[i] = yp[i] * scal;
+      if (t == 0) yp[j - 1] = dfrom_real<T>(beta_s);
+    }
+    if (j == nw) break;
+    T *yj = S + size_t(j) * rows;
+    const T alpha = yj[j];
+    R xnorm = qr_block_nrm2_fast<NT>(j + 1, rows, yj, redr); // (its barriers order the above)
+    const bool identity = xnorm == R(0) && qim(alpha) == R(0);
+    const R big = fmax(fmax(fabs(qre(alpha)), fabs(qim(alpha))), xnorm);
+    const int e = !identity && big < sqrt(min_normal<R>()) / kEpsOf<R> ? -dilogb(big) : 0;
+    if (e != 0) { // a tiny column (householder_step's scaling): rare
+      for (int i = j + 1 + t; i < rows; i += NT) yj[i] = dldexp(yj[i], e);
+      xnorm = qr_block_nrm2_fast<NT>(j + 1, rows, yj, redr);
+    }
+    if (t == 0) {
+      if (identity) {
+        tau[j] = dzero<T>();
+      } else {
+        const QrReflector<T> h = qr_reflector(alpha, xnorm, e);
+        tau[j] = h.tau;
+        coef[0] = h.tau;
+        coef[1] = h.scal;
+        beta_s = h.beta;
+      }
+    }
+    __syncthreads();
+    if (!identity) {
+      const T f = dconj(coef[0]), vs = coef[1];
+      for (int cc = j + 1 + w; cc < nw; cc += NT / 32)
+        qr_reflect_column<false, true>(j, rows, yj, f, true, S + size_t(cc) * rows, (R *)nullptr,
+                                       (R *)nullptr, vs);
+    }
+    prev_id = identity;
+    __syncthreads();
+  }
+  __syncthreads();
+  for (int e = t; e < rows * nw; e += NT) {
+    const int k = e / rows, r = e - k * rows;
+    A[r + size_t(k) * lda] = S[e];
+  }
+  if constexpr (LEVEL == 1) {
+    T *Z = P.Zs + M.zs + size_t(c) * nw; // rows [c nw, c nw + nw) of the stacked Z
+    for (int e = t; e < nw * nw; e += NT) {
+      const int k = e / nw, r = e - k * nw;
+      Z[r + size_t(k) * lz] = r <= k ? S[r + size_t(k) * rows] : dzero<T>();
+    }
+  } else {
+    T *B = P.B + M.B;
+    const bool flip = M.m < M.n;
+    for (int e = t; e < nw * nw; e += NT) {
+      const int k = e / nw, r = e - k * nw;
+      T v = dzero<T>();
+      if (!flip && r <= k) v = S[r + size_t(k) * rows];
+      if (flip && r >= k) v = dconj(S[k + size_t(r) * rows]);
+      B[e] = v;
+    }
+  }
+}
+template <class T> constexpr size_t qr_tsqr_smem(int rows, int nw) {
+  return size_t(rows) * size_t(nw) * sizeof(T);
+}
+
+// X = Q [Z_B; 0] with TSQR's Q, in compact WY form per level (the twin:
+// tsqr_apply_q_wy): level 2 (one block per matrix; its apply over the
+// rows of X2) X2 = Q_2 [Z_B; 0] (nc nw x nw) with M_2 stored over B; level
+// 1 (one block per chunk job) X_c = Q_c [X2_c; 0] into the chunk's rows of
+// the caller's U (V when wide), with M_c in M1. A non-finite matrix's
+// rows are NaN (its info says so).
+template <class Tstd, int LEVEL>
+__global__ void __launch_bounds__(kWyThreads) qr_tsqr_wy_m_kernel(const __grid_constant__ QrParams<Tstd> P) {
+  using T = dev_t<Tstd>;
+  extern __shared__ __align__(16) unsigned char wsm[];
+  const int mi = LEVEL == 1 ? P.tjobs[2 * blockIdx.x] : int(blockIdx.x);
+  const int c = LEVEL == 1 ? P.tjobs[2 * blockIdx.x + 1] : 0;
+  const QrMat M = P.mats[mi];
+  if (P.info[mi] == BSVD_INFO_NONFINITE) return;
+  const int nw = M.nw, lz = M.nc * nw;
+  if constexpr (LEVEL == 2) {
+    const bool wide = M.m < M.n;
+    const T *Zb = (wide ? P.V : P.U) + (wide ? M.V : M.U);
+    qr_wy_m_block(P.Zs + M.zs, lz, lz, nw, P.tau2 + M.t2, Zb, nw, P.B + M.B, wsm);
+  } else {
+    const int r0 = c * M.hc, rows = min(M.mw, r0 + M.hc) - r0;
+    qr_wy_m_block(P.Y + M.y + r0, M.mw, rows, nw, P.tau1 + M.t1 + size_t(c) * nw,
+                  P.X2 + M.x2 + size_t(c) * nw, lz, P.M1 + M.m1 + size_t(c) * nw * nw, wsm);
+  }
+}
+template <class Tstd, int LEVEL>
+__global__ void __launch_bounds__(kWyRows) qr_tsqr_wy_apply_kernel(const __grid_constant__ QrParams<Tstd> P) {
+  using T = dev_t<Tstd>;
+  extern __shared__ __align__(16) unsigned char wsm[];
+  const int mi = LEVEL == 1 ? P.tjobs[2 * blockIdx.x] : int(blockIdx.x);
+  const int c = LEVEL == 1 ? P.tjobs[2 * blockIdx.x + 1] : 0;
+  const QrMat M = P.mats[mi];
+  const int nw = M.nw, lz = M.nc * nw, b = M.b;
+  const int r0 = c * M.hc;
+  const int rows = LEVEL == 1 ? min(M.mw, r0 + M.hc) - r0 : lz;
+  const int q0 = int(blockIdx.y) * kWyRows; // this block's rows of the level's X
+  if (q0 >= rows) return;
+  const bool wide = M.m < M.n;
+  T *X;
+  int ldx;
+  if constexpr (LEVEL == 2) {
+    X = P.X2 + M.x2;
+    ldx = lz;
+  } else {
+    X = reinterpret_cast<T *>(wide ? P.batch.V.ptr(b) : P.batch.U.ptr(b));
+    ldx = wide ? P.batch.V.ldm(b) : P.batch.U.ldm(b);
+    X += r0;
+  }
+  if (P.info[mi] == BSVD_INFO_NONFINITE) {
+    const int r = q0 + int(threadIdx.x);
+    if (r < rows)
+      for (int k = 0; k < nw; ++k) X[r + size_t(k) * ldx] = dnan<T>();
+    return;
+  }
+  if constexpr (LEVEL == 2) {
+    const T *Zb = (wide ? P.V : P.U) + (wide ? M.V : M.U);
+    qr_wy_apply_rows(P.B + M.B, P.Zs + M.zs, lz, lz, nw, Zb, nw, X, ldx, q0, wsm);
+  } else {
+    qr_wy_apply_rows(P.M1 + M.m1 + size_t(c) * nw * nw, P.Y + M.y + r0, M.mw, rows, nw,
+                     P.X2 + M.x2 + size_t(c) * nw, lz, X, ldx, q0, wsm);
+  }
 }
 
 // ---- the factorization on a cluster of thread blocks -------------------------
@@ -898,7 +1104,87 @@ template <class Tstd> QrParams<Tstd> qr_params(const Batch<Tstd> &kb, const QrMa
   P.escale = reinterpret_cast<int *>(ws + L.escale);
   P.info = reinterpret_cast<int *>(ws + L.info);
   P.sweeps = reinterpret_cast<int *>(ws + L.sweeps);
+  P.tau1 = reinterpret_cast<T *>(ws + L.tau1);
+  P.Zs = reinterpret_cast<T *>(ws + L.Zs);
+  P.tau2 = reinterpret_cast<T *>(ws + L.tau2);
+  P.X2 = reinterpret_cast<T *>(ws + L.X2);
+  P.M1 = reinterpret_cast<T *>(ws + L.M1);
+  P.tjobs = reinterpret_cast<const int *>(ws + L.tjobs);
   return P;
+}
+
+// The TSQR factorization (QrLayout tsqr, QrMat nc > 0): the one-block
+// kernel's load (checks, prescaling), the chunks, the stacked R factors.
+template <class Tstd>
+cudaError_t qr_tsqr_factor(QrParams<Tstd> P, int count, unsigned char *ws, const QrLayout &L,
+                           const QrMat *hmats, cudaStream_t stream) {
+  using T = dev_t<Tstd>;
+  std::vector<int> jobs;
+  jobs.reserve(size_t(2 * L.chunks));
+  int rows_max = 0, lz_max = 0, nw_max = 0;
+  for (int i = 0; i < count; ++i) {
+    const QrMat &q = hmats[i];
+    for (int c = 0; c < q.nc; ++c) {
+      jobs.push_back(i);
+      jobs.push_back(c);
+    }
+    rows_max = std::max(rows_max, q.hc);
+    lz_max = std::max(lz_max, q.nc * q.nw);
+    nw_max = std::max(nw_max, q.nw);
+  }
+  if ((long long)jobs.size() != 2 * L.chunks) return cudaErrorInvalidValue;
+  if (cudaError_t e = cudaMemcpyAsync(ws + L.tjobs, jobs.data(), jobs.size() * sizeof(int),
+                                      cudaMemcpyHostToDevice, stream))
+    return e;
+  P.nf = reinterpret_cast<int *>(ws + L.nf);
+  P.sel = nullptr;
+  P.tpm = kQrThreads;
+  qr_factor_kernel<Tstd, kQrThreads, true><<<count, kQrThreads, 0, stream>>>(P);
+  if (cudaError_t e = cudaGetLastError()) return e;
+  const size_t s1 = qr_tsqr_smem<T>(rows_max, nw_max), s2 = qr_tsqr_smem<T>(lz_max, nw_max);
+  auto k1 = qr_tsqr_factor_kernel<Tstd, kQrThreads, 1>;
+  auto k2 = qr_tsqr_factor_kernel<Tstd, kQrThreads, 2>;
+  if (s1 > 48 * 1024)
+    if (cudaError_t e = cudaFuncSetAttribute(k1, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s1)))
+      return e;
+  if (s2 > 48 * 1024)
+    if (cudaError_t e = cudaFuncSetAttribute(k2, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s2)))
+      return e;
+  k1<<<unsigned(L.chunks), kQrThreads, s1, stream>>>(P);
+  if (cudaError_t e = cudaGetLastError()) return e;
+  k2<<<unsigned(count), kQrThreads, s2, stream>>>(P);
+  return cudaGetLastError();
+}
+
+// X = Q [Z_B; 0] by TSQR's two levels (after qr_finish_kernel with qapply).
+template <class Tstd>
+cudaError_t qr_tsqr_apply(const QrParams<Tstd> &P, int count, const QrLayout &L,
+                          const QrMat *hmats, cudaStream_t stream) {
+  using T = dev_t<Tstd>;
+  int hc_max = 0, lz_max = 0, nw_max = 0;
+  for (int i = 0; i < count; ++i) {
+    hc_max = std::max(hc_max, hmats[i].hc);
+    lz_max = std::max(lz_max, hmats[i].nc * hmats[i].nw);
+    nw_max = std::max(nw_max, hmats[i].nw);
+  }
+  const size_t sm = qr_wy_m_smem<T>(nw_max), sa = qr_wy_apply_smem<T>(nw_max);
+  auto m2 = qr_tsqr_wy_m_kernel<Tstd, 2>;
+  auto m1 = qr_tsqr_wy_m_kernel<Tstd, 1>;
+  auto a2 = qr_tsqr_wy_apply_kernel<Tstd, 2>;
+  auto a1 = qr_tsqr_wy_apply_kernel<Tstd, 1>;
+  for (auto k : {m2, m1})
+    if (sm > 48 * 1024)
+      if (cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)))
+        return e;
+  for (auto k : {a2, a1})
+    if (sa > 48 * 1024)
+      if (cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sa)))
+        return e;
+  m2<<<unsigned(count), kWyThreads, sm, stream>>>(P);
+  a2<<<dim3(unsigned(count), unsigned((lz_max + kWyRows - 1) / kWyRows)), kWyRows, sa, stream>>>(P);
+  m1<<<unsigned(L.chunks), kWyThreads, sm, stream>>>(P);
+  a1<<<dim3(unsigned(L.chunks), unsigned((hc_max + kWyRows - 1) / kWyRows)), kWyRows, sa, stream>>>(P);
+  return cudaGetLastError();
 }
 
 // Environment switches for measurements and the same-bits tests:
@@ -1023,6 +1309,7 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
   (void)nw_max;
   if (count <= 0) return cudaSuccess;
   QrParams<Tstd> P = qr_params(kb, mats, ws, L);
+  if (L.tsqr && hmats && hmats[0].nc > 0) return qr_tsqr_factor(P, count, ws, L, hmats, stream);
   std::vector<int> rest, grp[5];
   const bool cluster = hmats && qr_env_on("BSVD_QR_CLUSTER");
   const bool piv = hmats && hmats[0].piv;
@@ -1169,16 +1456,18 @@ cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
   if (hmats)
     for (int i = 0; i < count; ++i) mw_max = std::max(mw_max, hmats[i].mw);
   const size_t col = size_t(mw_max) * sizeof(T);
+  const bool tsqr = L.tsqr && hmats && hmats[0].nc > 0;
+  if (tsqr && kb.vectors) P.qapply = 1; // qr_tsqr_apply forms X
   // Q's application: the compact WY form for the unpivoted path (its X has
   // zero rows below nw; BSVD_QR_WY=0 turns it off), else a grid of blocks
   // per matrix (BSVD_QR_APPLY=0: the finish kernel applies it itself).
   bool wy = false;
-  if (kb.vectors && hmats && mw_max > 0 && !hmats[0].piv && qr_wy_enabled()) {
+  if (!tsqr && kb.vectors && hmats && mw_max > 0 && !hmats[0].piv && qr_wy_enabled()) {
     const size_t lim = size_t(max_smem_optin());
     wy = qr_wy_m_smem<T>(nw_max) <= lim && qr_wy_apply_smem<T>(nw_max) <= lim;
     if (wy) P.qapply = 1;
   }
-  if (!wy && kb.vectors && hmats && mw_max > 0 && qr_env_on("BSVD_QR_APPLY")) {
+  if (!tsqr && !wy && kb.vectors && hmats && mw_max > 0 && qr_env_on("BSVD_QR_APPLY")) {
     if (const int cb = qr_apply_cols(col)) {
       P.qapply = 1;
       P.cb = cb;
@@ -1189,6 +1478,7 @@ cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
   else qr_finish_kernel<Tstd, 256><<<count, 256, 0, stream>>>(P);
   if (cudaError_t e = cudaGetLastError()) return e;
   if (!P.qapply) return cudaSuccess;
+  if (tsqr) return qr_tsqr_apply(P, count, L, hmats, stream);
   if (wy) {
     const size_t sm = qr_wy_m_smem<T>(nw_max), sa = qr_wy_apply_smem<T>(nw_max);
     auto km = qr_wy_m_kernel<Tstd>;

@@ -34,7 +34,11 @@ template <class T> struct GpuFactor {
   std::vector<int> escale, perm;
   bool ok = false;
 };
-template <class T> GpuFactor<T> gpu_factor(const std::vector<T> &A, int m, int n, int batch, bool piv) {
+// tsqr: the TSQR factorization (qr_tsqr_offsets; the shape must take it),
+// else the one-matrix-per-block or cluster kernels.
+template <class T>
+GpuFactor<T> gpu_factor(const std::vector<T> &A, int m, int n, int batch, bool piv,
+                        bool tsqr = false) {
   using namespace bsvd::detail;
   GpuFactor<T> f;
   const int mw = std::max(m, n), nw = std::min(m, n);
@@ -57,6 +61,10 @@ template <class T> GpuFactor<T> gpu_factor(const std::vector<T> &A, int m, int n
     mats[b] = {b, m, n, mw, nw, (long long)b * mw * nw, (long long)b * nw,
                (long long)b * nw * nw, 0, 0, 0};
     mats[b].piv = piv ? 1 : 0;
+  }
+  if (tsqr) {
+    if (!L.tsqr) return f;
+    cuda::qr_tsqr_offsets(mats.data(), batch, sizeof(T));
   }
   cudaMemcpy(ws + L.mats, mats.data(), batch * sizeof(cuda::QrMat), cudaMemcpyHostToDevice);
   const cudaError_t e = cuda::qr_factor(kb, reinterpret_cast<const cuda::QrMat *>(ws + L.mats),
@@ -234,17 +242,24 @@ TYPED_TEST(GpuQr, DeviceHostAndValuesOnlyAgree) {
 
 // The automatic choice (qr_route) in double on the H100's shared memory,
 // at the shapes it was fitted on (docs/perf/qr-path.md, Sessions 16-17):
-// QR where it was measured faster, the blocked path where it was not; with
-// the WY form off (BSVD_QR_WY=0), session 16's choice.
+// QR where it was measured faster, the blocked path where it was not (2000
+// x 32: QR by TSQR, session 18; blocked without TSQR); with the WY form off
+// (BSVD_QR_WY=0), session 16's choice.
 TEST(GpuQrRoute, DoubleShapesAsMeasured) {
   SKIP_WITHOUT_GPU();
   using bsvd::detail::cuda::qr_route;
   if (bsvd::detail::cuda::max_smem_optin() < 227 * 1024) GTEST_SKIP() << "fitted on the H100";
   for (auto [m, n] : std::vector<std::pair<int, int>>{
-           {1000, 16}, {1500, 16}, {2000, 16}, {16, 2000}, {3000, 16}, {2000, 24}, {1024, 32}, {4000, 8}})
+           {1000, 16}, {1500, 16}, {2000, 16}, {16, 2000}, {3000, 16}, {2000, 24}, {1024, 32}, {4000, 8},
+           {2000, 32}})
     EXPECT_TRUE(qr_route('d', m, n, true, 0)) << m << "x" << n;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{900, 16}, {2000, 63}, {1000, 33}, {2000, 40}, {2000, 32}})
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{900, 16}, {2000, 63}, {1000, 33}, {2000, 40}})
     EXPECT_FALSE(qr_route('d', m, n, true, 0)) << m << "x" << n;
+  {
+    ScopedEnv tsqr("BSVD_QR_TSQR");
+    tsqr.set("0");
+    EXPECT_FALSE(qr_route('d', 2000, 32, true, 0)) << "2000x32 without TSQR";
+  }
   EXPECT_TRUE(qr_route('d', 3000, 16, true, 1));   // forced: R fits
   EXPECT_FALSE(qr_route('d', 1000, 16, true, -1)); // never
   ScopedEnv wy("BSVD_QR_WY");
@@ -443,6 +458,8 @@ TYPED_TEST(GpuQrcp, QApplyGivesTheSameBits) {
 TYPED_TEST(GpuQr, WyApplicationMatchesGrid) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
+  ScopedEnv tsqr("BSVD_QR_TSQR"); // the one-level factorization on both sides
+  tsqr.set("0");
   for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {1100, 4}, {24, 1500}, {4000, 8}, {600, 30}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
@@ -482,6 +499,87 @@ TYPED_TEST(GpuQr, WyApplicationMatchesGrid) {
       EXPECT_TRUE(q.pass()) << "matrix " << b << " " << ratio_text(q);
     }
     EXPECT_LE(worst, 4.0 * (mw + nw) * uroff<T>());
+  }
+}
+
+// TSQR's factorization (qr_tsqr_factor_kernel, two levels) against its CPU
+// twin tsqr_factor on the same W: R in norm relative to ||A||, tall and
+// wide, several chunks, a short last chunk, 32 columns, one column.
+TYPED_TEST(GpuQr, TsqrFactorMatchesCpuTwin) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {300, 7}, {16, 2000}, {1000, 32},
+                                                      {513, 20}, {257, 1}}) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n);
+    const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
+    const int nc = bsvd::detail::cuda::qr_tsqr_chunks(mw, nw, sizeof(T));
+    if (nc < 2) { // (z, 32 columns: the stacked R factors exceed kTsqrMaxStackBytes)
+      EXPECT_TRUE(sizeof(T) == 16 && nw == 32) << "TSQR should take this shape";
+      continue;
+    }
+    const auto A = family_batch<T>(Family::Logrand, m, n, batch, 90 + m);
+    const GpuFactor<T> f = gpu_factor(A, m, n, batch, false, true);
+    ASSERT_TRUE(f.ok);
+    for (int b = 0; b < batch; ++b) {
+      std::vector<T> W, tau1(size_t(nc) * nw), Z(size_t(nc) * nw * nw), tau2(nw);
+      const long double an = working_matrix(m, n, A.data() + size_t(b) * m * n, W);
+      bsvd::detail::tsqr_factor(mw, nw, nc, W.data(), mw, tau1.data(), Z.data(), tau2.data());
+      std::vector<T> Yr(size_t(mw) * nw, T(0)); // R in the upper triangle, as r_gap reads it
+      for (int c = 0; c < nw; ++c)
+        for (int r = 0; r <= c; ++r) Yr[r + size_t(c) * mw] = Z[r + size_t(c) * nc * nw];
+      EXPECT_LE(r_gap(mw, nw, Yr, f.B.data() + size_t(b) * nw * nw, m < n, f.escale[b], an),
+                10.0 * mw * uroff<T>())
+          << "matrix " << b;
+    }
+  }
+}
+
+// The whole QR path with TSQR (the default where it applies) against the
+// one-level factorization (BSVD_QR_TSQR=0) on the same batch: singular
+// values within 10 mw u sigma_max, sweeps within 2, info alike (a NaN
+// matrix: NaN on the side with Q), T1-T4; values only gives the same S.
+TYPED_TEST(GpuQr, TsqrMatchesOneLevel) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {1100, 4}, {24, 1500}, {4000, 8},
+                                                      {600, 30}, {3000, 16}}) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n);
+    const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
+    auto A = family_batch<T>(Family::Logrand, m, n, batch, 410 + m);
+    A[size_t(m) * n + 7] = T(R_t<T>(NAN)); // matrix 1: non-finite
+    auto solve = [&](bool vec) {
+      return gpu_solve<T>(m, n, batch, A, vec, BSVD_ORDERING_ROUND_ROBIN, 0, BSVD_VARIANT_AUTO, 0,
+                          BSVD_EIG_SWEEPS_AUTO, 1);
+    };
+    const auto got = solve(true), vals = solve(false);
+    ScopedEnv tsqr("BSVD_QR_TSQR");
+    tsqr.set("0");
+    const auto ref = solve(true);
+    tsqr.unset();
+    ASSERT_EQ(got.status, 0) << bsvd_last_error();
+    ASSERT_EQ(vals.status, 0) << bsvd_last_error();
+    ASSERT_EQ(ref.status, 0) << bsvd_last_error();
+    EXPECT_EQ(got.path[0], BSVD_PATH_CUDA_QR);
+    EXPECT_EQ(got.info, ref.info);
+    EXPECT_EQ(got.info[1], BSVD_INFO_NONFINITE);
+    EXPECT_TRUE(same_bits(got.S, vals.S)) << "values only";
+    const bool wide = m < n;
+    const auto &gq = wide ? got.V : got.U;
+    for (int b = 0; b < batch; ++b) {
+      if (b == 1) {
+        for (size_t e = 0; e < size_t(mw) * nw; ++e)
+          EXPECT_TRUE(std::isnan(std::real(gq[size_t(b) * mw * nw + e])));
+        continue;
+      }
+      EXPECT_LE(std::abs(got.sweeps[b] - ref.sweeps[b]), 2);
+      const R_t<T> smax = ref.S[size_t(b) * nw];
+      for (int j = 0; j < nw; ++j)
+        EXPECT_LE(std::abs(got.S[size_t(b) * nw + j] - ref.S[size_t(b) * nw + j]),
+                  10.0 * mw * uroff<T>() * smax)
+            << "sigma_" << j;
+      const auto q = ratios(got, A, b);
+      EXPECT_TRUE(q.pass()) << "matrix " << b << " " << ratio_text(q);
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 // convention; zero and single columns; a huge and a tiny matrix.
 #include "test_cpu_helpers.hpp"
 
+#include "core/tsqr.hpp"
 #include "cpu/qr.hpp"
 
 #include <random>
@@ -184,6 +185,74 @@ TYPED_TEST(CpuQr, WyApplicationMatchesReflectors) {
         orth = std::max(orth, double(std::abs(s - std::complex<LD>(a == b ? 1 : 0))));
       }
     EXPECT_LE(orth, 4.0 * (m + n) * u);
+  }
+}
+
+// TSQR (tsqr_factor, tsqr_apply_q_wy; the twin of the GPU's factorization
+// of tall matrices of few columns): with Zs = I, X = Q's first n columns;
+// X R = A to rounding, X orthonormal, |R_jj| those of householder_qr;
+// with a unitary Zs, X = (Q's first n columns) Zs. Shapes: several chunks,
+// a short last chunk, one column, 32 columns, a zero column (then R_jj from
+// column 2 on is not unique, and only the first two are compared).
+TYPED_TEST(CpuQr, TsqrFactorsAndAppliesQ) {
+  using T = TypeParam;
+  std::mt19937_64 g(23);
+  const double u = uroff<T>();
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {300, 7}, {1000, 32}, {513, 20},
+                                                      {257, 1}, {777, 3}}) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n);
+    const int nc = bsvd::detail::tsqr_chunks(m, n);
+    ASSERT_GE(nc, 2);
+    std::vector<T> A(size_t(m) * n);
+    for (auto &a : A) a = random_entry<T>(g, 1.0);
+    const bool zero_col = n >= 3 && (m == 300 || m == 777); // rank-deficient: R not unique
+    if (zero_col)
+      for (int i = 0; i < m; ++i) A[i + size_t(2) * m] = T(0);
+    std::vector<T> Y = A, tau1(size_t(nc) * n), Z(size_t(nc) * n * n), tau2(n);
+    bsvd::detail::tsqr_factor(m, n, nc, Y.data(), m, tau1.data(), Z.data(), tau2.data());
+    const int lz = nc * n;
+    std::vector<T> I(size_t(n) * n, T(0)), X(size_t(m) * n, T(-7));
+    for (int j = 0; j < n; ++j) I[j + size_t(j) * n] = T(1);
+    bsvd::detail::tsqr_apply_q_wy(m, n, nc, Y.data(), m, tau1.data(), Z.data(), tau2.data(),
+                                  I.data(), X.data(), m);
+    LD rn = 0, an = 0, on = 0;
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        std::complex<LD> s = 0;
+        for (int r = 0; r <= j; ++r) s += wide(X[i + size_t(r) * m]) * wide(Z[r + size_t(j) * lz]);
+        rn += std::norm(s - wide(A[i + size_t(j) * m]));
+        an += std::norm(wide(A[i + size_t(j) * m]));
+      }
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
+        std::complex<LD> s = 0;
+        for (int r = 0; r < m; ++r) s += std::conj(wide(X[r + size_t(a) * m])) * wide(X[r + size_t(b) * m]);
+        on += std::norm(s - LD(a == b));
+      }
+    EXPECT_LE(double(std::sqrt(rn)), 10.0 * m * u * double(std::sqrt(an)));
+    EXPECT_LE(double(std::sqrt(on)), 10.0 * m * u);
+    std::vector<T> H = A, th(n);
+    bsvd::detail::householder_qr(m, n, H.data(), m, th.data());
+    for (int j = 0; j < (zero_col ? 2 : n); ++j)
+      EXPECT_NEAR(double(std::abs(Z[j + size_t(j) * lz])), double(std::abs(H[j + size_t(j) * m])),
+                  10.0 * m * u * double(std::sqrt(an)))
+          << "R_jj, j = " << j;
+    // a unitary Zs: X Zs
+    std::vector<T> Zf(size_t(n) * n), zt(n), Zs(size_t(n) * n), Xz(size_t(m) * n);
+    for (auto &a : Zf) a = random_entry<T>(g, 1.0);
+    bsvd::detail::householder_qr(n, n, Zf.data(), n, zt.data());
+    Zs = I;
+    bsvd::detail::apply_householder_q(n, n, Zf.data(), n, zt.data(), n, Zs.data(), n);
+    bsvd::detail::tsqr_apply_q_wy(m, n, nc, Y.data(), m, tau1.data(), Z.data(), tau2.data(),
+                                  Zs.data(), Xz.data(), m);
+    double worst = 0;
+    for (int c = 0; c < n; ++c)
+      for (int r = 0; r < m; ++r) {
+        std::complex<LD> s = 0;
+        for (int k = 0; k < n; ++k) s += wide(X[r + size_t(k) * m]) * wide(Zs[k + size_t(c) * n]);
+        worst = std::max(worst, double(std::abs(s - wide(Xz[r + size_t(c) * m]))));
+      }
+    EXPECT_LE(worst, 8.0 * (m + n) * u);
   }
 }
 
