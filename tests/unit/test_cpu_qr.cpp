@@ -256,4 +256,28 @@ TYPED_TEST(CpuQr, TsqrFactorsAndAppliesQ) {
   }
 }
 
+// The chunking shared by TSQR's GPU kernels and its twin: at least two
+// chunks of at most kTsqrRows rows, the last one at least nw rows, at most
+// kTsqrMaxCols columns; 0 where TSQR does not apply.
+TEST(CpuTsqr, Chunking) {
+  using bsvd::detail::kTsqrRows;
+  using bsvd::detail::tsqr_chunk_height;
+  using bsvd::detail::tsqr_chunks;
+  EXPECT_EQ(tsqr_chunks(kTsqrRows, 16), 0);     // one chunk
+  EXPECT_EQ(tsqr_chunks(2000, 33), 0);          // too many columns
+  EXPECT_EQ(tsqr_chunks(2000, 0), 0);
+  EXPECT_EQ(tsqr_chunks(2000, 16), 8);
+  EXPECT_EQ(tsqr_chunk_height(2000, 8), 250);
+  for (int mw : {257, 300, 511, 513, 777, 1000, 1025, 2000, 3001, 20000})
+    for (int nw : {1, 7, 16, 32}) {
+      const int nc = tsqr_chunks(mw, nw);
+      if (nc == 0) continue;
+      const int hc = tsqr_chunk_height(mw, nc);
+      EXPECT_GE(nc, 2) << mw << "x" << nw;
+      EXPECT_LE(hc, kTsqrRows) << mw << "x" << nw;
+      EXPECT_GE(mw - (nc - 1) * hc, nw) << mw << "x" << nw << ": the last chunk";
+      EXPECT_LE(mw - (nc - 1) * hc, hc) << mw << "x" << nw;
+    }
+}
+
 } // namespace

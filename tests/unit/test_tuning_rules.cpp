@@ -114,3 +114,30 @@ TEST(TuningRules, QrcpAutoCostFollowsTheMeasurement) {
   EXPECT_GT(qrcp_auto_cost(10, 128), qrcp_auto_cost(10, 256));
   EXPECT_EQ(qrcp_auto_cost(0.5, 0), qrcp_auto_cost(1, 1)); // clamped, no log of 0
 }
+
+// The Gram stage's plan per step (choose_gram_tile): tile 2 or the split
+// plan below kGramTile4MinPairs own-kernel pairs; from there the
+// throughput plan, which is the tensor-core plan (5) in d and tile 4
+// elsewhere (session 18); BSVD_GRAM_TILE forces 2, 4, the split plan (s,
+// where it fits) or the tensor-core plan (m: d only, tile 4 elsewhere).
+// The wide instance: the tensor-core plan in d, its scalar kernel (4)
+// otherwise or when BSVD_GRAM_TILE=4.
+TEST(TuningRules, GramPlanByPrecision) {
+  EnvGuard g("BSVD_GRAM_TILE");
+  EXPECT_EQ(choose_gram_tile(kGramTile4MinPairs, 0, 1, 'd'), 5);
+  EXPECT_EQ(choose_gram_tile(kGramTile4MinPairs, 0, 1, 's'), 4);
+  EXPECT_EQ(choose_gram_tile(kGramTile4MinPairs, 0, 1, 'z'), 4);
+  EXPECT_EQ(choose_gram_tile(kGramTile4MinPairs - 1, 0, 1, 'd'), 2);
+  EXPECT_EQ(choose_gram_tile(16, 16, 4, 'd'), 3); // tall pairs, few: split
+  EXPECT_EQ(choose_gram_wide('d'), 5);
+  EXPECT_EQ(choose_gram_wide('c'), 4);
+  g.set("4");
+  EXPECT_EQ(choose_gram_tile(1, 0, 1, 'd'), 4);
+  EXPECT_EQ(choose_gram_tile(kGramTile4MinPairs, 0, 1, 'd'), 4);
+  EXPECT_EQ(choose_gram_wide('d'), 4);
+  g.set("m");
+  EXPECT_EQ(choose_gram_tile(1, 0, 1, 'd'), 5);
+  EXPECT_EQ(choose_gram_tile(1, 0, 1, 's'), 4);
+  g.set("2");
+  EXPECT_EQ(choose_gram_tile(kGramTile4MinPairs, 0, 1, 'd'), 2);
+}
