@@ -2097,13 +2097,9 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
       timer.mark(1);
       if (Pg.nown) {
         const unsigned gg = unsigned(Pg.nown) * unsigned(Pg.half);
-        bool done = false;
-        if constexpr (std::is_same_v<Tstd, double>)
-          if (gram_tile == 5) {
+        if (gram_tile == 5) { // (d only: choose_gram_tile, choose_gram_wide)
+          if constexpr (std::is_same_v<Tstd, double>)
             blk_gram_mma_kernel<Tstd, K><<<gg, gram_mma_threads<K>(), 0, st>>>(Pg);
-            done = true;
-          }
-        if (done) {
         } else if constexpr (kWide)
           blk_gram_wide_kernel<Tstd, K><<<gg, kGramWideThreads, 0, st>>>(Pg);
         else if (gram_tile == 4)

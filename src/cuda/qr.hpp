@@ -57,12 +57,13 @@ bool qr_wy_enabled();
 //  - those that fit the fused kernel themselves (d 1000x16 1.64 / 16.0
 //    fused; s 2000x16 1.59 / 10.4 fused);
 //  - or, not fitting it, those of at most 32 columns that TSQR takes
-//    (Session 18: d 2000x32 9.27 / 10.23 blocked) or of at most 384 KiB,
-//    with Q in WY form (Session 17: d 2000x16 3.24 / 5.67 blocked, 16x2000 3.68
-//    / 6.14, 3000x16 7.17 / 7.97, 2000x24 5.78 / 7.48, 4000x8 2.50 /
-//    7.12, 1024x32 6.01 / 6.17; 2000x32, 512 KiB, measured 12.87 / 10.60
-//    and stays blocked: the factorization's cluster grows from 2 blocks
-//    to 4); without it (BSVD_QR_WY=0) those of at most 16 columns whose Q
+//    (Session 18: d 2000x16 2.37 / 5.62 blocked, 2000x32 8.24 / 10.26,
+//    3000x32 11.53 / 15.07) or of at most 384 KiB, with Q in WY form
+//    (Session 17, one-level factorization: d 2000x16 3.24 / 5.67 blocked,
+//    16x2000 3.68 / 6.14, 3000x16 7.17 / 7.97, 2000x24 5.78 / 7.48, 4000x8
+//    2.50 / 7.12, 1024x32 6.01 / 6.17; without TSQR 2000x32, 512 KiB,
+//    measured 12.87 / 10.60 and stays blocked: the factorization's cluster
+//    grows from 2 blocks to 4); without WY (BSVD_QR_WY=0) those of at most 16 columns whose Q
 //    the grid applies with at least kQrAutoApplyCols columns per block
 //    (Session 16: d 2000x16 4.49 / 5.44; 3000x16 17.1 / 8.0 with one
 //    column per block, 2000x24 8.57 / 7.30, 1024x32 7.21 / 5.84).
@@ -99,12 +100,13 @@ struct QrMat {
   long long y, tau, B, S, U, V;
   int piv = 0;
   // TSQR (qr_tsqr_call; nc = 0: not this matrix): nc chunks of hc rows;
-  // element offsets of its chunks' tau (t1, nc nw), its stacked R factors
-  // (zs, nc nw x nw, factored in place), their tau (t2, nw), the second
-  // level's X2 = Q_2 [Z; 0] (x2, nc nw x nw) and the chunks' WY matrices
-  // M_c (m1, nc nw x nw) in QrLayout's regions of those names.
+  // element offsets of its chunks' tau (t1, nc nw, in QrLayout's tau1) and
+  // of its nc nw x nw blocks (zs) in the regions Zs (the stacked R factors,
+  // factored in place), X2 (the second level's Q_2 [Z; 0]) and M1 (the
+  // chunks' WY matrices M_c). The second level's tau is the matrix's own
+  // (tau), which the one-level factorization would hold.
   int nc = 0, hc = 0;
-  long long t1 = 0, zs = 0, t2 = 0, x2 = 0, m1 = 0;
+  long long t1 = 0, zs = 0;
 };
 
 // Workspace layout of run_qr for matrices of sizes m[i] x n[i].
@@ -113,7 +115,7 @@ struct QrLayout {
   size_t vn = 0, perm = 0, sel = 0, nf = 0;
   size_t parr = 0, iarr = 0, map = 0, total = 0;
   // TSQR's regions (tsqr: the call takes it; chunks: its chunk jobs)
-  size_t tau1 = 0, Zs = 0, tau2 = 0, X2 = 0, M1 = 0, tjobs = 0;
+  size_t tau1 = 0, Zs = 0, X2 = 0, M1 = 0, tjobs = 0;
   bool tsqr = false;
   long long chunks = 0;
 };
@@ -122,11 +124,12 @@ struct QrLayout {
 QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
                    size_t elem_bytes, size_t real_bytes, bool piv = false);
 
-// TSQR (src/core/tsqr.hpp) for the unpivoted factorization: chunks of an
-// mw x nw working matrix (0: not taken; BSVD_QR_TSQR=0 turns TSQR off, and
-// so does BSVD_QR_WY=0: its Q is applied in WY form), and
-// whether a call on matrices m[i] x n[i] takes it: every matrix has at
-// least two chunks (one factorization for the whole call). The chunks are
+// TSQR (src/core/tsqr.hpp) for the unpivoted factorization: whether it is
+// on (qr_tsqr_enabled: BSVD_QR_TSQR=0 turns it off, and so does
+// BSVD_QR_WY=0, since its Q is applied in WY form), the chunks of an mw x
+// nw working matrix (qr_tsqr_chunks; 0: not taken), and whether a call on
+// matrices m[i] x n[i] takes it (qr_tsqr_call: on, and every matrix has at
+// least two chunks; one factorization for the whole call). The chunks are
 // factored in shared memory by one block each (qr_tsqr_factor_kernel), the
 // stacked R factors once more, and Q is applied in compact WY form chunk
 // by chunk. Measured: docs/perf/qr-path.md, Session 18.

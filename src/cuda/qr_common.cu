@@ -20,7 +20,7 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr) {
   if (qr_wy_enabled())
     return nw <= kQrAutoMaxCols &&
            (size_t(mw) * nw * eb <= kQrAutoMaxBytes || (qr_tsqr_enabled() && qr_tsqr_chunks(mw, nw, eb) >= 2));
-  return nw <= kQrAutoMaxColsGrid && qr_apply_cols(size_t(mw) * precision_elem_bytes(precision)) >= kQrAutoApplyCols;
+  return nw <= kQrAutoMaxColsGrid && qr_apply_cols(size_t(mw) * eb) >= kQrAutoApplyCols;
 }
 
 bool qr_wy_enabled() {
@@ -64,16 +64,14 @@ bool qr_tsqr_call(const std::vector<int> &m, const std::vector<int> &n, bool piv
 }
 
 void qr_tsqr_offsets(QrMat *mats, int count, size_t eb) {
-  long long oc = 0, ot = 0, oz = 0;
+  long long oc = 0, oz = 0;
   for (int i = 0; i < count; ++i) {
     QrMat &q = mats[i];
     q.nc = qr_tsqr_chunks(q.mw, q.nw, eb);
     q.hc = tsqr_chunk_height(q.mw, q.nc);
     q.t1 = oc;
-    q.t2 = ot;
-    q.zs = q.x2 = q.m1 = oz;
+    q.zs = oz;
     oc += (long long)q.nc * q.nw;
-    ot += q.nw;
     oz += (long long)q.nc * q.nw * q.nw;
   }
 }
@@ -116,7 +114,6 @@ QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool ve
   L.map = w.take(cnt * sizeof(int));
   L.tau1 = w.take(ec * eb);
   L.Zs = w.take(ez * eb);
-  L.tau2 = w.take((L.tsqr ? et : 0) * eb);
   L.X2 = w.take((vectors ? ez : 0) * eb);
   L.M1 = w.take((vectors ? ez : 0) * eb);
   L.tjobs = w.take(size_t(L.chunks) * 2 * sizeof(int));

@@ -37,7 +37,7 @@ template <class Tstd> struct QrParams {
   int cb = 0;           // qr_apply_q_kernel: columns of X per block
   // TSQR (QrMat's nc > 0): the regions of QrLayout of those names, and the
   // chunk jobs (matrix, chunk) of the first level, in launch order
-  T *tau1 = nullptr, *Zs = nullptr, *tau2 = nullptr, *X2 = nullptr, *M1 = nullptr;
+  T *tau1 = nullptr, *Zs = nullptr, *X2 = nullptr, *M1 = nullptr;
   const int *tjobs = nullptr;
 };
 
@@ -223,26 +223,47 @@ __device__ __forceinline__ int qr_pick_pivot(const R *cand_v, const int *cand_i)
   return bi;
 }
 
+// ||y[i0 .. mw-1]|| for the TSQR factorization: the plain sum of squares in
+// one block reduction (two barriers; the max-then-scaled-sum of
+// qr_block_nrm2 takes four). The load's prescaling (max |a_ij| at most
+// sqrt(max_finite / (8 mw nw))) keeps it from overflowing; where it could
+// have lost entries to underflow (a norm below sqrt(min_normal) / eps, the
+// tiny columns of householder_step) the scaled two-pass norm is taken
+// instead. The same norm to rounding, in another order.
+template <int NT, class T, class R>
+__device__ __forceinline__ R qr_block_nrm2_fast(int i0, int mw, const T *y, R *red) {
+  R s = 0;
+  for (int i = i0 + int(threadIdx.x); i < mw; i += NT) s += abs2(y[i]);
+  s = qr_block_reduce<NT, false>(s, red);
+  const R xn = sqrt(s);
+  return xn >= sqrt(min_normal<R>()) / kEpsOf<R> ? xn : qr_block_nrm2<NT>(i0, mw, y, red);
+}
+
 // Step j's column y (rows j.., by the whole block): alpha = y_j, xnorm =
 // ||y_{j+1..}||, identity (H_j = I), and the exponent e of the tiny-column
 // scaling: a column whose entries are all below sqrt(min_normal) / eps (the
 // rounding residue of a rank-deficient matrix can reach the subnormals) is
 // scaled by 2^e in place and its norm taken again (householder_step,
-// src/cpu/qr.cpp). Uniform over the block.
-template <int NT, class T>
+// src/cpu/qr.cpp). Uniform over the block. FAST: the norms by
+// qr_block_nrm2_fast (TSQR), else qr_block_nrm2 (the other kernels' bits).
+template <int NT, bool FAST = false, class T>
 __device__ __forceinline__ int qr_column_prepare(int j, int mw, T *y, dreal_t<T> *redr, T &alpha,
                                                  dreal_t<T> &xnorm, bool &identity) {
   using R = dreal_t<T>;
   const int t = threadIdx.x;
+  const auto norm = [&] {
+    if constexpr (FAST) return qr_block_nrm2_fast<NT>(j + 1, mw, y, redr);
+    else return qr_block_nrm2<NT>(j + 1, mw, y, redr);
+  };
   alpha = y[j];
-  xnorm = qr_block_nrm2<NT>(j + 1, mw, y, redr);
+  xnorm = norm();
   identity = xnorm == R(0) && qim(alpha) == R(0);
   const R big = fmax(fmax(fabs(qre(alpha)), fabs(qim(alpha))), xnorm);
   const int e = !identity && big < sqrt(min_normal<R>()) / kEpsOf<R> ? -dilogb(big) : 0;
   if (e != 0) { // the norm's reductions ordered every read of y before this
     for (int i = j + 1 + t; i < mw; i += NT) y[i] = dldexp(y[i], e);
     __syncthreads();
-    xnorm = qr_block_nrm2<NT>(j + 1, mw, y, redr);
+    xnorm = norm();
   }
   return e;
 }
@@ -268,6 +289,23 @@ __device__ __forceinline__ QrReflector<T> qr_reflector(T alpha, dreal_t<T> xnorm
   const R beta = qre(as) >= R(0) ? -nrm : nrm;
   const T tj = qdiv(dfrom_real<T>(beta) - as, dfrom_real<T>(beta));
   return {tj, qdiv(done<T>(), as - dfrom_real<T>(beta)), dldexp(beta, -e)};
+}
+
+// Thread 0 of the one-block factorizations (qr_factor_kernel, TSQR's
+// qr_tsqr_factor_kernel) after qr_column_prepare: tau_j into *tau (0 for
+// the identity) and, otherwise, coef = (tau, scal) and beta for the block.
+template <class T>
+__device__ __forceinline__ void qr_store_reflector(bool identity, T alpha, dreal_t<T> xnorm, int e,
+                                                   T *tau, T *coef, dreal_t<T> &beta) {
+  if (identity) {
+    *tau = dzero<T>();
+  } else {
+    const QrReflector<T> h = qr_reflector(alpha, xnorm, e);
+    *tau = h.tau;
+    coef[0] = h.tau;
+    coef[1] = h.scal;
+    beta = h.beta;
+  }
 }
 
 // ---- factor: W = A (A^H), prescale, Householder QR in the workspace, B -----
@@ -355,17 +393,7 @@ __global__ void __launch_bounds__(NT) qr_factor_kernel(const __grid_constant__ Q
     R xnorm;
     bool identity;
     const int e = qr_column_prepare<NT>(j, mw, yj, redr, alpha, xnorm, identity);
-    if (t == 0) {
-      if (identity) {
-        tau[j] = dzero<T>();
-      } else {
-        const QrReflector<T> h = qr_reflector(alpha, xnorm, e);
-        tau[j] = h.tau;
-        coef[0] = h.tau;
-        coef[1] = h.scal;
-        beta_s = h.beta;
-      }
-    }
+    if (t == 0) qr_store_reflector(identity, alpha, xnorm, e, tau + j, coef, beta_s);
     __syncthreads();
     if (!identity) { // uniform: every thread reduced the same values
       const T scal = coef[1];
@@ -669,22 +697,6 @@ __global__ void __launch_bounds__(kWyRows) qr_wy_apply_kernel(const __grid_const
 }
 
 // ---- TSQR (QrMat nc > 0; src/core/tsqr.hpp) ------------------------------------
-// ||y[i0 .. mw-1]|| for the TSQR factorization: the plain sum of squares in
-// one block reduction (two barriers; the max-then-scaled-sum of
-// qr_block_nrm2 takes four). The load's prescaling (max |a_ij| at most
-// sqrt(max_finite / (8 mw nw))) keeps it from overflowing; where it could
-// have lost entries to underflow (a norm below sqrt(min_normal) / eps, the
-// tiny columns of householder_step) the scaled two-pass norm is taken
-// instead. The same norm to rounding, in another order.
-template <int NT, class T, class R>
-__device__ __forceinline__ R qr_block_nrm2_fast(int i0, int mw, const T *y, R *red) {
-  R s = 0;
-  for (int i = i0 + int(threadIdx.x); i < mw; i += NT) s += abs2(y[i]);
-  s = qr_block_reduce<NT, false>(s, red);
-  const R xn = sqrt(s);
-  return xn >= sqrt(min_normal<R>()) / kEpsOf<R> ? xn : qr_block_nrm2<NT>(i0, mw, y, red);
-}
-
 // Level 1 (LEVEL = 1): one block per chunk job (P.tjobs: matrix, chunk),
 // the chunk's rows of Y (already loaded and prescaled: qr_factor_kernel's
 // load) factored in shared memory by Householder steps (the twin's
@@ -715,7 +727,7 @@ __global__ void __launch_bounds__(NT) qr_tsqr_factor_kernel(const __grid_constan
   const int rows = LEVEL == 1 ? min(M.mw, r0 + M.hc) - r0 : lz;
   T *A = LEVEL == 1 ? P.Y + M.y + r0 : P.Zs + M.zs;
   const int lda = LEVEL == 1 ? M.mw : lz;
-  T *tau = LEVEL == 1 ? P.tau1 + M.t1 + size_t(c) * nw : P.tau2 + M.t2;
+  T *tau = LEVEL == 1 ? P.tau1 + M.t1 + size_t(c) * nw : P.tau + M.tau;
   T *S = reinterpret_cast<T *>(tsm); // rows x nw, leading dimension rows
   for (int e = t; e < rows * nw; e += NT) {
     const int k = e / rows, r = e - k * rows;
@@ -735,26 +747,12 @@ __global__ void __launch_bounds__(NT) qr_tsqr_factor_kernel(const __grid_constan
     }
     if (j == nw) break;
     T *yj = S + size_t(j) * rows;
-    const T alpha = yj[j];
-    R xnorm = qr_block_nrm2_fast<NT>(j + 1, rows, yj, redr); // (its barriers order the above)
-    const bool identity = xnorm == R(0) && qim(alpha) == R(0);
-    const R big = fmax(fmax(fabs(qre(alpha)), fabs(qim(alpha))), xnorm);
-    const int e = !identity && big < sqrt(min_normal<R>()) / kEpsOf<R> ? -dilogb(big) : 0;
-    if (e != 0) { // a tiny column (householder_step's scaling): rare
-      for (int i = j + 1 + t; i < rows; i += NT) yj[i] = dldexp(yj[i], e);
-      xnorm = qr_block_nrm2_fast<NT>(j + 1, rows, yj, redr);
-    }
-    if (t == 0) {
-      if (identity) {
-        tau[j] = dzero<T>();
-      } else {
-        const QrReflector<T> h = qr_reflector(alpha, xnorm, e);
-        tau[j] = h.tau;
-        coef[0] = h.tau;
-        coef[1] = h.scal;
-        beta_s = h.beta;
-      }
-    }
+    T alpha;
+    R xnorm;
+    bool identity;
+    // (the norm's barriers order the scaling above before any later write)
+    const int e = qr_column_prepare<NT, true>(j, rows, yj, redr, alpha, xnorm, identity);
+    if (t == 0) qr_store_reflector(identity, alpha, xnorm, e, tau + j, coef, beta_s);
     __syncthreads();
     if (!identity) {
       const T f = dconj(coef[0]), vs = coef[1];
@@ -810,11 +808,11 @@ __global__ void __launch_bounds__(kWyThreads) qr_tsqr_wy_m_kernel(const __grid_c
   if constexpr (LEVEL == 2) {
     const bool wide = M.m < M.n;
     const T *Zb = (wide ? P.V : P.U) + (wide ? M.V : M.U);
-    qr_wy_m_block(P.Zs + M.zs, lz, lz, nw, P.tau2 + M.t2, Zb, nw, P.B + M.B, wsm);
+    qr_wy_m_block(P.Zs + M.zs, lz, lz, nw, P.tau + M.tau, Zb, nw, P.B + M.B, wsm);
   } else {
     const int r0 = c * M.hc, rows = min(M.mw, r0 + M.hc) - r0;
     qr_wy_m_block(P.Y + M.y + r0, M.mw, rows, nw, P.tau1 + M.t1 + size_t(c) * nw,
-                  P.X2 + M.x2 + size_t(c) * nw, lz, P.M1 + M.m1 + size_t(c) * nw * nw, wsm);
+                  P.X2 + M.zs + size_t(c) * nw, lz, P.M1 + M.zs + size_t(c) * nw * nw, wsm);
   }
 }
 template <class Tstd, int LEVEL>
@@ -833,7 +831,7 @@ __global__ void __launch_bounds__(kWyRows) qr_tsqr_wy_apply_kernel(const __grid_
   T *X;
   int ldx;
   if constexpr (LEVEL == 2) {
-    X = P.X2 + M.x2;
+    X = P.X2 + M.zs;
     ldx = lz;
   } else {
     X = reinterpret_cast<T *>(wide ? P.batch.V.ptr(b) : P.batch.U.ptr(b));
@@ -850,8 +848,8 @@ __global__ void __launch_bounds__(kWyRows) qr_tsqr_wy_apply_kernel(const __grid_
     const T *Zb = (wide ? P.V : P.U) + (wide ? M.V : M.U);
     qr_wy_apply_rows(P.B + M.B, P.Zs + M.zs, lz, lz, nw, Zb, nw, X, ldx, q0, wsm);
   } else {
-    qr_wy_apply_rows(P.M1 + M.m1 + size_t(c) * nw * nw, P.Y + M.y + r0, M.mw, rows, nw,
-                     P.X2 + M.x2 + size_t(c) * nw, lz, X, ldx, q0, wsm);
+    qr_wy_apply_rows(P.M1 + M.zs + size_t(c) * nw * nw, P.Y + M.y + r0, M.mw, rows, nw,
+                     P.X2 + M.zs + size_t(c) * nw, lz, X, ldx, q0, wsm);
   }
 }
 
@@ -1106,7 +1104,6 @@ template <class Tstd> QrParams<Tstd> qr_params(const Batch<Tstd> &kb, const QrMa
   P.sweeps = reinterpret_cast<int *>(ws + L.sweeps);
   P.tau1 = reinterpret_cast<T *>(ws + L.tau1);
   P.Zs = reinterpret_cast<T *>(ws + L.Zs);
-  P.tau2 = reinterpret_cast<T *>(ws + L.tau2);
   P.X2 = reinterpret_cast<T *>(ws + L.X2);
   P.M1 = reinterpret_cast<T *>(ws + L.M1);
   P.tjobs = reinterpret_cast<const int *>(ws + L.tjobs);

@@ -225,14 +225,14 @@ constexpr long kGramSplitMaxBlocks = 1848;
 constexpr long kGramSplitMaxTiles = 4096;
 inline int choose_gram_tile(long pairs, long slots = 0, int segs = 1, char precision = 0) {
   const bool fits = segs >= 2 && slots * segs <= kGramSplitMaxTiles;
-  const int wide = precision == 'd' ? 5 : 4; // the throughput plan
+  const int thr = precision == 'd' ? 5 : 4; // the throughput plan
   if (const char *e = std::getenv("BSVD_GRAM_TILE")) {
     if (e[0] == 's') return fits ? 3 : 2;
-    if (e[0] == 'm') return wide;
+    if (e[0] == 'm') return thr;
     const int v = std::atoi(e);
     if (v == 2 || v == 4) return v;
   }
-  if (pairs >= kGramTile4MinPairs) return wide;
+  if (pairs >= kGramTile4MinPairs) return thr;
   return fits && pairs * segs <= kGramSplitMaxBlocks ? 3 : 2;
 }
 // The wide instance's Gram plan: 5 (tensor cores) for d, else 4 (its
