@@ -111,6 +111,7 @@ struct BlockedProfile {
   // Per launch: a step whose Gram-path matrices ran as two groups (split_sweeps
   // below; never with the stage timer) counts twice.
   long evd_steps[3] = {0, 0, 0}; // Gram-path steps whose eigensolver ran 32 / 128 / 256 threads per pair
+  long evd_lean_steps = 0; // of evd_steps[0]: those that ran the lean warp kernel (d; tuning.hpp)
   long gram_cublas = 0; // cuBLAS batched-GEMM calls of the Gram stage (0: the own kernel only)
   long gram_steps[4] = {0, 0, 0, 0}; // steps whose own Gram kernel ran the tile-2 / tile-4 / split / tensor-core plan
   int split_sweeps = 0; // sweeps whose Gram-path matrices ran as two groups on two streams

@@ -823,33 +823,29 @@ template <class T, int K> struct EvdRegHist {
   dreal_t<T> c[K - 1][K / 2];
   unsigned ok[K - 1]; // bit x: pair x (positions x, 31 - x) rotated in step s
 };
+// The sweeps of the register solve on row l of G (gr, with its diagonal
+// entry dg apart), recording sweep h's rotations in H0 (h = 0) or H1
+// (h = 1) and the new diagonals in Sa, Sb; `recorded` returns how many
+// sweeps were recorded. Both register solves (evd_reg_sweep below and the
+// lean kernel's) call this one: their equal bits rest on it.
 template <class T, int K>
-__device__ EvdRun evd_reg_sweep(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dreal_t<T> nullf,
-                                int cap) {
+__device__ __forceinline__ EvdRun evd_reg_sweeps(T (&gr)[K], dreal_t<T> &dg, EvdRegHist<T, K> *H0,
+                                                 EvdRegHist<T, K> *H1, dreal_t<T> *Sa,
+                                                 dreal_t<T> *Sb, int l, dreal_t<T> tol,
+                                                 dreal_t<T> nullf, int cap, int &recorded) {
   using R = dreal_t<T>;
   static_assert(K == 32, "one lane per row");
-  static_assert(sizeof(EvdRegHist<T, K>) <= sizeof(S.G) &&
-                    sizeof(EvdRegHist<T, K>) <= sizeof(S.Q),
-                "the histories live in S.G and S.Q");
-  constexpr int L = K + 1, M = K - 1; // M: the cycle of positions 0 .. 30
-  // Sweep h's history: S.G (h = 0), S.Q (h = 1); a select, not an array
-  // (an array of pointers indexed at run time lives in local memory).
-  auto hist = [&S](int h) -> EvdRegHist<T, K> & {
-    return *reinterpret_cast<EvdRegHist<T, K> *>(h == 0 ? S.G : S.Q);
-  };
+  constexpr int M = K - 1; // M: the cycle of positions 0 .. 30
+  // Sweep h's history: a select, not an array (an array of pointers
+  // indexed at run time lives in local memory).
+  auto hist = [H0, H1](int h) -> EvdRegHist<T, K> & { return *(h == 0 ? H0 : H1); };
   EvdRun run;
-  R dg;
-  int recorded = 0; // sweeps whose rotations are in hist(0 .. recorded - 1)
+  recorded = 0; // sweeps whose rotations are in hist(0 .. recorded - 1)
   {
-    T gr[K];
-#pragma unroll
-    for (int c = 0; c < K; ++c) gr[c] = S.G[l + c * L];
-    dg = dreal(S.G[l + l * L]);
     R gm = fabs(dg);
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) gm = fmax(gm, shfl_xor(gm, o));
     const R floor = blocked_noise_floor(gm, K);
-    __syncwarp(); // G is in registers: S.G takes the history
 #pragma unroll 1
     for (int sweep = 0; sweep < cap && sweep < 2; ++sweep) {
       EvdRegHist<T, K> &H = hist(sweep);
@@ -876,8 +872,8 @@ __device__ EvdRun evd_reg_sweep(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dre
           if (r.rotates) {
             H.c[s][x] = r.c;
             H.te[s][x] = lp ? r.te : neg_conj(r.te); // for the positions (x, pp)
-            S.a[x] = lp ? r.a : r.b;                  // new diagonal at position x
-            S.b[x] = lp ? r.b : r.a;                  // ... and at pp
+            Sa[x] = lp ? r.a : r.b;                    // new diagonal at position x
+            Sb[x] = lp ? r.b : r.a;                    // ... and at pp
             mine = true;
             sig = r.counts;
           }
@@ -913,12 +909,12 @@ __device__ EvdRun evd_reg_sweep(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dre
             if (rotates) gr[c] = rot_first(gr[c], o, cm, sg);
           }
           if (rotates) { // the exact 2 x 2 block
-            dg = first ? S.a[x] : S.b[x];
+            dg = first ? Sa[x] : Sb[x];
 #pragma unroll
             for (int c = 0; c < K; ++c)
               if (c == pp) gr[c] = dzero<T>();
           }
-          __syncwarp(); // S.a, S.b are read before the next step writes them
+          __syncwarp(); // Sa, Sb are read before the next step writes them
         }
         // Positions move down by one on the 31-cycle.
         const T g0 = gr[0];
@@ -932,30 +928,64 @@ __device__ EvdRun evd_reg_sweep(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dre
       if (in_sweep == 0) break; // as the twin: a sweep that rotated nothing ends it
     }
   }
-  __syncwarp(); // the histories are complete
-  // Q J, replayed on row l of Q (the identity on entry; S.Q may hold the
-  // second sweep's history now): at step s the positions (px, py) hold the
-  // columns (px + s) mod 31, (py + s) mod 31 (31 stays 31); each entry sees
-  // the same rotations in the same order as in the twin (sweep by sweep).
-  if (run.applied > 0) {
-    T qr[K];
+  return run;
+}
+
+// Q J, replayed on row l of Q (qr; the identity on entry) from the
+// histories of `recorded` sweeps: at step s the positions (px, py) hold the
+// columns (px + s) mod 31, (py + s) mod 31 (31 stays 31); each entry sees
+// the same rotations in the same order as in the twin (sweep by sweep).
+template <class T, int K>
+__device__ __forceinline__ void evd_reg_replay(T (&qr)[K], const EvdRegHist<T, K> *H0,
+                                               const EvdRegHist<T, K> *H1, int recorded, int l) {
+  constexpr int M = K - 1;
 #pragma unroll
-    for (int c = 0; c < K; ++c) qr[c] = c == l ? done<T>() : dzero<T>();
+  for (int c = 0; c < K; ++c) qr[c] = c == l ? done<T>() : dzero<T>();
 #pragma unroll 1
-    for (int h = 0; h < recorded; ++h) {
-      const EvdRegHist<T, K> &H = hist(h);
+  for (int h = 0; h < recorded; ++h) {
+    const EvdRegHist<T, K> &H = *(h == 0 ? H0 : H1);
 #pragma unroll
-      for (int s = 0; s < M; ++s) {
-        const unsigned ok = H.ok[s];
+    for (int s = 0; s < M; ++s) {
+      const unsigned ok = H.ok[s];
 #pragma unroll
-        for (int px = 0; px < K / 2; ++px) {
-          if (!((ok >> px) & 1u)) continue;
-          const int py = px == 0 ? M : M - px;
-          const int ix = (px + s) % M, iy = py == M ? M : (py + s) % M;
-          rot_tangent(qr[ix], qr[iy], H.c[s][px], H.te[s][px], false);
-        }
+      for (int px = 0; px < K / 2; ++px) {
+        if (!((ok >> px) & 1u)) continue;
+        const int py = px == 0 ? M : M - px;
+        const int ix = (px + s) % M, iy = py == M ? M : (py + s) % M;
+        rot_tangent(qr[ix], qr[iy], H.c[s][px], H.te[s][px], false);
       }
     }
+  }
+}
+
+// The register solve of the warp plan: G from S.G, the histories in S.G
+// (sweep 0, free while G is in registers) and S.Q (sweep 1, free while Q is
+// the identity it holds on entry), Q into S.Q and the diagonal into S.G.
+template <class T, int K>
+__device__ EvdRun evd_reg_sweep(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dreal_t<T> nullf,
+                                int cap) {
+  using R = dreal_t<T>;
+  static_assert(sizeof(EvdRegHist<T, K>) <= sizeof(S.G) &&
+                    sizeof(EvdRegHist<T, K>) <= sizeof(S.Q),
+                "the histories live in S.G and S.Q");
+  constexpr int L = K + 1;
+  EvdRegHist<T, K> *H0 = reinterpret_cast<EvdRegHist<T, K> *>(S.G);
+  EvdRegHist<T, K> *H1 = reinterpret_cast<EvdRegHist<T, K> *>(S.Q);
+  EvdRun run;
+  R dg;
+  int recorded = 0;
+  {
+    T gr[K];
+#pragma unroll
+    for (int c = 0; c < K; ++c) gr[c] = S.G[l + c * L];
+    dg = dreal(S.G[l + l * L]);
+    __syncwarp(); // G is in registers: S.G takes the history
+    run = evd_reg_sweeps<T, K>(gr, dg, H0, H1, S.a, S.b, l, tol, nullf, cap, recorded);
+  }
+  __syncwarp(); // the histories are complete
+  if (run.applied > 0) {
+    T qr[K];
+    evd_reg_replay<T, K>(qr, H0, H1, recorded, l);
     __syncwarp(); // every lane has read the history in S.Q
 #pragma unroll
     for (int c = 0; c < K; ++c) S.Q[l + c * L] = qr[c];
@@ -1348,6 +1378,139 @@ __global__ void __launch_bounds__(32 * kEvdWarps, 3) blk_evd_warp_kernel(const _
   const EvdRun run = evd_warp_solve<T, K>(S, k, l, evd_tol<Tstd, R>(P, mi, k), P.nullf[mi],
                                           P.esw[mi]);
   evd_slot_store<Tstd, T, K, 32>(P, S, slot, l, mi, k, run);
+}
+
+// The warp plan's lean kernel (double; docs/perf/blocked-path.md, Session
+// 19). blk_evd_warp_kernel keeps two K x (K + 1) arrays per warp (G and Q:
+// ~17.5 KB in d) and 164 registers, so 12 warps fit per SM, and its register
+// solve is latency-bound: throughput follows the warps per SM (s, with half
+// the bytes, runs 24 warps per SM and its eigensolver stage takes ~0.55x
+// d's). This kernel runs the same register solve with one array per warp:
+//  - G's row l is read from global memory straight into registers (the
+//    warp plan's rows are coalesced: lane l reads G(l, c), c = 0 .. K-1);
+//  - X holds the sweep's rotation history, then Q;
+//  - C = I - Q^H Q is symmetric in real arithmetic (C(i, l) and C(l, i) sum
+//    the same products in the same order, fma being commutative in its
+//    factors), so only its upper triangle is kept (C below), and lane l
+//    computes column l of it, rows i <= l;
+//  - 13.3 KB per warp and at most 128 registers: 16 warps per SM.
+// Every entry sees the operations of the warp plan in the same order: the
+// same bits (test EvdPlansGiveTheSameBits). The host launches it only for
+// steps where every Gram matrix has full pairs (k = K: nb = 16 and n a
+// multiple of 16) and one inner sweep (evd_lean_ok); the warp kernel takes
+// the rest.
+template <class T> constexpr bool kEvdLean = std::is_same_v<T, double>;
+constexpr int kEvdLeanBlocks = 4; // per SM: 16 warps
+template <class T, int K> struct EvdLeanSmem {
+  using R = dreal_t<T>;
+  T X[K * (K + 1)];     // the rotation history, then Q (leading dimension K + 1)
+  T C[K * (K + 1) / 2]; // C's upper triangle by columns: (i, j), i <= j, at j (j + 1) / 2 + i
+  R a[K / 2], b[K / 2], eig[K];
+  int rank[K];
+};
+template <class T, int K>
+__device__ __forceinline__ T lean_c(const EvdLeanSmem<T, K> &S, int r, int j, int cj) {
+  return r <= j ? S.C[cj + r] : S.C[r * (r + 1) / 2 + j];
+}
+// evd_finish's warp plan for k = K with the column of Q cached (kCache),
+// C kept as its upper triangle; S.eig holds the eigenvalues.
+template <class T, int K>
+__device__ void evd_finish_lean(EvdLeanSmem<T, K> &S, int l, bool sort, T *out) {
+  using R = dreal_t<T>;
+  constexpr int L = K + 1;
+  __syncwarp();
+  T own[K];
+#pragma unroll
+  for (int r = 0; r < K; ++r) own[r] = S.X[r + l * L];
+  // C = I - Q^H Q; lane = column l, rows i <= l.
+  for (int i = 0; i <= l; ++i) {
+    T h = dzero<T>();
+#pragma unroll
+    for (int r = 0; r < K; ++r) dot_acc(h, S.X[r + i * L], own[r]);
+    S.C[l * (l + 1) / 2 + i] = i == l ? dfrom_real<T>(R(1) - dreal(h)) : dzero<T>() - h;
+  }
+#pragma unroll
+  for (int r = 0; r < K; ++r) own[r] = S.X[l + r * L];
+  {
+    int r = l;
+    if (sort) {
+      r = 0;
+      const R ej = S.eig[l];
+      for (int i = 0; i < K; ++i) r += S.eig[i] > ej || (i < l && S.eig[i] == ej);
+    }
+    S.rank[l] = r;
+  }
+  __syncwarp();
+  // Q + Q C / 2, column j to position rank[j]; lane = row l.
+  for (int j = 0; j < K; ++j) {
+    const int cj = j * (j + 1) / 2;
+    T s = dzero<T>();
+#pragma unroll
+    for (int r = 0; r < K; ++r) s = s + own[r] * lean_c(S, r, j, cj);
+    out[l + S.rank[j] * K] = S.X[l + j * L] + dscale(s, R(0.5));
+  }
+  __syncwarp();
+}
+
+template <class Tstd, int K>
+__global__ void __launch_bounds__(32 * kEvdWarps, kEvdLeanBlocks) blk_evd_lean_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  static_assert(K == 32 && kEvdLean<T>, "the lean kernel: d, full pairs of 32");
+  static_assert(sizeof(EvdRegHist<T, K>) <= sizeof(EvdLeanSmem<T, K>::X), "the history lives in X");
+  constexpr int L = K + 1;
+  constexpr size_t KK = size_t(K) * K;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  const long long slot = (long long)blockIdx.x * kEvdWarps + w;
+  if (slot >= (long long)P.nact * P.half) return; // whole warp
+  EvdLeanSmem<T, K> &S = reinterpret_cast<EvdLeanSmem<T, K> *>(smem_raw)[w];
+  int mi, bi, wi, bj, wj;
+  BlkMat M;
+  if (!slot_block_pair(P, slot, mi, M, bi, wi, bj, wj)) {
+    if (l == 0) P.pflag[slot] = 0;
+    return;
+  }
+  // (wi + wj == K: the host's gate, evd_lean_ok)
+  // Row l of G, summed over the split Gram plan's segments in segment order
+  // as evd_slot_load sums them.
+  const bool parts = P.gseg > 0 && slot / P.half < P.nown;
+  const int nseg = parts ? (M.mw + kGramSegRows - 1) / kGramSegRows : 1;
+  const T *Gg = parts ? P.Gp + size_t(slot) * P.gseg * KK : P.G + size_t(slot) * KK;
+  T gr[K];
+#pragma unroll
+  for (int c = 0; c < K; ++c) {
+    const T *src = Gg + l + c * K;
+    T g = src[0];
+    for (int sg = 1; sg < nseg; ++sg) g = g + src[sg * KK];
+    gr[c] = g;
+  }
+  R dg = R(0);
+#pragma unroll
+  for (int c = 0; c < K; ++c)
+    if (c == l) dg = dreal(gr[c]);
+  EvdRegHist<T, K> *H0 = reinterpret_cast<EvdRegHist<T, K> *>(S.X);
+  int recorded = 0;
+  const EvdRun run = evd_reg_sweeps<T, K>(gr, dg, H0, H0, S.a, S.b, l, evd_tol<Tstd, R>(P, mi, K),
+                                          P.nullf[mi], 1, recorded);
+  if (run.applied == 0) {
+    if (l == 0) P.pflag[slot] = 0;
+    return;
+  }
+  __syncwarp(); // the history is complete
+  {
+    T qr[K];
+    evd_reg_replay<T, K>(qr, H0, H0, recorded, l);
+    __syncwarp(); // every lane has read the history in X
+#pragma unroll
+    for (int c = 0; c < K; ++c) S.X[l + c * L] = qr[c];
+  }
+  S.eig[l] = dg;
+  evd_finish_lean<T, K>(S, l, M.nw <= P.nb || P.nb >= 8, P.Q + size_t(slot) * KK);
+  if (l == 0) {
+    P.pflag[slot] = 1;
+    if (run.significant) atomicAdd(&P.rot[mi], int(run.significant));
+  }
 }
 
 // One block of NT threads per Gram matrix (evd_block_iterate): the plan for
@@ -1889,6 +2052,19 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   const size_t evd_smem = kEvdWarps * sizeof(EvdWarpSmem<T, K>);
   size_t pair_smem[2] = {0, 0}; // EVD_SM, SVD_SM
   (void)evd_smem; // (the narrow instance's plans only)
+  // The lean warp kernel (d, nb 16; evd_lean_ok per sweep below).
+  constexpr bool kLean = !kWide && kEvdLean<T>;
+  const bool lean_on = kLean && nb == K / 2 && evd_lean_enabled();
+  const size_t lean_smem = kEvdWarps * sizeof(EvdLeanSmem<T, K>);
+  if constexpr (kLean)
+    if (lean_on) {
+      BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_lean_kernel<Tstd, K>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(lean_smem)));
+      BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_lean_kernel<Tstd, K>,
+                                        cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        int(cudaSharedmemCarveoutMaxShared)));
+    }
   if constexpr (!kWide) {
     BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, int(evd_smem)));
@@ -2074,6 +2250,11 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     Ps.act = dact + nby[0] + nby[1];
     Ps.nact = nby[2];
     const int evd_nt = kWide ? 256 : choose_evd_threads(gram_pairs, prec);
+    // The lean warp kernel: every Gram-path matrix with full pairs and one
+    // inner sweep (tuning.hpp, evd_lean_enabled).
+    bool lean = lean_on && evd_nt == 32;
+    for (int j = 0; lean && j < nby[0]; ++j)
+      lean = mats[order[j]].nw % nb == 0 && esw[order[j]] == 1;
     long own_pairs = 0; // pairs per step of the own Gram kernel: its plan's TLP
     int own_mw = 0;     // ... and its tallest pair: the split plan's segments
     for (int j = 0; j < P.nown; ++j) {
@@ -2128,9 +2309,17 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
       timer.mark(2);
       if constexpr (kWide)
         blk_evd_block_kernel<Tstd, K, 256><<<grid, 256, sizeof(EvdBlockSmem<T, K>), st>>>(Pg);
-      else if (evd_nt == 32)
-        blk_evd_warp_kernel<Tstd, K>
-            <<<(grid + kEvdWarps - 1) / kEvdWarps, 32 * kEvdWarps, evd_smem, st>>>(Pg);
+      else if (evd_nt == 32) {
+        if constexpr (kLean)
+          if (lean) {
+            blk_evd_lean_kernel<Tstd, K>
+                <<<(grid + kEvdWarps - 1) / kEvdWarps, 32 * kEvdWarps, lean_smem, st>>>(Pg);
+            ++prof.evd_lean_steps;
+          }
+        if (!lean)
+          blk_evd_warp_kernel<Tstd, K>
+              <<<(grid + kEvdWarps - 1) / kEvdWarps, 32 * kEvdWarps, evd_smem, st>>>(Pg);
+      }
       else if (evd_nt == 128)
         blk_evd_block_kernel<Tstd, K, 128><<<grid, 128, sizeof(EvdBlockSmem<T, K>), st>>>(Pg);
       else

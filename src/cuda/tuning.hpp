@@ -316,6 +316,20 @@ inline int choose_evd_threads(long pairs, char prec) {
   }
   return evd_threads_rule(pairs, tlp_warp_threshold(prec), tlp_block_threshold());
 }
+// The warp plan's lean kernel (d only; blk_evd_lean_kernel in
+// blocked_kernel.cuh): one shared-memory array per warp instead of two and
+// at most 128 registers, so 16 warps per SM instead of 12, same bits. It
+// takes the warp plan's steps whose Gram matrices all have full pairs
+// (nb = 16, n a multiple of 16) and one inner sweep; the warp kernel the
+// rest. Measured on the H100 (docs/perf/blocked-path.md, Session 19), d
+// random, lean / warp kernel: eigensolver stage (one stream group) 1000 x
+// 128^2 18.0 / 19.0 ms, 1000 x 256^2 85.2 / 88.5, 200 x 256^2 24.3 / 29.0,
+// 100 x 512^2 60.2 / 71.9; the whole call (two groups) 0.7-2 % faster.
+// BSVD_EVD_LEAN=0 turns it off (read once per call).
+inline bool evd_lean_enabled() {
+  const char *e = std::getenv("BSVD_EVD_LEAN");
+  return !(e && e[0] == '0');
+}
 
 // Blocked path: the Gram path's matrices in one group (one stream) or two
 // (two streams; blocked_kernel.cuh, the sweep loop), so that one group's

@@ -207,24 +207,37 @@ TYPED_TEST(GpuBlocked, PairSolversSmall) {
 // counts must agree bit for bit, and all pass T1-T4. Covers odd block
 // counts (an empty round-robin slot), ragged last blocks, k < 32, tall and
 // wide, the full inner mode, two inner sweeps (the register solver's
-// two-sweep replay) and the automatic inner sweeps.
+// two-sweep replay) and the automatic inner sweeps. In d the warp plan runs
+// twice: with its lean kernel (full pairs, one inner sweep: the shapes with
+// n a multiple of 16 and eig_sweeps 1 or auto) and without it.
 TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   struct Shape { int m, n, nb, eig; };
-  const std::vector<Shape> shapes = {{100, 100, 16, 1}, {130, 70, 16, 1}, {70, 130, 16, 1},
-                                     {45, 45, 8, 1},    {200, 40, 16, 1}, {48, 48, 16, 0},
-                                     {37, 29, 4, 0},    {96, 96, 16, 2},  {128, 96, 16, -1}};
-  ScopedEnv plan("BSVD_EVD_THREADS");
+  const std::vector<Shape> shapes = {{100, 100, 16, 1}, {130, 70, 16, 1},  {70, 130, 16, 1},
+                                     {45, 45, 8, 1},    {200, 40, 16, 1},  {48, 48, 16, 0},
+                                     {37, 29, 4, 0},    {96, 96, 16, 2},   {128, 96, 16, -1},
+                                     {64, 64, 16, 1},   {160, 128, 16, 1}, {96, 160, 16, 1}};
+  ScopedEnv plan("BSVD_EVD_THREADS"), lean("BSVD_EVD_LEAN");
+  constexpr bool kLean = std::is_same_v<T, double>;
   uint64_t seed = 991;
   for (const Shape &sh : shapes) {
     const int batch = 3;
     const auto A = family_batch<T>(Family::Logrand, sh.m, sh.n, batch, seed += 5);
+    const bool full = sh.nb == 16 && std::min(sh.m, sh.n) % 16 == 0 && sh.eig != 0 && sh.eig != 2;
     std::vector<Solved<T>> res;
-    for (const char *nt : {"32", "128", "256"}) {
-      plan.set(nt);
+    struct Plan { const char *threads, *lean; };
+    for (const Plan pl : {Plan{"32", "1"}, Plan{"128", "1"}, Plan{"256", "1"}, Plan{"32", "0"}}) {
+      plan.set(pl.threads);
+      lean.set(pl.lean);
       res.push_back(gpu_solve<T>(sh.m, sh.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
                                  BSVD_VARIANT_BLOCKED, sh.nb, sh.eig, 0, BSVD_PAIR_GRAM));
+      const long ran = bsvd::detail::cuda::blocked_last_profile().evd_lean_steps;
+      if (kLean && full && pl.threads[0] == '3' && pl.lean[0] == '1')
+        EXPECT_GT(ran, 0) << sh.m << "x" << sh.n << ": the lean kernel did not run";
+      else
+        EXPECT_EQ(ran, 0) << sh.m << "x" << sh.n << " plan " << pl.threads << " lean "
+                          << pl.lean << ": the lean kernel ran";
     }
     for (size_t p = 0; p < res.size(); ++p) {
       SCOPED_TRACE(testing::Message() << sh.m << "x" << sh.n << " nb " << sh.nb << " eig_sweeps "

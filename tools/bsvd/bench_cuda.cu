@@ -246,10 +246,11 @@ std::string stage_text(const detail::cuda::BlockedProfile &pr) {
   char sn[448];
   std::snprintf(sn, sizeof sn,
                 "load %.2f gram %.2f evd %.2f update %.2f pair-evd %.2f pair-svd %.2f finish %.2f "
-                "ms; %ld launches; evd plan steps 32/128/256 threads: %ld/%ld/%ld; "
+                "ms; %ld launches; evd plan steps 32/128/256 threads: %ld/%ld/%ld (lean %ld); "
                 "cuBLAS Gram calls %ld; Gram plan steps tile 2/4/split/mma: %ld/%ld/%ld/%ld",
                 pr.load, pr.gram, pr.evd, pr.update, pr.pair_evd, pr.pair_svd, pr.finish,
-                pr.launches, pr.evd_steps[0], pr.evd_steps[1], pr.evd_steps[2], pr.gram_cublas,
+                pr.launches, pr.evd_steps[0], pr.evd_steps[1], pr.evd_steps[2], pr.evd_lean_steps,
+                pr.gram_cublas,
                 pr.gram_steps[0], pr.gram_steps[1], pr.gram_steps[2], pr.gram_steps[3]);
   return sn;
 }
