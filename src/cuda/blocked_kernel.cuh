@@ -823,6 +823,18 @@ template <class T, int K> struct EvdRegHist {
   dreal_t<T> c[K - 1][K / 2];
   unsigned ok[K - 1]; // bit x: pair x (positions x, 31 - x) rotated in step s
 };
+// r[idx] for a register array r and a run-time idx in [0, N), N a power of
+// two: log2(N) levels of selects on idx's bits (N - 1 selects, log2(N) deep)
+// instead of N compares and selects in one dependent chain.
+template <class T, int N> __device__ __forceinline__ T reg_select(const T (&r)[N], int idx) {
+  static_assert(N >= 2 && (N & (N - 1)) == 0, "a power of two");
+  T t[N / 2];
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) t[i] = (idx & 1) ? r[2 * i + 1] : r[2 * i];
+  if constexpr (N == 2) return t[0];
+  else return reg_select<T, N / 2>(t, idx >> 1);
+}
+
 // The sweeps of the register solve on row l of G (gr, with its diagonal
 // entry dg apart), recording sweep h's rotations in H0 (h = 0) or H1
 // (h = 1) and the new diagonals in Sa, Sb; `recorded` returns how many
@@ -857,11 +869,9 @@ __device__ __forceinline__ EvdRun evd_reg_sweeps(T (&gr)[K], dreal_t<T> &dg, Evd
         const int partner = pp == M ? M : (pp + s) % M;      // ... and lane (= index)
         const int x = min(pos, pp);                           // the pair
         const bool first = pos < pp;
-        T off = dzero<T>(); // G(l, partner): a select over the row (a register
-                            // array cannot be indexed at run time in registers)
-#pragma unroll
-        for (int c = 0; c < K; ++c)
-          if (c == pp) off = gr[c];
+        // G(l, partner): a select over the row (a register array cannot be
+        // indexed at run time in registers), as a tree over pp's bits.
+        const T off = reg_select<T, K>(gr, pp);
         const R dpart = shfl_idx(dg, partner);
         const T opart = shfl_idx(off, partner);
         bool mine = false, sig = false;
