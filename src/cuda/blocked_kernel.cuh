@@ -1023,6 +1023,17 @@ template <int NT> __device__ __forceinline__ void evd_sync() {
   else __syncthreads();
 }
 
+// Column j's place when the k eigenvalues eig are ordered descending,
+// ties by index (stable); j itself when !sort.
+template <class R>
+__device__ __forceinline__ int evd_rank(const R *eig, int k, int j, bool sort) {
+  if (!sort) return j;
+  int r = 0;
+  const R ej = eig[j];
+  for (int i = 0; i < k; ++i) r += eig[i] > ej || (i < j && eig[i] == ej);
+  return r;
+}
+
 // After a solve that rotated, with S.eig[0, k) the new squared column norms
 // (eigenvalues): C = I - Q^H Q into S.G, the ranks of descending S.eig
 // (stable; identity when !sort) into S.rank, and Q + Q C / 2 with column j
@@ -1063,15 +1074,7 @@ __device__ void evd_finish(EvdWarpSmem<T, K> &S, int k, int tid, bool sort, T *o
 #pragma unroll
     for (int r = 0; r < K; ++r) own[r] = l < k && r < k ? S.Q[l + r * L] : dzero<T>();
   }
-  if (tid < k) {
-    int r = tid;
-    if (sort) {
-      r = 0;
-      const R ej = S.eig[tid];
-      for (int i = 0; i < k; ++i) r += S.eig[i] > ej || (i < tid && S.eig[i] == ej);
-    }
-    S.rank[tid] = r;
-  }
+  if (tid < k) S.rank[tid] = evd_rank(S.eig, k, tid, sort);
   evd_sync<NT>();
   // Q + Q C / 2, column j to position rank[j]; thread = row l.
   if (l < k)
@@ -1441,15 +1444,7 @@ __device__ void evd_finish_lean(EvdLeanSmem<T, K> &S, int l, bool sort, T *out) 
   }
 #pragma unroll
   for (int r = 0; r < K; ++r) own[r] = S.X[l + r * L];
-  {
-    int r = l;
-    if (sort) {
-      r = 0;
-      const R ej = S.eig[l];
-      for (int i = 0; i < K; ++i) r += S.eig[i] > ej || (i < l && S.eig[i] == ej);
-    }
-    S.rank[l] = r;
-  }
+  S.rank[l] = evd_rank(S.eig, K, l, sort);
   __syncwarp();
   // Q + Q C / 2, column j to position rank[j]; lane = row l.
   for (int j = 0; j < K; ++j) {
