@@ -59,10 +59,12 @@ if [ $TESTS = 1 ]; then
   t0=$(date +%s)
   # GPU_CHECK_FILTER=regex runs only the matching GPU tests; GPU_CHECK_JOBS
   # (default 4) of them at a time (the whole suite: 270 s on the H100, session 17).
+  # CTest names typed tests Suite.Test<type> (GpuBlocked.EvdPlansSmall<double>),
+  # not gtest's Suite/1.Test: a regex like 'GpuBlocked/1' matches nothing.
   (cd "$B" && ctest -L gpu -j"${GPU_CHECK_JOBS:-4}" ${GPU_CHECK_FILTER:+-R "$GPU_CHECK_FILTER"} --output-on-failure \
     --timeout 400 >"$OUT/ctest.log" 2>&1)
   rc=$?
-  say "ctest -L gpu: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E "tests passed|tests failed" "$OUT/ctest.log")"
+  say "ctest -L gpu: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E "tests passed|tests failed|No tests were found" "$OUT/ctest.log")"
   grep -E "^\s*[0-9]+ - .*(Failed|Timeout|Exception)" "$OUT/ctest.log" | head -20 | tee -a "$SUMMARY"
   grep -h "\[suitesparse" "$OUT/ctest.log" | sort -u | tee -a "$SUMMARY" >/dev/null
 fi
