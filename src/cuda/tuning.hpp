@@ -285,6 +285,10 @@ inline int choose_gram_wide(char precision) {
 // The H200 (session 17, the same command) fits the same thresholds in
 // all four precisions, mean time over the best plan 1.000
 // (wcycle-tune-tlp-h200-2026-11-25.txt): one table for both GPUs.
+// These fits predate the lean warp kernel (d, session 19: 16 warps per SM,
+// 4-16 % off the warp plan's stage at 1600-4000 pairs), so in d the warp
+// plan may now win somewhat below tau_warp; not re-fitted yet
+// (`bsvd bench --tune-tlp 256` on the device).
 // BSVD_TLP_THRESHOLD=n overrides tau_warp, BSVD_TLP_BLOCK_THRESHOLD=n
 // tau_block; BSVD_EVD_THREADS=32|128|256 forces a plan (bench
 // --evd-threads).
