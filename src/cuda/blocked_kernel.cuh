@@ -1409,9 +1409,9 @@ __global__ void __launch_bounds__(32 * kEvdWarps, 3) blk_evd_warp_kernel(const _
 //  - 13.3 KB per warp and at most 128 registers: 16 warps per SM.
 // Every entry sees the operations of the warp plan in the same order: the
 // same bits (test EvdPlansGiveTheSameBits). The host launches it only for
-// steps where every Gram matrix has full pairs (k = K: nb = 16 and n a
-// multiple of 16) and one inner sweep (evd_lean_ok); the warp kernel takes
-// the rest.
+// steps where every Gram matrix has full pairs (k = K: nb = 16, n a
+// multiple of 16 and at least 32) and one inner sweep; the warp kernel
+// takes the rest.
 template <class T> constexpr bool kEvdLean = std::is_same_v<T, double>;
 constexpr int kEvdLeanBlocks = 4; // per SM: 16 warps
 template <class T, int K> struct EvdLeanSmem {
@@ -1476,7 +1476,7 @@ __global__ void __launch_bounds__(32 * kEvdWarps, kEvdLeanBlocks) blk_evd_lean_k
     if (l == 0) P.pflag[slot] = 0;
     return;
   }
-  // (wi + wj == K: the host's gate, evd_lean_ok)
+  // (wi + wj == K: the host's gate in run_blocked_impl)
   // Row l of G, summed over the split Gram plan's segments in segment order
   // as evd_slot_load sums them.
   const bool parts = P.gseg > 0 && slot / P.half < P.nown;
@@ -2255,11 +2255,14 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     Ps.act = dact + nby[0] + nby[1];
     Ps.nact = nby[2];
     const int evd_nt = kWide ? 256 : choose_evd_threads(gram_pairs, prec);
-    // The lean warp kernel: every Gram-path matrix with full pairs and one
-    // inner sweep (tuning.hpp, evd_lean_enabled).
+    // The lean warp kernel: every Gram-path matrix with full pairs (two
+    // or more blocks, all nb wide: a single block is a pair of width nb,
+    // not 2 nb) and one inner sweep (tuning.hpp, evd_lean_enabled).
     bool lean = lean_on && evd_nt == 32;
-    for (int j = 0; lean && j < nby[0]; ++j)
-      lean = mats[order[j]].nw % nb == 0 && esw[order[j]] == 1;
+    for (int j = 0; lean && j < nby[0]; ++j) {
+      const BlkMat &B = mats[order[j]];
+      lean = B.nw >= 2 * nb && B.nw % nb == 0 && esw[order[j]] == 1;
+    }
     long own_pairs = 0; // pairs per step of the own Gram kernel: its plan's TLP
     int own_mw = 0;     // ... and its tallest pair: the split plan's segments
     for (int j = 0; j < P.nown; ++j) {

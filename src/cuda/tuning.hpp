@@ -324,8 +324,8 @@ inline int choose_evd_threads(long pairs, char prec) {
 // blocked_kernel.cuh): one shared-memory array per warp instead of two and
 // at most 128 registers, so 16 warps per SM instead of 12, same bits. It
 // takes the warp plan's steps whose Gram matrices all have full pairs
-// (nb = 16, n a multiple of 16) and one inner sweep; the warp kernel the
-// rest. Measured on the H100 (docs/perf/blocked-path.md, Session 19), d
+// (nb = 16, n a multiple of 16 and at least 32) and one inner sweep; the
+// warp kernel the rest. Measured on the H100 (docs/perf/blocked-path.md, Session 19), d
 // random, lean / warp kernel: eigensolver stage (one stream group) 1000 x
 // 128^2 18.0 / 19.0 ms, 1000 x 256^2 85.2 / 88.5, 200 x 256^2 24.3 / 29.0,
 // 100 x 512^2 60.2 / 71.9; the whole call (two groups) 0.7-2 % faster.
