@@ -207,6 +207,12 @@ __device__ __forceinline__ void gram_tile_add(T (&acc)[N][N], T *tot, int stride
       acc[da][db] = dzero<T>();
     }
 }
+template <int N, class T> __device__ __forceinline__ void gram_tile_zero(T (&acc)[N][N]) {
+#pragma unroll
+  for (int da = 0; da < N; ++da)
+#pragma unroll
+    for (int db = 0; db < N; ++db) acc[da][db] = dzero<T>();
+}
 template <int N, class T>
 __device__ __forceinline__ void gram_tile_load(T (&acc)[N][N], const T *tot, int stride) {
 #pragma unroll
@@ -230,10 +236,7 @@ __device__ __forceinline__ void gram_tile_fold(T (&acc)[N][N], int r0, int c0, i
       }
   }
   gram_tile_store(acc, r0, c0, k, G, ldg);
-#pragma unroll
-  for (int da = 0; da < N; ++da)
-#pragma unroll
-    for (int db = 0; db < N; ++db) acc[da][db] = dzero<T>();
+  gram_tile_zero(acc);
 }
 
 // ---- gram: G = [W_i W_j]^H [W_i W_j] ----------------------------------------
@@ -290,6 +293,21 @@ __device__ __forceinline__ void cp_async_or_zero(T *dst, const T *src, bool vali
                "n"(int(sizeof(T))), "r"(valid ? int(sizeof(T)) : 0));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+// Row r of a block pair's columns c = c0, c0 + cstep, ... < K into
+// dst[c * cstride] by cp.async (zeros for c >= k or r >= rend), then the
+// group commit: the staging of the Gram kernels whose tiles are plain
+// (tile 2, the wide kernel, the tensor-core plan).
+template <int K, class T>
+__device__ __forceinline__ void gram_stage_row(T *dst, int cstride, int r, int rend, int c0,
+                                               int cstep, int k, const T *W, int ldw, int bi,
+                                               int wi, int bj, int nb) {
+  for (int c = c0; c < K; c += cstep) {
+    const bool ok = r < rend && c < k;
+    cp_async_or_zero(dst + c * cstride, ok ? W + r + size_t(pair_col(c, bi, wi, bj, nb)) * ldw : W,
+                     ok);
+  }
+  cp_async_commit();
+}
 template <int N> __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
@@ -371,10 +389,7 @@ __global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>()) bl
     cp_async_commit();
   };
   T acc[4][4];
-#pragma unroll
-  for (int a = 0; a < 4; ++a)
-#pragma unroll
-    for (int b = 0; b < 4; ++b) acc[a][b] = dzero<T>();
+  gram_tile_zero(acc);
   gram_row_pipeline<kRows>(0, M.mw, stage, [&](int buf, int i0) {
     if (!active) return;
     const T *rows = tile[buf];
@@ -419,13 +434,8 @@ __global__ void __launch_bounds__(kGramTile2Threads, sizeof(Tstd) <= 8 ? 7 : 6) 
   const T *W = P.W + M.woff;
   const int ldw = M.mw, lr = t % 32, cw = t / 32;
   auto stage = [&](int buf, int i0) { // rows [i0, i0 + kRows) into tile[buf]; lane = row
-    const int r = i0 + lr;
-    for (int c = cw; c < K; c += kWarps) {
-      const bool ok = r < row1 && c < k;
-      cp_async_or_zero(&tile[buf][lr * LC + c],
-                       ok ? W + r + size_t(pair_col(c, bi, wi, bj, P.nb)) * ldw : W, ok);
-    }
-    cp_async_commit();
+    gram_stage_row<K>(&tile[buf][lr * LC], 1, i0 + lr, row1, cw, kWarps, k, W, ldw, bi, wi, bj,
+                      P.nb);
   };
   T acc[2][2] = {{dzero<T>(), dzero<T>()}, {dzero<T>(), dzero<T>()}};
   gram_row_pipeline<kRows>(row0, row1, stage, [&](int buf, int i0) {
@@ -471,19 +481,11 @@ __global__ void __launch_bounds__(kGramWideThreads) blk_gram_wide_kernel(const _
   const T *W = P.W + M.woff;
   const int ldw = M.mw, lr = t % kRows, cg = t / kRows;
   auto stage = [&](int buf, int i0) { // rows [i0, i0 + kRows) into tile[buf]
-    const int r = i0 + lr;
-    for (int c = cg; c < K; c += kGroups) {
-      const bool ok = r < M.mw && c < k;
-      cp_async_or_zero(&tile[buf][lr * LC + c],
-                       ok ? W + r + size_t(pair_col(c, bi, wi, bj, P.nb)) * ldw : W, ok);
-    }
-    cp_async_commit();
+    gram_stage_row<K>(&tile[buf][lr * LC], 1, i0 + lr, M.mw, cg, kGroups, k, W, ldw, bi, wi, bj,
+                      P.nb);
   };
   T acc[4][4];
-#pragma unroll
-  for (int a = 0; a < 4; ++a)
-#pragma unroll
-    for (int b = 0; b < 4; ++b) acc[a][b] = dzero<T>();
+  gram_tile_zero(acc);
   gram_row_pipeline<kRows>(0, M.mw, stage, [&](int buf, int i0) {
     if (!active) return;
     const T *rows = tile[buf];
@@ -535,13 +537,7 @@ __global__ void __launch_bounds__(gram_mma_threads<K>()) blk_gram_mma_kernel(con
   const double *W = P.W + M.woff;
   const int ldw = M.mw;
   auto stage = [&](int buf, int i0) { // rows [i0, i0 + kRows) into tile[buf]; lane = row
-    const int r = i0 + lane;
-    for (int c = w; c < K; c += NW) {
-      const bool ok = r < M.mw && c < k;
-      cp_async_or_zero(&tile[buf][c * LR + lane],
-                       ok ? W + r + size_t(pair_col(c, bi, wi, bj, P.nb)) * ldw : W, ok);
-    }
-    cp_async_commit();
+    gram_stage_row<K>(&tile[buf][lane], LR, i0 + lane, M.mw, w, NW, k, W, ldw, bi, wi, bj, P.nb);
   };
   // This warp's tiles: numbers w, w + NW, ... of the upper triangle (column
   // by column), as (I, J); none beyond k.

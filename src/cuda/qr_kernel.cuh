@@ -710,6 +710,13 @@ __global__ void __launch_bounds__(kWyRows) qr_wy_apply_kernel(const __grid_const
 // qr_factor_kernel writes it. A matrix whose load found a NaN or Inf is
 // skipped (its B is NaN already). The CPU twin is tsqr_factor
 // (src/cpu/qr.cpp). Dynamic shared memory: the largest rows x nw block.
+// The matrix mi and chunk c of this block's TSQR job: level 1 reads the
+// (matrix, chunk) pair of job blockIdx.x from jobs, level 2 has one block
+// per matrix (c = 0). Every TSQR kernel decodes its job by this one.
+template <int LEVEL> __device__ __forceinline__ void tsqr_job(const int *jobs, int &mi, int &c) {
+  mi = LEVEL == 1 ? jobs[2 * blockIdx.x] : int(blockIdx.x);
+  c = LEVEL == 1 ? jobs[2 * blockIdx.x + 1] : 0;
+}
 template <class Tstd, int NT, int LEVEL>
 __global__ void __launch_bounds__(NT) qr_tsqr_factor_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
@@ -718,8 +725,8 @@ __global__ void __launch_bounds__(NT) qr_tsqr_factor_kernel(const __grid_constan
   __shared__ R redr[NT / 32];
   __shared__ T coef[2]; // tau, 1 / (alpha - beta) (of the scaled column)
   __shared__ R beta_s;
-  const int mi = LEVEL == 1 ? P.tjobs[2 * blockIdx.x] : int(blockIdx.x);
-  const int c = LEVEL == 1 ? P.tjobs[2 * blockIdx.x + 1] : 0;
+  int mi, c;
+  tsqr_job<LEVEL>(P.tjobs, mi, c);
   const QrMat M = P.mats[mi];
   if (P.nf[mi]) return;
   const int t = threadIdx.x, nw = M.nw, lz = M.nc * nw;
@@ -800,8 +807,8 @@ template <class Tstd, int LEVEL>
 __global__ void __launch_bounds__(kWyThreads) qr_tsqr_wy_m_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   extern __shared__ __align__(16) unsigned char wsm[];
-  const int mi = LEVEL == 1 ? P.tjobs[2 * blockIdx.x] : int(blockIdx.x);
-  const int c = LEVEL == 1 ? P.tjobs[2 * blockIdx.x + 1] : 0;
+  int mi, c;
+  tsqr_job<LEVEL>(P.tjobs, mi, c);
   const QrMat M = P.mats[mi];
   if (P.info[mi] == BSVD_INFO_NONFINITE) return;
   const int nw = M.nw, lz = M.nc * nw;
@@ -819,8 +826,8 @@ template <class Tstd, int LEVEL>
 __global__ void __launch_bounds__(kWyRows) qr_tsqr_wy_apply_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   extern __shared__ __align__(16) unsigned char wsm[];
-  const int mi = LEVEL == 1 ? P.tjobs[2 * blockIdx.x] : int(blockIdx.x);
-  const int c = LEVEL == 1 ? P.tjobs[2 * blockIdx.x + 1] : 0;
+  int mi, c;
+  tsqr_job<LEVEL>(P.tjobs, mi, c);
   const QrMat M = P.mats[mi];
   const int nw = M.nw, lz = M.nc * nw, b = M.b;
   const int r0 = c * M.hc;
