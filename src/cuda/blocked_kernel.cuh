@@ -1486,10 +1486,7 @@ __global__ void __launch_bounds__(32 * kEvdWarps, kEvdLeanBlocks) blk_evd_lean_k
     for (int sg = 1; sg < nseg; ++sg) g = g + src[sg * KK];
     gr[c] = g;
   }
-  R dg = R(0);
-#pragma unroll
-  for (int c = 0; c < K; ++c)
-    if (c == l) dg = dreal(gr[c]);
+  R dg = dreal(reg_select<T, K>(gr, l)); // G(l, l)
   EvdRegHist<T, K> *H0 = reinterpret_cast<EvdRegHist<T, K> *>(S.X);
   int recorded = 0;
   const EvdRun run = evd_reg_sweeps<T, K>(gr, dg, H0, H0, S.a, S.b, l, evd_tol<Tstd, R>(P, mi, K),
