@@ -199,6 +199,25 @@ typedef struct {
                       slower (the rule keeps the dear cases off), 2x beyond
                       the clusters. Use 1 for graded, structured or
                       ill-conditioned input in large batches. */
+  int wcycle_blocks; /* blocked variant: a second level below the block
+                      pairs (WCYCLE Algorithm 2, the pairs that go one
+                      level down). 0 or 1 = one level (the default): the
+                      blocks of block_size columns meet round-robin.
+                      r = 2 ... 64: outer blocks of r blocks meet
+                      round-robin, and each outer pair [A_I A_J] (2 r
+                      block_size columns) is rotated one level down by
+                      wcycle_sweeps round-robin sweeps over its 2 r blocks
+                      (each block pair as at one level: Gram, eigensolver
+                      or pair solver, update). A matrix of at most r blocks
+                      stays at one level. Needs ordering = ROUND_ROBIN.
+                      Measured on the H100 (docs/perf/wcycle.md, Session
+                      21): never faster than one level; r = 2 or 4 with
+                      one sweep 1.0-1.3x slower on uniform batches of
+                      100 ... 512 square and 1.2-1.3x on the SuiteSparse
+                      batch, two sweeps 1.0-1.8x. No automatic choice
+                      takes it. */
+  int wcycle_sweeps; /* sweeps one level down per outer pair: 0 = 1 (the
+                      default), 1 ... 8 */
 } bsvd_options_t;
 
 /* Fills *opts with the defaults above. */

@@ -86,6 +86,16 @@ bsvd_status_t check_options(const bsvd_options_t *o, int pos) {
     return bad(pos, "opts->precondition", "= %d is not -1, 0 or 1", o->precondition);
   if (int(o->pair_solver) < BSVD_PAIR_AUTO || int(o->pair_solver) > BSVD_PAIR_SVD_SM)
     return bad(pos, "opts->pair_solver", "= %d is not a bsvd_pair_solver_t", int(o->pair_solver));
+  if (o->wcycle_blocks < 0 || o->wcycle_blocks > kWcycleMaxBlocks)
+    return bad(pos, "opts->wcycle_blocks", "= %d is not in 0 ... %d", o->wcycle_blocks,
+               kWcycleMaxBlocks);
+  if (o->wcycle_sweeps < 0 || o->wcycle_sweeps > kWcycleMaxSweeps)
+    return bad(pos, "opts->wcycle_sweeps", "= %d is not in 0 ... %d", o->wcycle_sweeps,
+               kWcycleMaxSweeps);
+  if (o->wcycle_blocks >= 2 && o->ordering != BSVD_ORDERING_ROUND_ROBIN)
+    return bad(pos, "opts->wcycle_blocks",
+               "= %d needs opts->ordering = BSVD_ORDERING_ROUND_ROBIN (is %d)", o->wcycle_blocks,
+               int(o->ordering));
   if (o->num_threads < 0)
     return bad(pos, "opts->num_threads", "= %d is negative", o->num_threads);
   if (!o->workspace && o->workspace_bytes != 0)
@@ -105,6 +115,8 @@ Config make_config(const bsvd_options_t &o) {
   c.qr = o.qr;
   c.pair_solver = o.pair_solver;
   c.precondition = o.precondition;
+  c.wcycle_blocks = o.wcycle_blocks >= 2 ? o.wcycle_blocks : 1;
+  c.wcycle_sweeps = o.wcycle_sweeps >= 1 ? o.wcycle_sweeps : 1;
   return c;
 }
 
@@ -417,6 +429,8 @@ void bsvd_options_init(bsvd_options_t *o) {
   o->qr = 0;
   o->pair_solver = BSVD_PAIR_AUTO;
   o->precondition = 0;
+  o->wcycle_blocks = 0;
+  o->wcycle_sweeps = 0;
 }
 
 const char *bsvd_status_string(bsvd_status_t s) {

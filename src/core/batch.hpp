@@ -85,7 +85,11 @@ struct Config {
   int qr = 0;           // cuda: QR preprocessing, 0 auto, 1 when R fits, -1 never
   bsvd_pair_solver_t pair_solver = BSVD_PAIR_AUTO; // blocked: how a pair is rotated
   int precondition = 0; // QR with column pivoting first: 1 on, -1 off, 0 auto (bsvd.h)
+  int wcycle_blocks = 1; // blocked: blocks per outer block of the two-level ordering
+                         // (wcycle_pair, ordering.hpp); 1 = one level
+  int wcycle_sweeps = 1; // ... and its sweeps one level down per outer pair
 };
+inline constexpr int kWcycleMaxBlocks = 64, kWcycleMaxSweeps = 8;
 
 
 // Unit roundoff u = 2^-p (p significand bits including the implicit one).

@@ -249,4 +249,21 @@ Ordering make_ordering(bsvd_ordering_t kind, int n) {
   return o;
 }
 
+Ordering make_wcycle_ordering(int nblk, int r, int E) {
+  Ordering o;
+  o.n = nblk;
+  const int half = wcycle_pairs(nblk, r);
+  o.slots = 2 * half;
+  o.steps = wcycle_steps(nblk, r, E);
+  o.table.reserve(size_t(o.steps) * o.slots);
+  for (int s = 0; s < o.steps; ++s)
+    for (int x = 0; x < half; ++x) {
+      int bi = nblk, bj = nblk;
+      if (nblk <= 1 || !wcycle_pair(nblk, r, E, s, x, bi, bj)) bi = bj = nblk; // a dummy
+      o.table.push_back(bi);
+      o.table.push_back(bj);
+    }
+  return o;
+}
+
 } // namespace bsvd::detail

@@ -26,6 +26,58 @@ BSVD_HD inline void round_robin_pair(int N, int step, int k, int &p, int &q) {
   if (p > q) { int t = p; p = q; q = t; }
 }
 
+// The two-level (W-cycle) block ordering: WCYCLE Algorithm 2 with one level
+// below the outer one (its group (iii): a block pair too wide to be solved
+// at its own level is rotated by sweeps at a smaller width). The nblk blocks
+// are grouped into outer blocks of r consecutive blocks (the last may hold
+// fewer); the outer blocks meet round-robin, and each outer pair [A_I A_J]
+// is rotated one level down by E round-robin sweeps over its 2r blocks, the
+// outer pairs of one outer step in lockstep: step s is inner step
+// s mod (2r - 1) of inner sweep (s / (2r - 1)) mod E of outer step
+// s / (E (2r - 1)); pair x is inner pair x mod r of outer pair x / r. Every
+// step pairs disjoint blocks, so one step of it is one step of the blocked
+// path. r <= 1, or nblk <= r (one outer block): the one-level round-robin
+// ordering over the blocks.
+BSVD_HD inline int wcycle_r(int nblk, int r) { return r >= 2 && nblk > r ? r : 1; }
+// Steps of one sweep (nblk >= 1; a single block: one step).
+BSVD_HD inline int wcycle_steps(int nblk, int r, int E) {
+  if (nblk <= 1) return 1;
+  r = wcycle_r(nblk, r);
+  if (r == 1) return nblk + (nblk & 1) - 1;
+  const int nbo = (nblk + r - 1) / r, so = nbo + (nbo & 1);
+  return (so - 1) * E * (2 * r - 1);
+}
+// Pairs per step (the launch's pair slots per matrix).
+BSVD_HD inline int wcycle_pairs(int nblk, int r) {
+  if (nblk <= 1) return 1;
+  r = wcycle_r(nblk, r);
+  if (r == 1) return (nblk + 1) / 2;
+  return ((nblk + r - 1) / r / 2) * r;
+}
+// Blocks bi < bj of pair x of step s; false when the pair does not exist
+// (a dummy slot, a block beyond the last). nblk >= 2.
+BSVD_HD inline bool wcycle_pair(int nblk, int r, int E, int s, int x, int &bi, int &bj) {
+  r = wcycle_r(nblk, r);
+  if (r == 1) {
+    const int slots = nblk + (nblk & 1);
+    if (s >= slots - 1 || x >= slots / 2) return false;
+    round_robin_pair(slots, s, x, bi, bj);
+    return bj < nblk;
+  }
+  const int nbo = (nblk + r - 1) / r, so = nbo + (nbo & 1), T = 2 * r - 1;
+  const int outer = s / (E * T), t = s % T;
+  // With an odd count, outer pair 0 of every step is the dummy (round_robin_pair
+  // pairs slot so - 1 in its pair 0): skipped, so the real ones are dense.
+  const int o = x / r + (nbo & 1);
+  if (outer >= so - 1 || o >= so / 2) return false;
+  int I, J, p, q;
+  round_robin_pair(so, outer, o, I, J);
+  round_robin_pair(2 * r, t, x % r, p, q);
+  bi = p < r ? I * r + p : J * r + (p - r);
+  bj = q < r ? I * r + q : J * r + (q - r);
+  return bj < nblk; // (bi < bj: p < q and I < J)
+}
+
 struct Ordering {
   int n = 0;         // number of real items (columns or blocks)
   int slots = 0;     // n rounded up to even (ROW/COLUMN_PARALLEL: possibly
@@ -60,6 +112,10 @@ struct Ordering {
 //                ones. The base searches (< 5 ms) are memoized; the
 //                expansion costs O(slots^2) per call (callers cache the table).
 Ordering make_ordering(bsvd_ordering_t kind, int n);
+
+// The table of the two-level ordering above (wcycle_pair) for nblk blocks,
+// outer blocks of r, E inner sweeps; nonexistent pairs are dummies (>= n).
+Ordering make_wcycle_ordering(int nblk, int r, int E);
 
 // The slots of make_ordering(ROW_PARALLEL or COLUMN_PARALLEL, n).
 int parallel_cyclic_slots(int n);

@@ -209,8 +209,19 @@ class OrderingCache {
 public:
   const Ordering &get(bsvd_ordering_t kind, int n) {
     for (const Entry &e : entries_)
-      if (e.kind == kind && e.ord.n == n) return e.ord;
-    entries_.push_back(Entry{kind, make_ordering(kind, n)});
+      if (e.kind == kind && e.r == 1 && e.ord.n == n) return e.ord;
+    entries_.push_back(Entry{kind, 1, 1, make_ordering(kind, n)});
+    return entries_.back().ord;
+  }
+  // The block ordering of a blocked solve over nblk blocks: the two-level
+  // one (make_wcycle_ordering) when cfg asks for it, else cfg.ordering's.
+  const Ordering &blocks(const Config &cfg, int nblk) {
+    const int r = wcycle_r(nblk, cfg.wcycle_blocks);
+    if (r == 1) return get(cfg.ordering, nblk);
+    for (const Entry &e : entries_)
+      if (e.r == r && e.E == cfg.wcycle_sweeps && e.ord.n == nblk) return e.ord;
+    entries_.push_back(Entry{BSVD_ORDERING_ROUND_ROBIN, r, cfg.wcycle_sweeps,
+                             make_wcycle_ordering(nblk, r, cfg.wcycle_sweeps)});
     return entries_.back().ord;
   }
   void trim(size_t keep = 8) {
@@ -220,6 +231,7 @@ public:
 private:
   struct Entry {
     bsvd_ordering_t kind;
+    int r, E; // (make_wcycle_ordering's; r = 1: make_ordering's)
     Ordering ord;
   };
   std::deque<Entry> entries_;

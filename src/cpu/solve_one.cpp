@@ -358,9 +358,10 @@ int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
   const int max_sweeps = cfg.max_sweeps > 0 ? cfg.max_sweeps : kDefaultMaxSweeps;
   SweepStats st;
   if (blocked) {
-    // cfg.ordering orders both the block pairs and the inner eigensolver.
+    // cfg.ordering orders both the block pairs and the inner eigensolver;
+    // the block pairs by the two-level ordering when cfg.wcycle_blocks asks.
     const int nb = effective_nb(cfg, nw);
-    const Ordering &bo = cache.get(cfg.ordering, (nw + nb - 1) / nb);
+    const Ordering &bo = cache.blocks(cfg, (nw + nb - 1) / nb);
     st = blocked_impl(mw, nw, W, mw, Vw, nw, nb, bo, tol, max_sweeps, cfg.eig_sweeps,
                       cfg.ordering, cache, L.blk, cfg.pair_solver == BSVD_PAIR_SVD_SM);
   } else {

@@ -143,4 +143,103 @@ TEST(CpuOrdering, ApiAcceptsNewOrderings) {
   EXPECT_LT(bsvd::svd(bsvd::Job::Values, m, n, A.data(), 1, r, o), 0);
 }
 
+// The two-level (W-cycle) block ordering, make_wcycle_ordering / wcycle_pair:
+// the pairs of a step disjoint; per sweep, every pair of blocks in
+// different outer blocks met exactly E times, every pair inside one outer
+// block E times per outer step its outer block takes part in (nbo - 1 of
+// them: with an odd count each outer block sits out once); the table the
+// closed form; r = 1, and r >= nblk, exactly the one-level round robin.
+void check_wcycle(int nblk, int r, int E) {
+  SCOPED_TRACE("nblk " + std::to_string(nblk) + " r " + std::to_string(r) + " E " +
+               std::to_string(E));
+  using bsvd::detail::wcycle_r;
+  const Ordering o = bsvd::detail::make_wcycle_ordering(nblk, r, E);
+  const int re = wcycle_r(nblk, r);
+  if (re == 1) {
+    const Ordering rr = make_ordering(BSVD_ORDERING_ROUND_ROBIN, nblk);
+    // (one block: one step of a dummy pair, which the solver never reads)
+    if (nblk >= 2) {
+      ASSERT_EQ(o.steps, rr.steps);
+      ASSERT_EQ(o.slots, rr.slots);
+      for (int s = 0; s < o.steps; ++s)
+        for (int k = 0; k < o.pairs_per_step(); ++k) {
+          int p, q, p2, q2;
+          o.pair(s, k, p, q);
+          rr.pair(s, k, p2, q2);
+          if (p2 >= nblk || q2 >= nblk) EXPECT_TRUE(p >= nblk || q >= nblk);
+          else EXPECT_EQ(std::make_pair(p, q), std::make_pair(p2, q2));
+        }
+    }
+    return;
+  }
+  const int nbo = (nblk + re - 1) / re;
+  ASSERT_EQ(o.steps, (nbo + (nbo & 1) - 1) * E * (2 * re - 1));
+  ASSERT_EQ(o.table.size(), size_t(o.steps) * o.slots);
+  std::vector<int> met(size_t(nblk) * nblk, 0);
+  for (int s = 0; s < o.steps; ++s) {
+    std::vector<int> used(size_t(nblk), 0);
+    for (int k = 0; k < o.pairs_per_step(); ++k) {
+      int p, q;
+      o.pair(s, k, p, q);
+      if (p >= nblk || q >= nblk) continue;
+      ASSERT_LT(p, q);
+      EXPECT_EQ(used[size_t(p)]++, 0) << "step " << s << " reuses " << p;
+      EXPECT_EQ(used[size_t(q)]++, 0) << "step " << s << " reuses " << q;
+      ++met[size_t(p) * nblk + q];
+    }
+  }
+  for (int p = 0; p < nblk; ++p)
+    for (int q = p + 1; q < nblk; ++q)
+      EXPECT_EQ(met[size_t(p) * nblk + q], p / re == q / re ? E * (nbo - 1) : E)
+          << "pair (" << p << ", " << q << ")";
+}
+
+TEST(CpuOrdering, WcycleTwoLevels) {
+  for (int nblk = 1; nblk <= 40; ++nblk)
+    for (int r : {1, 2, 3, 4, 8})
+      for (int E : {1, 2}) check_wcycle(nblk, r, E);
+  check_wcycle(64, 16, 3);
+}
+
+// The two-level plan on the blocked CPU solver: T1-T4 on every family
+// (ragged last blocks, an odd number of outer blocks, wide shapes), and the
+// options checked.
+TEST(CpuOrdering, WcycleSolvesAndChecksOptions) {
+  uint64_t seed = 77;
+  for (Family f : bsvd::testing::all_families())
+    for (auto [r, E] : {std::pair{2, 1}, std::pair{3, 2}}) {
+      Config cfg;
+      cfg.variant = BSVD_VARIANT_BLOCKED;
+      cfg.block_size = 8;
+      cfg.wcycle_blocks = r;
+      cfg.wcycle_sweeps = E;
+      worst_of<double>().add(check_family<double>(f, 90, 70, cfg, ++seed));
+      worst_of<std::complex<float>>().add(check_family<std::complex<float>>(f, 40, 100, cfg, ++seed));
+    }
+  const int m = 30, n = 20;
+  std::vector<double> A(size_t(m) * n);
+  bsvd::testing::generate<double>(Family::Random, m, n, 1e3, 5, A.data(), m);
+  struct Bad { int blocks, sweeps; bsvd_ordering_t ord; };
+  for (Bad b : {Bad{-1, 0, BSVD_ORDERING_ROUND_ROBIN}, Bad{65, 0, BSVD_ORDERING_ROUND_ROBIN},
+                Bad{2, 9, BSVD_ORDERING_ROUND_ROBIN}, Bad{2, -1, BSVD_ORDERING_ROUND_ROBIN},
+                Bad{2, 1, BSVD_ORDERING_ODD_EVEN}}) {
+    bsvd_options_t o = bsvd::default_options();
+    o.backend = BSVD_BACKEND_CPU;
+    o.wcycle_blocks = b.blocks;
+    o.wcycle_sweeps = b.sweeps;
+    o.ordering = b.ord;
+    bsvd::Result<double> r;
+    EXPECT_LT(bsvd::svd(bsvd::Job::Values, m, n, A.data(), 1, r, o), 0)
+        << b.blocks << " " << b.sweeps;
+    EXPECT_NE(std::string(bsvd_last_error()).find("wcycle"), std::string::npos)
+        << bsvd_last_error();
+  }
+  bsvd_options_t o = bsvd::default_options();
+  o.backend = BSVD_BACKEND_CPU;
+  o.wcycle_blocks = 2;
+  o.wcycle_sweeps = 2;
+  bsvd::Result<double> r;
+  EXPECT_EQ(bsvd::svd(bsvd::Job::Values, m, n, A.data(), 1, r, o), 0) << bsvd_last_error();
+}
+
 } // namespace
