@@ -139,7 +139,8 @@ size_t qrcp_workspace_bytes(const std::vector<int> &m, const std::vector<int> &n
   using R = real_of_t<T>;
   const std::vector<int> nw = min_sizes(m, n);
   return align256(cuda::qr_layout(m, n, vectors, sizeof(T), sizeof(R), true).total) +
-         cuda::blocked_workspace_bytes(nw, nw, qrcp_modes<T>(nw, cfg, nb), vectors, sizeof(T), nb);
+         cuda::blocked_workspace_bytes(nw, nw, qrcp_modes<T>(nw, cfg, nb), vectors, sizeof(T), nb,
+                                       cfg.wcycle_blocks);
 }
 
 // The automatic preconditioning (opts.precondition = 0): the candidates
@@ -256,7 +257,8 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   if (!p.blocked.empty()) {
     p.off_blk = o;
     p.bytes_blk =
-        cuda::blocked_workspace_bytes(p.bm, p.bn, p.bmode, batch.vectors, sizeof(T), p.nb);
+        cuda::blocked_workspace_bytes(p.bm, p.bn, p.bmode, batch.vectors, sizeof(T), p.nb,
+                                      cfg.wcycle_blocks);
     o += p.bytes_blk;
   }
   if (!p.qr.empty()) {

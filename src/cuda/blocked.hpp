@@ -71,10 +71,10 @@ int blocked_nb(const Config &cfg, char precision);
 int blocked_pair_mode(char precision, int m, int n, const Config &cfg, int nb);
 
 // Workspace bytes for the blocked matrices of sizes m[i] x n[i] with pair
-// solvers mode[i].
+// solvers mode[i] and the block ordering of Config::wcycle_blocks.
 size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int> &n,
                                const std::vector<int> &mode, bool vectors, size_t elem_bytes,
-                               int nb);
+                               int nb, int wcycle_blocks);
 
 // Solves matrices idx[i] (sizes m[i] x n[i], all non-empty) of kb, whose
 // pointers and size arrays are device-visible. ws: blocked_workspace_bytes

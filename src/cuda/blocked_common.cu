@@ -41,9 +41,11 @@ int blocked_pair_mode(char precision, int m, int n, const Config &cfg, int nb) {
 
 size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int> &n,
                                const std::vector<int> &mode, bool vectors, size_t elem_bytes,
-                               int nb) {
+                               int nb, int wcycle_blocks) {
   if (m.empty()) return 0;
-  return blk_layout(m, n, vectors, elem_bytes, nb, blocked_gram_count(mode), blocked_k_of(nb)).total;
+  return blk_layout(m, n, vectors, elem_bytes, nb, blocked_gram_count(mode), blocked_k_of(nb),
+                    wcycle_blocks)
+      .total;
 }
 
 namespace {

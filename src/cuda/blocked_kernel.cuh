@@ -62,6 +62,7 @@ template <class Tstd> struct BlkParams {
   long long gcap = 0;
   int nown = 0, ncub = 0;
   int nact = 0, half = 1, nb = 16, step = 0;
+  int wr = 1, we = 1; // the block ordering: Config::wcycle_blocks, wcycle_sweeps (block_pair)
   double tol = 0;
   bool vectors = false;
   // fields read by the shared load / finish steps (matrix_io.cuh)
@@ -73,20 +74,19 @@ template <class Tstd> struct BlkParams {
   const int *fin = nullptr;
 };
 
-// Block columns of pair x of round-robin step `step` for a matrix of nw
-// working columns (the CPU twin's block ordering: make_ordering over
-// ceil(nw / nb) blocks). One block: the single pair (0, -) of step 0.
-__device__ __forceinline__ bool block_pair(int nw, int nb, int step, int x, int &bi, int &wi,
-                                           int &bj, int &wj) {
+// Block columns of pair x of step `step` for a matrix of nw working
+// columns (the CPU twin's block ordering over ceil(nw / nb) blocks:
+// round-robin, or with wr >= 2 the two-level ordering of wcycle_pair,
+// ordering.hpp, wr blocks per outer block, we sweeps one level down). One
+// block: the single pair (0, -) of step 0.
+__device__ __forceinline__ bool block_pair(int nw, int nb, int wr, int we, int step, int x,
+                                           int &bi, int &wi, int &bj, int &wj) {
   const int nblk = (nw + nb - 1) / nb;
   if (nblk <= 1) {
     bi = 0; wi = nw; bj = 0; wj = 0;
     return step == 0 && x == 0;
   }
-  const int slots = nblk + (nblk & 1);
-  if (step >= slots - 1 || x >= slots / 2) return false;
-  round_robin_pair(slots, step, x, bi, bj);
-  if (bj >= nblk) return false;
+  if (!wcycle_pair(nblk, wr, we, step, x, bi, bj)) return false;
   wi = min(nb, nw - bi * nb);
   wj = min(nb, nw - bj * nb);
   return true;
@@ -105,7 +105,7 @@ __device__ __forceinline__ bool slot_block_pair(const BlkParams<Tstd> &P, I slot
   const int y = int(slot / P.half), x = int(slot - I(y) * P.half);
   mi = P.act[y];
   M = P.mats[mi];
-  return block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj);
+  return block_pair(M.nw, P.nb, P.wr, P.we, P.step, x, bi, wi, bj, wj);
 }
 // Thread t's tile (tr, tc), tr <= tc, of the upper triangle of an N x N grid
 // of tiles numbered column by column: t = tc (tc + 1) / 2 + tr.
@@ -593,7 +593,7 @@ __global__ void __launch_bounds__(128) blk_gram_ptr_kernel(const __grid_constant
   const int j = int(e / P.half), x = int(e - (long long)j * P.half), y = P.nown + j;
   const BlkMat M = P.mats[P.act[y]];
   int bi, wi, bj, wj;
-  if (!block_pair(M.nw, P.nb, P.step, x, bi, wi, bj, wj)) return;
+  if (!block_pair(M.nw, P.nb, P.wr, P.we, P.step, x, bi, wi, bj, wj)) return;
   T *Wi = P.W + M.woff + size_t(bi) * P.nb * M.mw, *Wj = P.W + M.woff + size_t(bj) * P.nb * M.mw;
   T *G = P.G + (size_t(y) * P.half + x) * K * K;
   const long long at = P.gbase[j] + 3LL * x;
@@ -1887,7 +1887,7 @@ struct BlkLayout {
 // ngram: matrices whose pairs take the Gram path (G and Q buffers, K x K
 // each: the instance's Gram order, blocked_k_of(nb)).
 inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
-                            size_t elem, int nb, size_t ngram, int K) {
+                            size_t elem, int nb, size_t ngram, int K, int wr) {
   BlkLayout L;
   const size_t cnt = m.size();
   size_t ew = 0, ev = 0, ex = 0, mw_max = 0;
@@ -1899,9 +1899,7 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
       ev += nw * nw;
       ex += 2 * mw + nw; // completion: x, coef, residuals
     }
-    const int nblk = int((nw + nb - 1) / nb);
-    const int slots = nblk + (nblk & 1);
-    L.half = std::max(L.half, nblk <= 1 ? 1 : slots / 2);
+    L.half = std::max(L.half, wcycle_pairs(int((nw + nb - 1) / nb), wr));
   }
   WsCursor w;
   L.mats = w.take(cnt * sizeof(BlkMat));
@@ -1992,12 +1990,16 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   if constexpr (kWide)
     for (int x : mode)
       if (x != BSVD_PAIR_GRAM) return cudaErrorInvalidValue;
-  const BlkLayout L = blk_layout(m, n, kb.vectors, sizeof(T), nb, blocked_gram_count(mode), K);
+  const int wr = cfg.wcycle_blocks, we = std::max(1, cfg.wcycle_sweeps);
+  const BlkLayout L =
+      blk_layout(m, n, kb.vectors, sizeof(T), nb, blocked_gram_count(mode), K, wr);
 
   BlkParams<Tstd> P;
   P.batch = kb;
   P.vectors = kb.vectors;
   P.nb = nb;
+  P.wr = wr;
+  P.we = we;
   P.half = L.half;
   P.tol = cfg.tol;
   P.mats = reinterpret_cast<const BlkMat *>(ws + L.mats);
@@ -2131,8 +2133,10 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   std::vector<char> cub(cnt, 0);
   bool any_cub = false;
   for (int i = 0; i < cnt; ++i) {
+    // (not with the two-level ordering: the pointer arrays hold nblk / 2
+    // GEMMs of real pairs per step, which its steps need not have)
     cub[i] = mode[i] == BSVD_PAIR_GRAM && nblk[i] >= 2 && mats[i].nw % (2 * nb) == 0 &&
-             choose_gram_cublas(prec, mats[i].mw);
+             wcycle_r(nblk[i], wr) == 1 && choose_gram_cublas(prec, mats[i].mw);
     any_cub = any_cub || cub[i];
   }
   if (any_cub && !gram_cublas_available()) std::fill(cub.begin(), cub.end(), 0);
@@ -2195,8 +2199,8 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   SideStream side(stream); // joined and released at scope exit
   SideStream pipe(stream);  // the first group's stream when the Gram path splits in two
   const int groups_wanted = blocked_stream_groups();
-  // Block pairs of matrix i per round-robin step (one for a single block).
-  auto pairs_of = [&](int i) -> long { return nblk[i] <= 1 ? 1 : (nblk[i] + 1) / 2; };
+  // Block pairs of matrix i per step (one for a single block).
+  auto pairs_of = [&](int i) -> long { return wcycle_pairs(nblk[i], wr); };
   std::vector<int> order; // the active matrices: Gram (own kernel, then cuBLAS by mw), EVD_SM, SVD_SM
   std::vector<int> gbase;
   struct GemmGroup { int mw; long long first, count; };
@@ -2210,7 +2214,7 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
         if (mode[i] == want) {
           order.push_back(i);
           ++nby[want - BSVD_PAIR_GRAM];
-          steps = std::max(steps, nblk[i] <= 1 ? 1 : nblk[i] + (nblk[i] & 1) - 1);
+          steps = std::max(steps, wcycle_steps(nblk[i], wr, we));
           if (want == BSVD_PAIR_GRAM) {
             rmax = std::max(rmax, rows[i]);
             gram_pairs += pairs_of(i);

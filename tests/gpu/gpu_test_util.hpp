@@ -91,7 +91,8 @@ Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vecto
                     bsvd_ordering_t ord = BSVD_ORDERING_ROUND_ROBIN, int max_sweeps = 0,
                     bsvd_variant_t variant = BSVD_VARIANT_AUTO, int block_size = 0,
                     int eig_sweeps = 1, int qr = 0,
-                    bsvd_pair_solver_t pair = BSVD_PAIR_AUTO, int precondition = -1) {
+                    bsvd_pair_solver_t pair = BSVD_PAIR_AUTO, int precondition = -1,
+                    int wcycle_blocks = 0, int wcycle_sweeps = 0) {
   Solved<T> r;
   r.m = m; r.n = n; r.k = std::min(m, n); r.batch = batch;
   r.S.assign(size_t(batch) * r.k, R_t<T>(-7));
@@ -113,6 +114,8 @@ Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vecto
   o.qr = qr;
   o.pair_solver = pair;
   o.precondition = precondition;
+  o.wcycle_blocks = wcycle_blocks;
+  o.wcycle_sweeps = wcycle_sweeps;
   o.path = r.path.data();
   r.status = bsvd::gesvj_strided_batched<T>(
       vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n, A.data(), std::max(m, 1),
