@@ -6,6 +6,7 @@
 #include <bsvd/bsvd.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bsvd::cli {
@@ -25,6 +26,8 @@ struct BenchCase {
   bool gram_plans = false; // cuda blocked path: one more row per Gram stage
                            // (own kernel, cuBLAS)
   std::vector<int> block_sizes; // cuda blocked path: one more row per width
+  std::vector<std::pair<int, int>> wcycles; // cuda blocked path: one more row per
+                                            // two-level plan (wcycle_blocks, wcycle_sweeps)
   int eig_sweeps = BSVD_EIG_SWEEPS_AUTO; // bsvd_options_t::eig_sweeps of the bsvd rows
 };
 
@@ -67,9 +70,11 @@ bool bench_gpu(const BenchCase &c, const void *A, std::vector<BenchRow> &rows);
 // one variable-size call against cuSOLVER one matrix at a time (gesvdj and
 // gesvd per matrix, and the better of the two per matrix), T1-T4 on every
 // matrix; prints a per-matrix table (sizes, path, sweeps next to the CPU
-// solver's with the same options, cuSOLVER times). precision: s d c z.
+// solver's with the same options, cuSOLVER times). wcycles: one more row per
+// two-level plan (R, E), T1-T4 on every matrix. precision: s d c z.
 bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int reps,
-                   int pair_solver, bool evd_plans, int eig_sweeps, std::vector<BenchRow> &rows);
+                   int pair_solver, bool evd_plans, int eig_sweeps,
+                   const std::vector<std::pair<int, int>> &wcycles, std::vector<BenchRow> &rows);
 
 // Measures the TLP threshold of the blocked eigensolver's plan choice
 // (choose_evd_threads, tuning.hpp): uniform batches of n x n random

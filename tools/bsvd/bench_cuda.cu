@@ -293,7 +293,8 @@ template <class T>
 int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
              const std::string &name, std::vector<BenchRow> &rows, int qr = 0,
              int pair_solver = 0, int block_size = 0,
-             bsvd_variant_t variant = BSVD_VARIANT_AUTO, int precondition = 0) {
+             bsvd_variant_t variant = BSVD_VARIANT_AUTO, int precondition = 0,
+             std::pair<int, int> wcycle = {0, 0}) {
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
   const bool vec = c.vectors;
@@ -313,6 +314,8 @@ int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &de
   o.block_size = block_size;
   o.variant = variant;
   o.precondition = precondition;
+  o.wcycle_blocks = wcycle.first;
+  o.wcycle_sweeps = wcycle.second;
   const Job job = vec ? Job::Vectors : Job::Values;
   size_t ws = 0;
   bsvd_workspace_size(detail::precision_of<T>(), vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, m, n, batch, &o, &ws);
@@ -627,6 +630,12 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
         run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-nb" + std::to_string(nb), rows, 0,
                     c.pair_solver > 0 ? c.pair_solver : 0, nb);
       }
+    // --wcycle: two-level plans (WCYCLE Algorithm 2, one level down).
+    if (is_blocked_path(path0))
+      for (auto wc : c.wcycles)
+        run_bsvd<T>(c, hA, dA.p, dev,
+                    "bsvd-cuda-wc" + std::to_string(wc.first) + "x" + std::to_string(wc.second),
+                    rows, 0, c.pair_solver > 0 ? c.pair_solver : 0, 0, BSVD_VARIANT_AUTO, 0, wc);
     // The blocked path after QR with column pivoting (or without it, when
     // the automatic choice took it).
     if (is_blocked_path(path0)) {
@@ -703,7 +712,7 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
 template <class T>
 bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precision, int reps,
                      int pair_solver, bool evd_plans, int eig_sweeps,
-                     std::vector<BenchRow> &rows) {
+                     const std::vector<std::pair<int, int>> &wcycles, std::vector<BenchRow> &rows) {
   using R = real_t<T>;
   const int batch = int(mats.size());
   BenchCase c0;
@@ -795,40 +804,81 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   detail::cuda::set_blocked_profiling(false);
   o.path = nullptr;
   const detail::cuda::BlockedProfile prof = detail::cuda::blocked_last_profile();
-  // Results back; T1-T4 on every matrix.
+  // Results back; T1-T4 on every matrix (into r's worst ratios, pass,
+  // max sweeps and note; acc: per matrix; sweeps: per matrix).
   std::vector<R> S(es);
   std::vector<T> U(eu), V(ev);
   std::vector<int> info(batch), sweeps(batch);
-  BENCH_CUDA(cudaMemcpy(S.data(), dS.p, es * sizeof(R), cudaMemcpyDeviceToHost));
-  BENCH_CUDA(cudaMemcpy(U.data(), dU.p, eu * sizeof(T), cudaMemcpyDeviceToHost));
-  BENCH_CUDA(cudaMemcpy(V.data(), dV.p, ev * sizeof(T), cudaMemcpyDeviceToHost));
-  BENCH_CUDA(cudaMemcpy(info.data(), dinfo.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
-  BENCH_CUDA(cudaMemcpy(sweeps.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
   std::vector<BenchRow> acc(batch);
-  {
+  auto check_all = [&](BenchRow &r) {
+    BENCH_CUDA(cudaMemcpy(S.data(), dS.p, es * sizeof(R), cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaMemcpy(U.data(), dU.p, eu * sizeof(T), cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaMemcpy(V.data(), dV.p, ev * sizeof(T), cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaMemcpy(info.data(), dinfo.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaMemcpy(sweeps.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
     size_t os = 0, ou = 0, ov = 0;
     int bad = 0, fail = 0;
+    r.t1 = r.t2 = r.t3 = 0;
+    r.max_sweeps = 0;
     for (int b = 0; b < batch; ++b) {
+      acc[b] = BenchRow{};
       acc[b].c = c0;
       record_accuracy<T>(acc[b], mv[b], nv[b], hA[b].data(), 1, S.data() + os, 0, U.data() + ou,
                          mv[b], 0, V.data() + ov, nv[b], 0);
-      row.t1 = std::max(row.t1, acc[b].t1);
-      row.t2 = std::max(row.t2, acc[b].t2);
-      row.t3 = std::max(row.t3, acc[b].t3);
+      r.t1 = std::max(r.t1, acc[b].t1);
+      r.t2 = std::max(r.t2, acc[b].t2);
+      r.t3 = std::max(r.t3, acc[b].t3);
       fail += !acc[b].pass;
       bad += info[b] != 0;
-      row.max_sweeps = std::max(row.max_sweeps, sweeps[b]);
+      r.max_sweeps = std::max(r.max_sweeps, sweeps[b]);
       os += kv[b];
       ou += size_t(mv[b]) * kv[b];
       ov += size_t(nv[b]) * kv[b];
     }
-    row.pass = fail == 0;
+    r.pass = fail == 0;
     char note[160];
     std::snprintf(note, sizeof note, "%d matrices, one call; %d fail T1-T4, %d info != 0", batch,
                   fail, bad);
-    row.note = note;
+    r.note = note;
+  };
+  check_all(row);
+  if (!wcycles.empty()) {
+    long total = 0;
+    for (int b = 0; b < batch; ++b) total += sweeps[b];
+    row.note += "; sweeps summed over the batch " + std::to_string(total);
   }
   rows.push_back(row);
+  // --wcycle: the whole batch again with each two-level plan (its own
+  // workspace; T1-T4 on every matrix; the per-matrix results of the
+  // default plan kept for the table below).
+  const std::vector<BenchRow> acc_keep = acc;
+  const std::vector<int> sweeps_keep = sweeps, info_keep = info;
+  for (const auto &wc : wcycles) {
+    const bsvd_options_t keep = o;
+    o.wcycle_blocks = wc.first;
+    o.wcycle_sweeps = wc.second;
+    size_t ws2 = 0;
+    bsvd_workspace_size_v(precision, BSVD_JOB_VECTORS, mv.data(), nv.data(), batch, &o, &ws2);
+    DevBuf<unsigned char> dws2(ws2);
+    o.workspace = dws2.p;
+    o.workspace_bytes = ws2;
+    BenchRow wr = row;
+    wr.solver = "bsvd-cuda-wc" + std::to_string(wc.first) + "x" + std::to_string(wc.second);
+    wr.ms = time_events(reps, nullptr, call);
+    if (st != 0) {
+      wr.note = std::string("failed: ") + bsvd_last_error();
+    } else {
+      check_all(wr);
+      long total = 0;
+      for (int b = 0; b < batch; ++b) total += sweeps[b];
+      wr.note += "; sweeps summed over the batch " + std::to_string(total);
+    }
+    rows.push_back(wr);
+    o = keep;
+  }
+  acc = acc_keep;
+  sweeps = sweeps_keep;
+  info = info_keep;
   BenchRow sr = row;
   sr.solver = "bsvd-cuda-stages";
   sr.ms = prof.load + prof.gram + prof.evd + prof.update + prof.pair_evd + prof.pair_svd +
@@ -976,7 +1026,8 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
 } // namespace
 
 bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int reps,
-                   int pair_solver, bool evd_plans, int eig_sweeps, std::vector<BenchRow> &rows) {
+                   int pair_solver, bool evd_plans, int eig_sweeps,
+                   const std::vector<std::pair<int, int>> &wcycles, std::vector<BenchRow> &rows) {
   std::vector<testing::DenseMatrix> mats;
   for (const auto &f : files) {
     testing::DenseMatrix dm;
@@ -1004,10 +1055,10 @@ bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int re
   }
   try {
     switch (precision) {
-    case 's': return bench_gpu_mtx_t<float>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, rows);
-    case 'd': return bench_gpu_mtx_t<double>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, rows);
-    case 'c': return bench_gpu_mtx_t<std::complex<float>>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, rows);
-    default: return bench_gpu_mtx_t<std::complex<double>>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, rows);
+    case 's': return bench_gpu_mtx_t<float>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, wcycles, rows);
+    case 'd': return bench_gpu_mtx_t<double>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, wcycles, rows);
+    case 'c': return bench_gpu_mtx_t<std::complex<float>>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, wcycles, rows);
+    default: return bench_gpu_mtx_t<std::complex<double>>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, wcycles, rows);
     }
   } catch (const CudaFail &f) {
     BenchRow r;

@@ -65,6 +65,7 @@ struct BenchArgs {
   std::string evd_threads = "auto"; // auto, 32, 128, 256, all
   std::string gram = "auto";        // auto, own, cublas, all
   std::string block_sizes;          // comma list: one more bsvd row per block width
+  std::string wcycle;               // comma list of R or RxE: one more bsvd row per two-level plan
   int tune_tlp = 0;                 // > 0: measure the TLP threshold at this n
   int eig_sweeps = BSVD_EIG_SWEEPS_AUTO; // blocked: inner eigensolver sweeps of the bsvd rows
 };
@@ -285,9 +286,22 @@ int bench(const BenchArgs &a) {
     }
     nbs.push_back(nb);
   }
+  std::vector<std::pair<int, int>> wcs;
+  for (const auto &v : split(a.wcycle, ',')) {
+    const size_t x = v.find('x');
+    const int r = std::atoi(v.substr(0, x).c_str());
+    const int e = x == std::string::npos ? 1 : std::atoi(v.substr(x + 1).c_str());
+    if (r < 2 || r > 64 || e < 1 || e > 8) {
+      std::fprintf(stderr, "bsvd bench: --wcycle takes R or RxE, R 2 ... 64 blocks per outer "
+                           "block, E 1 ... 8 sweeps one level down\n");
+      return 2;
+    }
+    wcs.emplace_back(r, e);
+  }
   for (auto &c : cases) {
     c.gram_plans = gm == "all";
     c.block_sizes = nbs;
+    c.wcycles = wcs;
   }
   const bool want_cpu = a.backend == "cpu" || a.backend == "all";
   const bool want_gpu = a.backend == "cuda" || a.backend == "all";
@@ -323,7 +337,7 @@ int bench(const BenchArgs &a) {
     }
     for (const auto &p : split(a.precisions, ','))
       if (!bench_gpu_mtx(files, p[0], std::max(1, a.reps), pair_solver, et == "all",
-                         a.eig_sweeps, rows))
+                         a.eig_sweeps, wcs, rows))
         return 1;
     cases.clear();
 #else
@@ -422,6 +436,11 @@ void add_bench(CLI::App &app, int &rc) {
   sub->add_option("--block-sizes", a->block_sizes,
                   "cuda blocked path: comma list of block widths nb (1 ... 32; z 1 ... 16), one more bsvd row "
                   "each (the block-width table of tuning.hpp)");
+  sub->add_option("--wcycle", a->wcycle,
+                  "cuda blocked path: comma list of two-level plans R or RxE (outer blocks of R "
+                  "blocks, E sweeps one level down per outer pair; E = 1 if omitted), one more "
+                  "bsvd row each (bsvd-cuda-wcRxE; the W-cycle's plans beside the one-level one; "
+                  "with --cases or --mtx)");
   sub->add_option("--tune-tlp", a->tune_tlp,
                   "cuda: measure the eigensolver plans' two TLP thresholds on batches of N x N "
                   "random matrices of growing count (instead of --cases); N = this value")

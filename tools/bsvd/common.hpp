@@ -26,6 +26,8 @@ struct SolverArgs {
   int qr = 0;
   int precondition = 0;
   std::string pair_solver = "auto";
+  int wcycle_blocks = 0;
+  int wcycle_sweeps = 0;
   void add_to(CLI::App &app);
   // Fills opts; returns false with a message for unknown names.
   bool to_options(bsvd_options_t &opts, std::string &err) const;

@@ -37,6 +37,15 @@ void SolverArgs::add_to(CLI::App &app) {
                  "blocked variant: how a block pair is rotated: auto, gram, evd (cuda: pair in "
                  "shared memory) or svd (one-sided Jacobi on the pair)")
       ->capture_default_str();
+  app.add_option("--wcycle-blocks", wcycle_blocks,
+                 "blocked variant: a second level (W-cycle): outer blocks of this many blocks, "
+                 "each outer pair rotated by --wcycle-sweeps sweeps over its blocks (0 = one level)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
+  app.add_option("--wcycle-sweeps", wcycle_sweeps,
+                 "sweeps one level down per outer pair (0 = 1)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 8));
 }
 
 bool SolverArgs::to_options(bsvd_options_t &o, std::string &err) const {
@@ -65,6 +74,8 @@ bool SolverArgs::to_options(bsvd_options_t &o, std::string &err) const {
   o.num_threads = threads;
   o.qr = qr;
   o.precondition = precondition;
+  o.wcycle_blocks = wcycle_blocks;
+  o.wcycle_sweeps = wcycle_sweeps;
   if (pair_solver == "auto") o.pair_solver = BSVD_PAIR_AUTO;
   else if (pair_solver == "gram") o.pair_solver = BSVD_PAIR_GRAM;
   else if (pair_solver == "evd") o.pair_solver = BSVD_PAIR_EVD_SM;
