@@ -841,41 +841,50 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
                   fail, bad);
     r.note = note;
   };
-  check_all(row);
-  if (!wcycles.empty()) {
+  auto sweeps_text = [&] {
     long total = 0;
     for (int b = 0; b < batch; ++b) total += sweeps[b];
-    row.note += "; sweeps summed over the batch " + std::to_string(total);
-  }
+    return "; sweeps summed over the batch " + std::to_string(total);
+  };
+  // The batch with other options (set(o)) and their own workspace: body()
+  // runs with them; o is restored after.
+  auto with_options = [&](auto set, auto body) {
+    const bsvd_options_t keep = o;
+    set(o);
+    size_t ws2 = 0;
+    bsvd_workspace_size_v(precision, BSVD_JOB_VECTORS, mv.data(), nv.data(), batch, &o, &ws2);
+    DevBuf<unsigned char> dws2(ws2);
+    o.workspace = dws2.p;
+    o.workspace_bytes = ws2;
+    body();
+    o = keep;
+  };
+  check_all(row);
+  if (!wcycles.empty()) row.note += sweeps_text();
   rows.push_back(row);
   // --wcycle: the whole batch again with each two-level plan (its own
   // workspace; T1-T4 on every matrix; the per-matrix results of the
   // default plan kept for the table below).
   const std::vector<BenchRow> acc_keep = acc;
   const std::vector<int> sweeps_keep = sweeps, info_keep = info;
-  for (const auto &wc : wcycles) {
-    const bsvd_options_t keep = o;
-    o.wcycle_blocks = wc.first;
-    o.wcycle_sweeps = wc.second;
-    size_t ws2 = 0;
-    bsvd_workspace_size_v(precision, BSVD_JOB_VECTORS, mv.data(), nv.data(), batch, &o, &ws2);
-    DevBuf<unsigned char> dws2(ws2);
-    o.workspace = dws2.p;
-    o.workspace_bytes = ws2;
-    BenchRow wr = row;
-    wr.solver = "bsvd-cuda-wc" + std::to_string(wc.first) + "x" + std::to_string(wc.second);
-    wr.ms = time_events(reps, nullptr, call);
-    if (st != 0) {
-      wr.note = std::string("failed: ") + bsvd_last_error();
-    } else {
-      check_all(wr);
-      long total = 0;
-      for (int b = 0; b < batch; ++b) total += sweeps[b];
-      wr.note += "; sweeps summed over the batch " + std::to_string(total);
-    }
-    rows.push_back(wr);
-    o = keep;
-  }
+  for (const auto &wc : wcycles)
+    with_options(
+        [&](bsvd_options_t &x) {
+          x.wcycle_blocks = wc.first;
+          x.wcycle_sweeps = wc.second;
+        },
+        [&] {
+          BenchRow wr = row;
+          wr.solver = "bsvd-cuda-wc" + std::to_string(wc.first) + "x" + std::to_string(wc.second);
+          wr.ms = time_events(reps, nullptr, call);
+          if (st != 0) {
+            wr.note = std::string("failed: ") + bsvd_last_error();
+          } else {
+            check_all(wr);
+            wr.note += sweeps_text();
+          }
+          rows.push_back(wr);
+        });
   acc = acc_keep;
   sweeps = sweeps_keep;
   info = info_keep;
@@ -904,14 +913,7 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   // sweeps.
   const bool took_qrcp = std::count(path.begin(), path.end(), int(BSVD_PATH_CUDA_QRCP)) > 0;
   std::vector<int> sw2(batch); // the sweeps with the other choice
-  {
-    const bsvd_options_t keep = o;
-    o.precondition = took_qrcp ? -1 : 1;
-    size_t ws2 = 0;
-    bsvd_workspace_size_v(precision, BSVD_JOB_VECTORS, mv.data(), nv.data(), batch, &o, &ws2);
-    DevBuf<unsigned char> dws2(ws2);
-    o.workspace = dws2.p;
-    o.workspace_bytes = ws2;
+  with_options([&](bsvd_options_t &x) { x.precondition = took_qrcp ? -1 : 1; }, [&] {
     BenchRow vr = row;
     vr.solver = took_qrcp ? "bsvd-cuda-noprecond" : "bsvd-cuda-precond";
     vr.ms = time_events(reps, nullptr, call);
@@ -924,8 +926,7 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
               "; timing and sweeps only (accuracy: the bsvd-cuda row's); blocked matrices: " +
               stage_text(detail::cuda::blocked_last_profile());
     rows.push_back(vr);
-    o = keep;
-  }
+  });
   variant_row("bsvd-cuda-serial", "BSVD_BESIDE", "0");
   variant_row("bsvd-cuda-fusedall", "BSVD_FUSED_MAX_COLS", "100000");
   // --evd-threads all: the whole batch again with each eigensolver plan.
