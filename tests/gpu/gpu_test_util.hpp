@@ -216,6 +216,14 @@ template <class T> double twin_gap(const Solved<T> &r, int b, const Twin<T> &tw)
   return worst / uroff<T>();
 }
 
+// Two solves of the same batch gave the same bits: S, U, V and sweeps.
+template <class T> void expect_same_bits(const Solved<T> &a, const Solved<T> &b) {
+  EXPECT_EQ(a.S, b.S);
+  EXPECT_EQ(a.U, b.U);
+  EXPECT_EQ(a.V, b.V);
+  EXPECT_EQ(a.sweeps, b.sweeps);
+}
+
 // Host and device operands give the same bits (S, U, V, sweeps), and values
 // only gives the S and sweeps of the full solve; every matrix took `path`.
 template <class T>
@@ -232,10 +240,7 @@ void expect_host_device_values_agree(int m, int n, int batch, const std::vector<
   ASSERT_EQ(h.status, 0) << bsvd_last_error();
   ASSERT_EQ(d.status, 0) << bsvd_last_error();
   ASSERT_EQ(s.status, 0) << bsvd_last_error();
-  EXPECT_EQ(h.S, d.S);
-  EXPECT_EQ(h.U, d.U);
-  EXPECT_EQ(h.V, d.V);
-  EXPECT_EQ(h.sweeps, d.sweeps);
+  expect_same_bits(h, d);
   EXPECT_EQ(h.S, s.S);
   EXPECT_EQ(h.sweeps, s.sweeps);
   for (int b = 0; b < batch; ++b) EXPECT_EQ(d.path[b], path);
