@@ -72,7 +72,7 @@ fi
 if [ $SANITIZE = 1 ]; then
   # racecheck is ~10x slower than memcheck: the blocked edge cases (180^2)
   # alone ran past the device call's limit, so it gets the small cases.
-  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall:GpuBlocked/1.EvdPlansGiveTheSameBits:GpuBlocked/3.EvdPlansGiveTheSameBits:GpuBlocked/1.GramByCublas:GpuBlocked/3.GramByCublas:GpuBlocked/*.GramPlansGiveTheSameBits:GpuBlocked/1.NullColumnsInRounds:GpuBlocked/2.NullColumnsInRounds:GpuBlocked/1.StreamGroupsGiveTheSameBits:GpuBlocked/3.StreamGroupsGiveTheSameBits:GpuQrcp/1.ClusterFactorGivesTheSameBits:GpuQrcp/3.ClusterFactorGivesTheSameBits:GpuQrcp/1.QApplyGivesTheSameBits:GpuQrcp/3.QApplyGivesTheSameBits:GpuQr/1.TsqrFactorMatchesCpuTwin:GpuQr/3.TsqrFactorMatchesCpuTwin:GpuBlockedMma.*'
+  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall:GpuBlocked/1.EvdPlansGiveTheSameBits:GpuBlocked/3.EvdPlansGiveTheSameBits:GpuBlocked/1.GramByCublas:GpuBlocked/3.GramByCublas:GpuBlocked/*.GramPlansGiveTheSameBits:GpuBlocked/1.NullColumnsInRounds:GpuBlocked/2.NullColumnsInRounds:GpuBlocked/1.StreamGroupsGiveTheSameBits:GpuBlocked/3.StreamGroupsGiveTheSameBits:GpuQrcp/1.ClusterFactorGivesTheSameBits:GpuQrcp/3.ClusterFactorGivesTheSameBits:GpuQrcp/1.QApplyGivesTheSameBits:GpuQrcp/3.QApplyGivesTheSameBits:GpuQr/1.TsqrFactorMatchesCpuTwin:GpuQr/3.TsqrFactorMatchesCpuTwin:GpuBlockedMma.*:GpuBlocked/1.WcycleMixedSizeBatch:GpuBlocked/3.WcycleOfOneOuterBlockIsOneLevel'
   FR='GpuFused/2.EdgeCases:GpuQr/1.EdgeCases:GpuQr/2.FactorMatchesCpuTwin:GpuBlocked/1.PairSolversSmall:GpuBlocked/3.PairSolversSmall:GpuBlocked/1.EvdPlansSmall:GpuQr/1.TsqrFactorMatchesCpuTwin'
   for tool in memcheck racecheck; do
     F=$FM; [ $tool = racecheck ] && F=$FR
@@ -92,6 +92,18 @@ if [ $SANITIZE = 1 ]; then
     "$B/tests/bsvd_gpu_tests" --gtest_filter='GpuQrcp/1.PivotedFactorMatchesCpuTwin' \
     >"$OUT/sanitize-racecheck-qr.log" 2>&1
   say "compute-sanitizer racecheck (QR clusters): rc=$? $(grep -E "RACECHECK SUMMARY" "$OUT/sanitize-racecheck-qr.log" | head -1)"
+  # The two-level (W-cycle) block ordering: racecheck on the CLI with two
+  # small matrices, d and z (40 columns: 3 blocks, outer blocks of 2 --
+  # ragged, an odd outer count); the GPU tests' W-cycle shapes ran past
+  # 50-100 s under racecheck (session 21).
+  for dt in d z; do
+    python3 -c "import numpy as np, sys; g = np.random.default_rng(5); a = g.standard_normal((2, 40, 40)); \
+np.save(sys.argv[1], a if sys.argv[2] == 'd' else a + 1j * g.standard_normal((2, 40, 40)))" /tmp/bsvd-wc-$dt.npy $dt &&
+      timeout 240 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/bsvd" run /tmp/bsvd-wc-$dt.npy \
+        --backend cuda --variant blocked --wcycle-blocks 2 --wcycle-sweeps 2 -o /tmp/bsvd-wc-out \
+        >"$OUT/sanitize-racecheck-wcycle-$dt.log" 2>&1
+    say "compute-sanitizer racecheck (W-cycle, $dt): rc=$? $(grep -E "RACECHECK SUMMARY" "$OUT/sanitize-racecheck-wcycle-$dt.log" | head -1)"
+  done
 fi
 
 # ---- benchmark -------------------------------------------------------------
@@ -139,15 +151,15 @@ if [ $BENCH = 1 ]; then
   done
   if [ $QUICK = 0 ] && part table4; then
     "$BSVD" bench --backend cuda --precision d --cases 200x100x100,200x128x128,200x256x256,200x512x512 \
-      --family random --reps 3 --check-sample 4 --pair-solver all --evd-threads all -q \
+      --family random --reps 3 --check-sample 4 --pair-solver all --evd-threads all --wcycle 2,4 -q \
       --json "$OUT/bench-d-table4.json" >>"$OUT/bench.log" 2>&1
     say "bench d WCYCLE table IV sizes: rc=$?"
   fi
   # The mixed-size SuiteSparse batch (issue 5): one call vs cuSOLVER per
-  # matrix, and the batch again with each eigensolver plan.
+  # matrix, and the batch again with each eigensolver plan and two-level plan.
   MTX=$ROOT/data/matrices
   if part mtx; then
-    "$BSVD" bench --backend cuda --precision d --mtx "$MTX" --reps 3 --evd-threads all -q \
+    "$BSVD" bench --backend cuda --precision d --mtx "$MTX" --reps 3 --evd-threads all --wcycle 2,4 -q \
       --json "$OUT/bench-d-mtx.json" >"$OUT/bench-mtx.log" 2>&1
     say "bench d mtx ($MTX): rc=$?"
     grep -E "^(bsvd|cusolver)" "$OUT/bench-mtx.log" | tee -a "$SUMMARY" >/dev/null
