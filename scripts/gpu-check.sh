@@ -14,6 +14,8 @@
 #     --quick     fewer bench cases (d and s 10000 x 32^2, 1000 x 64^2)
 #   BENCH_ONLY=fused,blocked,table4,mtx,tune,families: only these bench
 #               parts (default: all)
+#   TUNE_TLP_SIZES, TUNE_TLP_PRECISIONS: the tune part's N and precisions
+#               (default 256; d s z c)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -164,11 +166,15 @@ if [ $BENCH = 1 ]; then
     say "bench d mtx ($MTX): rc=$?"
     grep -E "^(bsvd|cusolver)" "$OUT/bench-mtx.log" | tee -a "$SUMMARY" >/dev/null
   fi
-  # The eigensolver plans' TLP threshold (tuning.hpp kTlpThresholdH100).
-  part tune && for p in d s z c; do
-    "$BSVD" bench --backend cuda --precision $p --tune-tlp 256 -q >"$OUT/tune-tlp-$p.log" 2>&1
-    say "tune-tlp $p: rc=$? $(grep 'measured TLP' "$OUT/tune-tlp-$p.log")"
-    cat "$OUT/tune-tlp-$p.log" >>"$SUMMARY"
+  # The eigensolver plans' TLP thresholds (tuning.hpp tlp_warp_threshold,
+  # tlp_block_threshold) on N x N matrices, N in TUNE_TLP_SIZES (default
+  # 256: full pairs; 100 has ragged ones, where the lean kernel does not run).
+  part tune && for p in ${TUNE_TLP_PRECISIONS:-d s z c}; do
+    for tn in ${TUNE_TLP_SIZES:-256}; do
+      "$BSVD" bench --backend cuda --precision $p --tune-tlp $tn -q >"$OUT/tune-tlp-$p-$tn.log" 2>&1
+      say "tune-tlp $p $tn: rc=$? $(grep 'measured TLP' "$OUT/tune-tlp-$p-$tn.log")"
+      cat "$OUT/tune-tlp-$p-$tn.log" >>"$SUMMARY"
+    done
   done
   # Ill-conditioned families: gesvda's accuracy against bsvd's.
   part families && for f in geo logrand; do
