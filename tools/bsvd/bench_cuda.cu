@@ -289,6 +289,11 @@ template <class F> void for_each_gram_tile(F f) {
 inline const char *other_groups() { return detail::cuda::blocked_stream_groups() == 2 ? "1" : "2"; }
 
 // Returns the path the first matrix took (-1 on failure).
+// The row name of two-level plan (R, E): bsvd-cuda-wcRxE.
+std::string wcycle_row_name(std::pair<int, int> wc) {
+  return "bsvd-cuda-wc" + std::to_string(wc.first) + "x" + std::to_string(wc.second);
+}
+
 template <class T>
 int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
              const std::string &name, std::vector<BenchRow> &rows, int qr = 0,
@@ -633,9 +638,8 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
     // --wcycle: two-level plans (WCYCLE Algorithm 2, one level down).
     if (is_blocked_path(path0))
       for (auto wc : c.wcycles)
-        run_bsvd<T>(c, hA, dA.p, dev,
-                    "bsvd-cuda-wc" + std::to_string(wc.first) + "x" + std::to_string(wc.second),
-                    rows, 0, c.pair_solver > 0 ? c.pair_solver : 0, 0, BSVD_VARIANT_AUTO, 0, wc);
+        run_bsvd<T>(c, hA, dA.p, dev, wcycle_row_name(wc), rows, 0,
+                    c.pair_solver > 0 ? c.pair_solver : 0, 0, BSVD_VARIANT_AUTO, 0, wc);
     // The blocked path after QR with column pivoting (or without it, when
     // the automatic choice took it).
     if (is_blocked_path(path0)) {
@@ -804,33 +808,33 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   detail::cuda::set_blocked_profiling(false);
   o.path = nullptr;
   const detail::cuda::BlockedProfile prof = detail::cuda::blocked_last_profile();
-  // Results back; T1-T4 on every matrix (into r's worst ratios, pass,
-  // max sweeps and note; acc: per matrix; sweeps: per matrix).
+  // Results back; T1-T4 on every matrix: r's worst ratios, pass, max
+  // sweeps and note; acc and sweeps per matrix.
   std::vector<R> S(es);
   std::vector<T> U(eu), V(ev);
   std::vector<int> info(batch), sweeps(batch);
   std::vector<BenchRow> acc(batch);
-  auto check_all = [&](BenchRow &r) {
+  auto check_all = [&](BenchRow &r, std::vector<BenchRow> &acc_out, std::vector<int> &sw_out) {
     BENCH_CUDA(cudaMemcpy(S.data(), dS.p, es * sizeof(R), cudaMemcpyDeviceToHost));
     BENCH_CUDA(cudaMemcpy(U.data(), dU.p, eu * sizeof(T), cudaMemcpyDeviceToHost));
     BENCH_CUDA(cudaMemcpy(V.data(), dV.p, ev * sizeof(T), cudaMemcpyDeviceToHost));
     BENCH_CUDA(cudaMemcpy(info.data(), dinfo.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
-    BENCH_CUDA(cudaMemcpy(sweeps.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaMemcpy(sw_out.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
     size_t os = 0, ou = 0, ov = 0;
     int bad = 0, fail = 0;
     r.t1 = r.t2 = r.t3 = 0;
     r.max_sweeps = 0;
     for (int b = 0; b < batch; ++b) {
-      acc[b] = BenchRow{};
-      acc[b].c = c0;
-      record_accuracy<T>(acc[b], mv[b], nv[b], hA[b].data(), 1, S.data() + os, 0, U.data() + ou,
-                         mv[b], 0, V.data() + ov, nv[b], 0);
-      r.t1 = std::max(r.t1, acc[b].t1);
-      r.t2 = std::max(r.t2, acc[b].t2);
-      r.t3 = std::max(r.t3, acc[b].t3);
-      fail += !acc[b].pass;
+      acc_out[b] = BenchRow{};
+      acc_out[b].c = c0;
+      record_accuracy<T>(acc_out[b], mv[b], nv[b], hA[b].data(), 1, S.data() + os, 0,
+                         U.data() + ou, mv[b], 0, V.data() + ov, nv[b], 0);
+      r.t1 = std::max(r.t1, acc_out[b].t1);
+      r.t2 = std::max(r.t2, acc_out[b].t2);
+      r.t3 = std::max(r.t3, acc_out[b].t3);
+      fail += !acc_out[b].pass;
       bad += info[b] != 0;
-      r.max_sweeps = std::max(r.max_sweeps, sweeps[b]);
+      r.max_sweeps = std::max(r.max_sweeps, sw_out[b]);
       os += kv[b];
       ou += size_t(mv[b]) * kv[b];
       ov += size_t(nv[b]) * kv[b];
@@ -841,9 +845,9 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
                   fail, bad);
     r.note = note;
   };
-  auto sweeps_text = [&] {
+  auto sweeps_text = [&](const std::vector<int> &sw) {
     long total = 0;
-    for (int b = 0; b < batch; ++b) total += sweeps[b];
+    for (int b = 0; b < batch; ++b) total += sw[b];
     return "; sweeps summed over the batch " + std::to_string(total);
   };
   // The batch with other options (set(o)) and their own workspace: body()
@@ -859,14 +863,12 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
     body();
     o = keep;
   };
-  check_all(row);
-  if (!wcycles.empty()) row.note += sweeps_text();
+  check_all(row, acc, sweeps);
+  if (!wcycles.empty()) row.note += sweeps_text(sweeps);
   rows.push_back(row);
   // --wcycle: the whole batch again with each two-level plan (its own
-  // workspace; T1-T4 on every matrix; the per-matrix results of the
-  // default plan kept for the table below).
-  const std::vector<BenchRow> acc_keep = acc;
-  const std::vector<int> sweeps_keep = sweeps, info_keep = info;
+  // workspace; T1-T4 on every matrix; acc and sweeps stay the default
+  // plan's, for the per-matrix table below).
   for (const auto &wc : wcycles)
     with_options(
         [&](bsvd_options_t &x) {
@@ -875,19 +877,18 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
         },
         [&] {
           BenchRow wr = row;
-          wr.solver = "bsvd-cuda-wc" + std::to_string(wc.first) + "x" + std::to_string(wc.second);
+          wr.solver = wcycle_row_name(wc);
           wr.ms = time_events(reps, nullptr, call);
           if (st != 0) {
             wr.note = std::string("failed: ") + bsvd_last_error();
           } else {
-            check_all(wr);
-            wr.note += sweeps_text();
+            std::vector<BenchRow> wacc(batch);
+            std::vector<int> wsweeps(batch);
+            check_all(wr, wacc, wsweeps);
+            wr.note += sweeps_text(wsweeps);
           }
           rows.push_back(wr);
         });
-  acc = acc_keep;
-  sweeps = sweeps_keep;
-  info = info_keep;
   BenchRow sr = row;
   sr.solver = "bsvd-cuda-stages";
   sr.ms = prof.load + prof.gram + prof.evd + prof.update + prof.pair_evd + prof.pair_svd +

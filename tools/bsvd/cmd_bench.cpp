@@ -5,6 +5,7 @@
 #include "bench.hpp"
 #include "bench_accuracy.hpp"
 #include "common.hpp"
+#include "core/batch.hpp"
 
 #include "testing/generate.hpp"
 #include "testing/io.hpp"
@@ -291,9 +292,10 @@ int bench(const BenchArgs &a) {
     const size_t x = v.find('x');
     const int r = std::atoi(v.substr(0, x).c_str());
     const int e = x == std::string::npos ? 1 : std::atoi(v.substr(x + 1).c_str());
-    if (r < 2 || r > 64 || e < 1 || e > 8) {
-      std::fprintf(stderr, "bsvd bench: --wcycle takes R or RxE, R 2 ... 64 blocks per outer "
-                           "block, E 1 ... 8 sweeps one level down\n");
+    if (r < 2 || r > detail::kWcycleMaxBlocks || e < 1 || e > detail::kWcycleMaxSweeps) {
+      std::fprintf(stderr, "bsvd bench: --wcycle takes R or RxE, R 2 ... %d blocks per outer "
+                           "block, E 1 ... %d sweeps one level down\n",
+                   detail::kWcycleMaxBlocks, detail::kWcycleMaxSweeps);
       return 2;
     }
     wcs.emplace_back(r, e);

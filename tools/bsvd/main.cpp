@@ -4,6 +4,7 @@
 //   bsvd gen    write test batches (.npy)
 //   bsvd bench  time bsvd against LAPACK (and cuSOLVER on a GPU)
 #include "common.hpp"
+#include "core/batch.hpp"
 
 #include <cstdio>
 #include <exception>
@@ -41,11 +42,11 @@ void SolverArgs::add_to(CLI::App &app) {
                  "blocked variant: a second level (W-cycle): outer blocks of this many blocks, "
                  "each outer pair rotated by --wcycle-sweeps sweeps over its blocks (0 = one level)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 64));
+      ->check(CLI::Range(0, detail::kWcycleMaxBlocks));
   app.add_option("--wcycle-sweeps", wcycle_sweeps,
                  "sweeps one level down per outer pair (0 = 1)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 8));
+      ->check(CLI::Range(0, detail::kWcycleMaxSweeps));
 }
 
 bool SolverArgs::to_options(bsvd_options_t &o, std::string &err) const {
