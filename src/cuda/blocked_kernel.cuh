@@ -2251,15 +2251,17 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     Pe.nact = nby[1];
     Ps.act = dact + nby[0] + nby[1];
     Ps.nact = nby[2];
-    const int evd_nt = kWide ? 256 : choose_evd_threads(gram_pairs, prec);
-    // The lean warp kernel: every Gram-path matrix with full pairs (two
-    // or more blocks, all nb wide: a single block is a pair of width nb,
-    // not 2 nb) and one inner sweep (tuning.hpp, evd_lean_enabled).
-    bool lean = lean_on && evd_nt == 32;
-    for (int j = 0; lean && j < nby[0]; ++j) {
-      const BlkMat &B = mats[order[j]];
-      lean = B.nw >= 2 * nb && B.nw % nb == 0 && esw[order[j]] == 1;
+    // Full step: every Gram-path matrix has full pairs (two or more
+    // blocks, all nb wide: a single block is a pair of width nb, not 2 nb).
+    // The warp plan's threshold depends on it (tuning.hpp), and the lean
+    // warp kernel needs it and one inner sweep (evd_lean_enabled).
+    bool full = true, one_inner = true;
+    for (int j = 0; j < nby[0]; ++j) {
+      full = full && full_pairs(mats[order[j]].nw, nb);
+      one_inner = one_inner && esw[order[j]] == 1;
     }
+    const int evd_nt = kWide ? 256 : choose_evd_threads(gram_pairs, prec, full);
+    const bool lean = lean_on && evd_nt == 32 && full && one_inner;
     long own_pairs = 0; // pairs per step of the own Gram kernel: its plan's TLP
     int own_mw = 0;     // ... and its tallest pair: the split plan's segments
     for (int j = 0; j < P.nown; ++j) {

@@ -285,13 +285,32 @@ inline int choose_gram_wide(char precision) {
 // The H200 (session 17, the same command) fits the same thresholds in
 // all four precisions, mean time over the best plan 1.000
 // (wcycle-tune-tlp-h200-2026-11-25.txt): one table for both GPUs.
-// These fits predate the lean warp kernel (d, session 19: 16 warps per SM,
-// 4-16 % off the warp plan's stage at 1600-4000 pairs), so in d the warp
-// plan may now win somewhat below tau_warp; not re-fitted yet
-// (`bsvd bench --tune-tlp 256` on the device).
-// BSVD_TLP_THRESHOLD=n overrides tau_warp, BSVD_TLP_BLOCK_THRESHOLD=n
-// tau_block; BSVD_EVD_THREADS=32|128|256 forces a plan (bench
-// --evd-threads).
+// Full and ragged steps (session 22; docs/perf/wcycle.md, "Session 22").
+// The 256^2 fit above is for steps whose Gram matrices all have full
+// pairs (every Gram-path matrix in nb-wide blocks only, two or more of
+// them). A step with a ragged pair (n not a multiple of nb, or a single
+// block) keeps the warp plan's per-pair cost (a 32-lane warp on a smaller
+// Gram matrix, and no lean kernel in d) while the block plans finish
+// sooner, so its crossover sits higher. H200, `bsvd bench --tune-tlp 100`
+// (d, 7 blocks, 4 pairs per matrix) fits tau_warp 92682 (run 77936 ..
+// 131072), and the whole call agrees (random; ms warp / 128 plan): d 200 x
+// 100^2 (800 pairs) 10.14 / 8.61, 400 x 100^2 14.68 / 13.52, 600 x 100^2
+// (2400) 18.78 / 18.05, 200 x 200^2 (1400, ragged) 37.33 / 34.47, 400 x
+// 200^2 (2800) 65.33 / 63.97; s 200 x 100^2 7.27 / 5.97, 400 x 100^2
+// (1600) 10.00 / 10.00. On the H100 (same command) d agrees, and s crosses
+// lower: 400 x 100^2 9.68 / 9.60, 600 x 100^2 (2400) 12.30 / 13.64; so s
+// has its own ragged tau_warp, 62706 (the warp plan from 1960 pairs, the
+// geometric middle of 1600 and 2400). The full-pair threshold moves up as well: the whole call
+// at 800 full pairs ran faster on the 128 plan (d 200 x 128^2 10.78 /
+// 10.26, and 10.94 / 10.35 on the H100 in session 21; s 7.14 / 6.45) and
+// on the warp plan at 1200 (d 300 x 128^2 12.15 / 13.86), while the
+// eigensolver stage alone (--tune-tlp 128 and 256, d, lean kernel) puts
+// the crossover between 512 and 1024 pairs. So tau_warp for full steps is
+// 28963 (the warp plan from 906 pairs, the geometric middle of 800 and
+// 1024). c and z keep 370728 for both kinds of step.
+// BSVD_TLP_THRESHOLD=n overrides tau_warp (full and ragged steps),
+// BSVD_TLP_BLOCK_THRESHOLD=n tau_block; BSVD_EVD_THREADS=32|128|256 forces
+// a plan (bench --evd-threads).
 // The plans, in the rule's order; evd_plan_index maps a plan to its place.
 constexpr int kEvdPlans[3] = {32, 128, 256};
 constexpr int evd_plan_index(int nt) { return nt == 32 ? 0 : nt == 128 ? 1 : 2; }
@@ -308,17 +327,29 @@ inline long env_threshold(const char *name, long dflt) {
   }
   return dflt;
 }
-// prec: 's', 'd', 'c', 'z'.
-inline long tlp_warp_threshold(char prec) {
-  return env_threshold("BSVD_TLP_THRESHOLD", prec == 's' || prec == 'd' ? 23170 : 370728);
+constexpr long kTlpWarpFull = 28963;     // s, d: every pair of the step full
+constexpr long kTlpWarpRagged = 92682;   // d: a ragged pair in the step
+constexpr long kTlpWarpRaggedS = 62706;  // s: a ragged pair in the step
+constexpr long kTlpWarpComplex = 370728; // c, z
+constexpr long kTlpBlock = 46341;
+// A matrix of nw columns in blocks of nb: are all its pairs full (two
+// nb-wide blocks)?
+constexpr bool full_pairs(int nw, int nb) { return nw >= 2 * nb && nw % nb == 0; }
+// prec: 's', 'd', 'c', 'z'; full: every Gram matrix of the step is a pair
+// of two nb-wide blocks (full_pairs).
+inline long tlp_warp_threshold(char prec, bool full) {
+  const long dflt = prec == 'd'   ? (full ? kTlpWarpFull : kTlpWarpRagged)
+                    : prec == 's' ? (full ? kTlpWarpFull : kTlpWarpRaggedS)
+                                  : kTlpWarpComplex;
+  return env_threshold("BSVD_TLP_THRESHOLD", dflt);
 }
-inline long tlp_block_threshold() { return env_threshold("BSVD_TLP_BLOCK_THRESHOLD", 46341); }
-inline int choose_evd_threads(long pairs, char prec) {
+inline long tlp_block_threshold() { return env_threshold("BSVD_TLP_BLOCK_THRESHOLD", kTlpBlock); }
+inline int choose_evd_threads(long pairs, char prec, bool full) {
   if (const char *e = std::getenv("BSVD_EVD_THREADS")) {
     const int v = std::atoi(e);
     if (is_evd_plan(v)) return v;
   }
-  return evd_threads_rule(pairs, tlp_warp_threshold(prec), tlp_block_threshold());
+  return evd_threads_rule(pairs, tlp_warp_threshold(prec, full), tlp_block_threshold());
 }
 // The warp plan's lean kernel (d only; blk_evd_lean_kernel in
 // blocked_kernel.cuh): one shared-memory array per warp instead of two and

@@ -36,8 +36,8 @@ private:
 
 // The eigensolver plan rule picks, for every batch of the session-14
 // measurement (H100, uniform 256^2 batches of 1 ... 1024 matrices, 8
-// pairs each; tuning.hpp's comment and docs/perf/wcycle.md), the plan that
-// was fastest there.
+// pairs each, full pairs; tuning.hpp's comment and docs/perf/wcycle.md),
+// the plan that was fastest there.
 TEST(TuningRules, EvdPlanRuleMatchesTheMeasuredBestPlans) {
   EnvGuard a("BSVD_TLP_THRESHOLD"), b("BSVD_TLP_BLOCK_THRESHOLD"), c("BSVD_EVD_THREADS");
   struct Row { long pairs; int s, d, c, z; };
@@ -47,32 +47,70 @@ TEST(TuningRules, EvdPlanRuleMatchesTheMeasuredBestPlans) {
                       {8192, 32, 32, 128, 128}};
   for (const Row &r : best) {
     SCOPED_TRACE(r.pairs);
-    EXPECT_EQ(choose_evd_threads(r.pairs, 's'), r.s);
-    EXPECT_EQ(choose_evd_threads(r.pairs, 'd'), r.d);
-    EXPECT_EQ(choose_evd_threads(r.pairs, 'c'), r.c);
-    EXPECT_EQ(choose_evd_threads(r.pairs, 'z'), r.z);
+    EXPECT_EQ(choose_evd_threads(r.pairs, 's', true), r.s);
+    EXPECT_EQ(choose_evd_threads(r.pairs, 'd', true), r.d);
+    EXPECT_EQ(choose_evd_threads(r.pairs, 'c', true), r.c);
+    EXPECT_EQ(choose_evd_threads(r.pairs, 'z', true), r.z);
   }
   // The crossovers sit between the measured points: 128 threads from 363
-  // pairs (tau_block 46341), the warp plan from 725 (s, d: tau_warp 23170).
-  EXPECT_EQ(choose_evd_threads(362, 'd'), 256);
-  EXPECT_EQ(choose_evd_threads(363, 'd'), 128);
-  EXPECT_EQ(choose_evd_threads(724, 'd'), 128);
-  EXPECT_EQ(choose_evd_threads(725, 'd'), 32);
+  // pairs (tau_block 46341), the warp plan from 906 on full steps (s, d:
+  // tau_warp 28963; the whole call at 800 full pairs ran faster on the
+  // 128 plan, session 22).
+  EXPECT_EQ(choose_evd_threads(362, 'd', true), 256);
+  EXPECT_EQ(choose_evd_threads(363, 'd', true), 128);
+  EXPECT_EQ(choose_evd_threads(800, 'd', true), 128);
+  EXPECT_EQ(choose_evd_threads(905, 'd', true), 128);
+  EXPECT_EQ(choose_evd_threads(906, 'd', true), 32);
+  EXPECT_EQ(choose_evd_threads(1200, 's', true), 32);
+}
+
+// Steps with a ragged pair (session 22, H200 and H100: d and s random, the
+// whole call with each plan forced; tuning.hpp): in d the 128 plan won at
+// 800 ... 2800 pairs (200 ... 600 x 100^2, 200 and 400 x 200^2),
+// which the full-step threshold gave to the warp plan (the d 200 x 100^2
+// miss of session 21: 19 % over the best plan on the H100).
+TEST(TuningRules, EvdPlanRuleForRaggedSteps) {
+  EnvGuard a("BSVD_TLP_THRESHOLD"), b("BSVD_TLP_BLOCK_THRESHOLD"), c("BSVD_EVD_THREADS");
+  for (long pairs : {800L, 1200L, 1400L, 1600L, 2400L, 2800L}) {
+    SCOPED_TRACE(pairs);
+    EXPECT_EQ(choose_evd_threads(pairs, 'd', false), 128);
+  }
+  EXPECT_EQ(choose_evd_threads(2896, 'd', false), 128);
+  EXPECT_EQ(choose_evd_threads(2897, 'd', false), 32); // tau_warp 92682
+  // s: the 128 plan at 800 pairs, a tie at 1600, the warp plan at 2400 (H100).
+  EXPECT_EQ(choose_evd_threads(800, 's', false), 128);
+  EXPECT_EQ(choose_evd_threads(1959, 's', false), 128);
+  EXPECT_EQ(choose_evd_threads(1960, 's', false), 32); // tau_warp 62706
+  EXPECT_EQ(choose_evd_threads(2400, 's', false), 32);
+  // The 128/256 crossover and the complex thresholds do not depend on it.
+  EXPECT_EQ(choose_evd_threads(362, 'd', false), 256);
+  EXPECT_EQ(choose_evd_threads(363, 'd', false), 128);
+  EXPECT_EQ(choose_evd_threads(8192, 'z', false), 128);
+  EXPECT_EQ(tlp_warp_threshold('z', false), tlp_warp_threshold('z', true));
+  // Which steps are full: every matrix in two or more nb-wide blocks.
+  EXPECT_TRUE(full_pairs(128, 16));
+  EXPECT_TRUE(full_pairs(32, 16));
+  EXPECT_FALSE(full_pairs(16, 16)); // one block: a pair of width nb
+  EXPECT_FALSE(full_pairs(100, 16));
+  EXPECT_FALSE(full_pairs(200, 16));
+  EXPECT_TRUE(full_pairs(200, 8));
 }
 
 TEST(TuningRules, EvdPlanOverrides) {
   EnvGuard a("BSVD_TLP_THRESHOLD"), b("BSVD_TLP_BLOCK_THRESHOLD"), c("BSVD_EVD_THREADS");
   b.set("1000000"); // 128 threads only from 7813 pairs
-  EXPECT_EQ(choose_evd_threads(512, 'z'), 256);
-  a.set("1024"); // the warp plan from 32 pairs
-  EXPECT_EQ(choose_evd_threads(32, 'z'), 32);
-  EXPECT_EQ(choose_evd_threads(31, 'z'), 256);
+  EXPECT_EQ(choose_evd_threads(512, 'z', true), 256);
+  a.set("1024"); // the warp plan from 32 pairs, full or ragged
+  EXPECT_EQ(choose_evd_threads(32, 'z', true), 32);
+  EXPECT_EQ(choose_evd_threads(32, 'd', false), 32);
+  EXPECT_EQ(choose_evd_threads(31, 'z', true), 256);
   c.set("128");
-  EXPECT_EQ(choose_evd_threads(1, 'd'), 128);
+  EXPECT_EQ(choose_evd_threads(1, 'd', true), 128);
   c.set("64"); // not a plan: ignored
-  EXPECT_EQ(choose_evd_threads(31, 'z'), 256);
+  EXPECT_EQ(choose_evd_threads(31, 'z', true), 256);
   a.set("-5"); // not positive: the default
-  EXPECT_EQ(tlp_warp_threshold('d'), 23170);
+  EXPECT_EQ(tlp_warp_threshold('d', true), 28963);
+  EXPECT_EQ(tlp_warp_threshold('d', false), 92682);
 }
 
 // The automatic preconditioning's cost model (qrcp_auto_cost) against the

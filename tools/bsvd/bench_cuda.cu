@@ -1185,13 +1185,15 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
   auto pick = [&](int lo, int hi) { return hi == kGrid - 1 ? std::min(lo + 1, hi) : (lo + hi) / 2; };
   const long tw = grid(pick(w0, w1)), tb = grid(pick(b0, b1));
   const char prec = detail::precision_of<T>();
+  const bool full = detail::cuda::full_pairs(n, nb); // the tuning.hpp threshold these steps get
   std::printf("measured TLP thresholds: tau_warp %ld (equally good %ld .. %ld%s), tau_block %ld "
               "(%ld .. %ld%s); mean time / best plan %.3f; tuning.hpp has tau_warp %ld, "
-              "tau_block %ld for this precision\n",
+              "tau_block %ld for this precision and %s steps\n",
               tw, grid(w0), grid(w1), w1 == kGrid - 1 ? ", open above" : "", tb, grid(b0),
               grid(b1), b1 == kGrid - 1 ? ", open above" : "",
               best_loss / double(std::max<size_t>(times.size(), 1)),
-              detail::cuda::tlp_warp_threshold(prec), detail::cuda::tlp_block_threshold());
+              detail::cuda::tlp_warp_threshold(prec, full), detail::cuda::tlp_block_threshold(),
+              full ? "full" : "ragged");
   return true;
 }
 } // namespace
