@@ -84,12 +84,12 @@ int blocked_path(int mode) {
 // info. variant = blocked sends every other matrix to the blocked path;
 // unblocked sends those that fit to the fused kernel and keeps the others
 // on the CPU's unblocked solver; auto sends those that fit and have at most
-// fused_max_cols() columns (tuning.hpp) to the fused kernel, the rest to the
-// blocked path. The blocked path implements round-robin only. A matrix
+// fused_cols columns (the call's cap: fused_call_cols in tuning.hpp) to the
+// fused kernel, the rest to the blocked path. The blocked path implements round-robin only. A matrix
 // for the blocked path is preconditioned (kQrcp: QR with column pivoting,
 // the blocked path on R^H) when qrcp (qrcp_route) says so for the call.
 Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb,
-            bool qrcp) {
+            bool qrcp, int fused_cols) {
   if (m == 0 || n == 0) return kFused;
   if (!gpu) return kCpu;
   const bool blk_ok = nb > 0 && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN;
@@ -100,7 +100,7 @@ Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, 
   if (cfg.variant == BSVD_VARIANT_UNBLOCKED) return fused_ok ? kFused : kCpu;
   // auto: the fused kernel up to the measured column count (tuning.hpp),
   // or when the blocked path cannot take the matrix (ordering).
-  if (fused_ok && (!blk_ok || std::min(m, n) <= cuda::fused_max_cols())) return kFused;
+  if (fused_ok && (!blk_ok || std::min(m, n) <= fused_cols)) return kFused;
   return blk_ok ? blk : kCpu;
 }
 
@@ -149,12 +149,14 @@ size_t qrcp_workspace_bytes(const std::vector<int> &m, const std::vector<int> &n
 // factorization and qrcp_auto_rule (tuning.hpp) predicts a small cost for
 // their count (in units of the largest one's work, mw nw^2) and the
 // largest one's columns. BSVD_QRCP_PLAN_TRACE=1 prints the decision.
-template <class T> bool auto_precondition(const Batch<T> &batch, const Config &cfg, int nb) {
+template <class T>
+bool auto_precondition(const Batch<T> &batch, const Config &cfg, int nb, int fused_cols) {
   double wsum = 0, wmax = 0;
   int nw_max = 0;
   // one shape, mult matrices of it; false: a candidate no cluster holds
   auto visit = [&](int m, int n, int mult) {
-    if (route(precision_of<T>(), m, n, batch.vectors, true, cfg, nb, false) != kBlocked) return true;
+    if (route(precision_of<T>(), m, n, batch.vectors, true, cfg, nb, false, fused_cols) != kBlocked)
+      return true;
     if (cuda::qrcp_cluster_fit<T>(m, n) == 0) return false;
     const double nw = std::min(m, n), w = double(std::max(m, n)) * nw * nw;
     wsum += w * mult;
@@ -177,6 +179,30 @@ template <class T> bool auto_precondition(const Batch<T> &batch, const Config &c
   return on;
 }
 
+// The automatic routing's column cap for the fused kernel in this call
+// (fused_call_cols, tuning.hpp): the matrices it would add beyond
+// kFusedMaxCols (those that fit and take no QR path first) are counted up
+// to its two caps, against the GPU's SMs.
+template <class T> int auto_fused_cols(const Batch<T> &batch, const Config &cfg) {
+  const char prec = precision_of<T>();
+  const int wcap = cuda::fused_wide_cols(prec), ncap = cuda::fused_window_cols(prec);
+  long wide = 0, window = 0;
+  auto visit = [&](int m, int n, long mult) {
+    const int k = std::min(m, n);
+    if (k <= cuda::kFusedMaxCols || k > std::max(wcap, ncap) ||
+        cuda::qr_route(prec, m, n, batch.vectors, cfg.qr) || !cuda::fits(prec, m, n, batch.vectors))
+      return;
+    wide += k <= wcap ? mult : 0;
+    window += k <= ncap ? mult : 0;
+  };
+  if (cfg.variant == BSVD_VARIANT_AUTO) {
+    if (batch.dims.uniform()) visit(batch.dims.m, batch.dims.n, batch.count);
+    else
+      for (int b = 0; b < batch.count; ++b) visit(batch.dims.rows(b), batch.dims.cols(b), 1);
+  }
+  return cuda::fused_call_cols(prec, wide, window, cuda::sm_count());
+}
+
 template <class T>
 Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   using R = real_of_t<T>;
@@ -187,15 +213,18 @@ Plan make_plan(const Batch<T> &batch, const Config &cfg, int loc) {
   const bool uniform = batch.dims.uniform();
   p.uniform = uniform;
   p.batch_count = batch.count;
-  const bool qrcp = cuda::qrcp_route(cfg.precondition) ||
-                    (cfg.precondition == 0 && gpu && auto_precondition(batch, cfg, p.nb));
+  const int fused_cols = gpu ? auto_fused_cols(batch, cfg) : cuda::kFusedMaxCols;
+  const bool qrcp =
+      cuda::qrcp_route(cfg.precondition) ||
+      (cfg.precondition == 0 && gpu && auto_precondition(batch, cfg, p.nb, fused_cols));
   // One decision for a uniform batch (no per-matrix host work).
   const Route r0 = route(precision_of<T>(), batch.dims.m, batch.dims.n, batch.vectors, gpu, cfg,
-                         p.nb, qrcp);
+                         p.nb, qrcp, fused_cols);
   for (int b = 0; b < batch.count; ++b) {
     const int m = batch.dims.rows(b), n = batch.dims.cols(b);
-    const Route r =
-        uniform ? r0 : route(precision_of<T>(), m, n, batch.vectors, gpu, cfg, p.nb, qrcp);
+    const Route r = uniform ? r0
+                            : route(precision_of<T>(), m, n, batch.vectors, gpu, cfg, p.nb, qrcp,
+                                    fused_cols);
     if (r == kCpu) {
       p.cpu.push_back(b);
       continue;

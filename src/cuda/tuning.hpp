@@ -405,11 +405,56 @@ inline int blocked_stream_groups() {
 // BSVD_FUSED_MAX_COLS=n overrides (a large n: every fitting matrix fused,
 // the rule before this measurement).
 constexpr int kFusedMaxCols = 64;
-inline int fused_max_cols() {
+inline int fused_max_cols_override() { // BSVD_FUSED_MAX_COLS, or 0
   if (const char *e = std::getenv("BSVD_FUSED_MAX_COLS")) {
     const int v = std::atoi(e);
     if (v > 0) return v;
   }
+  return 0;
+}
+inline int fused_max_cols() {
+  const int v = fused_max_cols_override();
+  return v > 0 ? v : kFusedMaxCols;
+}
+// Small batches beyond 64 columns (session 22). The measurement above is
+// of 1000 matrices (and 100 at 64^2 and 112^2). With few matrices per SM
+// the fused kernel's time is one matrix's (flat in the count up to one
+// wave), while the blocked path's grows with the count from its latency
+// floor; so the fused kernel wins beyond 64 columns in a window of counts.
+// H100 (132 SMs), random, vectors, `bsvd bench` on 8, 16, 32, 64, 100,
+// 132, 200, 264 matrices of 68, 72, 76, 80, 88 columns (best blocked plan
+// / fused, > 1: the fused kernel wins; docs/perf/wcycle.md, Session 22):
+//   d 68: 1.17 ... 1.63 at every count; 72: 1.06 ... 1.48 at every count;
+//     76: 0.91 (8) ... 1.04 (64), 1.10 (100), 1.28 (132), 1.11 (200);
+//     80: 0.82 (8), 0.95 (64), 1.01 (100), 1.15 (132), 0.90 (200);
+//     88: 0.72 (8), 0.86 (64), 1.07 (100), 1.11 (132), 0.75 (200)
+//   c 68 ... 76: 1.04 ... 1.88 at every count; 80: 0.92 (8), 1.09 (100),
+//     1.25 (132); 88: 0.86 (8), 1.29 (100), 1.29 (132), 0.90 (200)
+//   z 68: 1.01 ... 1.52; 72: 0.92 (8), 1.34 (100), 1.53 (132), 1.04 (200);
+//     76: 1.03 (100), 1.22 (132); 80: 0.74 (8), 1.08 (100), 1.28 (132)
+//   s 68: 0.89 (8), 1.03 (100), 1.20 (132); 72: 0.78 (8), 1.04 (100), 1.22
+//     (132); 76: 0.95 (100); 80: 0.92 (100); 88: 0.97 (100), 0.87 (132)
+// Rule, two caps per precision: the fused kernel takes the matrices of
+// up to fused_wide_cols columns (d 72, c 76) when the call has at most 2
+// SMs' worth of matrices of 65 .. that many columns (measured up to 264),
+// and those of up to fused_window_cols (d 88, c 88, z 80, s 72) when the
+// call has 3/4 SMs' worth to one SM's worth of matrices of 65 .. that many
+// columns. Every measured case the rule sends to the fused kernel ran
+// faster there (1.03 ... 1.88). BSVD_FUSED_MAX_COLS overrides both.
+inline int fused_wide_cols(char prec) {
+  return prec == 'd' ? 72 : prec == 'c' ? 76 : kFusedMaxCols;
+}
+inline int fused_window_cols(char prec) {
+  return prec == 'd' || prec == 'c' ? 88 : prec == 'z' ? 80 : 72;
+}
+// The column cap of a call's automatic routing, from its matrices that fit
+// the fused kernel and take no other path first (QR): wide = those of
+// kFusedMaxCols+1 .. fused_wide_cols columns, window = those of
+// kFusedMaxCols+1 .. fused_window_cols columns; sms = the GPU's SMs.
+inline int fused_call_cols(char prec, long wide, long window, int sms) {
+  if (const int v = fused_max_cols_override()) return v;
+  if (window > 0 && 4 * window >= 3L * sms && window <= sms) return fused_window_cols(prec);
+  if (wide > 0 && wide <= 2L * sms) return fused_wide_cols(prec);
   return kFusedMaxCols;
 }
 

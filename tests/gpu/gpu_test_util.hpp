@@ -10,6 +10,7 @@
 #include "core/batch.hpp"
 #include "cpu/jacobi.hpp"
 #include "cuda/fused.hpp"
+#include "cuda/qr.hpp"
 #include "cuda/tuning.hpp"
 #include "testing/generate.hpp"
 #include "testing/io.hpp"
@@ -348,12 +349,30 @@ template <class T> std::vector<T> family_batch(Family f, int m, int n, int batch
   return A;
 }
 
+// The fused kernel's column cap of the automatic routing for a call with
+// these shapes (tuning.hpp, fused_call_cols): its matrices beyond
+// kFusedMaxCols columns (that fit and take no QR path) counted up to the
+// two caps, against the GPU's SMs.
+template <class T>
+int call_fused_cols(const std::vector<std::pair<int, int>> &dims, bool vectors = true) {
+  namespace cu = bsvd::detail::cuda;
+  long wide = 0, window = 0;
+  for (auto [m, n] : dims) {
+    const int k = std::min(m, n);
+    const bool beyond = k > cu::kFusedMaxCols && !cu::qr_route(prec<T>(), m, n, vectors, 0) &&
+                        cu::fits(prec<T>(), m, n, vectors);
+    wide += beyond && k <= cu::fused_wide_cols(prec<T>());
+    window += beyond && k <= cu::fused_window_cols(prec<T>());
+  }
+  return cu::fused_call_cols(prec<T>(), wide, window, cu::sm_count());
+}
 // Whether the automatic variant sends an m x n matrix to the fused kernel:
-// it fits and has at most fused_max_cols() columns (tuning.hpp; the larger
-// ones that fit go to the blocked path).
-template <class T> bool auto_fused(int m, int n, bool vectors = true) {
-  return bsvd::detail::cuda::fits(prec<T>(), m, n, vectors) &&
-         std::min(m, n) <= bsvd::detail::cuda::fused_max_cols();
+// it fits and has at most cap columns (call_fused_cols; the larger ones that
+// fit go to the blocked path). The default cap is that of a call of one
+// such matrix.
+template <class T> bool auto_fused(int m, int n, bool vectors = true, int cap = 0) {
+  if (cap == 0) cap = call_fused_cols<T>({{m, n}}, vectors);
+  return bsvd::detail::cuda::fits(prec<T>(), m, n, vectors) && std::min(m, n) <= cap;
 }
 
 // Largest square size the fused kernel takes for this precision.

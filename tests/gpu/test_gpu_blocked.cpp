@@ -427,40 +427,72 @@ TEST(GpuBlockedMma, GramByTensorCoresMatchesTwin) {
 }
 
 // Routing of matrices that fit the fused kernel (tuning.hpp,
-// kFusedMaxCols = 64): auto takes the fused kernel up to kFusedMaxCols
-// columns and the blocked path beyond; unblocked keeps every fitting matrix
-// fused. The shapes straddle 64.
+// kFusedMaxCols = 64, fused_call_cols): auto takes the fused kernel up to
+// kFusedMaxCols columns and the blocked path beyond, except in calls with
+// few matrices beyond 64 columns: up to fused_wide_cols (d 72, c 76) with at
+// most 2 SMs' worth of them, up to fused_window_cols (d, c 88, z 80, s 72)
+// with 3/4 to 1 SM's worth. unblocked keeps every fitting matrix fused.
+// The shapes straddle 64 and the caps, the counts the SM count.
 TYPED_TEST(GpuBlocked, FittingMatricesRoutedByColumns) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
+  namespace cu = bsvd::detail::cuda;
   ScopedEnv cols("BSVD_FUSED_MAX_COLS");
   cols.unset(); // the rule, not an override from the environment
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{64, 64}, {96, 96}, {200, 64}, {70, 90}}) {
-    SCOPED_TRACE(testing::Message() << m << "x" << n);
-    const bool fits = bsvd::detail::cuda::fits(prec<T>(), m, n, true);
-    const auto A = family_batch<T>(Family::Logrand, m, n, 2, 77 + m + n);
-    const auto a = gpu_solve<T>(m, n, 2, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+  const int sms = cu::sm_count();
+  constexpr bool d = std::is_same_v<T, double>, s = std::is_same_v<T, float>;
+  constexpr bool c = std::is_same_v<T, std::complex<float>>;
+  const int wide = cu::fused_wide_cols(prec<T>()), window = cu::fused_window_cols(prec<T>());
+  EXPECT_EQ(wide, (d ? 72 : c ? 76 : 64));
+  EXPECT_EQ(window, (d || c ? 88 : s ? 72 : 80));
+  struct Case { int m, n, batch; };
+  const std::vector<Case> cases = {{64, 64, 2},   {96, 96, 2},      {200, 64, 2},
+                                   {70, 90, 2},   {80, 80, 3},      {80, 80, sms},
+                                   {80, 80, sms + 1}, {72, 72, 2 * sms}, {72, 72, 2 * sms + 1},
+                                   {72, 72, (3 * sms + 3) / 4}, {72, 72, (3 * sms + 3) / 4 - 1}};
+  for (const Case &cs : cases) {
+    const int m = cs.m, n = cs.n, batch = cs.batch;
+    SCOPED_TRACE(testing::Message() << batch << " x " << m << "x" << n);
+    const bool fits = cu::fits(prec<T>(), m, n, true);
+    const int k = std::min(m, n);
+    // the expected route, from the rule's statement
+    const bool in_window = 4 * batch >= 3 * sms && batch <= sms && k <= window;
+    const bool in_wide = batch <= 2 * sms && k <= wide;
+    const bool fused = fits && (k <= cu::kFusedMaxCols || in_window || in_wide);
+    const auto A = family_batch<T>(Family::Logrand, m, n, batch, 77 + m + n);
+    const auto a = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
                                 BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
-    const auto u = gpu_solve<T>(m, n, 2, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+    const auto u = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
                                 BSVD_VARIANT_UNBLOCKED, 0, 1, /*qr=*/-1);
     ASSERT_EQ(a.status, 0) << bsvd_last_error();
     ASSERT_EQ(u.status, 0) << bsvd_last_error();
-    for (int b = 0; b < 2; ++b) {
-      EXPECT_EQ(a.path[b], fits && std::min(m, n) <= bsvd::detail::cuda::kFusedMaxCols
-                               ? BSVD_PATH_CUDA_FUSED
-                               : BSVD_PATH_CUDA_BLOCKED);
+    for (int b = 0; b < batch; b += std::max(1, batch / 4)) {
+      SCOPED_TRACE(b);
+      EXPECT_EQ(a.path[b], fused ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CUDA_BLOCKED);
       EXPECT_EQ(u.path[b], fits ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CPU_UNBLOCKED);
       EXPECT_TRUE(ratios(a, A, b).pass()) << ratio_text(ratios(a, A, b));
       EXPECT_TRUE(ratios(u, A, b).pass()) << ratio_text(ratios(u, A, b));
     }
     // The override: every fitting matrix fused, as before the measurement.
+    if (batch > 3) continue;
     cols.set("100000");
-    const auto o = gpu_solve<T>(m, n, 2, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+    const auto o = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
                                 BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
     cols.unset();
     ASSERT_EQ(o.status, 0) << bsvd_last_error();
-    for (int b = 0; b < 2; ++b)
+    for (int b = 0; b < batch; ++b)
       EXPECT_EQ(o.path[b], fits ? BSVD_PATH_CUDA_FUSED : BSVD_PATH_CUDA_BLOCKED);
+  }
+  // A variable-size batch: the counts are of the call's matrices beyond 64
+  // columns (those of at most 64 do not count, nor those too wide to fit).
+  if (cu::fits(prec<T>(), 80, 80, true) && window >= 80) {
+    std::vector<std::pair<int, int>> dims(sms, {80, 80});
+    EXPECT_EQ(call_fused_cols<T>(dims), window);
+    dims.push_back({20, 20});
+    dims.push_back({300, 300});
+    EXPECT_EQ(call_fused_cols<T>(dims), window);
+    dims.push_back({70, 70});
+    EXPECT_EQ(call_fused_cols<T>(dims), wide); // sms + 1 beyond 64: the wide cap
   }
 }
 
@@ -747,7 +779,7 @@ TYPED_TEST(GpuBlocked, MixedSizeBatch) {
       EXPECT_EQ(r.path[b], BSVD_PATH_TRIVIAL);
       continue;
     }
-    const bool fused = auto_fused<T>(m, n);
+    const bool fused = auto_fused<T>(m, n, true, call_fused_cols<T>(dims));
     const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
     EXPECT_EQ(r.path[b], qr      ? BSVD_PATH_CUDA_QR
                          : fused ? BSVD_PATH_CUDA_FUSED

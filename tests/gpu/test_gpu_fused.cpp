@@ -29,7 +29,7 @@ TYPED_TEST(GpuFused, MatchesCpuTwin) {
       const int batch = 3;
       const auto A = family_batch<T>(Family::Random, m, n, batch, seed += 17);
       // unblocked: every shape that fits on the fused kernel (auto sends the
-      // ones beyond fused_max_cols() columns to the blocked path)
+      // ones beyond the call's column cap, fused_call_cols, to the blocked path)
       const auto r =
           gpu_solve<T>(m, n, batch, A, true, ord, 0, BSVD_VARIANT_UNBLOCKED, 0, 1, /*qr=*/-1);
       ASSERT_EQ(r.status, 0) << bsvd_last_error();

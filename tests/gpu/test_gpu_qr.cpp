@@ -668,8 +668,9 @@ TYPED_TEST(GpuQrcp, MixedBatch) {
     EXPECT_EQ(r.info[b], 0);
     if (m == 0 || n == 0) continue;
     const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
-    const int want = qr ? BSVD_PATH_CUDA_QR : auto_fused<T>(m, n) ? BSVD_PATH_CUDA_FUSED
-                                                                  : BSVD_PATH_CUDA_QRCP;
+    const int want = qr                                                   ? BSVD_PATH_CUDA_QR
+                     : auto_fused<T>(m, n, true, call_fused_cols<T>(dims)) ? BSVD_PATH_CUDA_FUSED
+                                                                          : BSVD_PATH_CUDA_QRCP;
     EXPECT_EQ(r.path[b], want);
     pre += want == BSVD_PATH_CUDA_QRCP;
     const auto q = r.ratios(b);

@@ -113,6 +113,57 @@ TEST(TuningRules, EvdPlanOverrides) {
   EXPECT_EQ(tlp_warp_threshold('d', false), 92682);
 }
 
+// The fused kernel's column cap per call (fused_call_cols) against the
+// session-22 grid (H100, 132 SMs; tuning.hpp): best blocked plan / fused
+// at 8 ... 264 matrices of 68 ... 88 columns. Every case the rule sends to
+// the fused kernel ran faster there; the losing ones stay blocked.
+TEST(TuningRules, FusedColumnCapPerCall) {
+  EnvGuard e("BSVD_FUSED_MAX_COLS");
+  const int sms = 132;
+  // (prec, columns, count, measured blocked / fused)
+  struct Row { char p; int n, count; double ratio; };
+  const Row grid[] = {
+      {'d', 68, 8, 1.18},  {'d', 68, 264, 1.54}, {'d', 72, 8, 1.06},   {'d', 72, 200, 1.38},
+      {'d', 72, 264, 1.48}, {'d', 76, 8, 0.91},  {'d', 76, 64, 1.04},  {'d', 76, 100, 1.10},
+      {'d', 76, 132, 1.28}, {'d', 76, 200, 1.11}, {'d', 80, 8, 0.82},  {'d', 80, 64, 0.95},
+      {'d', 80, 100, 1.01}, {'d', 80, 132, 1.15}, {'d', 80, 200, 0.90}, {'d', 88, 32, 0.73},
+      {'d', 88, 100, 1.07}, {'d', 88, 132, 1.11}, {'d', 88, 200, 0.75}, {'c', 76, 8, 1.07},
+      {'c', 76, 264, 1.54}, {'c', 80, 8, 0.92},  {'c', 80, 100, 1.09}, {'c', 88, 64, 0.96},
+      {'c', 88, 132, 1.29}, {'c', 88, 200, 0.90}, {'z', 72, 8, 0.92},  {'z', 72, 100, 1.34},
+      {'z', 80, 8, 0.74},  {'z', 80, 132, 1.28}, {'z', 80, 200, 0.89}, {'s', 68, 8, 0.89},
+      {'s', 72, 100, 1.04}, {'s', 72, 132, 1.22}, {'s', 76, 100, 0.95}, {'s', 80, 100, 0.92},
+      {'s', 88, 132, 0.87}};
+  for (const Row &r : grid) {
+    SCOPED_TRACE(testing::Message() << r.p << " " << r.count << " x " << r.n << "^2");
+    const bool w = r.n <= fused_wide_cols(r.p), x = r.n <= fused_window_cols(r.p);
+    const bool fused = r.n <= fused_call_cols(r.p, w ? r.count : 0, x ? r.count : 0, sms);
+    if (fused) EXPECT_GT(r.ratio, 1.0);
+  }
+  // The rule's corners.
+  EXPECT_EQ(fused_call_cols('d', 0, 0, sms), kFusedMaxCols);
+  EXPECT_EQ(fused_call_cols('d', 1, 1, sms), 72);
+  EXPECT_EQ(fused_call_cols('d', 264, 264, sms), 72);
+  EXPECT_EQ(fused_call_cols('d', 265, 265, sms), kFusedMaxCols);
+  EXPECT_EQ(fused_call_cols('d', 0, 98, sms), kFusedMaxCols); // below 3/4 of the SMs
+  EXPECT_EQ(fused_call_cols('d', 0, 99, sms), 88);
+  EXPECT_EQ(fused_call_cols('d', 0, 132, sms), 88);
+  EXPECT_EQ(fused_call_cols('d', 0, 133, sms), kFusedMaxCols);
+  EXPECT_EQ(fused_call_cols('d', 133, 133, sms), 72);
+  EXPECT_EQ(fused_call_cols('c', 0, 100, sms), 88);
+  EXPECT_EQ(fused_call_cols('c', 5, 5, sms), 76);
+  EXPECT_EQ(fused_call_cols('z', 0, 100, sms), 80);
+  EXPECT_EQ(fused_call_cols('z', 5, 5, sms), kFusedMaxCols);
+  EXPECT_EQ(fused_call_cols('s', 0, 100, sms), 72);
+  EXPECT_EQ(fused_call_cols('s', 5, 5, sms), kFusedMaxCols);
+  EXPECT_EQ(fused_call_cols('d', 0, 100, 78), kFusedMaxCols); // a smaller GPU: 100 > 78
+  e.set("100000"); // the override holds for every count
+  EXPECT_EQ(fused_call_cols('d', 0, 0, sms), 100000);
+  EXPECT_EQ(fused_call_cols('s', 5000, 5000, sms), 100000);
+  EXPECT_EQ(fused_max_cols(), 100000);
+  e.set("0"); // not positive: the rule
+  EXPECT_EQ(fused_call_cols('d', 1, 1, sms), 72);
+}
+
 // The automatic preconditioning's cost model (qrcp_auto_cost) against the
 // H100 measurements it was fitted to (d, random family: the preconditioned
 // call's time over the plain one's; docs/perf/wcycle.md, Session 17; two
