@@ -12,7 +12,7 @@
 #                 kernels (Gram d 1000 x 512^2, eigensolver and update d 1000 x 128^2)
 #     --tune      BSVD_BENCH_TUNE=1: also time every lanes-per-pair value G
 #     --quick     fewer bench cases (d and s 10000 x 32^2, 1000 x 64^2)
-#   BENCH_ONLY=fused,blocked,table4,mtx,tune,families: only these bench
+#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families: only these bench
 #               parts (default: all)
 #   TUNE_TLP_SIZES, TUNE_TLP_PRECISIONS: the tune part's N and precisions
 #               (default 256; d s z c)
@@ -175,6 +175,15 @@ if [ $BENCH = 1 ]; then
       say "tune-tlp $p $tn: rc=$? $(grep 'measured TLP' "$OUT/tune-tlp-$p-$tn.log")"
       cat "$OUT/tune-tlp-$p-$tn.log" >>"$SUMMARY"
     done
+  done
+  # Fused kernel or blocked path beyond 64 columns (tuning.hpp,
+  # fused_call_cols): 8 ... 264 matrices of 68 ... 88 columns, the auto row
+  # with the other route's row beside it (docs/perf/wcycle.md, Session 22).
+  part route && for p in d c z s; do
+    C=""; for n in 68 72 76 80 88; do for c in 8 32 100 132 200 264; do C="$C,${c}x${n}x${n}"; done; done
+    BSVD_BENCH_ONLY=1 "$BSVD" bench --backend cuda --precision $p --cases "${C#,}" --family random \
+      --reps 5 --check-sample 1 -q --json "$OUT/bench-$p-route.json" >>"$OUT/bench.log" 2>&1
+    say "bench $p route (68..88 columns): rc=$?"
   done
   # Ill-conditioned families: gesvda's accuracy against bsvd's.
   part families && for f in geo logrand; do
