@@ -85,9 +85,10 @@ int blocked_path(int mode) {
 // unblocked sends those that fit to the fused kernel and keeps the others
 // on the CPU's unblocked solver; auto sends those that fit and have at most
 // fused_cols columns (the call's cap: fused_call_cols in tuning.hpp) to the
-// fused kernel, the rest to the blocked path. The blocked path implements round-robin only. A matrix
-// for the blocked path is preconditioned (kQrcp: QR with column pivoting,
-// the blocked path on R^H) when qrcp (qrcp_route) says so for the call.
+// fused kernel, the rest to the blocked path. The blocked path implements
+// round-robin only. A matrix for the blocked path is preconditioned
+// (kQrcp: QR with column pivoting, the blocked path on R^H) when qrcp
+// (qrcp_route) says so for the call.
 Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb,
             bool qrcp, int fused_cols) {
   if (m == 0 || n == 0) return kFused;
