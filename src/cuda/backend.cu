@@ -181,20 +181,13 @@ bool auto_precondition(const Batch<T> &batch, const Config &cfg, int nb, int fus
 }
 
 // The automatic routing's column cap for the fused kernel in this call
-// (fused_call_cols, tuning.hpp): the matrices it would add beyond
-// kFusedMaxCols (those that fit and take no QR path first) are counted up
-// to its two caps, against the GPU's SMs.
+// (fused_call_cols, tuning.hpp), from the counts of count_fused_beyond
+// (fused.hpp) over the call's matrices.
 template <class T> int auto_fused_cols(const Batch<T> &batch, const Config &cfg) {
   const char prec = precision_of<T>();
-  const int wcap = cuda::fused_wide_cols(prec), ncap = cuda::fused_window_cols(prec);
   long wide = 0, window = 0;
   auto visit = [&](int m, int n, long mult) {
-    const int k = std::min(m, n);
-    if (k <= cuda::kFusedMaxCols || k > std::max(wcap, ncap) ||
-        cuda::qr_route(prec, m, n, batch.vectors, cfg.qr) || !cuda::fits(prec, m, n, batch.vectors))
-      return;
-    wide += k <= wcap ? mult : 0;
-    window += k <= ncap ? mult : 0;
+    cuda::count_fused_beyond(prec, m, n, batch.vectors, cfg.qr, mult, wide, window);
   };
   if (cfg.variant == BSVD_VARIANT_AUTO) {
     if (batch.dims.uniform()) visit(batch.dims.m, batch.dims.n, batch.count);

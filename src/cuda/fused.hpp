@@ -68,6 +68,13 @@ constexpr size_t precision_real_bytes(char precision) {
 // precision: 's', 'd', 'c', 'z'. m, n: the matrix as given (any shape).
 bool fits(char precision, int m, int n, bool vectors);
 
+// The counts behind a call's fused column cap (fused_call_cols, tuning.hpp):
+// adds mult matrices of m x n to wide / window when they are of
+// kFusedMaxCols+1 .. fused_wide_cols / fused_window_cols columns, fit the
+// fused kernel and take no QR path first (qr: opts.qr).
+void count_fused_beyond(char precision, int m, int n, bool vectors, int qr, long mult, long &wide,
+                        long &window);
+
 // Fills the geometry of P (everything but batch/map/count/tol/max_sweeps/
 // ordering, which the caller sets first) and returns the kernel shape.
 template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors);

@@ -1,6 +1,7 @@
 // Host side of the fused kernel: shared-memory layout, launch geometry and
 // the fits() rule.
 #include "fused.hpp"
+#include "qr.hpp"
 #include "tuning.hpp"
 
 #include <algorithm>
@@ -87,6 +88,17 @@ int cc_major() {
     cached.store(v);
   }
   return v;
+}
+
+void count_fused_beyond(char precision, int m, int n, bool vectors, int qr, long mult, long &wide,
+                        long &window) {
+  const int k = std::min(m, n);
+  const int wcap = fused_wide_cols(precision), ncap = fused_window_cols(precision);
+  if (k <= kFusedMaxCols || k > std::max(wcap, ncap) || qr_route(precision, m, n, vectors, qr) ||
+      !fits(precision, m, n, vectors))
+    return;
+  wide += k <= wcap ? mult : 0;
+  window += k <= ncap ? mult : 0;
 }
 
 int sm_count() {

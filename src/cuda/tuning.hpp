@@ -300,10 +300,10 @@ inline int choose_gram_wide(char precision) {
 // (1600) 10.00 / 10.00. On the H100 (same command) d agrees, and s crosses
 // lower: 400 x 100^2 9.68 / 9.60, 600 x 100^2 (2400) 12.30 / 13.64; so s
 // has its own ragged tau_warp, 62706 (the warp plan from 1960 pairs, the
-// geometric middle of 1600 and 2400). The full-pair threshold moves up as well: the whole call
-// at 800 full pairs ran faster on the 128 plan (d 200 x 128^2 10.78 /
-// 10.26, and 10.94 / 10.35 on the H100 in session 21; s 7.14 / 6.45) and
-// on the warp plan at 1200 (d 300 x 128^2 12.15 / 13.86), while the
+// geometric middle of 1600 and 2400). The full-pair threshold moves up
+// as well: the whole call at 800 full pairs ran faster on the 128 plan (d
+// 200 x 128^2 10.78 / 10.26, and 10.94 / 10.35 on the H100 in session 21;
+// s 7.14 / 6.45) and on the warp plan at 1200 (d 300 x 128^2 12.15 / 13.86), while the
 // eigensolver stage alone (--tune-tlp 128 and 256, d, lean kernel) puts
 // the crossover between 512 and 1024 pairs. So tau_warp for full steps is
 // 28963 (the warp plan from 906 pairs, the geometric middle of 800 and
@@ -401,7 +401,8 @@ inline int blocked_stream_groups() {
 // columns the fused kernel's time grows ~4x per 1.25x in n (one matrix per
 // thread block, and fewer blocks per SM as the matrix takes more shared
 // memory), the blocked path's ~2x. Rule: the fused kernel up to
-// kFusedMaxCols columns (min(m, n)); 65 .. 79 are not measured.
+// kFusedMaxCols columns (min(m, n)); 65 .. 79 were not measured then
+// (small batches beyond 64 columns: below, session 22).
 // BSVD_FUSED_MAX_COLS=n overrides (a large n: every fitting matrix fused,
 // the rule before this measurement).
 constexpr int kFusedMaxCols = 64;
@@ -411,10 +412,6 @@ inline int fused_max_cols_override() { // BSVD_FUSED_MAX_COLS, or 0
     if (v > 0) return v;
   }
   return 0;
-}
-inline int fused_max_cols() {
-  const int v = fused_max_cols_override();
-  return v > 0 ? v : kFusedMaxCols;
 }
 // Small batches beyond 64 columns (session 22). The measurement above is
 // of 1000 matrices (and 100 at 64^2 and 112^2). With few matrices per SM
@@ -440,7 +437,7 @@ inline int fused_max_cols() {
 // and those of up to fused_window_cols (d 88, c 88, z 80, s 72) when the
 // call has 3/4 SMs' worth to one SM's worth of matrices of 65 .. that many
 // columns. Every measured case the rule sends to the fused kernel ran
-// faster there (1.03 ... 1.88). BSVD_FUSED_MAX_COLS overrides both.
+// faster there (1.01 ... 1.88). BSVD_FUSED_MAX_COLS overrides both.
 inline int fused_wide_cols(char prec) {
   return prec == 'd' ? 72 : prec == 'c' ? 76 : kFusedMaxCols;
 }

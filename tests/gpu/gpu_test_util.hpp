@@ -350,20 +350,13 @@ template <class T> std::vector<T> family_batch(Family f, int m, int n, int batch
 }
 
 // The fused kernel's column cap of the automatic routing for a call with
-// these shapes (tuning.hpp, fused_call_cols): its matrices beyond
-// kFusedMaxCols columns (that fit and take no QR path) counted up to the
-// two caps, against the GPU's SMs.
+// these shapes (tuning.hpp, fused_call_cols; the counts of
+// count_fused_beyond, fused.hpp, with opts.qr = 0).
 template <class T>
 int call_fused_cols(const std::vector<std::pair<int, int>> &dims, bool vectors = true) {
   namespace cu = bsvd::detail::cuda;
   long wide = 0, window = 0;
-  for (auto [m, n] : dims) {
-    const int k = std::min(m, n);
-    const bool beyond = k > cu::kFusedMaxCols && !cu::qr_route(prec<T>(), m, n, vectors, 0) &&
-                        cu::fits(prec<T>(), m, n, vectors);
-    wide += beyond && k <= cu::fused_wide_cols(prec<T>());
-    window += beyond && k <= cu::fused_window_cols(prec<T>());
-  }
+  for (auto [m, n] : dims) cu::count_fused_beyond(prec<T>(), m, n, vectors, 0, 1, wide, window);
   return cu::fused_call_cols(prec<T>(), wide, window, cu::sm_count());
 }
 // Whether the automatic variant sends an m x n matrix to the fused kernel:

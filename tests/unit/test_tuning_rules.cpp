@@ -159,7 +159,7 @@ TEST(TuningRules, FusedColumnCapPerCall) {
   e.set("100000"); // the override holds for every count
   EXPECT_EQ(fused_call_cols('d', 0, 0, sms), 100000);
   EXPECT_EQ(fused_call_cols('s', 5000, 5000, sms), 100000);
-  EXPECT_EQ(fused_max_cols(), 100000);
+  EXPECT_EQ(fused_max_cols_override(), 100000);
   e.set("0"); // not positive: the rule
   EXPECT_EQ(fused_call_cols('d', 1, 1, sms), 72);
 }
