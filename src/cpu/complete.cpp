@@ -1,6 +1,6 @@
 // The finish's orthonormal completion of numerically null columns
 // (jacobi.hpp, complete_basis): the CPU twin of the GPU finish
-// (finish_and_write and its rounds, matrix_io.cuh).
+// (finish_and_write and its rounds, cuda/common/matrix_io.cuh).
 #include "cpu_internal.hpp"
 
 #include <algorithm>

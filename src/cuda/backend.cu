@@ -9,9 +9,9 @@
 #include "blocked.hpp"
 #include "fused.hpp"
 #include "qr.hpp"
-#include "side_stream.hpp"
+#include "common/side_stream.hpp"
 #include "tuning.hpp"
-#include "ws_layout.hpp"
+#include "common/ws_layout.hpp"
 
 #include <algorithm>
 #include <complex>

@@ -6,12 +6,12 @@
 #include "../core/ordering.hpp"
 #include "../core/rotation.hpp"
 #include "blocked.hpp"
-#include "device_scalar.cuh"
+#include "common/device_scalar.cuh"
 #include "fused.hpp" // max_smem_optin
-#include "matrix_io.cuh"
-#include "side_stream.hpp"
+#include "common/matrix_io.cuh"
+#include "common/side_stream.hpp"
 #include "tuning.hpp"
-#include "ws_layout.hpp"
+#include "common/ws_layout.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -32,9 +32,9 @@
 
 #include "../core/ordering.hpp"
 #include "../core/rotation.hpp"
-#include "device_scalar.cuh"
+#include "common/device_scalar.cuh"
 #include "fused.hpp"
-#include "matrix_io.cuh"
+#include "common/matrix_io.cuh"
 
 namespace bsvd::detail::cuda {
 

@@ -1,7 +1,7 @@
 // Host side of the QR preprocessing: routing rule and workspace layout.
 #include "fused.hpp"
 #include "qr.hpp"
-#include "ws_layout.hpp"
+#include "common/ws_layout.hpp"
 
 #include "../core/tsqr.hpp"
 

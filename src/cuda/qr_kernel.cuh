@@ -2,11 +2,11 @@
 // per precision.
 #pragma once
 
-#include "device_scalar.cuh"
+#include "common/device_scalar.cuh"
 #include "fused.hpp" // max_smem_optin
-#include "matrix_io.cuh"
+#include "common/matrix_io.cuh"
 #include "qr.hpp"
-#include "side_stream.hpp"
+#include "common/side_stream.hpp"
 #include "tuning.hpp"
 
 #include <cooperative_groups.h>

@@ -12,8 +12,8 @@
 // counts across a team).
 #pragma once
 
-#include "../core/batch.hpp"
-#include "../core/rotation.hpp"
+#include "../../core/batch.hpp"
+#include "../../core/rotation.hpp"
 #include "device_scalar.cuh"
 
 namespace bsvd::detail::cuda {

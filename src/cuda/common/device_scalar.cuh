@@ -4,7 +4,7 @@
 // reinterpret them as dev_t<T> pointers.
 #pragma once
 
-#include "../core/rotation.hpp"
+#include "../../core/rotation.hpp"
 
 #include <complex>
 #include <cuda_runtime.h>
