@@ -13,6 +13,7 @@
 #include "jacobi.hpp"
 
 #include "../core/rotation.hpp"
+#include "../plan/tuning.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -317,10 +318,10 @@ template <class T>
 int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
                    OrderingCache &cache);
 
-// Effective block width of the blocked variant: 0 -> 16, at most n.
+// Effective block width of the blocked variant: the rule both backends
+// share (plan::block_width), at most n.
 inline int effective_nb(const Config &cfg, int n) {
-  int nb = cfg.block_size > 0 ? cfg.block_size : 16;
-  return std::max(1, std::min(nb, n));
+  return std::max(1, std::min(plan::block_width(cfg.block_size), n));
 }
 
 } // namespace bsvd::detail::cpu

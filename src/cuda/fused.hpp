@@ -6,6 +6,7 @@
 #pragma once
 
 #include "../core/batch.hpp"
+#include "common/device_info.hpp" // max_smem_optin, sm_count, cc_major
 
 #include <cstddef>
 
@@ -50,12 +51,6 @@ struct FusedShape {
 size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t elem_bytes,
                         size_t real_bytes, bool odd_even);
 
-// Largest dynamic shared memory per block on the current device (opt-in).
-int max_smem_optin();
-// Multiprocessors of the current device.
-int sm_count();
-// The current device's compute capability, major part (0 when unknown).
-int cc_major();
 
 // Bytes of one element and of its real part for precision 's', 'd', 'c', 'z'.
 constexpr size_t precision_elem_bytes(char precision) {

@@ -56,38 +56,11 @@ Layout layout(int mw, int nw, int ldw, int ldvw, bool vectors, size_t eb,
   return L;
 }
 
-int query_attr(cudaDeviceAttr attr, int fallback) {
-  int dev = 0, v = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return fallback;
-  if (cudaDeviceGetAttribute(&v, attr, dev) != cudaSuccess) return fallback;
-  return v;
-}
-
 } // namespace
 
 size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t eb, size_t rb,
                         bool odd_even) {
   return layout(mw, nw, mw + kLdPad, nw + kLdPad, vectors, eb, rb, odd_even).total;
-}
-
-int max_smem_optin() {
-  static std::atomic<int> cached{0};
-  int v = cached.load();
-  if (v == 0) {
-    v = query_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, 48 * 1024);
-    cached.store(v);
-  }
-  return v;
-}
-
-int cc_major() {
-  static std::atomic<int> cached{-1};
-  int v = cached.load();
-  if (v < 0) {
-    v = query_attr(cudaDevAttrComputeCapabilityMajor, 0);
-    cached.store(v);
-  }
-  return v;
 }
 
 void count_fused_beyond(char precision, int m, int n, bool vectors, int qr, long mult, long &wide,
@@ -99,16 +72,6 @@ void count_fused_beyond(char precision, int m, int n, bool vectors, int qr, long
     return;
   wide += k <= wcap ? mult : 0;
   window += k <= ncap ? mult : 0;
-}
-
-int sm_count() {
-  static std::atomic<int> cached{0};
-  int v = cached.load();
-  if (v == 0) {
-    v = query_attr(cudaDevAttrMultiProcessorCount, 1);
-    cached.store(v);
-  }
-  return v;
 }
 
 bool fits(char precision, int m, int n, bool vectors) {

@@ -1,0 +1,84 @@
+// Typed overrides of the library's automatic choices.
+//
+// Every automatic choice of the library (which path a matrix takes, the
+// kernels' plans, the stream groups, ...) is made by the planner from the
+// tuning table of the GPU (src/plan/tuning.hpp). Benchmarks and tests need
+// to force a choice -- to measure every plan, or to check that two plans
+// give the same bits -- and they do so through this struct, never through
+// the options of the public API, which only hold what a user may ask for.
+//
+// The environment is read in one place only, overrides_from_env(), once per
+// process when the overrides are first needed (so BSVD_GRAM_TILE=4 on a
+// command line still reaches the library); after that the current set is
+// changed only by set_overrides() / ScopedOverrides. Each call takes one
+// snapshot (current_overrides()), so a call never sees a half-changed set.
+// The variable of each field is named beside it; docs/design/overrides.md
+// lists them with what they force.
+#pragma once
+
+namespace bsvd::detail {
+
+// A forced choice between two ways, or the rule's own (kAuto).
+enum class Force : signed char { kAuto = -1, kOff = 0, kOn = 1 };
+
+// The own Gram kernel's plans of the blocked path (src/cuda/blocked/gram*.cuh).
+enum class GramPlan : signed char {
+  kAuto = 0,  // the rule (plan/tuning.hpp, gram_plan)
+  kTile2 = 2, // latency plan: five warps per pair
+  kTile4 = 4, // throughput plan: two warps per pair
+  kSplit = 3, // tile 2 on one block per 128-row segment of each pair
+  kMma = 5,   // FP64 tensor cores (double only; elsewhere tile 4)
+};
+
+struct Overrides {
+  // ---- fused kernel ----------------------------------------------------
+  int fused_lanes = 0;         // BSVD_FUSED_LANES: lanes per column pair 4/8/16/32; 0 = table
+  bool fused_gcd_rule = false; // BSVD_FUSED_RULE=gcd: WCYCLE's gcd rule for the lanes
+  int fused_tpm = 0;           // BSVD_FUSED_TPM: threads per matrix cap 32..256; 0 = table
+  int fused_max_cols = 0;      // BSVD_FUSED_MAX_COLS: the fused kernel's column cap; 0 = rule
+  Force fused_beside = Force::kAuto; // BSVD_BESIDE=0|1: fused/QR beside the blocked path
+
+  // ---- blocked path ----------------------------------------------------
+  Force gram_cublas = Force::kAuto;   // BSVD_GRAM=cublas|own: the Gram stage by cuBLAS
+  GramPlan gram_plan = GramPlan::kAuto; // BSVD_GRAM_TILE=2|4|s|m: the own Gram kernel's plan
+  long tlp_warp = 0;           // BSVD_TLP_THRESHOLD: the warp eigensolver plan's TLP threshold
+  long tlp_block = 0;          // BSVD_TLP_BLOCK_THRESHOLD: the 128-thread plan's
+  int evd_threads = 0;         // BSVD_EVD_THREADS=32|128|256: force an eigensolver plan
+  Force evd_lean = Force::kAuto; // BSVD_EVD_LEAN=0|1: the lean warp kernel (d)
+  int stream_groups = 0;       // BSVD_BLK_GROUPS=1|2: Gram-path matrices in 1 or 2 streams
+  bool profile = false;        // BSVD_PROFILE=1: stage timers of the blocked path
+
+  // ---- QR front end and preconditioning -------------------------------
+  Force qr_wy = Force::kAuto;      // BSVD_QR_WY=0|1: Q applied in compact WY form
+  Force qr_tsqr = Force::kAuto;    // BSVD_QR_TSQR=0|1: TSQR for <= 32 columns
+  int qr_threads = 0;              // BSVD_QR_THREADS=256|512|1024: threads per QR matrix
+  Force qr_cluster = Force::kAuto; // BSVD_QR_CLUSTER=0: pivoted factorization on one block
+  Force qr_apply = Force::kAuto;   // BSVD_QR_APPLY=0: Q formed in the finish kernel
+  Force qrcp_throughput = Force::kAuto; // BSVD_QRCP_PLAN=throughput|latency
+  bool qrcp_trace = false;         // BSVD_QRCP_PLAN_TRACE=1: print the QRCP decisions
+};
+
+// The variables above, parsed (unset or unrecognized values keep the
+// default). The only getenv of the library.
+Overrides overrides_from_env();
+
+// The current overrides (a copy; thread-safe). The first call loads them
+// from the environment.
+Overrides current_overrides();
+
+// Replaces the current overrides (benchmarks, tests).
+void set_overrides(const Overrides &o);
+
+// Sets overrides for a scope and restores the previous ones after it.
+class ScopedOverrides {
+public:
+  explicit ScopedOverrides(const Overrides &o) : saved_(current_overrides()) { set_overrides(o); }
+  ~ScopedOverrides() { set_overrides(saved_); }
+  ScopedOverrides(const ScopedOverrides &) = delete;
+  ScopedOverrides &operator=(const ScopedOverrides &) = delete;
+
+private:
+  Overrides saved_;
+};
+
+} // namespace bsvd::detail

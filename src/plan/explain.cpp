@@ -1,0 +1,122 @@
+// explain (plan.hpp): a plan as a readable table, for `bsvd plan` and
+// Python's bsvd.plan.
+#include "plan.hpp"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <map>
+
+namespace bsvd::detail::plan {
+
+namespace {
+
+std::string format(const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+std::string range(const std::vector<int> &v) {
+  if (v.empty()) return "-";
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return *lo == *hi ? format("%d", *lo) : format("%d..%d", *lo, *hi);
+}
+
+std::string bytes(size_t b) {
+  if (b >= (size_t(1) << 20)) return format("%.1f MiB", double(b) / double(1 << 20));
+  if (b >= 1024) return format("%.1f KiB", double(b) / 1024.0);
+  return format("%zu B", b);
+}
+
+const char *pair_solver_name(int mode) {
+  switch (mode) {
+  case BSVD_PAIR_GRAM: return "gram";
+  case BSVD_PAIR_EVD_SM: return "evd";
+  case BSVD_PAIR_SVD_SM: return "svd";
+  default: return "?";
+  }
+}
+
+std::string fused_params(const std::vector<FusedLaunch> &launches) {
+  std::map<int, int> lanes; // lanes -> launches
+  for (const FusedLaunch &l : launches) ++lanes[l.lanes];
+  std::string s = format("%zu launch%s, lanes per pair", launches.size(),
+                         launches.size() == 1 ? "" : "es");
+  for (const auto &kv : lanes)
+    s += kv.second == 1 ? format(" %d", kv.first) : format(" %d (x%d)", kv.first, kv.second);
+  if (!launches.empty()) s += format(", <= %d threads per matrix", launches[0].tpm_cap);
+  return s;
+}
+
+std::string blocked_params(const BlockedPlan &b, const Tuning &t) {
+  std::map<int, int> modes;
+  for (int m : b.mode) ++modes[m];
+  std::string s = format("nb %d", b.nb);
+  if (b.wr > 1) s += format(", two-level %d x %d", b.wr, b.we);
+  s += ", pairs by";
+  for (const auto &kv : modes) s += format(" %s %d", pair_solver_name(kv.first), kv.second);
+  const long cub = long(std::count(b.cublas.begin(), b.cublas.end(), 1));
+  if (cub) s += format(", Gram by cuBLAS %ld", cub);
+  s += format(", %d stream group%s", stream_groups(t), stream_groups(t) == 1 ? "" : "s");
+  return s;
+}
+
+std::string qr_params(const QrPlan &q) {
+  std::string s = q.pivoted ? "QR with column pivoting" : q.tsqr ? "TSQR" : "Householder QR";
+  if (q.pivoted) s += q.cluster ? " on clusters" : " on one block";
+  else s += q.wy ? ", Q in WY form" : q.apply ? ", Q by a grid" : ", Q in the finish";
+  if (q.threads) s += format(", %d threads", q.threads);
+  return s;
+}
+
+std::string group_params(const Group &g, const Plan &p) {
+  switch (g.route) {
+  case Route::kFused: return fused_params(g.fused);
+  case Route::kBlocked: return blocked_params(g.blocked, p.tuning);
+  case Route::kQr: return qr_params(g.qr) + "; R by the fused kernel: " + fused_params(g.fused);
+  case Route::kQrcp: return qr_params(g.qr) + "; R^H by the blocked path: " +
+                            blocked_params(g.blocked, p.tuning);
+  case Route::kCpu:
+    return format("variant %s, ordering %d",
+                  p.cfg.variant == BSVD_VARIANT_BLOCKED ? "blocked" : "unblocked",
+                  int(p.cfg.ordering));
+  }
+  return "";
+}
+
+} // namespace
+
+std::string explain(const Plan &p) {
+  std::string out = format("plan: %d matrices, precision %c, %s; ", p.count, p.precision,
+                           p.vectors ? "U, S and V" : "S only");
+  if (p.device.id >= 0)
+    out += format("GPU %d (sm_%d%d, %d SMs), tuning %s\n", p.device.id, p.device.cc_major,
+                  p.device.cc_minor, p.device.sm_count, p.tuning.name);
+  else
+    out += "no GPU\n";
+  out += format("fused column cap %d; preconditioning ", p.fused_cols);
+  if (p.precondition_auto)
+    out += format("auto %s (%.2f matrices of %d columns, predicted cost %.3f, limit %.3f)\n",
+                  p.precondition ? "on" : "off", p.precondition_count, p.precondition_cols,
+                  p.precondition_cost, p.tuning.qrcp.max_cost);
+  else
+    out += p.precondition ? "on (asked for)\n" : "off\n";
+  out += format("%3s  %-8s %9s  %-14s %-6s %10s  %s\n", "#", "path", "matrices", "rows x cols",
+                "stream", "workspace", "parameters");
+  int k = 0;
+  for (const Group &g : p.groups) {
+    out += format("%3d  %-8s %9zu  %-14s %-6s %10s  %s\n", ++k, route_name(g.route),
+                  g.index.size(), (range(g.m) + " x " + range(g.n)).c_str(),
+                  g.route == Route::kCpu ? "host" : g.beside ? "side" : "main",
+                  g.route == Route::kCpu ? "-" : bytes(g.workspace_bytes).c_str(),
+                  group_params(g, p).c_str());
+  }
+  out += format("workspace: %s\n", bytes(p.workspace_bytes).c_str());
+  return out;
+}
+
+} // namespace bsvd::detail::plan

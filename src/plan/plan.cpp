@@ -1,0 +1,305 @@
+// make_plan and the per-matrix rules it applies (plan.hpp).
+#include "plan.hpp"
+
+#include "../core/ordering.hpp"
+
+#include <algorithm>
+
+namespace bsvd::detail::plan {
+
+namespace {
+
+size_t elem_bytes(char prec) { return prec == 's' ? 4 : prec == 'z' ? 16 : 8; }
+
+// The shapes of a call, visited once per distinct description: a uniform
+// batch as one shape of `count` matrices, a variable one matrix by matrix.
+template <class F> void for_each_shape(const Shapes &s, F &&f) {
+  if (s.dims.uniform()) {
+    if (s.count > 0) f(s.dims.m, s.dims.n, long(s.count));
+    return;
+  }
+  for (int b = 0; b < s.count; ++b) f(s.dims.rows(b), s.dims.cols(b), 1L);
+}
+
+// The automatic routing's fused column cap for the call: the counts of its
+// matrices beyond max_cols that fit the fused kernel and take no QR path.
+int call_fused_cols(const Shapes &s, const Config &cfg, const DeviceDesc &dev,
+                    const PathFacts &facts, const Tuning &t) {
+  const char prec = s.precision;
+  long wide = 0, window = 0;
+  if (cfg.variant == BSVD_VARIANT_AUTO) {
+    const int wcap = fused_wide_cols(t, prec), ncap = fused_window_cols(t, prec);
+    for_each_shape(s, [&](int m, int n, long mult) {
+      const int k = std::min(m, n);
+      if (k <= t.fused.max_cols || k > std::max(wcap, ncap) ||
+          qr_route(prec, m, n, s.vectors, cfg.qr, facts, t) ||
+          !facts.fused_fits(prec, std::max(m, n), k, s.vectors))
+        return;
+      wide += k <= wcap ? mult : 0;
+      window += k <= ncap ? mult : 0;
+    });
+  }
+  return fused_call_cols(t, prec, wide, window, dev.sm_count);
+}
+
+// The automatic preconditioning: every matrix the plain routing sends to the
+// blocked path is preconditioned when each fits a cluster of the pivoted
+// factorization and the cost model predicts a small cost for their count
+// (in units of the largest one's work, mw nw^2) and the largest's columns.
+void auto_precondition(Plan &p, const Shapes &s, int nb, const PathFacts &facts) {
+  const char prec = s.precision;
+  double wsum = 0, wmax = 0;
+  int nw_max = 0;
+  bool fit = true;
+  for_each_shape(s, [&](int m, int n, long mult) {
+    if (!fit || route(prec, m, n, s.vectors, true, p.cfg, nb, false, p.fused_cols, facts,
+                      p.tuning) != Route::kBlocked)
+      return;
+    const int mw = std::max(m, n), nw = std::min(m, n);
+    if (facts.qrcp_cluster_blocks(prec, mw, nw) == 0) {
+      fit = false;
+      return;
+    }
+    const double w = double(mw) * nw * nw;
+    wsum += w * double(mult);
+    if (w > wmax) {
+      wmax = w;
+      nw_max = nw;
+    }
+  });
+  p.precondition_auto = true;
+  p.precondition_count = wmax > 0 ? wsum / wmax : 0;
+  p.precondition_cols = nw_max;
+  p.precondition_cost = wmax > 0 ? qrcp_auto_cost(p.tuning, p.precondition_count, nw_max) : 0;
+  p.precondition = fit && wmax > 0 && qrcp_auto(p.tuning, prec, p.precondition_count, nw_max);
+}
+
+// The fused kernel's launches over matrices sizes (mw, nw) (positions
+// 0 ... k-1): one launch when the batch is uniform, else the matrices ordered
+// by (nw, mw) and cut greedily into launches whose joint envelope fits --
+// matrices that each fit may not fit together (1000 x 17 with 150 x 150).
+std::vector<FusedLaunch> fused_launches(const std::vector<int> &mw, const std::vector<int> &nw,
+                                        bool uniform, char prec, bool vectors,
+                                        const PathFacts &facts, const Tuning &t) {
+  const int k = int(mw.size());
+  std::vector<std::vector<int>> sets;
+  std::vector<int> order(k);
+  for (int i = 0; i < k; ++i) order[i] = i;
+  if (uniform || k <= 1) {
+    sets.push_back(order);
+  } else {
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return nw[a] != nw[b] ? nw[a] < nw[b] : mw[a] < mw[b];
+    });
+    int gm = 0, gn = 0;
+    for (int i : order) {
+      const int m2 = std::max(gm, mw[i]), n2 = std::max(gn, nw[i]);
+      if (sets.empty() || !facts.fused_fits(prec, std::max(m2, n2), std::min(m2, n2), vectors)) {
+        sets.emplace_back();
+        gm = mw[i];
+        gn = nw[i];
+      } else {
+        gm = m2;
+        gn = n2;
+      }
+      sets.back().push_back(i);
+    }
+  }
+  std::vector<FusedLaunch> out;
+  for (auto &set : sets) {
+    FusedLaunch l;
+    for (int i : set) {
+      l.mw_max = std::max(l.mw_max, mw[i]);
+      l.nw_max = std::max(l.nw_max, nw[i]);
+    }
+    l.members = std::move(set);
+    l.lanes = fused_lanes(t, std::max(l.mw_max, 1), long(l.members.size()), prec);
+    l.tpm_cap = fused_tpm_cap(t);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+void fill_blocked(BlockedPlan &bp, const std::vector<int> &m, const std::vector<int> &n,
+                  char prec, const Config &cfg, int nb, const PathFacts &facts, const Tuning &t) {
+  bp.nb = nb;
+  bp.wr = cfg.wcycle_blocks;
+  bp.we = std::max(1, cfg.wcycle_sweeps);
+  const size_t k = m.size();
+  bp.mode.resize(k);
+  bp.cublas.assign(k, 0);
+  for (size_t i = 0; i < k; ++i) {
+    const int mw = std::max(m[i], n[i]), nw = std::min(m[i], n[i]);
+    bp.mode[i] = blocked_pair_mode(prec, mw, cfg, nb, facts, t);
+    const int nblk = (nw + nb - 1) / nb;
+    // cuBLAS forms the Gram matrices of whole pairs of full blocks, half a
+    // step's worth of GEMMs per matrix: one-level orderings only.
+    bp.cublas[i] = bp.mode[i] == BSVD_PAIR_GRAM && nblk >= 2 && nw % (2 * nb) == 0 &&
+                   wcycle_r(nblk, bp.wr) == 1 && gram_cublas(t, prec, mw);
+  }
+}
+
+QrPlan qr_settings(bool pivoted, const std::vector<int> &m, const std::vector<int> &n, char prec,
+                   const PathFacts &facts, const Tuning &t) {
+  QrPlan q;
+  q.pivoted = pivoted;
+  q.wy = t.qr.wy;
+  q.cluster = t.qr.cluster;
+  q.apply = t.qr.apply;
+  q.threads = t.qr.threads_forced;
+  // TSQR (Q in WY form) when every matrix of the call has two or more chunks.
+  q.tsqr = !pivoted && !m.empty() && t.qr.tsqr && t.qr.wy;
+  for (size_t i = 0; i < m.size() && q.tsqr; ++i)
+    q.tsqr = facts.tsqr_chunks(prec, std::max(m[i], n[i]), std::min(m[i], n[i])) >= 2;
+  return q;
+}
+
+} // namespace
+
+const char *route_name(Route r) {
+  switch (r) {
+  case Route::kFused: return "fused";
+  case Route::kBlocked: return "blocked";
+  case Route::kQr: return "qr";
+  case Route::kQrcp: return "qrcp";
+  case Route::kCpu: return "cpu";
+  }
+  return "?";
+}
+
+const Group *Plan::find(Route r) const {
+  for (const Group &g : groups)
+    if (g.route == r) return &g;
+  return nullptr;
+}
+Group *Plan::find(Route r) {
+  for (Group &g : groups)
+    if (g.route == r) return &g;
+  return nullptr;
+}
+
+int blocked_nb(const Config &cfg, char prec, const PathFacts &facts) {
+  const int nb = block_width(cfg.block_size);
+  return nb <= facts.blocked_max_nb(prec) ? nb : 0;
+}
+
+int blocked_pair_mode(char prec, int mw, const Config &cfg, int nb, const PathFacts &facts,
+                      const Tuning &t) {
+  if (!facts.pair_fits(prec, mw, nb)) return BSVD_PAIR_GRAM;
+  if (cfg.pair_solver != BSVD_PAIR_AUTO) return cfg.pair_solver;
+  return auto_pair_solver(t);
+}
+
+bool qr_route(char prec, int m, int n, bool vectors, int qr, const PathFacts &facts,
+              const Tuning &t) {
+  const int mw = std::max(m, n), nw = std::min(m, n);
+  if (qr < 0 || nw < 1 || !facts.fused_fits(prec, nw, nw, vectors)) return false;
+  if (qr > 0) return true;
+  const QrTuning &q = t.qr;
+  if (mw < q.auto_ratio * nw || mw < q.auto_min_rows) return false;
+  if (facts.fused_fits(prec, mw, nw, vectors)) return true;
+  if (q.wy)
+    return nw <= q.auto_max_cols && (size_t(mw) * nw * elem_bytes(prec) <= q.auto_max_bytes ||
+                                     (q.tsqr && facts.tsqr_chunks(prec, mw, nw) >= 2));
+  return nw <= q.auto_max_cols_grid && facts.qr_apply_cols(prec, mw) >= q.auto_apply_cols;
+}
+
+// Empty matrices go to the fused kernel (it writes their info); with no GPU
+// every other matrix goes to the CPU. variant = blocked sends every matrix to
+// the blocked path (preconditioned when the call is), unblocked those that
+// fit to the fused kernel, the others to the CPU's unblocked solver; auto
+// sends those that fit and have at most fused_cols columns to the fused
+// kernel and the rest to the blocked path. The blocked path implements
+// round-robin orderings only.
+Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb,
+            bool precondition, int fused_cols, const PathFacts &facts, const Tuning &t) {
+  if (m == 0 || n == 0) return Route::kFused;
+  if (!gpu) return Route::kCpu;
+  const bool blk_ok = nb > 0 && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN;
+  const Route blk = precondition ? Route::kQrcp : Route::kBlocked;
+  if (cfg.variant == BSVD_VARIANT_BLOCKED) return blk_ok ? blk : Route::kCpu;
+  if (qr_route(prec, m, n, vectors, cfg.qr, facts, t)) return Route::kQr;
+  const int mw = std::max(m, n), nw = std::min(m, n);
+  const bool fused_ok = facts.fused_fits(prec, mw, nw, vectors);
+  if (cfg.variant == BSVD_VARIANT_UNBLOCKED) return fused_ok ? Route::kFused : Route::kCpu;
+  if (fused_ok && (!blk_ok || nw <= fused_cols)) return Route::kFused;
+  return blk_ok ? blk : Route::kCpu;
+}
+
+Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device,
+               const PathFacts &facts, const Tuning &tuning) {
+  Plan p;
+  p.precision = s.precision;
+  p.vectors = s.vectors;
+  p.count = s.count;
+  p.cfg = cfg;
+  p.tuning = tuning;
+  p.device = device;
+  const char prec = s.precision;
+  const bool gpu = device.id >= 0;
+  const int nb = blocked_nb(cfg, prec, facts);
+  p.fused_cols = gpu ? call_fused_cols(s, cfg, device, facts, tuning) : tuning.fused.max_cols;
+  if (cfg.precondition > 0) p.precondition = true;
+  else if (cfg.precondition == 0 && gpu) auto_precondition(p, s, nb, facts);
+
+  // Every matrix's route; a uniform batch takes one decision.
+  Group fused, blocked, qr, qrcp, cpu;
+  fused.route = Route::kFused;
+  blocked.route = Route::kBlocked;
+  qr.route = Route::kQr;
+  qrcp.route = Route::kQrcp;
+  cpu.route = Route::kCpu;
+  const bool uniform = s.dims.uniform();
+  const Route r0 = route(prec, s.dims.m, s.dims.n, s.vectors, gpu, cfg, nb, p.precondition,
+                         p.fused_cols, facts, tuning);
+  for (int b = 0; b < s.count; ++b) {
+    const int m = s.dims.rows(b), n = s.dims.cols(b);
+    const Route r = uniform ? r0
+                            : route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition,
+                                    p.fused_cols, facts, tuning);
+    Group &g = r == Route::kFused     ? fused
+               : r == Route::kBlocked ? blocked
+               : r == Route::kQr      ? qr
+               : r == Route::kQrcp    ? qrcp
+                                      : cpu;
+    g.index.push_back(b);
+    g.m.push_back(m);
+    g.n.push_back(n);
+  }
+
+  auto working = [](const Group &g, std::vector<int> &mw, std::vector<int> &nw) {
+    mw.resize(g.index.size());
+    nw.resize(g.index.size());
+    for (size_t i = 0; i < g.index.size(); ++i) {
+      mw[i] = std::max(g.m[i], g.n[i]);
+      nw[i] = std::min(g.m[i], g.n[i]);
+    }
+  };
+  std::vector<int> mw, nw;
+  if (!fused.index.empty()) {
+    working(fused, mw, nw);
+    fused.fused = fused_launches(mw, nw, uniform, prec, s.vectors, facts, tuning);
+  }
+  if (!qr.index.empty()) {
+    working(qr, mw, nw);
+    // The fused kernel on the R factors (nw x nw), a variable-size batch.
+    qr.fused = fused_launches(nw, nw, false, prec, s.vectors, facts, tuning);
+    qr.qr = qr_settings(false, qr.m, qr.n, prec, facts, tuning);
+  }
+  if (!blocked.index.empty()) fill_blocked(blocked.blocked, blocked.m, blocked.n, prec, cfg, nb, facts, tuning);
+  if (!qrcp.index.empty()) {
+    working(qrcp, mw, nw);
+    fill_blocked(qrcp.blocked, nw, nw, prec, cfg, nb, facts, tuning); // B = R^H, nw x nw
+    qrcp.qr = qr_settings(true, qrcp.m, qrcp.n, prec, facts, tuning);
+  }
+  // The fused kernel and the QR path beside the blocked path: its sweeps
+  // wait on the host once each, and its last ones leave most of the GPU idle.
+  const bool iterates = !blocked.index.empty() || !qrcp.index.empty();
+  const bool beside = iterates && fused_beside_blocked(tuning);
+  fused.beside = qr.beside = beside;
+  for (Group *g : {&fused, &qr, &blocked, &qrcp, &cpu})
+    if (!g->index.empty()) p.groups.push_back(std::move(*g));
+  return p;
+}
+
+} // namespace bsvd::detail::plan

@@ -1,0 +1,319 @@
+// The planner (src/plan/plan.hpp, blocked_sweep.hpp) on a described GPU:
+// which path each matrix takes, the parameters of each group, and the
+// blocked path's per-sweep choices. Plain C++: the device is a description
+// and the paths' capacities are the fake facts below, shaped like an H100's.
+#include "plan/blocked_sweep.hpp"
+#include "plan/plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace bsvd::detail;
+using namespace bsvd::detail::plan;
+
+namespace {
+
+size_t eb(char p) { return p == 's' ? 4 : p == 'z' ? 16 : 8; }
+
+// Capacities of the shape of an H100's (227 KiB of shared memory per block).
+class FakeFacts : public PathFacts {
+public:
+  static constexpr size_t kSmem = 227 * 1024;
+  bool fused_fits(char p, int mw, int nw, bool vectors) const override {
+    const size_t w = size_t(mw + 1) * nw, v = vectors ? size_t(nw + 1) * nw : 0;
+    return (w + v) * eb(p) + 64 * size_t(nw) <= kSmem;
+  }
+  int blocked_max_nb(char p) const override { return p == 'z' ? 16 : 32; }
+  bool pair_fits(char p, int mw, int nb) const override {
+    return nb <= 16 && size_t(mw) * 32 * eb(p) <= kSmem;
+  }
+  int qrcp_cluster_blocks(char p, int mw, int nw) const override {
+    return size_t(mw) * nw * eb(p) <= 16 * kSmem ? 4 : 0;
+  }
+  int tsqr_chunks(char, int mw, int nw) const override { return nw <= 32 ? (mw + 255) / 256 : 0; }
+  int qr_apply_cols(char, int) const override { return 4; }
+};
+
+DeviceDesc h100() {
+  DeviceDesc d;
+  d.id = 0;
+  d.cc_major = 9;
+  d.sm_count = 132;
+  d.smem_optin = int(FakeFacts::kSmem);
+  return d;
+}
+
+Plan plan_uniform(char p, int count, int m, int n, const Config &cfg = Config(),
+                  const DeviceDesc &dev = h100(), bool vectors = true) {
+  Shapes s;
+  s.precision = p;
+  s.vectors = vectors;
+  s.count = count;
+  s.dims.m = m;
+  s.dims.n = n;
+  static const FakeFacts facts;
+  return make_plan(s, cfg, dev, facts, tuning_table(9, 0));
+}
+
+Plan plan_sizes(char p, const std::vector<int> &m, const std::vector<int> &n,
+                const Config &cfg = Config()) {
+  Shapes s;
+  s.precision = p;
+  s.vectors = true;
+  s.count = int(m.size());
+  s.dims.mv = m.data();
+  s.dims.nv = n.data();
+  static const FakeFacts facts;
+  return make_plan(s, cfg, h100(), facts, tuning_table(9, 0));
+}
+
+std::vector<Route> routes(const Plan &p) {
+  std::vector<Route> r(size_t(p.count), Route::kCpu);
+  for (const Group &g : p.groups)
+    for (int b : g.index) r[size_t(b)] = g.route;
+  return r;
+}
+
+} // namespace
+
+TEST(Plan, SmallMatricesTakeTheFusedKernel) {
+  const Plan p = plan_uniform('d', 10000, 32, 32);
+  ASSERT_EQ(p.groups.size(), 1u);
+  const Group &g = p.groups[0];
+  EXPECT_EQ(g.route, Route::kFused);
+  EXPECT_EQ(g.index.size(), 10000u);
+  ASSERT_EQ(g.fused.size(), 1u); // a uniform batch: one launch
+  EXPECT_EQ(g.fused[0].members.size(), 10000u);
+  EXPECT_EQ(g.fused[0].lanes, 4); // many matrices of <= 32 rows
+  EXPECT_EQ(g.fused[0].mw_max, 32);
+  EXPECT_FALSE(g.beside); // nothing iterates beside it
+  EXPECT_EQ(p.fused_cols, 64);
+}
+
+TEST(Plan, LargeMatricesTakeTheBlockedPath) {
+  const Plan p = plan_uniform('d', 1000, 128, 128);
+  ASSERT_EQ(p.groups.size(), 1u);
+  const Group &g = p.groups[0];
+  EXPECT_EQ(g.route, Route::kBlocked);
+  EXPECT_EQ(g.blocked.nb, 16);
+  EXPECT_EQ(g.blocked.wr, 1);
+  EXPECT_EQ(g.blocked.we, 1);
+  for (int mode : g.blocked.mode) EXPECT_EQ(mode, BSVD_PAIR_GRAM);
+  for (char c : g.blocked.cublas) EXPECT_FALSE(c); // cuBLAS only in z from 512 rows
+  // The automatic preconditioning was weighed and is off for 1000 matrices.
+  EXPECT_TRUE(p.precondition_auto);
+  EXPECT_FALSE(p.precondition);
+  EXPECT_NEAR(p.precondition_count, 1000, 1e-9);
+  EXPECT_GT(p.precondition_cost, 0.1);
+  // z from 512 rows: Gram by cuBLAS for matrices of even full pairs.
+  const Plan z = plan_uniform('z', 4, 512, 512);
+  ASSERT_EQ(z.groups.size(), 1u);
+  for (char c : z.groups[0].blocked.cublas) EXPECT_TRUE(c);
+}
+
+TEST(Plan, FewLargeMatricesArePreconditioned) {
+  const Plan p = plan_uniform('d', 2, 256, 256);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].route, Route::kQrcp);
+  EXPECT_TRUE(p.precondition);
+  EXPECT_TRUE(p.groups[0].qr.pivoted);
+  EXPECT_FALSE(p.groups[0].qr.tsqr);
+  EXPECT_EQ(p.groups[0].blocked.nb, 16);
+  // never in s; always with precondition = 1, never with -1
+  EXPECT_EQ(plan_uniform('s', 2, 256, 256).groups[0].route, Route::kBlocked);
+  Config on, off;
+  on.precondition = 1;
+  off.precondition = -1;
+  EXPECT_EQ(plan_uniform('s', 1000, 128, 128, on).groups[0].route, Route::kQrcp);
+  const Plan o = plan_uniform('d', 2, 256, 256, off);
+  EXPECT_EQ(o.groups[0].route, Route::kBlocked);
+  EXPECT_FALSE(o.precondition_auto);
+  // a matrix that no cluster holds keeps the whole call plain
+  EXPECT_EQ(plan_uniform('d', 1, 1024, 1024).groups[0].route, Route::kBlocked);
+}
+
+TEST(Plan, TallMatricesTakeTheQrFrontEnd) {
+  const Plan p = plan_uniform('d', 1000, 2000, 16);
+  ASSERT_EQ(p.groups.size(), 1u);
+  const Group &g = p.groups[0];
+  EXPECT_EQ(g.route, Route::kQr);
+  EXPECT_TRUE(g.qr.tsqr); // every matrix has 8 chunks
+  EXPECT_FALSE(g.qr.pivoted);
+  ASSERT_EQ(g.fused.size(), 1u); // the R factors, 16 x 16, in one launch
+  EXPECT_EQ(g.fused[0].mw_max, 16);
+  Config never;
+  never.qr = -1;
+  EXPECT_NE(plan_uniform('d', 1000, 2000, 16, never).groups[0].route, Route::kQr);
+  // wide matrices too (A^H)
+  EXPECT_EQ(plan_uniform('d', 10, 16, 2000).groups[0].route, Route::kQr);
+  // not tall enough
+  EXPECT_EQ(plan_uniform('d', 10, 300, 16).groups[0].route, Route::kFused);
+}
+
+TEST(Plan, MixedBatchRunsFusedAndQrBesideTheBlockedPath) {
+  const std::vector<int> m = {8, 0, 130, 3000, 5, 200};
+  const std::vector<int> n = {8, 5, 130, 16, 5, 150};
+  const Plan p = plan_sizes('d', m, n);
+  const std::vector<Route> r = routes(p);
+  EXPECT_EQ(r[0], Route::kFused);
+  EXPECT_EQ(r[1], Route::kFused); // empty: the fused kernel writes its info
+  EXPECT_EQ(r[3], Route::kQr);
+  EXPECT_EQ(r[4], Route::kFused);
+  // 130^2 and 200 x 150: few large matrices, preconditioned by the rule
+  EXPECT_EQ(r[2], r[5]);
+  EXPECT_TRUE(r[2] == Route::kQrcp || r[2] == Route::kBlocked);
+  const Group *f = p.find(Route::kFused), *q = p.find(Route::kQr);
+  ASSERT_TRUE(f && q);
+  EXPECT_TRUE(f->beside);
+  EXPECT_TRUE(q->beside);
+  // groups in enqueue order: fused, qr, then the iterating paths
+  EXPECT_EQ(p.groups[0].route, Route::kFused);
+  EXPECT_EQ(p.groups[1].route, Route::kQr);
+  EXPECT_EQ(f->index, (std::vector<int>{0, 1, 4}));
+  Overrides o;
+  o.fused_beside = Force::kOff;
+  Shapes s;
+  s.precision = 'd';
+  s.vectors = true;
+  s.count = int(m.size());
+  s.dims.mv = m.data();
+  s.dims.nv = n.data();
+  const FakeFacts facts;
+  const Plan serial = make_plan(s, Config(), h100(), facts, with_overrides(tuning_table(9, 0), o));
+  EXPECT_FALSE(serial.find(Route::kFused)->beside);
+}
+
+TEST(Plan, VariableSizesSplitTheFusedLaunchByItsEnvelope) {
+  // Each fits the fused kernel; 900 rows with 110 columns do not.
+  Config unblocked;
+  unblocked.variant = BSVD_VARIANT_UNBLOCKED;
+  const Plan p = plan_sizes('d', {900, 110, 8}, {17, 110, 8}, unblocked);
+  const Group *f = p.find(Route::kFused);
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->index.size(), 3u);
+  ASSERT_EQ(f->fused.size(), 2u);
+  // ordered by (nw, mw): 8^2 and 900 x 17 together, 110^2 alone
+  EXPECT_EQ(f->fused[0].members, (std::vector<int>{2, 0}));
+  EXPECT_EQ(f->fused[0].mw_max, 900);
+  EXPECT_EQ(f->fused[0].nw_max, 17);
+  EXPECT_EQ(f->fused[1].members, (std::vector<int>{1}));
+}
+
+TEST(Plan, ColumnCapWindowForFewMatrices) {
+  // 100 matrices of 80^2 d: 3/4 to 1 SM's worth -> the fused kernel up to 88
+  const Plan p = plan_uniform('d', 100, 80, 80);
+  EXPECT_EQ(p.fused_cols, 88);
+  EXPECT_EQ(p.groups[0].route, Route::kFused);
+  // 1000 of them: the blocked path
+  EXPECT_EQ(plan_uniform('d', 1000, 80, 80).groups[0].route, Route::kBlocked);
+  // variant blocked / unblocked force the path
+  Config blk, unb;
+  blk.variant = BSVD_VARIANT_BLOCKED;
+  unb.variant = BSVD_VARIANT_UNBLOCKED;
+  EXPECT_EQ(plan_uniform('d', 10, 32, 32, blk).groups[0].route, Route::kBlocked);
+  EXPECT_EQ(plan_uniform('d', 1000, 100, 100, unb).groups[0].route, Route::kFused);
+  EXPECT_EQ(plan_uniform('d', 10, 300, 300, unb).groups[0].route, Route::kCpu);
+}
+
+TEST(Plan, WhatNoGpuPathTakesRunsOnTheCpu) {
+  Config oe;
+  oe.ordering = BSVD_ORDERING_ODD_EVEN;
+  // the fused kernel runs odd-even, the blocked path does not
+  EXPECT_EQ(plan_uniform('d', 10, 32, 32, oe).groups[0].route, Route::kFused);
+  EXPECT_EQ(plan_uniform('d', 10, 300, 300, oe).groups[0].route, Route::kCpu);
+  // block widths beyond the compiled instances
+  Config wide;
+  wide.block_size = 24;
+  wide.precondition = -1;
+  const Plan d = plan_uniform('d', 10, 300, 300, wide);
+  EXPECT_EQ(d.groups[0].route, Route::kBlocked);
+  EXPECT_EQ(d.groups[0].blocked.nb, 24);
+  for (int mode : d.groups[0].blocked.mode) EXPECT_EQ(mode, BSVD_PAIR_GRAM); // pair kernels: nb <= 16
+  EXPECT_EQ(plan_uniform('z', 10, 300, 300, wide).groups[0].route, Route::kCpu);
+  // no GPU: everything but the empty matrices
+  DeviceDesc none;
+  const Plan c = plan_uniform('d', 3, 32, 32, Config(), none);
+  EXPECT_EQ(c.groups[0].route, Route::kCpu);
+  const Plan e = plan_uniform('d', 3, 0, 32, Config(), none);
+  EXPECT_EQ(e.groups[0].route, Route::kFused);
+}
+
+TEST(Plan, PairSolversAndTwoLevelOrdering) {
+  Config cfg;
+  cfg.variant = BSVD_VARIANT_BLOCKED;
+  cfg.pair_solver = BSVD_PAIR_SVD_SM;
+  cfg.wcycle_blocks = 2;
+  cfg.wcycle_sweeps = 3;
+  cfg.precondition = -1;
+  const Plan p = plan_uniform('d', 4, 200, 200, cfg);
+  const Group &g = p.groups[0];
+  EXPECT_EQ(g.blocked.wr, 2);
+  EXPECT_EQ(g.blocked.we, 3);
+  for (int mode : g.blocked.mode) EXPECT_EQ(mode, BSVD_PAIR_SVD_SM);
+  // a pair that does not fit shared memory takes the Gram path
+  const Plan tall = plan_uniform('d', 1, 4000, 100, cfg);
+  EXPECT_EQ(tall.groups[0].blocked.mode[0], BSVD_PAIR_GRAM);
+  // preconditioned, the pair solver runs on R^H (100 x 100), which fits
+  cfg.precondition = 1;
+  const Plan pre = plan_uniform('d', 1, 4000, 100, cfg);
+  EXPECT_EQ(pre.groups[0].route, Route::kQrcp);
+  EXPECT_EQ(pre.groups[0].blocked.mode[0], BSVD_PAIR_SVD_SM);
+}
+
+TEST(Plan, ExplainNamesEveryGroup) {
+  const Plan p = plan_sizes('d', {8, 3000, 300}, {8, 16, 300});
+  const std::string text = explain(p);
+  for (const Group &g : p.groups) EXPECT_NE(text.find(route_name(g.route)), std::string::npos);
+  EXPECT_NE(text.find("sm_90"), std::string::npos);
+}
+
+// The blocked path's per-sweep choices.
+TEST(BlockedSweep, PlansFollowTheTuning) {
+  const Tuning &t = tuning_table(9, 0);
+  SweepCounts c;
+  c.lean_kernel = true;
+  c.gram_pairs = 4000; // 1000 x 128^2: 4 pairs per matrix
+  c.own_pairs.assign(1000, 4);
+  c.own_slots = 4000;
+  c.own_segs = 1;
+  c.split_max_tiles = 4096;
+  SweepChoice s = plan_sweep(t, 'd', c);
+  EXPECT_EQ(s.evd_threads, 32);
+  EXPECT_TRUE(s.lean);
+  EXPECT_EQ(s.gram, GramPlan::kMma);
+  EXPECT_EQ(s.split, 500); // half the pairs in the first group
+  c.one_inner = false;     // two inner sweeps: the warp kernel
+  EXPECT_FALSE(plan_sweep(t, 'd', c).lean);
+  c.one_inner = true;
+  c.full = false; // a ragged step: 4000 pairs is still the warp plan, not lean
+  s = plan_sweep(t, 'd', c);
+  EXPECT_EQ(s.evd_threads, 32);
+  EXPECT_FALSE(s.lean);
+  c.timer_on = true; // stage timers: one stream
+  EXPECT_EQ(plan_sweep(t, 'd', c).split, 0);
+  // a tail of two small matrices: block plan, tile 2 or split, one group each side
+  SweepCounts tail;
+  tail.gram_pairs = 8;
+  tail.own_pairs = {4, 4};
+  tail.own_slots = 8;
+  tail.own_segs = 4;
+  tail.split_max_tiles = 4096;
+  s = plan_sweep(t, 'd', tail);
+  EXPECT_EQ(s.evd_threads, 256);
+  EXPECT_EQ(s.gram, GramPlan::kSplit);
+  EXPECT_EQ(s.split, 1);
+  // the wide instance: one eigensolver plan, its own Gram plans
+  SweepCounts w = c;
+  w.wide = true;
+  w.timer_on = false;
+  s = plan_sweep(t, 's', w);
+  EXPECT_EQ(s.evd_threads, 256);
+  EXPECT_EQ(s.gram, GramPlan::kTile4);
+  Overrides o;
+  o.stream_groups = 1;
+  o.evd_threads = 128;
+  s = plan_sweep(with_overrides(t, o), 'd', c);
+  EXPECT_EQ(s.evd_threads, 128);
+  EXPECT_EQ(s.split, 0);
+}
