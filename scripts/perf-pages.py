@@ -20,10 +20,13 @@ Tables. Each page (default: docs/perf/*.md) may hold blocks
     ...
     <!-- /perf-table:NAME -->
 
-whose body the script rewrites from the rows that the keys select:
+(docs/perf/README.md excepted) whose body the script rewrites from the rows
+that the keys select:
   kind=cases   (default) one row per case, one column per solver; the first
                solver is the base, the others show ms (their time over the
-               base's); failed accuracy checks are named in the cell
+               base's); failed accuracy checks are named in the cell; the
+               base row's path and sweeps (the mean its note gives, else
+               "max N", the batch's most)
   kind=ab      one row per case, columns a and b (a=before b=after by
                default), their ratio b / a, and the geometric mean
   solvers=     comma list, in column order (cases: default every solver of
@@ -198,11 +201,14 @@ def accuracy(r: dict) -> str:
 
 
 def path_and_sweeps(r: dict) -> tuple[str, str]:
-    """The path and mean sweeps a bsvd row's note names ('fused, mean sweeps 9.05')."""
+    """The path and sweeps of a bsvd row: the mean its note names ('fused, mean
+    sweeps 9.05'), else the batch's most sweeps ('max 12') when the row has it."""
     note = r.get("note", "") or ""
     m = re.search(r"mean sweeps ([0-9.]+)", note)
-    path = note.split(", mean sweeps")[0] if m else ""
-    return path, (m.group(1) if m else "")
+    if m:
+        return note.split(", mean sweeps")[0], m.group(1)
+    most = int(r.get("max_sweeps") or 0)
+    return "", (f"max {most}" if most > 0 else "")
 
 
 def skipped(r: dict) -> str:
@@ -251,7 +257,7 @@ def table_cases(rows: list[dict], spec: dict) -> str | None:
     cases = [c for c in cases if any((c, s) in last for s in solvers)]
     if not cases:
         return None
-    head = ["case", "path", "mean sweeps", f"{base} ms"]
+    head = ["case", "path", "sweeps", f"{base} ms"]
     head += [f"{s} ms (× {base})" for s in solvers if s != base]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     used = []
@@ -273,7 +279,7 @@ def table_ab(rows: list[dict], spec: dict) -> str | None:
     cases = list(OrderedDict.fromkeys(k for k, s in last if s in (a, b)))
     if not cases:
         return None
-    head = ["case", f"{a} ms", f"{b} ms", f"{b} / {a}", "mean sweeps", "T1–T4"]
+    head = ["case", f"{a} ms", f"{b} ms", f"{b} / {a}", "sweeps", "T1–T4"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     logs, used = [], []
     for c in cases:
@@ -405,7 +411,10 @@ def plots(rows: list[dict], outdir: str) -> None:
             by_case.setdefault(key, {})[solver] = r
         bars: OrderedDict = OrderedDict()
         labels = []
-        for key, sol in by_case.items():
+        # smaller problems first: by n, m, then the batch size
+        for key, sol in sorted(
+            by_case.items(), key=lambda kv: (kv[0][4], kv[0][3], kv[0][2])
+        ):
             base = next((sol[s] for s in BASE_SOLVERS if s in sol), None)
             if not base or not num(base["ms"]) > 0:
                 continue
@@ -418,19 +427,24 @@ def plots(rows: list[dict], outdir: str) -> None:
                 continue
             labels.append(case_label(key).split(" ", 1)[1])
             for s, r in others.items():
-                bars.setdefault(s, {})[len(labels) - 1] = num(r["ms"]) / num(base["ms"])
+                ratio = num(r["ms"]) / num(base["ms"])
+                bars.setdefault(s, {})[len(labels) - 1] = (ratio, bool(accuracy(r)))
         if bars:
             fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(labels) + 2), 4.5))
             width = 0.8 / len(bars)
             for j, (s, vals) in enumerate(bars.items()):
                 xs = [i + (j - (len(bars) - 1) / 2) * width for i in vals]
-                ax.bar(xs, list(vals.values()), width, label=s)
+                drawn = ax.bar(xs, [v for v, _ in vals.values()], width, label=s)
+                for patch, (_, bad) in zip(drawn, vals.values()):
+                    patch.set_hatch("//" if bad else "")
             ax.axhline(1.0, color="black", linewidth=0.8)
             ax.set_yscale("log")
             ax.set_xticks(range(len(labels)))
             ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
             ax.set_ylabel("time / bsvd's time (> 1: bsvd faster)")
-            ax.set_title(f"{p}, {fam}: the incumbents against bsvd")
+            ax.set_title(
+                f"{p}, {fam}: the incumbents against bsvd (hatched: fails T1–T4)"
+            )
             ax.grid(True, axis="y", which="both", alpha=0.3)
             ax.legend(fontsize=7)
             fig.tight_layout()
@@ -478,7 +492,12 @@ def main(argv: list[str]) -> int:
             return 1
         print(body)
         return 0
-    pages = a.page or sorted(glob.glob(os.path.join(PERF, "*.md")))
+    # (README.md shows the markers in an example; it has no tables to write)
+    pages = a.page or sorted(
+        p
+        for p in glob.glob(os.path.join(PERF, "*.md"))
+        if os.path.basename(p) != "README.md"
+    )
     stale = [p for p in pages if update_page(p, rows, a.check)]
     if a.check:
         return 1 if stale else 0
