@@ -1,9 +1,9 @@
 // Host side of the QR preprocessing: routing rule and workspace layout.
-#include "fused.hpp"
+#include "../fused/fused.hpp"
 #include "qr.hpp"
-#include "common/ws_layout.hpp"
+#include "../common/ws_layout.hpp"
 
-#include "../core/tsqr.hpp"
+#include "../../core/tsqr.hpp"
 
 #include <algorithm>
 #include <cstdlib>

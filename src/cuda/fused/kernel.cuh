@@ -30,11 +30,11 @@
 // CPU twin reproduces its singular values and sweep counts.
 #pragma once
 
-#include "../core/ordering.hpp"
-#include "../core/rotation.hpp"
-#include "common/device_scalar.cuh"
+#include "../../core/ordering.hpp"
+#include "../../core/rotation.hpp"
+#include "../common/device_scalar.cuh"
 #include "fused.hpp"
-#include "common/matrix_io.cuh"
+#include "../common/matrix_io.cuh"
 
 namespace bsvd::detail::cuda {
 

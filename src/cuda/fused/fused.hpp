@@ -5,7 +5,7 @@
 // once, rotated in place for all sweeps, and U, S, V written once.
 #pragma once
 
-#include "../core/batch.hpp"
+#include "../../core/batch.hpp"
 
 #include <cstddef>
 

@@ -2,12 +2,12 @@
 // per precision.
 #pragma once
 
-#include "common/device_scalar.cuh"
-#include "fused.hpp" // max_smem_optin
-#include "common/matrix_io.cuh"
+#include "../common/device_scalar.cuh"
+#include "../fused/fused.hpp" // max_smem_optin
+#include "../common/matrix_io.cuh"
 #include "qr.hpp"
-#include "common/side_stream.hpp"
-#include "tuning.hpp"
+#include "../common/side_stream.hpp"
+#include "../tuning.hpp"
 
 #include <cooperative_groups.h>
 #include <cstdio>

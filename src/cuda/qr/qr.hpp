@@ -16,7 +16,7 @@
 // host synchronization.
 #pragma once
 
-#include "../core/batch.hpp"
+#include "../../core/batch.hpp"
 
 #include <cstddef>
 #include <vector>

@@ -1,8 +1,8 @@
 // Host side of the fused kernel: shared-memory layout, launch geometry and
 // the fits() rule.
 #include "fused.hpp"
-#include "qr.hpp"
-#include "tuning.hpp"
+#include "../qr/qr.hpp"
+#include "../tuning.hpp"
 
 #include <algorithm>
 #include <atomic>
