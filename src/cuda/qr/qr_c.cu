@@ -1,5 +1,5 @@
-// QR-preprocessing instance for one precision (qr.hpp, qr_kernel.cuh).
-#include "kernel.cuh"
+// QR-preprocessing instance for one precision (qr.hpp, launch.cuh).
+#include "launch.cuh"
 
 namespace bsvd::detail::cuda {
 
