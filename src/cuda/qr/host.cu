@@ -1,4 +1,5 @@
-// Host side of the QR preprocessing: routing rule and workspace layout.
+// Host side of the QR preprocessing (qr.hpp): the routing rule, the
+// switches, the thread counts, TSQR's chunking and the workspace layout.
 #include "../fused/fused.hpp"
 #include "qr.hpp"
 #include "../common/ws_layout.hpp"
