@@ -1,6 +1,6 @@
 // Blocked path: the precision-independent host parts (sizes, profiling).
 #include "blocked_kernel.cuh"
-#include "fused.hpp"
+#include "fused/fused.hpp"
 #include "tuning.hpp"
 
 #include <complex>

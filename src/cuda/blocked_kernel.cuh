@@ -7,7 +7,7 @@
 #include "../core/rotation.hpp"
 #include "blocked.hpp"
 #include "common/device_scalar.cuh"
-#include "fused.hpp" // max_smem_optin
+#include "fused/fused.hpp" // max_smem_optin
 #include "common/matrix_io.cuh"
 #include "common/side_stream.hpp"
 #include "tuning.hpp"

@@ -7,7 +7,7 @@
 
 #include "core/ordering.hpp"
 #include "cuda/blocked.hpp"
-#include "cuda/qr.hpp"
+#include "cuda/qr/qr.hpp"
 
 #include <random>
 

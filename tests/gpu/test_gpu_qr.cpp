@@ -6,8 +6,8 @@
 #include "gpu_test_util.hpp"
 
 #include "cpu/qr.hpp"
-#include "cuda/fused.hpp"
-#include "cuda/qr.hpp"
+#include "cuda/fused/fused.hpp"
+#include "cuda/qr/qr.hpp"
 
 #include <cstring>
 

@@ -46,8 +46,8 @@
 #include <bsvd/svd.hpp>
 
 #include "cuda/blocked.hpp"
-#include "cuda/fused.hpp"
-#include "cuda/qr.hpp"
+#include "cuda/fused/fused.hpp"
+#include "cuda/qr/qr.hpp"
 #include "cuda/tuning.hpp"
 #include "testing/generate.hpp"
 #include "testing/io.hpp"

@@ -1,10 +1,10 @@
 // Fused kernel instances for one precision (one file each: parallel builds).
-#include "fused_kernel.cuh"
+#include "kernel.cuh"
 
 namespace bsvd::detail::cuda {
 
 template <>
-cudaError_t launch_fused<double>(const FusedParams<double> &P, FusedShape shape,
+cudaError_t launch_fused<std::complex<float>>(const FusedParams<std::complex<float>> &P, FusedShape shape,
                              cudaStream_t stream) {
   return launch_fused_impl(P, shape, stream);
 }

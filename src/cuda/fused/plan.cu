@@ -1,11 +1,10 @@
-// Host side of the fused kernel: shared-memory layout, launch geometry and
-// the fits() rule.
+// Host side of the fused kernel (fused.hpp): shared-memory layout, launch
+// geometry and the fits() rule.
 #include "fused.hpp"
-#include "qr.hpp"
-#include "tuning.hpp"
+#include "../qr/qr.hpp"
+#include "../tuning.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <complex>
 
 namespace bsvd::detail::cuda {
@@ -110,8 +109,8 @@ template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors) {
   P.pair_iters = (half + P.ngroups - 1) / P.ngroups;
   P.col_iters = (nw + P.ngroups - 1) / P.ngroups;
   // Several pair iterations per group: the warp computes its rotations one
-  // lane per pair (one instruction stream per warp and step, v5); one
-  // iteration: each group computes its own (v4, columns stay in registers).
+  // lane per pair (one instruction stream per warp and step); one
+  // iteration: each group computes its own (columns stay in registers).
   shape.warp_rot = P.pair_iters >= 2;
   // Leading dimensions: a multiple of 128 bytes for the small matrices
   // (with the kernel's group-rotated row blocks the groups of one
@@ -157,8 +156,8 @@ template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors) {
   const long per_block = (P.count + 2L * sm_count() - 1) / (2L * sm_count());
   mpb_max = int(std::min<long>(mpb_max, std::max<long>(per_block, 1)));
   if (tpm < 32) mpb_max = std::max(mpb_min, mpb_max / mpb_min * mpb_min);
-  // Matrices per block: as many as kTargetBlockThreads allows (v5 tried
-  // the fewest that reach the same residency: 2-3x slower, see the doc).
+  // Matrices per block: as many as kTargetBlockThreads allows (the fewest
+  // that reach the same residency are slower: docs/design/fused.md).
   const int mpb = mpb_max;
   P.mpb = std::max(mpb, 1);
   P.tpm = tpm;

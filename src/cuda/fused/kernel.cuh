@@ -18,7 +18,7 @@
 //     per pair of the warp does (warp mode, WARP = true);
 //   - rows: lane l of a group takes rows l + G b for the RPL row blocks b,
 //     starting at block (its group's slot in the warp); with leading
-//     dimensions rounded to 128 bytes (fused_plan.cu) the groups of one
+//     dimensions rounded to 128 bytes (plan.cu) the groups of one
 //     shared-memory wavefront then read disjoint banks;
 //   - control flow is uniform across each warp (invalid pairs / matrices run
 //     the shuffles with zeros), so full-mask shuffles are always legal.
@@ -30,11 +30,11 @@
 // CPU twin reproduces its singular values and sweep counts.
 #pragma once
 
-#include "../core/ordering.hpp"
-#include "../core/rotation.hpp"
-#include "common/device_scalar.cuh"
+#include "../../core/ordering.hpp"
+#include "../../core/rotation.hpp"
+#include "../common/device_scalar.cuh"
 #include "fused.hpp"
-#include "common/matrix_io.cuh"
+#include "../common/matrix_io.cuh"
 
 namespace bsvd::detail::cuda {
 
@@ -47,9 +47,9 @@ template <class R> __device__ __forceinline__ R recompute_factor() { return R(0.
 // 2x2 sorting of each rotated pair (HBJ Sec. 4.3 step 5): the larger new
 // norm goes to the lower index. Must equal the CPU twin's kSort2x2
 // (src/cpu/jacobi_unblocked.cpp): off, because with the index-based
-// round-robin / odd-even orderings it costs 30-60 % more sweeps (measured
-// there and in docs/perf/fused-kernel.md); the final order comes from the
-// descending sort at the end.
+// round-robin / odd-even orderings it costs 30-60 % more sweeps
+// (docs/design/fused.md); the final order comes from the descending sort
+// at the end.
 constexpr bool kSortPairs = false;
 static_assert(!kSortPairs, "the step below applies rotations unsorted");
 
@@ -57,11 +57,10 @@ static_assert(!kSortPairs, "the step below applies rotations unsorted");
 // and the update unless that cache (2 RPL elements per lane) reaches 64
 // bytes (d with RPL 8: 32² G4, 64² G8); those re-read their rows from
 // shared memory instead. Every instance runs at <= 64 registers
-// (__launch_bounds__(256, 4)). Measured (docs/perf/fused-kernel.md v6/v7):
-// caching at 128 registers made d RPL 8 1.15-1.8x faster than caching at
-// 64 (spills), and re-reading at 64 registers another 1.17x (32² d 6.14 ->
-// 5.26 ms: 24 instead of 16 resident warps); all other instances are
-// fastest caching at 64.
+// (__launch_bounds__(256, 4)): for the large caches, re-reading at 64
+// registers (more resident warps) is faster than caching at 64 (spills)
+// or at 128 (fewer resident warps); all other instances are fastest
+// caching at 64 (docs/design/fused.md).
 template <class Tstd, int RPL> constexpr bool fused_cache_rows() {
   return RPL * int(sizeof(Tstd)) < 64;
 }

@@ -3,10 +3,11 @@
 // One kernel solves each matrix completely in shared memory (MAGMA-SVD
 // Sec. 9.1, WCYCLE Sec. IV-B): W = A (or A^H when m < n) and V are read
 // once, rotated in place for all sweeps, and U, S, V written once.
+// Design and measurements: docs/design/fused.md.
 #pragma once
 
-#include "../core/batch.hpp"
-#include "common/device_info.hpp" // max_smem_optin, sm_count, cc_major
+#include "../../core/batch.hpp"
+#include "../common/device_info.hpp" // max_smem_optin, sm_count, cc_major
 
 #include <cstddef>
 
@@ -44,7 +45,7 @@ template <class T> struct FusedParams {
 struct FusedShape {
   int lanes = 32;
   int rows_per_lane = 1;
-  bool warp_rot = false; // rotations one lane per pair inside each warp (v5)
+  bool warp_rot = false; // rotations one lane per pair inside each warp
 };
 
 // Bytes of shared memory one matrix needs (mw >= nw are W's dimensions).

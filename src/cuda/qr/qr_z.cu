@@ -1,19 +1,19 @@
-// QR-preprocessing instance for one precision (qr.hpp, qr_kernel.cuh).
-#include "qr_kernel.cuh"
+// QR-preprocessing instance for one precision (qr.hpp, launch.cuh).
+#include "launch.cuh"
 
 namespace bsvd::detail::cuda {
 
 template <>
-cudaError_t qr_factor<double>(const Batch<double> &kb, const QrMat *mats, int count, int nw_max,
+cudaError_t qr_factor<std::complex<double>>(const Batch<std::complex<double>> &kb, const QrMat *mats, int count, int nw_max,
                           unsigned char *ws, const QrLayout &L, cudaStream_t stream, int threads, const QrMat *hmats) {
   return qr_factor_impl(kb, mats, count, nw_max, ws, L, stream, threads, hmats);
 }
 template <>
-cudaError_t qr_finish<double>(const Batch<double> &kb, const QrMat *mats, int count, int nw_max,
+cudaError_t qr_finish<std::complex<double>>(const Batch<std::complex<double>> &kb, const QrMat *mats, int count, int nw_max,
                           unsigned char *ws, const QrLayout &L, cudaStream_t stream, int threads, const QrMat *hmats) {
   return qr_finish_impl(kb, mats, count, nw_max, ws, L, stream, threads, hmats);
 }
 
-template int qrcp_cluster_fit<double>(int m, int n);
+template int qrcp_cluster_fit<std::complex<double>>(int m, int n);
 
 } // namespace bsvd::detail::cuda

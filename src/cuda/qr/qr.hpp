@@ -14,9 +14,14 @@
 // kernel on the B batch (its own workspace batch with pointer arrays),
 // qr_finish (S scaled back, info, sweeps, U and V). All on one stream, no
 // host synchronization.
+//
+// Files: host.cu (routing, layout), launch.cuh (qr_factor, qr_finish),
+// params.cuh, reflector.cuh, householder.cuh (one block per matrix),
+// tsqr.cuh, qrcp.cuh (clusters), wy.cuh, apply.cuh, finish.cuh.
+// Design and measurements: docs/design/qr.md.
 #pragma once
 
-#include "../core/batch.hpp"
+#include "../../core/batch.hpp"
 
 #include <cstddef>
 #include <vector>
@@ -28,7 +33,7 @@ namespace bsvd::detail::cuda {
 // max(m, n) >= kQrAutoRatio * min(m, n): the shape the automatic choice
 // (qr = 0) considers tall or wide enough.
 constexpr int kQrAutoRatio = 32;
-constexpr int kQrAutoMinRows = 1000; // and at least this many rows (the smallest measured)
+constexpr int kQrAutoMinRows = 1000; // and at least this many rows (smaller ones were not measured)
 // Q is applied by a grid of blocks of kQApplyThreads (qr_apply_q_kernel),
 // each holding a chunk of X's columns (up to two per warp, within
 // kQApplyBudget bytes) beside kQApplyChunk staged reflectors; with fewer
@@ -50,23 +55,18 @@ constexpr int kQrAutoMaxColsGrid = 16; // at most this many columns with the gri
 bool qr_wy_enabled();
 
 // Whether matrix m x n takes the QR path for the qr setting (0 auto, 1
-// whenever R fits the fused kernel, -1 never). Auto, from the H100
-// measurements (docs/perf/qr-path.md, Sessions 16-17; 1000 matrices d
-// unless said, ms QR / the other path): only matrices at least 32 times
-// taller than wide with at least 1000 rows, and then
-//  - those that fit the fused kernel themselves (d 1000x16 1.64 / 16.0
-//    fused; s 2000x16 1.59 / 10.4 fused);
-//  - or, not fitting it, those of at most 32 columns that TSQR takes
-//    (Session 18: d 2000x16 2.37 / 5.62 blocked, 2000x32 8.24 / 10.26,
-//    3000x32 11.53 / 15.07) or of at most 384 KiB, with Q in WY form
-//    (Session 17, one-level factorization: d 2000x16 3.24 / 5.67 blocked,
-//    16x2000 3.68 / 6.14, 3000x16 7.17 / 7.97, 2000x24 5.78 / 7.48, 4000x8
-//    2.50 / 7.12, 1024x32 6.01 / 6.17; without TSQR 2000x32, 512 KiB,
-//    measured 12.87 / 10.60 and stays blocked: the factorization's cluster
-//    grows from 2 blocks to 4); without WY (BSVD_QR_WY=0) those of at most 16 columns whose Q
-//    the grid applies with at least kQrAutoApplyCols columns per block
-//    (Session 16: d 2000x16 4.49 / 5.44; 3000x16 17.1 / 8.0 with one
-//    column per block, 2000x24 8.57 / 7.30, 1024x32 7.21 / 5.84).
+// whenever R fits the fused kernel, -1 never). Auto: only matrices at
+// least kQrAutoRatio times taller than wide with at least kQrAutoMinRows
+// rows, and then
+//  - those that fit the fused kernel themselves;
+//  - or, not fitting it, those of at most kQrAutoMaxCols columns that TSQR
+//    takes or of at most kQrAutoMaxBytes, with Q in WY form; without WY
+//    (BSVD_QR_WY=0) those of at most kQrAutoMaxColsGrid columns whose Q
+//    the grid applies with at least kQrAutoApplyCols columns per block.
+// On such shapes one factorization and the solve of the small nw x nw R
+// cost less than sweeping all mw rows; beyond these bounds the
+// factorization (a larger cluster) or the application of Q (fewer columns
+// per block) costs more than it saves. Measurements: docs/design/qr.md.
 bool qr_route(char precision, int m, int n, bool vectors, int qr);
 
 // Whether the blocked-path matrices of a call are preconditioned by QR
@@ -75,15 +75,14 @@ bool qr_route(char precision, int m, int n, bool vectors, int qr);
 // choice (backend.cu, make_plan) preconditions every blocked-path matrix
 // of the call when each fits a cluster (qrcp_cluster_fit) and the
 // predicted cost on fast-converging input is small (qrcp_auto_rule,
-// tuning.hpp). Measured on the H100, d (docs/perf/wcycle.md, Sessions
-// 16-17): the SuiteSparse batch 93 ms preconditioned against 121; logrand
-// and geo batches 1.3-2.9x faster; random ones 0-33 % slower (the
-// factorization and Q), 2x at 1024^2 (the one-block kernel: no cluster
-// holds it). It pays on slowly converging matrices, which neither the
-// batch's shape nor its sizes tell; the rule bounds what it costs where it
-// does not.
+// tuning.hpp). It pays on slowly converging matrices (fewer sweeps) and
+// costs the factorization and Q on fast-converging ones, most where no
+// cluster holds the matrix (the one-block kernel); neither the batch's
+// shape nor its sizes tell the two apart, so the rule bounds what it
+// costs where it does not pay. Measurements: docs/design/qr.md.
 // The pivoted factorization and R^H's solve by the blocked path are
-// described at qr_factor_kernel and in src/cpu/solve_one.cpp (its twin).
+// described at qr_factor_kernel (householder.cuh) and in
+// src/cpu/solve_one.cpp (its twin).
 bool qrcp_route(int precondition);
 // Blocks per cluster of the throughput plan's pivoted factorization of an
 // m x n matrix on this GPU (qrcp_cluster_size), 0 when no cluster holds it
@@ -132,11 +131,11 @@ QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool ve
 // least two chunks; one factorization for the whole call). The chunks are
 // factored in shared memory by one block each (qr_tsqr_factor_kernel), the
 // stacked R factors once more, and Q is applied in compact WY form chunk
-// by chunk. Measured: docs/perf/qr-path.md, Session 18.
+// by chunk (docs/design/qr.md).
 // elem_bytes: the precision's; the stacked R factors (nc nw x nw) must fit
 // one block's shared memory within kTsqrMaxStackBytes. qr_tsqr_chunks is
 // the shape's answer; qr_tsqr_call also reads the switches (once per call:
-// reading the environment per matrix cost ~1 ms for 1000 matrices).
+// reading the environment per matrix is slow on large batches).
 constexpr size_t kTsqrMaxStackBytes = 96 * 1024;
 bool qr_tsqr_enabled();
 int qr_tsqr_chunks(int mw, int nw, size_t elem_bytes);
@@ -149,7 +148,7 @@ void qr_tsqr_offsets(struct QrMat *mats, int count, size_t elem_bytes);
 // Threads per matrix of the one-block QR kernels: 256 for the tall / wide
 // QR path; kQrcpThreads for the pivoted factorization of the
 // preconditioning, whose matrices are square and large (the columns'
-// reflector work spread over more warps: docs/perf/wcycle.md, Session 12),
+// reflector work spread over more warps),
 // and per block of its cluster kernel (which is used only at this count,
 // whose block reductions it repeats). BSVD_QR_THREADS=256|512|1024
 // overrides both (measurements).

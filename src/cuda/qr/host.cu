@@ -1,9 +1,10 @@
-// Host side of the QR preprocessing: routing rule and workspace layout.
-#include "fused.hpp"
+// Host side of the QR preprocessing (qr.hpp): the routing rule, the
+// switches, the thread counts, TSQR's chunking and the workspace layout.
+#include "../fused/fused.hpp"
 #include "qr.hpp"
-#include "common/ws_layout.hpp"
+#include "../common/ws_layout.hpp"
 
-#include "../core/tsqr.hpp"
+#include "../../core/tsqr.hpp"
 
 #include <algorithm>
 #include <cstdlib>
