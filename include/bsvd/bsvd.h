@@ -56,6 +56,8 @@ enum bsvd_status_code {
   BSVD_STATUS_WORKSPACE_TOO_SMALL = 5, /* opts->workspace_bytes too small */
   BSVD_STATUS_INTERNAL_ERROR = 6
 };
+/* The codes are 0 ... BSVD_STATUS_COUNT - 1. */
+#define BSVD_STATUS_COUNT 7
 
 /* Per-matrix info code for NaN or Inf in the input. */
 #define BSVD_INFO_NONFINITE (-1)
@@ -63,15 +65,17 @@ enum bsvd_status_code {
 /* bsvd_options_t::eig_sweeps: let the library choose per matrix. */
 #define BSVD_EIG_SWEEPS_AUTO (-1)
 
-/* Every enum below ends in a _MAX_ENUM entry of 0x7fffffff so that any int
- * a C caller passes is a valid value of the type (C++ sanitizers reject
- * loads of out-of-range enum values); the library checks the range and
- * returns -position for values that are not listed. */
+/* Every enum below is dense -- its enumerators are 0 ... BSVD_<ENUM>_COUNT
+ * - 1 -- and ends in a _MAX_ENUM entry of 0x7fffffff so that any int a C
+ * caller passes is a valid value of the type (C++ sanitizers reject loads
+ * of out-of-range enum values); the library checks the range and returns
+ * -position for values that are not listed. */
 typedef enum {
   BSVD_JOB_VALUES = 0,  /* singular values only; U and V are not referenced */
   BSVD_JOB_VECTORS = 1, /* singular values and economy U (m x k), V (n x k) */
   BSVD_JOB_MAX_ENUM = 0x7fffffff /* makes every int a valid value (checked) */
 } bsvd_job_t;
+#define BSVD_JOB_COUNT 2
 
 typedef enum {
   BSVD_BACKEND_AUTO = 0, /* cuda when a GPU is visible, else cpu */
@@ -79,6 +83,7 @@ typedef enum {
   BSVD_BACKEND_CUDA = 2,
   BSVD_BACKEND_MAX_ENUM = 0x7fffffff
 } bsvd_backend_t;
+#define BSVD_BACKEND_COUNT 3
 
 /* Parallel orderings of the column (block) pairs within a sweep. */
 typedef enum {
@@ -96,6 +101,7 @@ typedef enum {
   BSVD_ORDERING_COLUMN_PARALLEL = 3,
   BSVD_ORDERING_MAX_ENUM = 0x7fffffff
 } bsvd_ordering_t;
+#define BSVD_ORDERING_COUNT 4
 
 typedef enum {
   BSVD_VARIANT_AUTO = 0,      /* let the planner choose */
@@ -103,6 +109,7 @@ typedef enum {
   BSVD_VARIANT_BLOCKED = 2,   /* block-column pairs: Gram, Jacobi EVD, update */
   BSVD_VARIANT_MAX_ENUM = 0x7fffffff
 } bsvd_variant_t;
+#define BSVD_VARIANT_COUNT 3
 
 /* How the blocked path finds the rotation of a block-column pair
    A_ij = [A_i A_j] (m x k, k <= 2 block_size): the levels of the W-cycle
@@ -119,6 +126,7 @@ typedef enum {
                            (WCYCLE Observation 1) */
   BSVD_PAIR_MAX_ENUM = 0x7fffffff
 } bsvd_pair_solver_t;
+#define BSVD_PAIR_SOLVER_COUNT 4
 
 /* Which path a matrix took (reported through bsvd_options_t::path). */
 typedef enum {
@@ -134,6 +142,7 @@ typedef enum {
                                   on R^H (opts.precondition) */
   BSVD_PATH_MAX_ENUM = 0x7fffffff
 } bsvd_path_t;
+#define BSVD_PATH_COUNT 9
 
 typedef struct {
   bsvd_backend_t backend;   /* default AUTO */
@@ -223,7 +232,34 @@ typedef struct {
 /* Fills *opts with the defaults above. */
 void bsvd_options_init(bsvd_options_t *opts);
 
-/* Short name of a status ("success", "invalid argument", ...). */
+/* Names. Every enum value has a canonical short name, the one the bsvd
+ * command-line tool and the Python package take and print (kept in one
+ * table per enum, src/core/names.cpp):
+ *   bsvd_<enum>_string(value)  the name; NULL when value is not an
+ *       enumerator (outside 0 ... BSVD_<ENUM>_COUNT - 1), so counting up
+ *       from 0 until NULL lists them all. The strings are static.
+ *   bsvd_<enum>_from_string(name, &value)  the value of a name, '_' also
+ *       accepted for '-'; case-sensitive. Returns 0 and sets *value; -1 for
+ *       a NULL or unknown name, -2 for a NULL value, with *value untouched
+ *       and bsvd_last_error() listing the valid names. */
+const char *bsvd_job_string(int job);
+const char *bsvd_backend_string(int backend);
+const char *bsvd_ordering_string(int ordering);
+const char *bsvd_variant_string(int variant);
+const char *bsvd_pair_solver_string(int pair_solver);
+const char *bsvd_path_string(int path);
+const char *bsvd_status_code_string(int status);
+bsvd_status_t bsvd_job_from_string(const char *name, int *value);
+bsvd_status_t bsvd_backend_from_string(const char *name, int *value);
+bsvd_status_t bsvd_ordering_from_string(const char *name, int *value);
+bsvd_status_t bsvd_variant_from_string(const char *name, int *value);
+bsvd_status_t bsvd_pair_solver_from_string(const char *name, int *value);
+bsvd_status_t bsvd_path_from_string(const char *name, int *value);
+bsvd_status_t bsvd_status_code_from_string(const char *name, int *value);
+
+/* Short description of any status, never NULL: the status code's name
+ * (bsvd_status_code_string), "invalid argument" for a negative status,
+ * "unknown status" for any other value. */
 const char *bsvd_status_string(bsvd_status_t status);
 
 /* Detail of the last non-zero status returned in this thread, e.g.

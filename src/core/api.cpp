@@ -63,14 +63,15 @@ bsvd_status_t bad(int pos, const char *name, const char *fmt, ...) {
   return -pos;
 }
 
-// Options: NULL means defaults; every field is checked.
+// Options: NULL means defaults; every field is checked. Enumerations are
+// checked against the header's BSVD_<ENUM>_COUNT.
 bsvd_status_t check_options(const bsvd_options_t *o, int pos) {
   if (!o) return 0;
-  if (o->backend < BSVD_BACKEND_AUTO || o->backend > BSVD_BACKEND_CUDA)
+  if (int(o->backend) < 0 || int(o->backend) >= BSVD_BACKEND_COUNT)
     return bad(pos, "opts->backend", "= %d is not a bsvd_backend_t", int(o->backend));
-  if (o->ordering < BSVD_ORDERING_ROUND_ROBIN || o->ordering > BSVD_ORDERING_COLUMN_PARALLEL)
+  if (int(o->ordering) < 0 || int(o->ordering) >= BSVD_ORDERING_COUNT)
     return bad(pos, "opts->ordering", "= %d is not a bsvd_ordering_t", int(o->ordering));
-  if (o->variant < BSVD_VARIANT_AUTO || o->variant > BSVD_VARIANT_BLOCKED)
+  if (int(o->variant) < 0 || int(o->variant) >= BSVD_VARIANT_COUNT)
     return bad(pos, "opts->variant", "= %d is not a bsvd_variant_t", int(o->variant));
   if (o->block_size < 0)
     return bad(pos, "opts->block_size", "= %d is negative", o->block_size);
@@ -84,7 +85,7 @@ bsvd_status_t check_options(const bsvd_options_t *o, int pos) {
     return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o->qr);
   if (o->precondition < -1 || o->precondition > 1)
     return bad(pos, "opts->precondition", "= %d is not -1, 0 or 1", o->precondition);
-  if (int(o->pair_solver) < BSVD_PAIR_AUTO || int(o->pair_solver) > BSVD_PAIR_SVD_SM)
+  if (int(o->pair_solver) < 0 || int(o->pair_solver) >= BSVD_PAIR_SOLVER_COUNT)
     return bad(pos, "opts->pair_solver", "= %d is not a bsvd_pair_solver_t", int(o->pair_solver));
   if (o->wcycle_blocks < 0 || o->wcycle_blocks > kWcycleMaxBlocks)
     return bad(pos, "opts->wcycle_blocks", "= %d is not in 0 ... %d", o->wcycle_blocks,
@@ -213,9 +214,11 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
     // The fused kernel evaluates round-robin in closed form and odd-even in
     // shared memory; it does not read the HBJ tables yet. Say so rather
     // than run another ordering than the one asked for.
-    set_error("opts->ordering = %d: the cuda backend implements the round-robin and odd-even "
-              "orderings; row-parallel and column-parallel run on the cpu backend only",
-              int(cfg.ordering));
+    set_error("opts->ordering = %d (%s): the cuda backend implements the %s and %s orderings; "
+              "the others run on the cpu backend only",
+              int(cfg.ordering), bsvd_ordering_string(cfg.ordering),
+              bsvd_ordering_string(BSVD_ORDERING_ROUND_ROBIN),
+              bsvd_ordering_string(BSVD_ORDERING_ODD_EVEN));
     return BSVD_STATUS_NOT_SUPPORTED;
   }
   try {
@@ -258,7 +261,7 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
 // Checks shared by all forms before the batch is described.
 bsvd_status_t check_common(bsvd_job_t job, int batch, const int *info,
                            const bsvd_options_t *opts, const ArgPos &p) {
-  if (job != BSVD_JOB_VALUES && job != BSVD_JOB_VECTORS)
+  if (int(job) < 0 || int(job) >= BSVD_JOB_COUNT)
     return bad(p.job, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
   if (batch < 0) return bad(p.batch, "batch", "= %d is negative", batch);
   if (bsvd_status_t s = check_options(opts, p.opts)) return s;
@@ -373,7 +376,7 @@ template <class T>
 bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n,
                               const int *nv, int batch,
                               const bsvd_options_t *opts, size_t *bytes) {
-  if (job != BSVD_JOB_VALUES && job != BSVD_JOB_VECTORS)
+  if (int(job) < 0 || int(job) >= BSVD_JOB_COUNT)
     return bad(2, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
   if (batch < 0) return bad(6, "batch", "= %d is negative", batch);
   if (bsvd_status_t s = check_options(opts, 7)) return s;
@@ -433,19 +436,7 @@ void bsvd_options_init(bsvd_options_t *o) {
   o->wcycle_sweeps = 0;
 }
 
-const char *bsvd_status_string(bsvd_status_t s) {
-  if (s < 0) return "invalid argument";
-  switch (s) {
-  case BSVD_STATUS_SUCCESS: return "success";
-  case BSVD_STATUS_BACKEND_UNAVAILABLE: return "backend unavailable";
-  case BSVD_STATUS_NOT_SUPPORTED: return "not supported";
-  case BSVD_STATUS_ALLOC_FAILED: return "allocation failed";
-  case BSVD_STATUS_DEVICE_ERROR: return "device error";
-  case BSVD_STATUS_WORKSPACE_TOO_SMALL: return "workspace too small";
-  case BSVD_STATUS_INTERNAL_ERROR: return "internal error";
-  default: return "unknown status";
-  }
-}
+// bsvd_status_string and the other names: names.cpp.
 
 const char *bsvd_last_error(void) { return g_error.c_str(); }
 

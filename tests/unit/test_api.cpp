@@ -72,6 +72,8 @@ TEST(Api, BadArgumentsNameThemselves) {
       {"opts->max_sweeps", -18, [](Call &c) { c.o.max_sweeps = -3; }},
       {"opts->pair_solver", -18, [](Call &c) { c.o.pair_solver = bsvd_pair_solver_t(9); }},
       {"opts->precondition", -18, [](Call &c) { c.o.precondition = 2; }},
+      {"opts->ordering", -18, [](Call &c) { c.o.ordering = bsvd_ordering_t(BSVD_ORDERING_COUNT); }},
+      {"opts->variant", -18, [](Call &c) { c.o.variant = bsvd_variant_t(-1); }},
   };
   for (const auto &k : cases) {
     Call c;
