@@ -372,18 +372,25 @@ template <class T> size_t workspace_for(const Batch<T> &b, const bsvd_options_t 
   return cpu_workspace_bytes(b, cfg, cpu_threads(o, b.count));
 }
 
+// Positions (1-based) of the arguments of bsvd_workspace_size and
+// bsvd_workspace_size_v: precision, job, m, n, batch, opts, bytes.
+struct WsPos {
+  int precision = 1, job = 2, m = 3, n = 4, batch = 5, opts = 6, bytes = 7;
+};
+constexpr WsPos kWsPos{};
+
 template <class T>
 bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n,
                               const int *nv, int batch,
                               const bsvd_options_t *opts, size_t *bytes) {
   if (int(job) < 0 || int(job) >= BSVD_JOB_COUNT)
-    return bad(2, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
-  if (batch < 0) return bad(6, "batch", "= %d is negative", batch);
-  if (bsvd_status_t s = check_options(opts, 7)) return s;
-  if (!bytes) return bad(8, "bytes", "is NULL");
+    return bad(kWsPos.job, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
+  if (batch < 0) return bad(kWsPos.batch, "batch", "= %d is negative", batch);
+  if (bsvd_status_t s = check_options(opts, kWsPos.opts)) return s;
+  if (!bytes) return bad(kWsPos.bytes, "bytes", "is NULL");
   for (int i = 0; i < (mv ? batch : 1); ++i) {
-    if ((mv ? mv[i] : m) < 0) return bad(3, "m", "is negative for matrix %d", i);
-    if ((nv ? nv[i] : n) < 0) return bad(4, "n", "is negative for matrix %d", i);
+    if ((mv ? mv[i] : m) < 0) return bad(kWsPos.m, "m", "is negative for matrix %d", i);
+    if ((nv ? nv[i] : n) < 0) return bad(kWsPos.n, "n", "is negative for matrix %d", i);
   }
   Batch<T> b;
   b.vectors = job == BSVD_JOB_VECTORS;
@@ -407,7 +414,7 @@ bsvd_status_t workspace_any(char precision, bsvd_job_t job, int m,
   case 'd': case 'D': return workspace_query<double>(job, m, mv, n, nv, batch, opts, bytes);
   case 'c': case 'C': return workspace_query<std::complex<float>>(job, m, mv, n, nv, batch, opts, bytes);
   case 'z': case 'Z': return workspace_query<std::complex<double>>(job, m, mv, n, nv, batch, opts, bytes);
-  default: return bad(1, "precision", "= '%c' is not one of s, d, c, z", precision);
+  default: return bad(kWsPos.precision, "precision", "= '%c' is not one of s, d, c, z", precision);
   }
 }
 
@@ -459,10 +466,10 @@ bsvd_status_t bsvd_workspace_size(char precision, bsvd_job_t job, int m, int n,
 bsvd_status_t bsvd_workspace_size_v(char precision, bsvd_job_t job,
                                     const int *m, const int *n, int batch,
                                     const bsvd_options_t *opts, size_t *bytes) {
-  if (batch > 0 && !m) return bad(3, "m", "is NULL");
-  if (batch > 0 && !n) return bad(4, "n", "is NULL");
+  if (batch > 0 && !m) return bad(kWsPos.m, "m", "is NULL");
+  if (batch > 0 && !n) return bad(kWsPos.n, "n", "is NULL");
   if (batch == 0) {
-    if (!bytes) return bad(8, "bytes", "is NULL");
+    if (!bytes) return bad(kWsPos.bytes, "bytes", "is NULL");
     *bytes = 0;
     return 0;
   }

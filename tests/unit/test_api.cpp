@@ -240,6 +240,19 @@ TEST(Api, WorkspaceQueryAndCallerWorkspace) {
   ASSERT_EQ(bsvd_workspace_size('d', BSVD_JOB_VECTORS, 5, 4, 3, &o, &bytes), 0);
   EXPECT_GT(bytes, 0u);
   EXPECT_EQ(bsvd_workspace_size('q', BSVD_JOB_VECTORS, 5, 4, 3, &o, &bytes), -1);
+  // Positions: precision, job, m, n, batch, opts, bytes.
+  EXPECT_EQ(bsvd_workspace_size('d', bsvd_job_t(2), 5, 4, 3, &o, &bytes), -2);
+  EXPECT_EQ(bsvd_workspace_size('d', BSVD_JOB_VECTORS, -5, 4, 3, &o, &bytes), -3);
+  EXPECT_EQ(bsvd_workspace_size('d', BSVD_JOB_VECTORS, 5, 4, -3, &o, &bytes), -5);
+  o.max_sweeps = -1;
+  EXPECT_EQ(bsvd_workspace_size('d', BSVD_JOB_VECTORS, 5, 4, 3, &o, &bytes), -6);
+  o.max_sweeps = 0;
+  EXPECT_EQ(bsvd_workspace_size('d', BSVD_JOB_VECTORS, 5, 4, 3, &o, nullptr), -7);
+  const int mv[2] = {5, 6}, nv[2] = {4, 4};
+  EXPECT_EQ(bsvd_workspace_size_v('d', BSVD_JOB_VECTORS, mv, nv, 2, &o, nullptr), -7);
+  EXPECT_EQ(bsvd_workspace_size_v('d', BSVD_JOB_VECTORS, mv, nv, 0, &o, nullptr), -7);
+  EXPECT_EQ(bsvd_workspace_size_v('d', BSVD_JOB_VECTORS, nullptr, nv, 2, &o, &bytes), -3);
+  EXPECT_NE(std::string(bsvd_last_error()).find("argument 3 (m)"), std::string::npos);
   Call c;
   c.o.num_threads = 2;
   std::vector<unsigned char> ws(bytes);
