@@ -176,6 +176,17 @@ bsvd_status_t check_batch(const Batch<T> &b, const ArgPos &p, bool variable) {
   return 0;
 }
 
+// Orderings the cuda backend implements.
+bool cuda_runs(bsvd_ordering_t ordering) {
+  return ordering == BSVD_ORDERING_ROUND_ROBIN || ordering == BSVD_ORDERING_ODD_EVEN;
+}
+
+// BSVD_BACKEND_AUTO for host data: cuda when a GPU is visible and it runs
+// the ordering; else cpu, which implements them all. (Device data: cuda.)
+bsvd_backend_t auto_backend_for_host_data(const Config &cfg) {
+  return cuda_available() && cuda_runs(cfg.ordering) ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
+}
+
 // Backend resolution, workspace and the call itself.
 template <class T>
 bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t *user) {
@@ -190,13 +201,9 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
     return bad(arg ? arg : p.A, "pointer",
                "is in a different memory space (host / device) than A: all matrices of a call must be in one");
   bsvd_backend_t backend = o.backend;
-  // Orderings the cuda kernel implements; auto leaves host data with another
-  // ordering on the cpu backend, which implements them all.
-  const bool gpu_ordering = cfg.ordering == BSVD_ORDERING_ROUND_ROBIN ||
-                            cfg.ordering == BSVD_ORDERING_ODD_EVEN;
+  const bool gpu_ordering = cuda_runs(cfg.ordering);
   if (backend == BSVD_BACKEND_AUTO)
-    backend = (where == 1 || (cuda_available() && gpu_ordering)) ? BSVD_BACKEND_CUDA
-                                                                  : BSVD_BACKEND_CPU;
+    backend = where == 1 ? BSVD_BACKEND_CUDA : auto_backend_for_host_data(cfg);
   if (backend == BSVD_BACKEND_CPU && where == 1)
     return bad(p.A, "A", "is device memory, but opts->backend = cpu needs host memory");
   if (backend == BSVD_BACKEND_CUDA && !cuda_available()) {
@@ -366,8 +373,7 @@ template <class T> size_t workspace_for(const Batch<T> &b, const bsvd_options_t 
   else bsvd_options_init(&o);
   const Config cfg = make_config(o);
   bsvd_backend_t backend = o.backend;
-  if (backend == BSVD_BACKEND_AUTO)
-    backend = cuda_available() ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
+  if (backend == BSVD_BACKEND_AUTO) backend = auto_backend_for_host_data(cfg);
   if (backend == BSVD_BACKEND_CUDA) return cuda_workspace_bytes(b, cfg);
   return cpu_workspace_bytes(b, cfg, cpu_threads(o, b.count));
 }
