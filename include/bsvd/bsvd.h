@@ -227,9 +227,22 @@ typedef struct {
                       takes it. */
   int wcycle_sweeps; /* sweeps one level down per outer pair: 0 = 1 (the
                       default), 1 ... 8 */
+  size_t struct_size; /* the size of the struct the caller filled:
+                      bsvd_options_init sets sizeof(bsvd_options_t). The
+                      library reads only the fields within struct_size
+                      bytes and takes the defaults for later fields, so a
+                      caller built against this header keeps working when
+                      a later version adds fields (they go after this
+                      one). 0 means a caller that filled the struct itself
+                      without bsvd_options_init: its fields of this version
+                      are read as given. A nonzero value below
+                      offsetof(bsvd_options_t, struct_size) +
+                      sizeof(size_t) is invalid (-position of opts). A
+                      caller that sets every field by hand sets this one
+                      too (0 or sizeof(bsvd_options_t)). */
 } bsvd_options_t;
 
-/* Fills *opts with the defaults above. */
+/* Fills *opts with the defaults above (struct_size included). */
 void bsvd_options_init(bsvd_options_t *opts);
 
 /* Names. Every enum value has a canonical short name, the one the bsvd

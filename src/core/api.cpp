@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <complex>
 #include <cstdarg>
 #include <cstdio>
@@ -63,45 +64,68 @@ bsvd_status_t bad(int pos, const char *name, const char *fmt, ...) {
   return -pos;
 }
 
-// Options: NULL means defaults; every field is checked. Enumerations are
+// Every field of a full options struct is checked. Enumerations are
 // checked against the header's BSVD_<ENUM>_COUNT.
-bsvd_status_t check_options(const bsvd_options_t *o, int pos) {
-  if (!o) return 0;
-  if (int(o->backend) < 0 || int(o->backend) >= BSVD_BACKEND_COUNT)
-    return bad(pos, "opts->backend", "= %d is not a bsvd_backend_t", int(o->backend));
-  if (int(o->ordering) < 0 || int(o->ordering) >= BSVD_ORDERING_COUNT)
-    return bad(pos, "opts->ordering", "= %d is not a bsvd_ordering_t", int(o->ordering));
-  if (int(o->variant) < 0 || int(o->variant) >= BSVD_VARIANT_COUNT)
-    return bad(pos, "opts->variant", "= %d is not a bsvd_variant_t", int(o->variant));
-  if (o->block_size < 0)
-    return bad(pos, "opts->block_size", "= %d is negative", o->block_size);
-  if (!(o->tol < 1.0) || std::isnan(o->tol))
-    return bad(pos, "opts->tol", "= %g must be a number below 1 (<= 0 selects the default)", o->tol);
-  if (o->max_sweeps < 0)
-    return bad(pos, "opts->max_sweeps", "= %d is negative", o->max_sweeps);
-  if (o->eig_sweeps < BSVD_EIG_SWEEPS_AUTO)
-    return bad(pos, "opts->eig_sweeps", "= %d is below BSVD_EIG_SWEEPS_AUTO (-1)", o->eig_sweeps);
-  if (o->qr < -1 || o->qr > 1)
-    return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o->qr);
-  if (o->precondition < -1 || o->precondition > 1)
-    return bad(pos, "opts->precondition", "= %d is not -1, 0 or 1", o->precondition);
-  if (int(o->pair_solver) < 0 || int(o->pair_solver) >= BSVD_PAIR_SOLVER_COUNT)
-    return bad(pos, "opts->pair_solver", "= %d is not a bsvd_pair_solver_t", int(o->pair_solver));
-  if (o->wcycle_blocks < 0 || o->wcycle_blocks > kWcycleMaxBlocks)
-    return bad(pos, "opts->wcycle_blocks", "= %d is not in 0 ... %d", o->wcycle_blocks,
+bsvd_status_t check_options(const bsvd_options_t &o, int pos) {
+  if (int(o.backend) < 0 || int(o.backend) >= BSVD_BACKEND_COUNT)
+    return bad(pos, "opts->backend", "= %d is not a bsvd_backend_t", int(o.backend));
+  if (int(o.ordering) < 0 || int(o.ordering) >= BSVD_ORDERING_COUNT)
+    return bad(pos, "opts->ordering", "= %d is not a bsvd_ordering_t", int(o.ordering));
+  if (int(o.variant) < 0 || int(o.variant) >= BSVD_VARIANT_COUNT)
+    return bad(pos, "opts->variant", "= %d is not a bsvd_variant_t", int(o.variant));
+  if (o.block_size < 0)
+    return bad(pos, "opts->block_size", "= %d is negative", o.block_size);
+  if (!(o.tol < 1.0) || std::isnan(o.tol))
+    return bad(pos, "opts->tol", "= %g must be a number below 1 (<= 0 selects the default)", o.tol);
+  if (o.max_sweeps < 0)
+    return bad(pos, "opts->max_sweeps", "= %d is negative", o.max_sweeps);
+  if (o.eig_sweeps < BSVD_EIG_SWEEPS_AUTO)
+    return bad(pos, "opts->eig_sweeps", "= %d is below BSVD_EIG_SWEEPS_AUTO (-1)", o.eig_sweeps);
+  if (o.qr < -1 || o.qr > 1)
+    return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o.qr);
+  if (o.precondition < -1 || o.precondition > 1)
+    return bad(pos, "opts->precondition", "= %d is not -1, 0 or 1", o.precondition);
+  if (int(o.pair_solver) < 0 || int(o.pair_solver) >= BSVD_PAIR_SOLVER_COUNT)
+    return bad(pos, "opts->pair_solver", "= %d is not a bsvd_pair_solver_t", int(o.pair_solver));
+  if (o.wcycle_blocks < 0 || o.wcycle_blocks > kWcycleMaxBlocks)
+    return bad(pos, "opts->wcycle_blocks", "= %d is not in 0 ... %d", o.wcycle_blocks,
                kWcycleMaxBlocks);
-  if (o->wcycle_sweeps < 0 || o->wcycle_sweeps > kWcycleMaxSweeps)
-    return bad(pos, "opts->wcycle_sweeps", "= %d is not in 0 ... %d", o->wcycle_sweeps,
+  if (o.wcycle_sweeps < 0 || o.wcycle_sweeps > kWcycleMaxSweeps)
+    return bad(pos, "opts->wcycle_sweeps", "= %d is not in 0 ... %d", o.wcycle_sweeps,
                kWcycleMaxSweeps);
-  if (o->wcycle_blocks >= 2 && o->ordering != BSVD_ORDERING_ROUND_ROBIN)
+  if (o.wcycle_blocks >= 2 && o.ordering != BSVD_ORDERING_ROUND_ROBIN)
     return bad(pos, "opts->wcycle_blocks",
-               "= %d needs opts->ordering = BSVD_ORDERING_ROUND_ROBIN (is %d)", o->wcycle_blocks,
-               int(o->ordering));
-  if (o->num_threads < 0)
-    return bad(pos, "opts->num_threads", "= %d is negative", o->num_threads);
-  if (!o->workspace && o->workspace_bytes != 0)
-    return bad(pos, "opts->workspace", "is NULL but opts->workspace_bytes = %zu", o->workspace_bytes);
+               "= %d needs opts->ordering = BSVD_ORDERING_ROUND_ROBIN (is %d)", o.wcycle_blocks,
+               int(o.ordering));
+  if (o.num_threads < 0)
+    return bad(pos, "opts->num_threads", "= %d is negative", o.num_threads);
+  if (!o.workspace && o.workspace_bytes != 0)
+    return bad(pos, "opts->workspace", "is NULL but opts->workspace_bytes = %zu", o.workspace_bytes);
   return 0;
+}
+
+// The bytes of bsvd_options_t as of the version that introduced
+// struct_size: what struct_size = 0 (a caller that filled the struct by
+// hand) stands for, and the least nonzero struct_size accepted. Fields
+// added later lie beyond it and take their defaults for such callers.
+constexpr size_t kOptionsBaseBytes = offsetof(bsvd_options_t, struct_size) + sizeof(size_t);
+
+// The caller's options (pos: their argument position) as a full struct of
+// this version: the defaults, overwritten by the caller's bytes up to
+// struct_size (NULL: the defaults alone); then every field is checked.
+bsvd_status_t read_options(const bsvd_options_t *user, int pos, bsvd_options_t &o) {
+  bsvd_options_init(&o);
+  if (!user) return 0;
+  size_t bytes = user->struct_size;
+  if (bytes == 0) bytes = kOptionsBaseBytes;
+  if (bytes < kOptionsBaseBytes)
+    return bad(pos, "opts->struct_size",
+               "= %zu is neither 0 nor at least %zu (offsetof(bsvd_options_t, struct_size) + "
+               "sizeof(size_t)); set it with bsvd_options_init",
+               user->struct_size, kOptionsBaseBytes);
+  std::memcpy(static_cast<void *>(&o), user, std::min(bytes, sizeof o));
+  o.struct_size = sizeof o;
+  return check_options(o, pos);
 }
 
 Config make_config(const bsvd_options_t &o) {
@@ -189,10 +213,7 @@ bsvd_backend_t auto_backend_for_host_data(const Config &cfg) {
 
 // Backend resolution, workspace and the call itself.
 template <class T>
-bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t *user) {
-  bsvd_options_t o;
-  if (user) o = *user;
-  else bsvd_options_init(&o);
+bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t &o) {
   const Config cfg = make_config(o);
 
   int arg = 0;
@@ -266,12 +287,13 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
 }
 
 // Checks shared by all forms before the batch is described.
+// o receives the full options (read_options).
 bsvd_status_t check_common(bsvd_job_t job, int batch, const int *info,
-                           const bsvd_options_t *opts, const ArgPos &p) {
+                           const bsvd_options_t *opts, const ArgPos &p, bsvd_options_t &o) {
   if (int(job) < 0 || int(job) >= BSVD_JOB_COUNT)
     return bad(p.job, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
   if (batch < 0) return bad(p.batch, "batch", "= %d is negative", batch);
-  if (bsvd_status_t s = check_options(opts, p.opts)) return s;
+  if (bsvd_status_t s = read_options(opts, p.opts, o)) return s;
   if (batch > 0 && !info) return bad(p.info, "info", "is NULL");
   return 0;
 }
@@ -283,7 +305,8 @@ bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *A, int lda,
                       int *sweeps, int batch, const bsvd_options_t *opts) {
   clear_error();
   const ArgPos &p = kStridedPos;
-  if (bsvd_status_t s = check_common(job, batch, info, opts, p)) return s;
+  bsvd_options_t o;
+  if (bsvd_status_t s = check_common(job, batch, info, opts, p, o)) return s;
   Batch<T> b;
   b.vectors = job == BSVD_JOB_VECTORS;
   b.count = batch;
@@ -308,7 +331,7 @@ bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *A, int lda,
       return bad(p.strideV, "strideV", "= %lld is less than ldv * min(m, n) = %lld", (long long)sV, (long long)ldv * k);
   }
   if (batch == 0) return 0;
-  return dispatch(b, p, opts);
+  return dispatch(b, p, o);
 }
 
 template <class T>
@@ -320,7 +343,8 @@ bsvd_status_t arrays(bsvd_job_t job, int m, const int *mv, int n, const int *nv,
                      const bsvd_options_t *opts, bool variable) {
   clear_error();
   const ArgPos &p = kArrayPos;
-  if (bsvd_status_t s = check_common(job, batch, info, opts, p)) return s;
+  bsvd_options_t o;
+  if (bsvd_status_t s = check_common(job, batch, info, opts, p, o)) return s;
   if (batch == 0) return 0;
   const bool vec = job == BSVD_JOB_VECTORS;
   if (variable) {
@@ -347,7 +371,7 @@ bsvd_status_t arrays(bsvd_job_t job, int m, const int *mv, int n, const int *nv,
   b.info = info;
   b.sweeps = sweeps;
   if (bsvd_status_t s = check_batch(b, p, variable)) return s;
-  return dispatch(b, p, opts);
+  return dispatch(b, p, o);
 }
 
 template <class T> struct CType { using type = T; };
@@ -367,10 +391,7 @@ template <class T> typename CType<T>::type *const *cpp(T *const *p) {
   return reinterpret_cast<typename CType<T>::type *const *>(p);
 }
 
-template <class T> size_t workspace_for(const Batch<T> &b, const bsvd_options_t *user) {
-  bsvd_options_t o;
-  if (user) o = *user;
-  else bsvd_options_init(&o);
+template <class T> size_t workspace_for(const Batch<T> &b, const bsvd_options_t &o) {
   const Config cfg = make_config(o);
   bsvd_backend_t backend = o.backend;
   if (backend == BSVD_BACKEND_AUTO) backend = auto_backend_for_host_data(cfg);
@@ -392,7 +413,8 @@ bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n,
   if (int(job) < 0 || int(job) >= BSVD_JOB_COUNT)
     return bad(kWsPos.job, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
   if (batch < 0) return bad(kWsPos.batch, "batch", "= %d is negative", batch);
-  if (bsvd_status_t s = check_options(opts, kWsPos.opts)) return s;
+  bsvd_options_t o;
+  if (bsvd_status_t s = read_options(opts, kWsPos.opts, o)) return s;
   if (!bytes) return bad(kWsPos.bytes, "bytes", "is NULL");
   for (int i = 0; i < (mv ? batch : 1); ++i) {
     if ((mv ? mv[i] : m) < 0) return bad(kWsPos.m, "m", "is negative for matrix %d", i);
@@ -403,7 +425,7 @@ bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n,
   b.count = batch;
   b.dims.m = m; b.dims.n = n; b.dims.mv = mv; b.dims.nv = nv;
   try {
-    *bytes = batch == 0 ? 0 : workspace_for(b, opts);
+    *bytes = batch == 0 ? 0 : workspace_for(b, o);
   } catch (...) {
     set_error("internal error in the workspace query");
     return BSVD_STATUS_INTERNAL_ERROR;
@@ -447,6 +469,7 @@ void bsvd_options_init(bsvd_options_t *o) {
   o->precondition = 0;
   o->wcycle_blocks = 0;
   o->wcycle_sweeps = 0;
+  o->struct_size = sizeof *o;
 }
 
 // bsvd_status_string and the other names: names.cpp.
