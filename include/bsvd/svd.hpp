@@ -69,7 +69,7 @@ template <class T> struct Result {
   std::vector<real_t<T>> S;
   std::vector<T> U, V;      // empty for Job::Values
   std::vector<int> info, sweeps;
-  std::vector<int> path;    // bsvd_path_t per matrix
+  std::vector<int> path;    // bsvd_path_t per matrix (bsvd_path_string names it)
 };
 
 // Simple entry point: A holds batch column-major m x n matrices back to back

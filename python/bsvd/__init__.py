@@ -48,13 +48,41 @@ class DeviceError(RuntimeError):
     """A CUDA call inside the library failed."""
 
 
-PATH_NAMES = {0: "trivial", 1: "cpu-unblocked", 2: "cpu-blocked",
-              3: "cuda-fused", 4: "cuda-blocked", 5: "cuda-qr",
-              6: "cuda-pair-evd", 7: "cuda-pair-svd"}
-_BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
-_ORDERINGS = {"round-robin": 0, "round_robin": 0, "odd-even": 1, "odd_even": 1,
-              "row-parallel": 2, "row_parallel": 2, "column-parallel": 3, "column_parallel": 3}
-_VARIANTS = {"auto": 0, "unblocked": 1, "blocked": 2}
+def _enum_names(name_of):
+    """{value: name} of a C enum, from its bsvd_<enum>_string: counts up
+    from 0 until the library has no name (the names are kept in the library
+    alone, src/core/names.cpp)."""
+    names = {}
+    while (s := name_of(len(names))) is not None:
+        names[len(names)] = s
+    return names
+
+
+def _enum_values(name_of):
+    """{name: value} of a C enum for parsing arguments; '_' may stand for
+    '-' (round_robin), as in bsvd_<enum>_from_string."""
+    values = {}
+    for v, s in _enum_names(name_of).items():
+        values[s] = v
+        values[s.replace("-", "_")] = v
+    return values
+
+
+def _one_of(name_of):
+    """"'a', 'b' or 'c'": the names of a C enum, for messages."""
+    names = [repr(s) for s in _enum_names(name_of).values()]
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+
+
+# Path of each matrix (Info.path): {bsvd_path_t value: name}.
+PATH_NAMES = _enum_names(_bsvd.path_string)
+_BACKENDS = _enum_values(_bsvd.backend_string)
+_ORDERINGS = _enum_values(_bsvd.ordering_string)
+_VARIANTS = _enum_values(_bsvd.variant_string)
+# The defaults of the keyword arguments (the library's defaults).
+_DEFAULT_BACKEND = _bsvd.backend_string(_bsvd.BACKEND_AUTO)
+_DEFAULT_ORDERING = _bsvd.ordering_string(_bsvd.ORDERING_ROUND_ROBIN)
+_DEFAULT_VARIANT = _bsvd.variant_string(_bsvd.VARIANT_AUTO)
 _DEFAULT_MAX_SWEEPS = 80  # the library's default (bsvd_options_t::max_sweeps <= 0)
 
 
@@ -174,21 +202,20 @@ def _options(backend, device, tol, max_sweeps, ordering, variant, block_size,
     try:
         b = _BACKENDS[backend]
     except (KeyError, TypeError):
-        raise ValueError(f"bsvd.svd: backend must be 'auto', 'cpu' or 'cuda', got {backend!r}") from None
-    if b == 0:
-        b = 2 if device[0] == "cuda" else 1
-    if b == 1 and device[0] == "cuda":
+        raise ValueError(f"bsvd.svd: backend must be {_one_of(_bsvd.backend_string)}, got {backend!r}") from None
+    if b == _bsvd.BACKEND_AUTO:
+        b = _bsvd.BACKEND_CUDA if device[0] == "cuda" else _bsvd.BACKEND_CPU
+    if b == _bsvd.BACKEND_CPU and device[0] == "cuda":
         raise ValueError("bsvd.svd: backend='cpu' needs host arrays, but the input is on a CUDA "
                          "device (move it to the host first, or use backend='auto')")
     try:
         o = _ORDERINGS[ordering]
     except (KeyError, TypeError):
-        raise ValueError("bsvd.svd: ordering must be 'round-robin', 'odd-even', 'row-parallel' or "
-                         f"'column-parallel', got {ordering!r}") from None
+        raise ValueError(f"bsvd.svd: ordering must be {_one_of(_bsvd.ordering_string)}, got {ordering!r}") from None
     try:
         v = _VARIANTS[variant]
     except (KeyError, TypeError):
-        raise ValueError(f"bsvd.svd: variant must be 'auto', 'unblocked' or 'blocked', got {variant!r}") from None
+        raise ValueError(f"bsvd.svd: variant must be {_one_of(_bsvd.variant_string)}, got {variant!r}") from None
     if tol is None:
         tol = 0.0
     tol = float(tol)
@@ -215,7 +242,7 @@ def _options(backend, device, tol, max_sweeps, ordering, variant, block_size,
         raise ValueError("bsvd.svd: precondition must be None (auto), True / 1 (always) or "
                          f"False / -1 (never), got {precondition!r}")
     if stream is None:
-        stream = ad.stream(device) if b == 2 and device[0] == "cuda" else 0
+        stream = ad.stream(device) if b == _bsvd.BACKEND_CUDA and device[0] == "cuda" else 0
     else:
         stream = int(getattr(stream, "cuda_stream", getattr(stream, "ptr", stream)))
     return _bsvd.Options(b, o, v, int(block_size), tol, int(max_sweeps), int(eig_sweeps),
@@ -284,8 +311,8 @@ def _layout(ad, x, bshape, m, n, batch):
 # the public functions
 
 def svd(A, full_matrices=False, compute_uv=True, tol=None, max_sweeps=None,
-        backend="auto", return_info=False, *, check_finite=False, warn=True,
-        ordering="round-robin", variant="auto", block_size=0, eig_sweeps=None,
+        backend=_DEFAULT_BACKEND, return_info=False, *, check_finite=False, warn=True,
+        ordering=_DEFAULT_ORDERING, variant=_DEFAULT_VARIANT, block_size=0, eig_sweeps=None,
         num_threads=0, stream=None, precondition=None):
     """Singular value decomposition of a batch of matrices.
 
@@ -320,8 +347,9 @@ def svd(A, full_matrices=False, compute_uv=True, tol=None, max_sweeps=None,
     .ptr); default: PyTorch's or CuPy's current stream. precondition: QR
     with column pivoting before the Jacobi iteration (the LAPACK xGEJSV
     scheme; fewer sweeps on slowly converging matrices such as graph and
-    sparse matrices, slower on random ones): None (auto, currently never),
-    True / 1 (always), False / -1 (never).
+    sparse matrices, slower on random ones): None (auto: the cuda backend
+    decides per call by a cost rule, the cpu backend never), True / 1
+    (always), False / -1 (never).
 
     float16 / bfloat16 inputs are computed and returned in float32; other
     dtypes raise TypeError. A torch tensor that requires grad (with grad
@@ -345,7 +373,7 @@ def svd(A, full_matrices=False, compute_uv=True, tol=None, max_sweeps=None,
                         num_threads, stream, precondition)
 
 
-def svdvals(A, tol=None, max_sweeps=None, backend="auto", return_info=False, **kwargs):
+def svdvals(A, tol=None, max_sweeps=None, backend=_DEFAULT_BACKEND, return_info=False, **kwargs):
     """Singular values only: S (..., k), descending (a list for a list input).
     Same options as svd()."""
     return svd(A, compute_uv=False, tol=tol, max_sweeps=max_sweeps, backend=backend,

@@ -121,8 +121,9 @@ class _SVD(torch.autograd.Function):
         return svd_backward(gU, gS, gVh, U, S, Vh), None, None
 
 
-_DEFAULTS = dict(tol=None, max_sweeps=None, backend="auto", check_finite=False, warn=True,
-                 ordering="round-robin", variant="auto", block_size=0, eig_sweeps=None,
+_DEFAULTS = dict(tol=None, max_sweeps=None, backend=_bsvd_pkg._DEFAULT_BACKEND, check_finite=False,
+                 warn=True, ordering=_bsvd_pkg._DEFAULT_ORDERING,
+                 variant=_bsvd_pkg._DEFAULT_VARIANT, block_size=0, eig_sweeps=None,
                  num_threads=0, stream=None, precondition=None)
 
 

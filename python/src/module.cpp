@@ -724,9 +724,43 @@ NB_MODULE(_bsvd, mod) {
   });
   mod.def("version", []() { return std::string(bsvd_version()); });
   mod.def("status_string", [](int st) { return std::string(bsvd_status_string(st)); });
+
+  // The enum names of the C API (bsvd_<enum>_string: None past the last
+  // value, so the package counts up from 0 until None to build its tables;
+  // bsvd_<enum>_from_string: None for an unknown name).
+  using NameFn = const char *(*)(int);
+  using ParseFn = bsvd_status_t (*)(const char *, int *);
+  const auto names = [&mod](const char *what, NameFn name, ParseFn parse) {
+    mod.def((std::string(what) + "_string").c_str(),
+            [name](int value) -> std::optional<std::string> {
+              const char *s = name(value);
+              if (!s) return std::nullopt;
+              return std::string(s);
+            },
+            nb::arg("value"));
+    mod.def((std::string(what) + "_from_string").c_str(),
+            [parse](const std::string &s) -> std::optional<int> {
+              int v = 0;
+              if (parse(s.c_str(), &v) != 0) return std::nullopt;
+              return v;
+            },
+            nb::arg("name"));
+  };
+  names("job", bsvd_job_string, bsvd_job_from_string);
+  names("backend", bsvd_backend_string, bsvd_backend_from_string);
+  names("ordering", bsvd_ordering_string, bsvd_ordering_from_string);
+  names("variant", bsvd_variant_string, bsvd_variant_from_string);
+  names("pair_solver", bsvd_pair_solver_string, bsvd_pair_solver_from_string);
+  names("path", bsvd_path_string, bsvd_path_from_string);
+  names("status_code", bsvd_status_code_string, bsvd_status_code_from_string);
   mod.def("last_error", []() { return std::string(bsvd_last_error()); });
 
   mod.attr("INFO_NONFINITE") = BSVD_INFO_NONFINITE;
+  mod.attr("BACKEND_AUTO") = int(BSVD_BACKEND_AUTO);
+  mod.attr("BACKEND_CPU") = int(BSVD_BACKEND_CPU);
+  mod.attr("BACKEND_CUDA") = int(BSVD_BACKEND_CUDA);
+  mod.attr("ORDERING_ROUND_ROBIN") = int(BSVD_ORDERING_ROUND_ROBIN);
+  mod.attr("VARIANT_AUTO") = int(BSVD_VARIANT_AUTO);
   mod.attr("STATUS_BACKEND_UNAVAILABLE") = int(BSVD_STATUS_BACKEND_UNAVAILABLE);
   mod.attr("STATUS_NOT_SUPPORTED") = int(BSVD_STATUS_NOT_SUPPORTED);
   mod.attr("STATUS_ALLOC_FAILED") = int(BSVD_STATUS_ALLOC_FAILED);

@@ -431,3 +431,39 @@ def test_native_layer_checks_bounds():
 def test_version():
     assert isinstance(bsvd.__version__, str) and bsvd.__version__
     assert isinstance(bsvd.cuda_built(), bool)
+
+
+# ---- names (the library's tables: bsvd_<enum>_string / _from_string) -------
+
+def test_path_names_cover_every_path():
+    # Every bsvd_path_t, cuda-qrcp (8) included, has its library name.
+    assert bsvd.PATH_NAMES == {0: "trivial", 1: "cpu-unblocked", 2: "cpu-blocked",
+                               3: "cuda-fused", 4: "cuda-blocked", 5: "cuda-qr",
+                               6: "cuda-pair-evd", 7: "cuda-pair-svd", 8: "cuda-qrcp"}
+    info = bsvd.Info(np.zeros(3, np.int32), np.zeros(3, np.int32), np.array([8, 3, 99], np.int32))
+    assert list(info.path_names) == ["cuda-qrcp", "cuda-fused", "99"]
+
+
+@pytest.mark.parametrize("enum", ["job", "backend", "ordering", "variant", "pair_solver", "path",
+                                  "status_code"])
+def test_native_names_round_trip(enum):
+    from bsvd import _bsvd
+    name_of = getattr(_bsvd, f"{enum}_string")
+    value_of = getattr(_bsvd, f"{enum}_from_string")
+    names = bsvd._enum_names(name_of)
+    assert names and len(set(names.values())) == len(names)
+    for v, s in names.items():
+        assert value_of(s) == v
+        assert value_of(s.replace("-", "_")) == v
+    assert name_of(-1) is None and name_of(len(names)) is None
+    assert value_of("no such name") is None
+
+
+def test_ordering_names_take_underscores(rng):
+    A = random_matrix(rng, (2, 12, 8), np.float64)
+    S1 = bsvd.svd(A, compute_uv=False, ordering="odd_even")
+    S2 = bsvd.svd(A, compute_uv=False, ordering="odd-even")
+    np.testing.assert_array_equal(S1, S2)
+    with pytest.raises(ValueError, match="'round-robin', 'odd-even', 'row-parallel' or "
+                                         "'column-parallel', got 'spiral'"):
+        bsvd.svd(A, ordering="spiral")

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <complex>
 #include <cstdarg>
 #include <cstdio>
@@ -63,44 +64,68 @@ bsvd_status_t bad(int pos, const char *name, const char *fmt, ...) {
   return -pos;
 }
 
-// Options: NULL means defaults; every field is checked.
-bsvd_status_t check_options(const bsvd_options_t *o, int pos) {
-  if (!o) return 0;
-  if (o->backend < BSVD_BACKEND_AUTO || o->backend > BSVD_BACKEND_CUDA)
-    return bad(pos, "opts->backend", "= %d is not a bsvd_backend_t", int(o->backend));
-  if (o->ordering < BSVD_ORDERING_ROUND_ROBIN || o->ordering > BSVD_ORDERING_COLUMN_PARALLEL)
-    return bad(pos, "opts->ordering", "= %d is not a bsvd_ordering_t", int(o->ordering));
-  if (o->variant < BSVD_VARIANT_AUTO || o->variant > BSVD_VARIANT_BLOCKED)
-    return bad(pos, "opts->variant", "= %d is not a bsvd_variant_t", int(o->variant));
-  if (o->block_size < 0)
-    return bad(pos, "opts->block_size", "= %d is negative", o->block_size);
-  if (!(o->tol < 1.0) || std::isnan(o->tol))
-    return bad(pos, "opts->tol", "= %g must be a number below 1 (<= 0 selects the default)", o->tol);
-  if (o->max_sweeps < 0)
-    return bad(pos, "opts->max_sweeps", "= %d is negative", o->max_sweeps);
-  if (o->eig_sweeps < BSVD_EIG_SWEEPS_AUTO)
-    return bad(pos, "opts->eig_sweeps", "= %d is below BSVD_EIG_SWEEPS_AUTO (-1)", o->eig_sweeps);
-  if (o->qr < -1 || o->qr > 1)
-    return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o->qr);
-  if (o->precondition < -1 || o->precondition > 1)
-    return bad(pos, "opts->precondition", "= %d is not -1, 0 or 1", o->precondition);
-  if (int(o->pair_solver) < BSVD_PAIR_AUTO || int(o->pair_solver) > BSVD_PAIR_SVD_SM)
-    return bad(pos, "opts->pair_solver", "= %d is not a bsvd_pair_solver_t", int(o->pair_solver));
-  if (o->wcycle_blocks < 0 || o->wcycle_blocks > kWcycleMaxBlocks)
-    return bad(pos, "opts->wcycle_blocks", "= %d is not in 0 ... %d", o->wcycle_blocks,
+// Every field of a full options struct is checked. Enumerations are
+// checked against the header's BSVD_<ENUM>_COUNT.
+bsvd_status_t check_options(const bsvd_options_t &o, int pos) {
+  if (int(o.backend) < 0 || int(o.backend) >= BSVD_BACKEND_COUNT)
+    return bad(pos, "opts->backend", "= %d is not a bsvd_backend_t", int(o.backend));
+  if (int(o.ordering) < 0 || int(o.ordering) >= BSVD_ORDERING_COUNT)
+    return bad(pos, "opts->ordering", "= %d is not a bsvd_ordering_t", int(o.ordering));
+  if (int(o.variant) < 0 || int(o.variant) >= BSVD_VARIANT_COUNT)
+    return bad(pos, "opts->variant", "= %d is not a bsvd_variant_t", int(o.variant));
+  if (o.block_size < 0)
+    return bad(pos, "opts->block_size", "= %d is negative", o.block_size);
+  if (!(o.tol < 1.0) || std::isnan(o.tol))
+    return bad(pos, "opts->tol", "= %g must be a number below 1 (<= 0 selects the default)", o.tol);
+  if (o.max_sweeps < 0)
+    return bad(pos, "opts->max_sweeps", "= %d is negative", o.max_sweeps);
+  if (o.eig_sweeps < BSVD_EIG_SWEEPS_AUTO)
+    return bad(pos, "opts->eig_sweeps", "= %d is below BSVD_EIG_SWEEPS_AUTO (-1)", o.eig_sweeps);
+  if (o.qr < -1 || o.qr > 1)
+    return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o.qr);
+  if (o.precondition < -1 || o.precondition > 1)
+    return bad(pos, "opts->precondition", "= %d is not -1, 0 or 1", o.precondition);
+  if (int(o.pair_solver) < 0 || int(o.pair_solver) >= BSVD_PAIR_SOLVER_COUNT)
+    return bad(pos, "opts->pair_solver", "= %d is not a bsvd_pair_solver_t", int(o.pair_solver));
+  if (o.wcycle_blocks < 0 || o.wcycle_blocks > kWcycleMaxBlocks)
+    return bad(pos, "opts->wcycle_blocks", "= %d is not in 0 ... %d", o.wcycle_blocks,
                kWcycleMaxBlocks);
-  if (o->wcycle_sweeps < 0 || o->wcycle_sweeps > kWcycleMaxSweeps)
-    return bad(pos, "opts->wcycle_sweeps", "= %d is not in 0 ... %d", o->wcycle_sweeps,
+  if (o.wcycle_sweeps < 0 || o.wcycle_sweeps > kWcycleMaxSweeps)
+    return bad(pos, "opts->wcycle_sweeps", "= %d is not in 0 ... %d", o.wcycle_sweeps,
                kWcycleMaxSweeps);
-  if (o->wcycle_blocks >= 2 && o->ordering != BSVD_ORDERING_ROUND_ROBIN)
+  if (o.wcycle_blocks >= 2 && o.ordering != BSVD_ORDERING_ROUND_ROBIN)
     return bad(pos, "opts->wcycle_blocks",
-               "= %d needs opts->ordering = BSVD_ORDERING_ROUND_ROBIN (is %d)", o->wcycle_blocks,
-               int(o->ordering));
-  if (o->num_threads < 0)
-    return bad(pos, "opts->num_threads", "= %d is negative", o->num_threads);
-  if (!o->workspace && o->workspace_bytes != 0)
-    return bad(pos, "opts->workspace", "is NULL but opts->workspace_bytes = %zu", o->workspace_bytes);
+               "= %d needs opts->ordering = BSVD_ORDERING_ROUND_ROBIN (is %d)", o.wcycle_blocks,
+               int(o.ordering));
+  if (o.num_threads < 0)
+    return bad(pos, "opts->num_threads", "= %d is negative", o.num_threads);
+  if (!o.workspace && o.workspace_bytes != 0)
+    return bad(pos, "opts->workspace", "is NULL but opts->workspace_bytes = %zu", o.workspace_bytes);
   return 0;
+}
+
+// The bytes of bsvd_options_t as of the version that introduced
+// struct_size: what struct_size = 0 (a caller that filled the struct by
+// hand) stands for, and the least nonzero struct_size accepted. Fields
+// added later lie beyond it and take their defaults for such callers.
+constexpr size_t kOptionsBaseBytes = offsetof(bsvd_options_t, struct_size) + sizeof(size_t);
+
+// The caller's options (pos: their argument position) as a full struct of
+// this version: the defaults, overwritten by the caller's bytes up to
+// struct_size (NULL: the defaults alone); then every field is checked.
+bsvd_status_t read_options(const bsvd_options_t *user, int pos, bsvd_options_t &o) {
+  bsvd_options_init(&o);
+  if (!user) return 0;
+  size_t bytes = user->struct_size;
+  if (bytes == 0) bytes = kOptionsBaseBytes;
+  if (bytes < kOptionsBaseBytes)
+    return bad(pos, "opts->struct_size",
+               "= %zu is neither 0 nor at least %zu (offsetof(bsvd_options_t, struct_size) + "
+               "sizeof(size_t)); set it with bsvd_options_init",
+               user->struct_size, kOptionsBaseBytes);
+  std::memcpy(static_cast<void *>(&o), user, std::min(bytes, sizeof o));
+  o.struct_size = sizeof o;
+  return check_options(o, pos);
 }
 
 Config make_config(const bsvd_options_t &o) {
@@ -175,12 +200,20 @@ bsvd_status_t check_batch(const Batch<T> &b, const ArgPos &p, bool variable) {
   return 0;
 }
 
+// Orderings the cuda backend implements.
+bool cuda_runs(bsvd_ordering_t ordering) {
+  return ordering == BSVD_ORDERING_ROUND_ROBIN || ordering == BSVD_ORDERING_ODD_EVEN;
+}
+
+// BSVD_BACKEND_AUTO for host data: cuda when a GPU is visible and it runs
+// the ordering; else cpu, which implements them all. (Device data: cuda.)
+bsvd_backend_t auto_backend_for_host_data(const Config &cfg) {
+  return cuda_available() && cuda_runs(cfg.ordering) ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
+}
+
 // Backend resolution, workspace and the call itself.
 template <class T>
-bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t *user) {
-  bsvd_options_t o;
-  if (user) o = *user;
-  else bsvd_options_init(&o);
+bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t &o) {
   const Config cfg = make_config(o);
 
   int arg = 0;
@@ -189,13 +222,9 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
     return bad(arg ? arg : p.A, "pointer",
                "is in a different memory space (host / device) than A: all matrices of a call must be in one");
   bsvd_backend_t backend = o.backend;
-  // Orderings the cuda kernel implements; auto leaves host data with another
-  // ordering on the cpu backend, which implements them all.
-  const bool gpu_ordering = cfg.ordering == BSVD_ORDERING_ROUND_ROBIN ||
-                            cfg.ordering == BSVD_ORDERING_ODD_EVEN;
+  const bool gpu_ordering = cuda_runs(cfg.ordering);
   if (backend == BSVD_BACKEND_AUTO)
-    backend = (where == 1 || (cuda_available() && gpu_ordering)) ? BSVD_BACKEND_CUDA
-                                                                  : BSVD_BACKEND_CPU;
+    backend = where == 1 ? BSVD_BACKEND_CUDA : auto_backend_for_host_data(cfg);
   if (backend == BSVD_BACKEND_CPU && where == 1)
     return bad(p.A, "A", "is device memory, but opts->backend = cpu needs host memory");
   if (backend == BSVD_BACKEND_CUDA && !cuda_available()) {
@@ -213,9 +242,11 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
     // The fused kernel evaluates round-robin in closed form and odd-even in
     // shared memory; it does not read the HBJ tables yet. Say so rather
     // than run another ordering than the one asked for.
-    set_error("opts->ordering = %d: the cuda backend implements the round-robin and odd-even "
-              "orderings; row-parallel and column-parallel run on the cpu backend only",
-              int(cfg.ordering));
+    set_error("opts->ordering = %d (%s): the cuda backend implements the %s and %s orderings; "
+              "the others run on the cpu backend only",
+              int(cfg.ordering), bsvd_ordering_string(cfg.ordering),
+              bsvd_ordering_string(BSVD_ORDERING_ROUND_ROBIN),
+              bsvd_ordering_string(BSVD_ORDERING_ODD_EVEN));
     return BSVD_STATUS_NOT_SUPPORTED;
   }
   try {
@@ -256,12 +287,13 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
 }
 
 // Checks shared by all forms before the batch is described.
+// o receives the full options (read_options).
 bsvd_status_t check_common(bsvd_job_t job, int batch, const int *info,
-                           const bsvd_options_t *opts, const ArgPos &p) {
-  if (job != BSVD_JOB_VALUES && job != BSVD_JOB_VECTORS)
+                           const bsvd_options_t *opts, const ArgPos &p, bsvd_options_t &o) {
+  if (int(job) < 0 || int(job) >= BSVD_JOB_COUNT)
     return bad(p.job, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
   if (batch < 0) return bad(p.batch, "batch", "= %d is negative", batch);
-  if (bsvd_status_t s = check_options(opts, p.opts)) return s;
+  if (bsvd_status_t s = read_options(opts, p.opts, o)) return s;
   if (batch > 0 && !info) return bad(p.info, "info", "is NULL");
   return 0;
 }
@@ -273,7 +305,8 @@ bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *A, int lda,
                       int *sweeps, int batch, const bsvd_options_t *opts) {
   clear_error();
   const ArgPos &p = kStridedPos;
-  if (bsvd_status_t s = check_common(job, batch, info, opts, p)) return s;
+  bsvd_options_t o;
+  if (bsvd_status_t s = check_common(job, batch, info, opts, p, o)) return s;
   Batch<T> b;
   b.vectors = job == BSVD_JOB_VECTORS;
   b.count = batch;
@@ -298,7 +331,7 @@ bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *A, int lda,
       return bad(p.strideV, "strideV", "= %lld is less than ldv * min(m, n) = %lld", (long long)sV, (long long)ldv * k);
   }
   if (batch == 0) return 0;
-  return dispatch(b, p, opts);
+  return dispatch(b, p, o);
 }
 
 template <class T>
@@ -310,7 +343,8 @@ bsvd_status_t arrays(bsvd_job_t job, int m, const int *mv, int n, const int *nv,
                      const bsvd_options_t *opts, bool variable) {
   clear_error();
   const ArgPos &p = kArrayPos;
-  if (bsvd_status_t s = check_common(job, batch, info, opts, p)) return s;
+  bsvd_options_t o;
+  if (bsvd_status_t s = check_common(job, batch, info, opts, p, o)) return s;
   if (batch == 0) return 0;
   const bool vec = job == BSVD_JOB_VECTORS;
   if (variable) {
@@ -337,7 +371,7 @@ bsvd_status_t arrays(bsvd_job_t job, int m, const int *mv, int n, const int *nv,
   b.info = info;
   b.sweeps = sweeps;
   if (bsvd_status_t s = check_batch(b, p, variable)) return s;
-  return dispatch(b, p, opts);
+  return dispatch(b, p, o);
 }
 
 template <class T> struct CType { using type = T; };
@@ -357,37 +391,41 @@ template <class T> typename CType<T>::type *const *cpp(T *const *p) {
   return reinterpret_cast<typename CType<T>::type *const *>(p);
 }
 
-template <class T> size_t workspace_for(const Batch<T> &b, const bsvd_options_t *user) {
-  bsvd_options_t o;
-  if (user) o = *user;
-  else bsvd_options_init(&o);
+template <class T> size_t workspace_for(const Batch<T> &b, const bsvd_options_t &o) {
   const Config cfg = make_config(o);
   bsvd_backend_t backend = o.backend;
-  if (backend == BSVD_BACKEND_AUTO)
-    backend = cuda_available() ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
+  if (backend == BSVD_BACKEND_AUTO) backend = auto_backend_for_host_data(cfg);
   if (backend == BSVD_BACKEND_CUDA) return cuda_workspace_bytes(b, cfg);
   return cpu_workspace_bytes(b, cfg, cpu_threads(o, b.count));
 }
+
+// Positions (1-based) of the arguments of bsvd_workspace_size and
+// bsvd_workspace_size_v: precision, job, m, n, batch, opts, bytes.
+struct WsPos {
+  int precision = 1, job = 2, m = 3, n = 4, batch = 5, opts = 6, bytes = 7;
+};
+constexpr WsPos kWsPos{};
 
 template <class T>
 bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n,
                               const int *nv, int batch,
                               const bsvd_options_t *opts, size_t *bytes) {
-  if (job != BSVD_JOB_VALUES && job != BSVD_JOB_VECTORS)
-    return bad(2, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
-  if (batch < 0) return bad(6, "batch", "= %d is negative", batch);
-  if (bsvd_status_t s = check_options(opts, 7)) return s;
-  if (!bytes) return bad(8, "bytes", "is NULL");
+  if (int(job) < 0 || int(job) >= BSVD_JOB_COUNT)
+    return bad(kWsPos.job, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
+  if (batch < 0) return bad(kWsPos.batch, "batch", "= %d is negative", batch);
+  bsvd_options_t o;
+  if (bsvd_status_t s = read_options(opts, kWsPos.opts, o)) return s;
+  if (!bytes) return bad(kWsPos.bytes, "bytes", "is NULL");
   for (int i = 0; i < (mv ? batch : 1); ++i) {
-    if ((mv ? mv[i] : m) < 0) return bad(3, "m", "is negative for matrix %d", i);
-    if ((nv ? nv[i] : n) < 0) return bad(4, "n", "is negative for matrix %d", i);
+    if ((mv ? mv[i] : m) < 0) return bad(kWsPos.m, "m", "is negative for matrix %d", i);
+    if ((nv ? nv[i] : n) < 0) return bad(kWsPos.n, "n", "is negative for matrix %d", i);
   }
   Batch<T> b;
   b.vectors = job == BSVD_JOB_VECTORS;
   b.count = batch;
   b.dims.m = m; b.dims.n = n; b.dims.mv = mv; b.dims.nv = nv;
   try {
-    *bytes = batch == 0 ? 0 : workspace_for(b, opts);
+    *bytes = batch == 0 ? 0 : workspace_for(b, o);
   } catch (...) {
     set_error("internal error in the workspace query");
     return BSVD_STATUS_INTERNAL_ERROR;
@@ -404,7 +442,7 @@ bsvd_status_t workspace_any(char precision, bsvd_job_t job, int m,
   case 'd': case 'D': return workspace_query<double>(job, m, mv, n, nv, batch, opts, bytes);
   case 'c': case 'C': return workspace_query<std::complex<float>>(job, m, mv, n, nv, batch, opts, bytes);
   case 'z': case 'Z': return workspace_query<std::complex<double>>(job, m, mv, n, nv, batch, opts, bytes);
-  default: return bad(1, "precision", "= '%c' is not one of s, d, c, z", precision);
+  default: return bad(kWsPos.precision, "precision", "= '%c' is not one of s, d, c, z", precision);
   }
 }
 
@@ -431,21 +469,10 @@ void bsvd_options_init(bsvd_options_t *o) {
   o->precondition = 0;
   o->wcycle_blocks = 0;
   o->wcycle_sweeps = 0;
+  o->struct_size = sizeof *o;
 }
 
-const char *bsvd_status_string(bsvd_status_t s) {
-  if (s < 0) return "invalid argument";
-  switch (s) {
-  case BSVD_STATUS_SUCCESS: return "success";
-  case BSVD_STATUS_BACKEND_UNAVAILABLE: return "backend unavailable";
-  case BSVD_STATUS_NOT_SUPPORTED: return "not supported";
-  case BSVD_STATUS_ALLOC_FAILED: return "allocation failed";
-  case BSVD_STATUS_DEVICE_ERROR: return "device error";
-  case BSVD_STATUS_WORKSPACE_TOO_SMALL: return "workspace too small";
-  case BSVD_STATUS_INTERNAL_ERROR: return "internal error";
-  default: return "unknown status";
-  }
-}
+// bsvd_status_string and the other names: names.cpp.
 
 const char *bsvd_last_error(void) { return g_error.c_str(); }
 
@@ -468,10 +495,10 @@ bsvd_status_t bsvd_workspace_size(char precision, bsvd_job_t job, int m, int n,
 bsvd_status_t bsvd_workspace_size_v(char precision, bsvd_job_t job,
                                     const int *m, const int *n, int batch,
                                     const bsvd_options_t *opts, size_t *bytes) {
-  if (batch > 0 && !m) return bad(3, "m", "is NULL");
-  if (batch > 0 && !n) return bad(4, "n", "is NULL");
+  if (batch > 0 && !m) return bad(kWsPos.m, "m", "is NULL");
+  if (batch > 0 && !n) return bad(kWsPos.n, "n", "is NULL");
   if (batch == 0) {
-    if (!bytes) return bad(8, "bytes", "is NULL");
+    if (!bytes) return bad(kWsPos.bytes, "bytes", "is NULL");
     *bytes = 0;
     return 0;
   }

@@ -39,6 +39,16 @@ if ! "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/ps" --backend cpu --var
 else
   echo "ok: --pair-solver svd runs"
 fi
+expect_error "bad ordering" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/o" --ordering nope
+expect_error "bad variant" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/o" --variant nope
+# Names come from the library (bsvd_<enum>_from_string / _string): '_' may
+# stand for '-', and the summary names the path.
+out=$("$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/oe" --backend cpu --ordering odd_even 2>&1)
+if [ $? -ne 0 ] || ! echo "$out" | grep -q 'cpu-unblocked 1'; then
+  echo "FAIL: --ordering odd_even, path in the summary: $out"; fail=1
+else
+  echo "ok: --ordering odd_even runs, summary names the path"
+fi
 expect_error "bad family" "$bsvd" gen -o "$tmp/x.npy" --family nope
 expect_error "bad sizes" "$bsvd" check --sizes 3,x --no-matrices
 mkdir -p "$tmp/empty"

@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <complex>
+#include <cstddef>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -72,6 +74,9 @@ TEST(Api, BadArgumentsNameThemselves) {
       {"opts->max_sweeps", -18, [](Call &c) { c.o.max_sweeps = -3; }},
       {"opts->pair_solver", -18, [](Call &c) { c.o.pair_solver = bsvd_pair_solver_t(9); }},
       {"opts->precondition", -18, [](Call &c) { c.o.precondition = 2; }},
+      {"opts->ordering", -18, [](Call &c) { c.o.ordering = bsvd_ordering_t(BSVD_ORDERING_COUNT); }},
+      {"opts->variant", -18, [](Call &c) { c.o.variant = bsvd_variant_t(-1); }},
+      {"opts->struct_size", -18, [](Call &c) { c.o.struct_size = 8; }},
   };
   for (const auto &k : cases) {
     Call c;
@@ -238,6 +243,19 @@ TEST(Api, WorkspaceQueryAndCallerWorkspace) {
   ASSERT_EQ(bsvd_workspace_size('d', BSVD_JOB_VECTORS, 5, 4, 3, &o, &bytes), 0);
   EXPECT_GT(bytes, 0u);
   EXPECT_EQ(bsvd_workspace_size('q', BSVD_JOB_VECTORS, 5, 4, 3, &o, &bytes), -1);
+  // Positions: precision, job, m, n, batch, opts, bytes.
+  EXPECT_EQ(bsvd_workspace_size('d', bsvd_job_t(2), 5, 4, 3, &o, &bytes), -2);
+  EXPECT_EQ(bsvd_workspace_size('d', BSVD_JOB_VECTORS, -5, 4, 3, &o, &bytes), -3);
+  EXPECT_EQ(bsvd_workspace_size('d', BSVD_JOB_VECTORS, 5, 4, -3, &o, &bytes), -5);
+  o.max_sweeps = -1;
+  EXPECT_EQ(bsvd_workspace_size('d', BSVD_JOB_VECTORS, 5, 4, 3, &o, &bytes), -6);
+  o.max_sweeps = 0;
+  EXPECT_EQ(bsvd_workspace_size('d', BSVD_JOB_VECTORS, 5, 4, 3, &o, nullptr), -7);
+  const int mv[2] = {5, 6}, nv[2] = {4, 4};
+  EXPECT_EQ(bsvd_workspace_size_v('d', BSVD_JOB_VECTORS, mv, nv, 2, &o, nullptr), -7);
+  EXPECT_EQ(bsvd_workspace_size_v('d', BSVD_JOB_VECTORS, mv, nv, 0, &o, nullptr), -7);
+  EXPECT_EQ(bsvd_workspace_size_v('d', BSVD_JOB_VECTORS, nullptr, nv, 2, &o, &bytes), -3);
+  EXPECT_NE(std::string(bsvd_last_error()).find("argument 3 (m)"), std::string::npos);
   Call c;
   c.o.num_threads = 2;
   std::vector<unsigned char> ws(bytes);
@@ -248,6 +266,91 @@ TEST(Api, WorkspaceQueryAndCallerWorkspace) {
   EXPECT_EQ(c.run(), BSVD_STATUS_WORKSPACE_TOO_SMALL);
   c.o.workspace = nullptr;
   EXPECT_EQ(c.run(), -18); // bytes without a pointer
+}
+
+// ---- bsvd_options_t::struct_size --------------------------------------------
+
+constexpr size_t kThisVersion = offsetof(bsvd_options_t, struct_size) + sizeof(size_t);
+
+TEST(Api, OptionsInitSetsStructSize) {
+  bsvd_options_t o;
+  std::memset(&o, 0xab, sizeof o);
+  bsvd_options_init(&o);
+  EXPECT_EQ(o.struct_size, sizeof(bsvd_options_t));
+  EXPECT_EQ(kThisVersion, sizeof(bsvd_options_t)); // struct_size is the last field
+}
+
+TEST(Api, StructSizeOfThisVersionIsRead) {
+  Call c;
+  c.o.struct_size = kThisVersion;
+  ASSERT_EQ(c.run(), 0) << bsvd_last_error();
+  // Its fields are read: a bad one is still rejected.
+  c.o.max_sweeps = -1;
+  EXPECT_EQ(c.run(), -18);
+  EXPECT_NE(std::string(bsvd_last_error()).find("opts->max_sweeps"), std::string::npos);
+}
+
+TEST(Api, StructSizeZeroReadsTheFieldsAsGiven) {
+  // A caller that fills the struct itself (here: value-initialized, then
+  // fields set), as before struct_size existed.
+  Call c;
+  bsvd_options_t o{};
+  o.backend = BSVD_BACKEND_CPU;
+  o.eig_sweeps = BSVD_EIG_SWEEPS_AUTO;
+  ASSERT_EQ(o.struct_size, 0u);
+  c.o = o;
+  ASSERT_EQ(c.run(), 0) << bsvd_last_error();
+  std::vector<int> path(c.batch, -1);
+  c.o.path = path.data();
+  c.o.variant = BSVD_VARIANT_BLOCKED; // read: the path says so
+  c.o.block_size = 2;
+  ASSERT_EQ(c.run(), 0) << bsvd_last_error();
+  for (int p : path) EXPECT_EQ(p, BSVD_PATH_CPU_BLOCKED);
+  c.o.num_threads = -2; // read: rejected
+  EXPECT_EQ(c.run(), -18);
+}
+
+TEST(Api, StructSizeTooSmallIsRejectedWithItsPosition) {
+  for (size_t bad : {size_t(1), size_t(8), offsetof(bsvd_options_t, struct_size), kThisVersion - 1}) {
+    Call c;
+    c.o.struct_size = bad;
+    EXPECT_EQ(c.run(), -18) << bad;
+    EXPECT_NE(std::string(bsvd_last_error()).find("opts->struct_size"), std::string::npos)
+        << bsvd_last_error();
+    // The pointer-array form: opts is argument 14.
+    std::vector<const double *> pA = {c.A.data()};
+    std::vector<double *> pS = {c.S.data()}, pU = {c.U.data()}, pV = {c.V.data()};
+    EXPECT_EQ(bsvd_dgesvj_batched(BSVD_JOB_VECTORS, c.m, c.n, pA.data(), c.lda, pS.data(), pU.data(),
+                                  c.ldu, pV.data(), c.ldv, c.info.data(), nullptr, 1, &c.o),
+              -14);
+    // The workspace query: opts is argument 6.
+    size_t bytes = 0;
+    EXPECT_EQ(bsvd_workspace_size('d', BSVD_JOB_VECTORS, 5, 4, 3, &c.o, &bytes), -6);
+  }
+}
+
+TEST(Api, StructSizeOfALaterVersionReadsTheKnownFields) {
+  // A caller built against a later header passes a larger struct; the fields
+  // this version knows are read, the rest ignored.
+  struct Later {
+    bsvd_options_t o;
+    int later_field;
+  } later;
+  bsvd_options_init(&later.o);
+  later.o.backend = BSVD_BACKEND_CPU;
+  later.o.struct_size = sizeof later;
+  later.later_field = 12345;
+  Call c;
+  c.o = later.o;
+  std::vector<int> path(c.batch, -1);
+  later.o.path = path.data();
+  later.o.variant = BSVD_VARIANT_BLOCKED;
+  later.o.block_size = 2;
+  const bsvd_status_t st = bsvd_dgesvj_strided_batched(
+      c.job, c.m, c.n, c.A.data(), c.lda, 20, c.S.data(), 4, c.U.data(), c.ldu, 20, c.V.data(), c.ldv, 16,
+      c.info.data(), nullptr, c.batch, &later.o);
+  ASSERT_EQ(st, 0) << bsvd_last_error();
+  for (int p : path) EXPECT_EQ(p, BSVD_PATH_CPU_BLOCKED);
 }
 
 TEST(Api, CudaBackendWithoutGpuSaysSo) {

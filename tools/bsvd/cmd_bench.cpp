@@ -54,14 +54,14 @@ struct BenchArgs {
   std::string precisions = "d";
   std::string cases = "200x16x16,100x32x32,20x64x64,4x128x128";
   std::string family = "random";
-  std::string backend = "cpu";
+  std::string backend = bsvd_backend_string(BSVD_BACKEND_CPU); // cpu, cuda or all
   int reps = 3;
   int threads = 0;
   int check_sample = 16;
   bool values_only = false;
   bool quiet = false;
   std::string json;
-  std::string pair_solver = "auto"; // auto, gram, evd, svd, all
+  std::string pair_solver = bsvd_pair_solver_string(BSVD_PAIR_AUTO); // a pair solver, or all
   std::string mtx;                  // directory of Matrix Market files
   std::string evd_threads = "auto"; // auto, 32, 128, 256, all
   std::string gram = "auto";        // auto, own, cublas, all
@@ -73,12 +73,9 @@ struct BenchArgs {
 
 // --pair-solver: a bsvd_pair_solver_t, or -1 for "all" (-2: unknown).
 int parse_pair_solver(const std::string &s) {
-  if (s == "auto") return BSVD_PAIR_AUTO;
-  if (s == "gram") return BSVD_PAIR_GRAM;
-  if (s == "evd") return BSVD_PAIR_EVD_SM;
-  if (s == "svd") return BSVD_PAIR_SVD_SM;
   if (s == "all") return -1;
-  return -2;
+  int v = 0;
+  return bsvd_pair_solver_from_string(s.c_str(), &v) == 0 ? v : -2;
 }
 
 // OpenBLAS threads would fight the threads over the batch: one each.
@@ -256,7 +253,8 @@ int bench(const BenchArgs &a) {
   }
   const int pair_solver = parse_pair_solver(a.pair_solver);
   if (pair_solver == -2) {
-    std::fprintf(stderr, "bsvd bench: --pair-solver must be auto, gram, evd, svd or all\n");
+    std::fprintf(stderr, "bsvd bench: --pair-solver must be %s or all\n",
+                 kPairSolverNames.list(", ").c_str());
     return 2;
   }
   for (auto &c : cases) {
@@ -305,10 +303,12 @@ int bench(const BenchArgs &a) {
     c.block_sizes = nbs;
     c.wcycles = wcs;
   }
-  const bool want_cpu = a.backend == "cpu" || a.backend == "all";
-  const bool want_gpu = a.backend == "cuda" || a.backend == "all";
+  const std::string cpu = bsvd_backend_string(BSVD_BACKEND_CPU);
+  const std::string cuda = bsvd_backend_string(BSVD_BACKEND_CUDA);
+  const bool want_cpu = a.backend == cpu || a.backend == "all";
+  const bool want_gpu = a.backend == cuda || a.backend == "all";
   if (!want_cpu && !want_gpu) {
-    std::fprintf(stderr, "bsvd bench: --backend must be cpu, cuda or all\n");
+    std::fprintf(stderr, "bsvd bench: --backend must be %s, %s or all\n", cpu.c_str(), cuda.c_str());
     return 2;
   }
 #if !defined(BSVD_WITH_CUDA)
@@ -410,15 +410,19 @@ void add_bench(CLI::App &app, int &rc) {
   sub->add_option("--precision", a->precisions, "comma list of s, d, c, z")->capture_default_str();
   sub->add_option("--cases", a->cases, "comma list of BATCHxMxN")->capture_default_str();
   sub->add_option("--family", a->family, "singular-value family of the test matrices")->capture_default_str();
-  sub->add_option("--backend", a->backend, "cpu (vs LAPACK), cuda (vs cuSOLVER) or all")->capture_default_str();
+  sub->add_option("--backend", a->backend,
+                  std::string(bsvd_backend_string(BSVD_BACKEND_CPU)) + " (vs LAPACK), " +
+                      bsvd_backend_string(BSVD_BACKEND_CUDA) + " (vs cuSOLVER) or all")
+      ->capture_default_str();
   sub->add_option("--reps", a->reps, "timed repetitions; the median is reported")->capture_default_str();
   sub->add_option("--threads", a->threads, "CPU threads (0 = all cores)")->capture_default_str();
   sub->add_option("--check-sample", a->check_sample, "matrices per case checked for accuracy")->capture_default_str();
   sub->add_flag("--values-only", a->values_only, "singular values only");
   sub->add_option("--json", a->json, "write the rows as JSON to this file");
   sub->add_option("--pair-solver", a->pair_solver,
-                  "cuda blocked path: auto, gram, evd (pair in shared memory), svd (one-sided "
-                  "Jacobi on the pair), or all (auto plus a row per fixed choice)")
+                  "cuda blocked path: " + kPairSolverNames.list(", ") +
+                      " (bsvd_pair_solver_t), or all (" + bsvd_pair_solver_string(BSVD_PAIR_AUTO) +
+                      " plus a row per fixed choice)")
       ->capture_default_str();
   sub->add_option("--eig-sweeps", a->eig_sweeps,
                   "blocked path: inner eigensolver sweeps of the bsvd rows (-1 = auto, the "

@@ -74,18 +74,8 @@ struct Tally {
 };
 
 const char *path_name(int p) {
-  switch (p) {
-  case BSVD_PATH_TRIVIAL: return "trivial";
-  case BSVD_PATH_CPU_UNBLOCKED: return "cpu-unblocked";
-  case BSVD_PATH_CPU_BLOCKED: return "cpu-blocked";
-  case BSVD_PATH_CUDA_FUSED: return "cuda-fused";
-  case BSVD_PATH_CUDA_BLOCKED: return "cuda-blocked";
-  case BSVD_PATH_CUDA_PAIR_EVD: return "cuda-pair-evd";
-  case BSVD_PATH_CUDA_PAIR_SVD: return "cuda-pair-svd";
-  case BSVD_PATH_CUDA_QRCP: return "cuda-qrcp";
-  case BSVD_PATH_CUDA_QR: return "cuda-qr";
-  default: return "?";
-  }
+  const char *s = bsvd_path_string(p);
+  return s ? s : "?";
 }
 
 void print_summary(const Tally &t, char p, const RunArgs &a, double total, double solve) {

@@ -13,11 +13,27 @@
 
 namespace bsvd::cli {
 
+// The names of one public enum (bsvd.h: bsvd_<enum>_string and
+// bsvd_<enum>_from_string), for parsing options and writing help texts.
+struct EnumNames {
+  const char *(*name)(int);
+  bsvd_status_t (*parse)(const char *, int *);
+  // "a, b, c or d" (sep " or "), "a, b, c, d" (sep ", ")
+  std::string list(const char *last_sep = " or ") const;
+  // The value of s; false with "unknown <option> 's' (a, b, c)" in err.
+  bool value(const std::string &s, const char *option, int &v, std::string &err) const;
+};
+inline constexpr EnumNames kBackendNames{bsvd_backend_string, bsvd_backend_from_string};
+inline constexpr EnumNames kOrderingNames{bsvd_ordering_string, bsvd_ordering_from_string};
+inline constexpr EnumNames kVariantNames{bsvd_variant_string, bsvd_variant_from_string};
+inline constexpr EnumNames kPairSolverNames{bsvd_pair_solver_string,
+                                            bsvd_pair_solver_from_string};
+
 // Solver settings common to run, check and bench.
 struct SolverArgs {
-  std::string backend = "auto";
-  std::string ordering = "round-robin";
-  std::string variant = "auto";
+  std::string backend = bsvd_backend_string(BSVD_BACKEND_AUTO);
+  std::string ordering = bsvd_ordering_string(BSVD_ORDERING_ROUND_ROBIN);
+  std::string variant = bsvd_variant_string(BSVD_VARIANT_AUTO);
   int block_size = 0;
   double tol = 0;
   int max_sweeps = 0;
@@ -25,7 +41,7 @@ struct SolverArgs {
   int threads = 0;
   int qr = 0;
   int precondition = 0;
-  std::string pair_solver = "auto";
+  std::string pair_solver = bsvd_pair_solver_string(BSVD_PAIR_AUTO);
   int wcycle_blocks = 0;
   int wcycle_sweeps = 0;
   void add_to(CLI::App &app);

@@ -13,12 +13,28 @@
 
 namespace bsvd::cli {
 
+std::string EnumNames::list(const char *last_sep) const {
+  std::string out;
+  for (int v = 0; const char *s = name(v); ++v) {
+    if (v > 0) out += name(v + 1) ? ", " : last_sep;
+    out += s;
+  }
+  return out;
+}
+
+bool EnumNames::value(const std::string &s, const char *option, int &v, std::string &err) const {
+  if (parse(s.c_str(), &v) == 0) return true;
+  err = std::string("unknown ") + option + " '" + s + "' (" + list(", ") + ")";
+  return false;
+}
+
 void SolverArgs::add_to(CLI::App &app) {
-  app.add_option("--backend", backend, "cpu, cuda or auto (cuda when a GPU is visible)")
+  app.add_option("--backend", backend,
+                 kBackendNames.list() + " (" + bsvd_backend_string(BSVD_BACKEND_AUTO) +
+                     ": the GPU when one is visible)")
       ->capture_default_str();
-  app.add_option("--ordering", ordering, "round-robin, odd-even, row-parallel or column-parallel")
-      ->capture_default_str();
-  app.add_option("--variant", variant, "auto, unblocked or blocked")->capture_default_str();
+  app.add_option("--ordering", ordering, kOrderingNames.list())->capture_default_str();
+  app.add_option("--variant", variant, kVariantNames.list())->capture_default_str();
   app.add_option("--block-size", block_size, "columns per block (blocked variant; 0 = auto)")
       ->capture_default_str();
   app.add_option("--tol", tol, "rotation threshold (0 = sqrt(m) * unit roundoff)")->capture_default_str();
@@ -35,8 +51,9 @@ void SolverArgs::add_to(CLI::App &app) {
       ->capture_default_str()
       ->check(CLI::Range(-1, 1));
   app.add_option("--pair-solver", pair_solver,
-                 "blocked variant: how a block pair is rotated: auto, gram, evd (cuda: pair in "
-                 "shared memory) or svd (one-sided Jacobi on the pair)")
+                 "blocked variant: how a block pair is rotated: " + kPairSolverNames.list() + " (" +
+                     bsvd_pair_solver_string(BSVD_PAIR_EVD_SM) + ": cuda, the pair in shared memory; " +
+                     bsvd_pair_solver_string(BSVD_PAIR_SVD_SM) + ": one-sided Jacobi on the pair)")
       ->capture_default_str();
   app.add_option("--wcycle-blocks", wcycle_blocks,
                  "blocked variant: a second level (W-cycle): outer blocks of this many blocks, "
@@ -51,23 +68,15 @@ void SolverArgs::add_to(CLI::App &app) {
 
 bool SolverArgs::to_options(bsvd_options_t &o, std::string &err) const {
   bsvd_options_init(&o);
-  if (backend == "auto") o.backend = BSVD_BACKEND_AUTO;
-  else if (backend == "cpu") o.backend = BSVD_BACKEND_CPU;
-  else if (backend == "cuda") o.backend = BSVD_BACKEND_CUDA;
-  else { err = "unknown --backend '" + backend + "' (cpu, cuda, auto)"; return false; }
-  if (ordering == "round-robin") o.ordering = BSVD_ORDERING_ROUND_ROBIN;
-  else if (ordering == "odd-even") o.ordering = BSVD_ORDERING_ODD_EVEN;
-  else if (ordering == "row-parallel") o.ordering = BSVD_ORDERING_ROW_PARALLEL;
-  else if (ordering == "column-parallel") o.ordering = BSVD_ORDERING_COLUMN_PARALLEL;
-  else {
-    err = "unknown --ordering '" + ordering +
-          "' (round-robin, odd-even, row-parallel, column-parallel)";
-    return false;
-  }
-  if (variant == "auto") o.variant = BSVD_VARIANT_AUTO;
-  else if (variant == "unblocked") o.variant = BSVD_VARIANT_UNBLOCKED;
-  else if (variant == "blocked") o.variant = BSVD_VARIANT_BLOCKED;
-  else { err = "unknown --variant '" + variant + "' (auto, unblocked, blocked)"; return false; }
+  int v = 0;
+  if (!kBackendNames.value(backend, "--backend", v, err)) return false;
+  o.backend = bsvd_backend_t(v);
+  if (!kOrderingNames.value(ordering, "--ordering", v, err)) return false;
+  o.ordering = bsvd_ordering_t(v);
+  if (!kVariantNames.value(variant, "--variant", v, err)) return false;
+  o.variant = bsvd_variant_t(v);
+  if (!kPairSolverNames.value(pair_solver, "--pair-solver", v, err)) return false;
+  o.pair_solver = bsvd_pair_solver_t(v);
   o.block_size = block_size;
   o.tol = tol;
   o.max_sweeps = max_sweeps;
@@ -77,11 +86,6 @@ bool SolverArgs::to_options(bsvd_options_t &o, std::string &err) const {
   o.precondition = precondition;
   o.wcycle_blocks = wcycle_blocks;
   o.wcycle_sweeps = wcycle_sweeps;
-  if (pair_solver == "auto") o.pair_solver = BSVD_PAIR_AUTO;
-  else if (pair_solver == "gram") o.pair_solver = BSVD_PAIR_GRAM;
-  else if (pair_solver == "evd") o.pair_solver = BSVD_PAIR_EVD_SM;
-  else if (pair_solver == "svd") o.pair_solver = BSVD_PAIR_SVD_SM;
-  else { err = "unknown --pair-solver '" + pair_solver + "' (auto, gram, evd, svd)"; return false; }
   return true;
 }
 
