@@ -2,16 +2,16 @@
 // Included by one .cu file per precision (blocked_s.cu ... blocked_z.cu).
 #pragma once
 
-#include "../core/inner_sweeps.hpp"
-#include "../core/ordering.hpp"
-#include "../core/rotation.hpp"
+#include "../../core/inner_sweeps.hpp"
+#include "../../core/ordering.hpp"
+#include "../../core/rotation.hpp"
 #include "blocked.hpp"
-#include "common/device_scalar.cuh"
-#include "fused.hpp" // max_smem_optin
-#include "common/matrix_io.cuh"
-#include "common/side_stream.hpp"
-#include "tuning.hpp"
-#include "common/ws_layout.hpp"
+#include "../common/device_scalar.cuh"
+#include "../fused.hpp" // max_smem_optin
+#include "../common/matrix_io.cuh"
+#include "../common/side_stream.hpp"
+#include "../tuning.hpp"
+#include "../common/ws_layout.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,7 +1,7 @@
 // Blocked path: the precision-independent host parts (sizes, profiling).
 #include "blocked_kernel.cuh"
-#include "fused.hpp"
-#include "tuning.hpp"
+#include "../fused.hpp"
+#include "../tuning.hpp"
 
 #include <complex>
 

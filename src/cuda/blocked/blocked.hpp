@@ -35,7 +35,7 @@
 // re-orthogonalization, sort and stopping rule.
 #pragma once
 
-#include "../core/batch.hpp"
+#include "../../core/batch.hpp"
 
 #include <cstddef>
 #include <vector>
