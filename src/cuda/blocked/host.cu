@@ -1,5 +1,5 @@
 // Blocked path: the precision-independent host parts (sizes, profiling).
-#include "blocked_kernel.cuh"
+#include "driver.cuh" // blocked_profiling_on, blk_layout, pair_smem_bytes
 #include "../fused.hpp"
 #include "../tuning.hpp"
 
