@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(32 * kEvdWarps, kEvdLeanBlocks) blk_evd_lean_k
     if (l == 0) P.pflag[slot] = 0;
     return;
   }
-  // (wi + wj == K: the host's gate in run_blocked_impl)
+  // (wi + wj == K: the host gate, BlockedRun::plan_evd in driver.cuh)
   // Row l of G, summed over the split Gram plan's segments in segment order
   // as evd_slot_load sums them.
   const bool parts = P.gseg > 0 && slot / P.half < P.nown;

@@ -9,6 +9,8 @@
 
 namespace bsvd::detail::cuda {
 
+// The finish's per-column arrays in shared memory, each padded to a multiple
+// of 8 entries (the kernel says why); the host sizes them alike.
 __host__ __device__ inline int blk_finish_pad(int n) { return (n + 7) & ~7; }
 constexpr int kFinishThreads = 512; // per matrix: the completion's loops are memory-latency bound
 template <class Tstd>

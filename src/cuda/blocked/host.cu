@@ -1,4 +1,6 @@
-// Blocked path: the precision-independent host parts (sizes, profiling).
+// The blocked path's precision-independent host parts: the block width,
+// the pair solver per matrix, the workspace size, the cuBLAS Gram stage's
+// handle and call, and the stage profile.
 #include "driver.cuh" // blocked_profiling_on, blk_layout, pair_smem_bytes
 #include "../fused.hpp"
 #include "../tuning.hpp"
