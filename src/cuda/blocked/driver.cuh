@@ -24,6 +24,8 @@
 #include "layout.hpp"
 #include "load.cuh"
 #include "pair.cuh"
+#include "sweep_plan.cuh"
+#include "timer.hpp"
 #include "update.cuh"
 
 #include <algorithm>
@@ -32,65 +34,6 @@
 #include <vector>
 
 namespace bsvd::detail::cuda {
-
-// The stages BlkTimer times: BlockedProfile's fields.
-enum BlkStage : int {
-  kStageEnd = -1, // the end of the stage before
-  kStageLoad = 0,
-  kStageGram = 1,
-  kStageEvd = 2,
-  kStageUpdate = 3,
-  kStageFinish = 4,
-  kStagePairEvd = 5,
-  kStagePairSvd = 6
-};
-
-// Stage timing with events (profiling only).
-struct BlkTimer {
-  bool on = false;
-  cudaStream_t stream = nullptr;
-  std::vector<cudaEvent_t> ev;
-  std::vector<int> stage;
-  double ms[7] = {0, 0, 0, 0, 0, 0, 0};
-  void mark(int s) { // event at the start of stage s (kStageEnd: end of the last)
-    if (!on) return;
-    cudaEvent_t e;
-    cudaEventCreate(&e);
-    cudaEventRecord(e, stream);
-    ev.push_back(e);
-    stage.push_back(s);
-  }
-  void collect() { // after a synchronization: fold the recorded intervals
-    if (!on || ev.empty()) return;
-    for (size_t i = 0; i + 1 < ev.size(); ++i) {
-      float f = 0;
-      cudaEventElapsedTime(&f, ev[i], ev[i + 1]);
-      if (stage[i] >= 0) ms[stage[i]] += f;
-    }
-    for (size_t i = 0; i + 1 < ev.size(); ++i) cudaEventDestroy(ev[i]);
-    ev.erase(ev.begin(), ev.end() - 1);
-    stage.erase(stage.begin(), stage.end() - 1);
-  }
-  ~BlkTimer() {
-    for (cudaEvent_t e : ev) cudaEventDestroy(e);
-  }
-};
-
-bool blocked_profiling_on();
-void blocked_store_profile(const BlockedProfile &p);
-
-// The own Gram kernel's plans, by the integers choose_gram_tile and
-// choose_gram_wide return (tuning.hpp).
-enum class GramPlan : int {
-  kTile2 = 2, // blk_gram_tile2_kernel<false>
-  kSplit = 3, // blk_gram_tile2_kernel<true>, one block per kGramSegRows-row segment
-  kTile4 = 4, // blk_gram_tile4_kernel (the wide instance: blk_gram_wide_kernel)
-  kMma = 5    // blk_gram_mma_kernel (d only)
-};
-// BlockedProfile::gram_steps' index of a plan.
-constexpr int gram_plan_index(GramPlan g) {
-  return g == GramPlan::kMma ? 3 : g == GramPlan::kTile4 ? 1 : g == GramPlan::kSplit ? 2 : 0;
-}
 
 #define BSVD_BLK_TRY(call)                                                     \
   do {                                                                         \
@@ -152,25 +95,7 @@ private:
     int mw;
     long long first, count;
   };
-  // One sweep's plan: the launches' parameters and every decision of the
-  // sweep (the order of the active matrices is in order_, gbase_, groups_).
-  struct SweepPlan {
-    int steps = 1;              // round-robin steps: the most of any active matrix
-    int nby[3] = {0, 0, 0};     // active matrices per pair mode: Gram, EVD_SM, SVD_SM
-    int rmax = 1;               // the Gram path's most rows (W's and V's)
-    long gram_pairs = 0;        // pairs per step on the Gram path: the eigensolver plan's TLP
-    bool full = true;           // every Gram-path matrix has full pairs (full_pairs)
-    bool one_inner = true;      // ... and one inner sweep
-    int evd_nt = 256;           // eigensolver plan: threads per Gram matrix (choose_evd_threads)
-    bool lean = false;          // the warp plan by the lean kernel (evd_lean_enabled)
-    GramPlan gram = GramPlan::kTile2; // the own Gram kernel's plan (choose_gram_tile / _wide)
-    int own_segs = 1;           // segments of the own-kernel matrices' tallest pair
-    unsigned urows = 1;         // the update's row blocks
-    int split = 0;              // own-kernel matrices in the first stream group (0: one group)
-    // The launches' parameters: the pair kernels' (EVD_SM, SVD_SM) and the
-    // two stream groups' (first on pipe_, second on stream_; with split).
-    BlkParams<Tstd> pe, ps, p1, p2;
-  };
+  using SweepPlan = BlkSweepPlan<Tstd>;
 
   // the steps of run()
   void bind_workspace();
