@@ -6,7 +6,7 @@
 // solver, reporting the path of each matrix.
 #include "../core/backends.hpp"
 #include "../core/tsqr.hpp"
-#include "blocked.hpp"
+#include "blocked/blocked.hpp"
 #include "fused/fused.hpp"
 #include "qr/qr.hpp"
 #include "common/side_stream.hpp"

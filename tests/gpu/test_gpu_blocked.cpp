@@ -6,7 +6,7 @@
 #include "gpu_test_util.hpp"
 
 #include "core/ordering.hpp"
-#include "cuda/blocked.hpp"
+#include "cuda/blocked/blocked.hpp"
 #include "cuda/qr/qr.hpp"
 
 #include <random>

@@ -45,7 +45,7 @@
 
 #include <bsvd/svd.hpp>
 
-#include "cuda/blocked.hpp"
+#include "cuda/blocked/blocked.hpp"
 #include "cuda/fused/fused.hpp"
 #include "cuda/qr/qr.hpp"
 #include "cuda/tuning.hpp"

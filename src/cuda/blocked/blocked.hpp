@@ -1,6 +1,7 @@
 // The blocked GPU path: one-sided block Jacobi for matrices that do not fit
 // the fused shared-memory kernel (MAGMA-SVD Sec. 5-8, WCYCLE Sec. IV-C,
-// HBJ Sec. 4). Host-side interface; the kernels are in blocked_kernel.cuh.
+// HBJ Sec. 4). Host-side interface; the kernels and the driver are beside
+// it, one file per stage (driver.cuh includes them all).
 //
 // Per matrix of the batch (W = A, or A^H when m < n, mw >= nw, copied to
 // the workspace with the fused kernel's load step; V = I), the columns are
@@ -35,7 +36,7 @@
 // re-orthogonalization, sort and stopping rule.
 #pragma once
 
-#include "../core/batch.hpp"
+#include "../../core/batch.hpp"
 
 #include <cstddef>
 #include <vector>

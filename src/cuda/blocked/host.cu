@@ -1,7 +1,11 @@
-// Blocked path: the precision-independent host parts (sizes, profiling).
-#include "blocked_kernel.cuh"
-#include "fused/fused.hpp"
-#include "tuning.hpp"
+// The blocked path's precision-independent host parts: the block width,
+// the pair solver per matrix, the workspace size, the cuBLAS Gram stage's
+// handle and call, and the stage profile.
+#include "layout.hpp" // blk_layout, blocked_gram_count
+#include "pair.cuh"   // pair_smem_bytes
+#include "timer.hpp"  // blocked_profiling_on, blocked_store_profile
+#include "../fused/fused.hpp"
+#include "../tuning.hpp"
 
 #include <complex>
 

@@ -1,5 +1,5 @@
 // Blocked-path instance for one precision (one file each: parallel builds).
-#include "blocked_kernel.cuh"
+#include "driver.cuh"
 
 namespace bsvd::detail::cuda {
 

@@ -1,10 +1,10 @@
 // Blocked-path instance for one precision (one file each: parallel builds).
-#include "blocked_kernel.cuh"
+#include "driver.cuh"
 
 namespace bsvd::detail::cuda {
 
 template <>
-cudaError_t run_blocked<std::complex<double>>(const Batch<std::complex<double>> &kb, const std::vector<int> &idx,
+cudaError_t run_blocked<double>(const Batch<double> &kb, const std::vector<int> &idx,
                             const std::vector<int> &m, const std::vector<int> &n,
                             const std::vector<int> &mode, const Config &cfg, int nb,
                             cudaStream_t stream, unsigned char *ws) {

@@ -1,0 +1,776 @@
+// The blocked path's host driver (run_blocked, blocked.hpp): one
+// BlockedRun per call. Its run() is the whole call as a loop over named
+// steps -- the workspace and the kernels' launch attributes, the load, then
+// per sweep the sweep's plan (every tuning decision of the sweep, in
+// plan_sweep), its uploads, its steps, the convergence read-back and the
+// early finishes (the active-matrix mask of MAGMA-SVD Sec. 8), and at the
+// end the finish of the rest and the stage profile.
+#pragma once
+
+#include "../../core/inner_sweeps.hpp"
+#include "../../core/ordering.hpp"
+#include "../common/side_stream.hpp"
+#include "../fused/fused.hpp" // max_smem_optin
+#include "../tuning.hpp"
+#include "blocked.hpp"
+#include "evd_block.cuh"
+#include "evd_lean.cuh"
+#include "evd_warp.cuh"
+#include "finish.cuh"
+#include "gram.cuh"
+#include "gram_cublas.cuh"
+#include "gram_mma.cuh"
+#include "gram_wide.cuh"
+#include "layout.hpp"
+#include "load.cuh"
+#include "pair.cuh"
+#include "sweep_plan.cuh"
+#include "timer.hpp"
+#include "update.cuh"
+
+#include <algorithm>
+#include <chrono>
+#include <type_traits>
+#include <vector>
+
+namespace bsvd::detail::cuda {
+
+#define BSVD_BLK_TRY(call)                                                     \
+  do {                                                                         \
+    const cudaError_t e_ = (call);                                             \
+    if (e_ != cudaSuccess) return e_;                                          \
+  } while (0)
+
+// One run_blocked call of instance K: the Gram order (blocked_k_of(nb)), the
+// narrow one (32) with every plan, or the wide one (64): the Gram path only
+// (every mode BSVD_PAIR_GRAM; blocked_pair_mode gives that), its own Gram
+// kernel (or cuBLAS), the block eigensolver of 256 threads.
+//
+// The tuning decisions (tuning.hpp), one place each: per call
+// evd_lean_enabled (configure_kernels), blocked_profiling_on (load),
+// choose_gram_cublas per matrix (choose_cublas_matrices),
+// blocked_stream_groups (configure_finish); per sweep, into SweepPlan,
+// choose_evd_threads and the lean kernel (plan_evd), choose_gram_tile /
+// choose_gram_wide (plan_gram), the two stream groups (plan_groups).
+template <class Tstd, int K> class BlockedRun {
+public:
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  using Clock = std::chrono::steady_clock;
+  static constexpr bool kWide = K != kBlockedKmax;
+  // The lean warp kernel (d, the narrow instance; evd_lean.cuh).
+  static constexpr bool kLean = !kWide && kEvdLean<T>;
+  static constexpr char kPrec = precision_of<Tstd>();
+  static constexpr size_t kEvdSmem = kEvdWarps * sizeof(EvdWarpSmem<T, K>);
+  static constexpr size_t kLeanSmem = kEvdWarps * sizeof(EvdLeanSmem<T, K>);
+  static constexpr size_t kBlockSmem = sizeof(EvdBlockSmem<T, K>);
+
+  // The workspace's pointers and the per-matrix records (host only: no
+  // CUDA call; run_blocked_impl has checked the arguments).
+  BlockedRun(Clock::time_point t0, const Batch<Tstd> &kb, const std::vector<int> &idx,
+             const std::vector<int> &m, const std::vector<int> &n, const std::vector<int> &mode,
+             const Config &cfg, int nb, cudaStream_t stream, unsigned char *ws);
+
+  cudaError_t run() {
+    BSVD_BLK_TRY(upload_mats());
+    BSVD_BLK_TRY(configure_kernels());
+    BSVD_BLK_TRY(load());
+    start_iteration();
+    BSVD_BLK_TRY(configure_finish());
+    for (int sweep = 1; sweep <= max_sweeps_ && !active_.empty(); ++sweep) {
+      SweepPlan sp = plan_sweep();
+      BSVD_BLK_TRY(upload_sweep());
+      BSVD_BLK_TRY(run_sweep(sp));
+      BSVD_BLK_TRY(read_convergence(sweep));
+      BSVD_BLK_TRY(finish_converged(sweep));
+    }
+    BSVD_BLK_TRY(finish_rest());
+    store_profile();
+    return cudaSuccess;
+  }
+
+private:
+  // runs of equal mw among the cuBLAS matrices: one batched GEMM each
+  struct GemmGroup {
+    int mw;
+    long long first, count;
+  };
+  using SweepPlan = BlkSweepPlan<Tstd>;
+
+  // the steps of run()
+  void bind_workspace();
+  void build_mats(const std::vector<int> &idx, const std::vector<int> &m,
+                  const std::vector<int> &n);
+  cudaError_t upload_mats();
+  cudaError_t configure_kernels();
+  cudaError_t configure_pair_kernels();
+  cudaError_t load();
+  void start_iteration();
+  void choose_cublas_matrices();
+  cudaError_t configure_finish();
+  SweepPlan plan_sweep();
+  void order_active(SweepPlan &sp);
+  void plan_evd(SweepPlan &sp) const;
+  void plan_gram(SweepPlan &sp);
+  void plan_groups(SweepPlan &sp) const;
+  cudaError_t upload_sweep();
+  cudaError_t run_sweep(SweepPlan &sp);
+  cudaError_t run_step(SweepPlan &sp, int s);
+  cudaError_t gram_path_step(const BlkParams<Tstd> &Pg, cudaStream_t st, const SweepPlan &sp);
+  void launch_gram_own(const BlkParams<Tstd> &Pg, cudaStream_t st, GramPlan plan);
+  cudaError_t launch_gram_cublas(const BlkParams<Tstd> &Pg, cudaStream_t st);
+  void launch_evd(const BlkParams<Tstd> &Pg, cudaStream_t st, const SweepPlan &sp);
+  cudaError_t read_convergence(int sweep);
+  cudaError_t finish_converged(int sweep);
+  cudaError_t launch_finish(const std::vector<int> &which, cudaStream_t st);
+  cudaError_t finish_rest();
+  void store_profile();
+
+  // Block pairs of matrix i per step (one for a single block).
+  long pairs_of(int i) const { return wcycle_pairs(nblk_[i], wr_); }
+
+  // the call
+  const Clock::time_point t0_;
+  const Batch<Tstd> &kb_;
+  const std::vector<int> &mode_;
+  const Config &cfg_;
+  const int nb_, cnt_, wr_, we_;
+  const cudaStream_t stream_;
+  unsigned char *const ws_;
+  const BlkLayout L_;
+  // the launches' parameters: P_ for the Gram path (its active slice set
+  // per sweep), Pf_ for the finish
+  BlkParams<Tstd> P_, Pf_;
+  int *desw_ = nullptr, *dact_ = nullptr, *dgbase_ = nullptr, *dfin_ = nullptr;
+  T *gp_base_ = nullptr; // the split plan's partial tiles (none: nullptr)
+  // per matrix
+  std::vector<BlkMat> mats_;
+  std::vector<int> nblk_, rows_; // blocks; rows of W and V
+  std::vector<int> state_;       // the load's state words
+  std::vector<int> active_, conv_, sweeps_, rot_;
+  std::vector<InnerSweepRule> rules_;
+  std::vector<int> esw_;  // this sweep's inner sweep caps
+  std::vector<char> cub_; // Gram stage by cuBLAS
+  int max_sweeps_ = 0;
+  // the per-sweep order of the active matrices: Gram (own kernel, then
+  // cuBLAS by mw), EVD_SM, SVD_SM; the cuBLAS matrices' first GEMMs and
+  // GEMM groups
+  std::vector<int> order_, gbase_;
+  std::vector<GemmGroup> groups_;
+  std::vector<int> converged_now_; // converged in the sweep just read back
+  // launch attributes and run-wide decisions
+  bool lean_on_ = false;            // evd_lean_enabled (d, nb 16)
+  size_t pair_smem_[2] = {0, 0};    // EVD_SM, SVD_SM: their largest matrix
+  size_t fsmem_ = 0;                // the finish's dynamic shared memory
+  int groups_wanted_ = 1;           // blocked_stream_groups
+  // the finish
+  std::vector<int> fin_;     // (matrix, converged, sweeps) in launch order
+  std::vector<char> finished_;
+  int nfin_ = 0;
+  BlockedProfile prof_;
+  // Destroyed in reverse: pipe_ and side_ join the call's stream (and are
+  // released) before the timer's events are.
+  BlkTimer timer_;
+  SideStream side_; // the early finishes
+  SideStream pipe_; // the first group's stream when the Gram path splits in two
+};
+
+template <class Tstd, int K>
+BlockedRun<Tstd, K>::BlockedRun(Clock::time_point t0, const Batch<Tstd> &kb,
+                                const std::vector<int> &idx, const std::vector<int> &m,
+                                const std::vector<int> &n, const std::vector<int> &mode,
+                                const Config &cfg, int nb, cudaStream_t stream,
+                                unsigned char *ws)
+    : t0_(t0), kb_(kb), mode_(mode), cfg_(cfg), nb_(nb), cnt_(int(idx.size())),
+      wr_(cfg.wcycle_blocks), we_(std::max(1, cfg.wcycle_sweeps)), stream_(stream), ws_(ws),
+      L_(blk_layout(m, n, kb.vectors, sizeof(T), nb, blocked_gram_count(mode), K, wr_)),
+      side_(stream), pipe_(stream) {
+  bind_workspace();
+  build_mats(idx, m, n);
+}
+
+// P_'s settings and its arrays in the workspace (layout.hpp).
+template <class Tstd, int K> void BlockedRun<Tstd, K>::bind_workspace() {
+  P_.batch = kb_;
+  P_.vectors = kb_.vectors;
+  P_.nb = nb_;
+  P_.wr = wr_;
+  P_.we = we_;
+  P_.half = L_.half;
+  P_.tol = cfg_.tol;
+  P_.mats = reinterpret_cast<const BlkMat *>(ws_ + L_.mats);
+  P_.state = reinterpret_cast<int *>(ws_ + L_.state);
+  P_.rot = reinterpret_cast<int *>(ws_ + L_.rot);
+  desw_ = reinterpret_cast<int *>(ws_ + L_.esw);
+  P_.esw = desw_;
+  dact_ = reinterpret_cast<int *>(ws_ + L_.act);
+  P_.act = dact_;
+  P_.W = reinterpret_cast<T *>(ws_ + L_.W);
+  P_.V = reinterpret_cast<T *>(ws_ + L_.V);
+  P_.X = reinterpret_cast<T *>(ws_ + L_.X);
+  P_.G = reinterpret_cast<T *>(ws_ + L_.G);
+  gp_base_ = L_.gp_tiles ? reinterpret_cast<T *>(ws_ + L_.Gp) : nullptr;
+  P_.Q = reinterpret_cast<T *>(ws_ + L_.Q);
+  P_.pflag = reinterpret_cast<int *>(ws_ + L_.pflag);
+  P_.nullf = reinterpret_cast<R *>(ws_ + L_.nullf);
+  P_.gptr = reinterpret_cast<void **>(ws_ + L_.gptr);
+  dgbase_ = reinterpret_cast<int *>(ws_ + L_.gbase);
+  P_.gbase = dgbase_;
+  P_.gcap = L_.gcap;
+  dfin_ = reinterpret_cast<int *>(ws_ + L_.fin);
+}
+
+// The per-matrix records (W = A or A^H: mw >= nw), block counts and rows,
+// and the batch's largest sizes.
+template <class Tstd, int K>
+void BlockedRun<Tstd, K>::build_mats(const std::vector<int> &idx, const std::vector<int> &m,
+                                     const std::vector<int> &n) {
+  mats_.resize(cnt_);
+  nblk_.resize(cnt_);
+  rows_.resize(cnt_);
+  long long ow = 0, ov = 0, ox = 0;
+  for (int i = 0; i < cnt_; ++i) {
+    BlkMat &B = mats_[i];
+    B.b = idx[i];
+    B.m = m[i];
+    B.n = n[i];
+    B.mw = std::max(m[i], n[i]);
+    B.nw = std::min(m[i], n[i]);
+    B.woff = ow;
+    B.voff = ov;
+    B.xoff = ox;
+    ow += (long long)B.mw * B.nw;
+    if (kb_.vectors) {
+      ov += (long long)B.nw * B.nw;
+      ox += 2 * B.mw + B.nw;
+    }
+    nblk_[i] = (B.nw + nb_ - 1) / nb_;
+    rows_[i] = B.mw + (kb_.vectors ? B.nw : 0);
+    P_.mw_max = std::max(P_.mw_max, B.mw);
+    P_.nw_max = std::max(P_.nw_max, B.nw);
+  }
+  P_.col_iters = (P_.nw_max + P_.ngroups - 1) / P_.ngroups;
+}
+
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::upload_mats() {
+  return cudaMemcpyAsync(const_cast<BlkMat *>(P_.mats), mats_.data(), cnt_ * sizeof(BlkMat),
+                         cudaMemcpyHostToDevice, stream_);
+}
+
+// Dynamic shared memory (and carveouts) of the eigensolver and pair kernels.
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::configure_kernels() {
+  lean_on_ = kLean && nb_ == K / 2 && evd_lean_enabled();
+  if constexpr (kLean)
+    if (lean_on_) {
+      BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_lean_kernel<Tstd, K>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(kLeanSmem)));
+      BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_lean_kernel<Tstd, K>,
+                                        cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        int(cudaSharedmemCarveoutMaxShared)));
+    }
+  if constexpr (!kWide) {
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(kEvdSmem)));
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
+                                      cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      int(cudaSharedmemCarveoutMaxShared)));
+    // The block plans' two G buffers (z: 52 KB, above the 48 KB default).
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_block_kernel<Tstd, K, 128>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(kBlockSmem)));
+    BSVD_BLK_TRY(configure_pair_kernels());
+  }
+  // The 256-thread block plan (the wide instance's only one: d 105 KB, two
+  // blocks per SM with the carveout at its maximum).
+  BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_block_kernel<Tstd, K, 256>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(kBlockSmem)));
+  if constexpr (kWide)
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_block_kernel<Tstd, K, 256>,
+                                      cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      int(cudaSharedmemCarveoutMaxShared)));
+  return cudaSuccess;
+}
+
+// Shared memory of the pair kernels: their largest matrix (the narrow
+// instance only).
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::configure_pair_kernels() {
+  for (int i = 0; i < cnt_; ++i)
+    if (mode_[i] != BSVD_PAIR_GRAM) {
+      size_t &b = pair_smem_[mode_[i] == BSVD_PAIR_SVD_SM];
+      b = std::max(b, pair_smem_bytes<T, K>(mats_[i].mw));
+    }
+  if (pair_smem_[0])
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_pair_kernel<Tstd, K, false>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(pair_smem_[0])));
+  if (pair_smem_[1])
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_pair_kernel<Tstd, K, true>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(pair_smem_[1])));
+  return cudaSuccess;
+}
+
+// W, V and the state words; the host waits for the state.
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::load() {
+  timer_.on = blocked_profiling_on();
+  timer_.stream = stream_;
+  timer_.mark(kStageLoad);
+  blk_load_kernel<Tstd><<<cnt_, 256, 0, stream_>>>(P_);
+  ++prof_.launches;
+  BSVD_BLK_TRY(cudaGetLastError());
+  timer_.mark(kStageEnd);
+  state_.resize(size_t(cnt_) * kBsWords);
+  BSVD_BLK_TRY(cudaMemcpyAsync(state_.data(), P_.state, state_.size() * sizeof(int),
+                               cudaMemcpyDeviceToHost, stream_));
+  BSVD_BLK_TRY(cudaStreamSynchronize(stream_));
+  timer_.collect();
+  return cudaSuccess;
+}
+
+// The active list, the inner sweep rules and the Gram stage's engine per
+// matrix (host; the cuBLAS handle is created here when one is needed).
+template <class Tstd, int K> void BlockedRun<Tstd, K>::start_iteration() {
+  conv_.assign(cnt_, 0);
+  sweeps_.assign(cnt_, 0);
+  rot_.resize(cnt_);
+  // Inner sweeps per matrix and outer sweep: cfg.eig_sweeps, or the rule of
+  // inner_sweeps.hpp on the counted rotations (as the CPU twin; a single
+  // block takes no rule there either).
+  rules_.resize(cnt_);
+  esw_.resize(cnt_);
+  for (int i = 0; i < cnt_; ++i) {
+    if (state_[size_t(i) * kBsWords + kBsStart]) active_.push_back(i);
+    else conv_[i] = 1; // zero (converged, 0 sweeps) or non-finite (reported by info)
+  }
+  max_sweeps_ = cfg_.max_sweeps > 0 ? cfg_.max_sweeps : kDefaultMaxSweeps;
+  choose_cublas_matrices();
+}
+
+// Gram stage by cuBLAS (tuning.hpp): matrices of full, evenly paired
+// blocks whose row count the rule gives to cuBLAS, when a handle exists.
+template <class Tstd, int K> void BlockedRun<Tstd, K>::choose_cublas_matrices() {
+  cub_.assign(cnt_, 0);
+  bool any_cub = false;
+  for (int i = 0; i < cnt_; ++i) {
+    // (not with the two-level ordering: the pointer arrays hold nblk / 2
+    // GEMMs of real pairs per step, which its steps need not have)
+    cub_[i] = mode_[i] == BSVD_PAIR_GRAM && nblk_[i] >= 2 && mats_[i].nw % (2 * nb_) == 0 &&
+              wcycle_r(nblk_[i], wr_) == 1 && choose_gram_cublas(kPrec, mats_[i].mw);
+    any_cub = any_cub || cub_[i];
+  }
+  if (any_cub && !gram_cublas_available()) std::fill(cub_.begin(), cub_.end(), 0);
+}
+
+// The finish (blk_finish_kernel), one thread block per matrix, launched for
+// a group of matrices. A matrix that converges while others iterate is
+// finished on a side stream at once: the iteration's tail (a few matrices'
+// dependent steps) leaves most of the GPU idle, and the finish of a
+// rank-deficient matrix (the completion of its null columns, on one
+// multiprocessor) then runs beside it instead of after it.
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::configure_finish() {
+  fsmem_ = size_t(blk_finish_pad(P_.nw_max)) * (sizeof(R) + 3 * sizeof(int));
+  if (kb_.vectors) {
+    // The completion's rounds: X and C of the widest round the batch needs
+    // (completion_block, rotation.hpp; the same widths as the CPU twin), if
+    // the device has the shared memory for them (beyond ~6000 columns it
+    // has not: every matrix then completes one column at a time, where the
+    // CPU twin still takes rounds -- the same kind of completion, possibly
+    // other columns).
+    size_t xc = 0;
+    for (int i = 0; i < cnt_; ++i)
+      xc = std::max(xc, size_t(mats_[i].mw + mats_[i].nw) *
+                            size_t(completion_block(mats_[i].mw, mats_[i].nw, int(sizeof(T)))) *
+                            sizeof(T));
+    xc = (xc + 15) & ~size_t(15);
+    const size_t with = fsmem_ + xc + round_scratch_bytes(kFinishThreads, sizeof(T), P_.nw_max);
+    if (xc > 0 && with <= size_t(max_smem_optin())) {
+      P_.round_bytes = int(xc);
+      fsmem_ = with;
+    }
+  }
+  if (fsmem_ > 48 * 1024)
+    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_finish_kernel<Tstd>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(fsmem_)));
+  Pf_ = P_; // the finish's team: kFinishThreads per matrix
+  Pf_.tpm = kFinishThreads;
+  Pf_.ngroups = kFinishThreads / 32;
+  Pf_.col_iters = (P_.nw_max + Pf_.ngroups - 1) / Pf_.ngroups;
+  fin_.resize(3 * size_t(cnt_));
+  finished_.assign(cnt_, 0);
+  groups_wanted_ = blocked_stream_groups();
+  return cudaSuccess;
+}
+
+// The sweep's plan: the order of the active matrices and every decision
+// of the sweep (host only; P_ takes the Gram path's active slice and plan).
+template <class Tstd, int K>
+typename BlockedRun<Tstd, K>::SweepPlan BlockedRun<Tstd, K>::plan_sweep() {
+  SweepPlan sp;
+  order_active(sp);
+  for (int i = 0; i < cnt_; ++i)
+    esw_[i] = inner_sweep_cap(cfg_.eig_sweeps, rules_[i], kInnerConvergeCap);
+  sp.pe = P_;
+  sp.ps = P_;
+  P_.nact = sp.nby[0];
+  sp.pe.act = dact_ + sp.nby[0];
+  sp.pe.nact = sp.nby[1];
+  sp.ps.act = dact_ + sp.nby[0] + sp.nby[1];
+  sp.ps.nact = sp.nby[2];
+  plan_evd(sp);
+  plan_gram(sp);
+  sp.urows = unsigned((sp.rmax + 127) / 128);
+  plan_groups(sp);
+  return sp;
+}
+
+// order_: the active matrices by pair mode (Gram, EVD_SM, SVD_SM), the
+// Gram ones own kernel first, then cuBLAS by mw; the cuBLAS matrices'
+// first GEMMs (gbase_) and GEMM groups (groups_).
+template <class Tstd, int K> void BlockedRun<Tstd, K>::order_active(SweepPlan &sp) {
+  order_.clear();
+  for (int want : {int(BSVD_PAIR_GRAM), int(BSVD_PAIR_EVD_SM), int(BSVD_PAIR_SVD_SM)})
+    for (int i : active_)
+      if (mode_[i] == want) {
+        order_.push_back(i);
+        ++sp.nby[want - BSVD_PAIR_GRAM];
+        sp.steps = std::max(sp.steps, wcycle_steps(nblk_[i], wr_, we_));
+        if (want == BSVD_PAIR_GRAM) {
+          sp.rmax = std::max(sp.rmax, rows_[i]);
+          sp.gram_pairs += pairs_of(i);
+        }
+      }
+  const auto gend = order_.begin() + sp.nby[0];
+  const auto cfirst = std::stable_partition(order_.begin(), gend, [&](int i) { return !cub_[i]; });
+  std::stable_sort(cfirst, gend, [&](int a, int b) { return mats_[a].mw < mats_[b].mw; });
+  P_.nown = int(cfirst - order_.begin());
+  P_.ncub = sp.nby[0] - P_.nown;
+  gbase_.clear();
+  groups_.clear();
+  long long at = 0;
+  for (auto it = cfirst; it != gend; ++it) {
+    const int i = *it;
+    gbase_.push_back(int(at));
+    const long long gemms = 3LL * (nblk_[i] / 2);
+    if (groups_.empty() || groups_.back().mw != mats_[i].mw) groups_.push_back({mats_[i].mw, at, 0});
+    groups_.back().count += gemms;
+    at += gemms;
+  }
+}
+
+// The eigensolver's plan. Full step: every Gram-path matrix has full pairs
+// (two or more blocks, all nb wide: a single block is a pair of width nb,
+// not 2 nb). The warp plan's threshold depends on it (tuning.hpp), and the
+// lean warp kernel needs it and one inner sweep (evd_lean_enabled).
+template <class Tstd, int K> void BlockedRun<Tstd, K>::plan_evd(SweepPlan &sp) const {
+  for (int j = 0; j < sp.nby[0]; ++j) {
+    sp.full = sp.full && full_pairs(mats_[order_[j]].nw, nb_);
+    sp.one_inner = sp.one_inner && esw_[order_[j]] == 1;
+  }
+  sp.evd_nt = kWide ? 256 : choose_evd_threads(sp.gram_pairs, kPrec, sp.full);
+  sp.lean = lean_on_ && sp.evd_nt == 32 && sp.full && sp.one_inner;
+}
+
+// The own Gram kernel's plan, by its pairs per step (TLP) and its tallest
+// pair's segments (the split plan); the wide instance has
+// blk_gram_wide_kernel (reported as tile 4) or for d the tensor-core plan.
+template <class Tstd, int K> void BlockedRun<Tstd, K>::plan_gram(SweepPlan &sp) {
+  long own_pairs = 0;
+  int own_mw = 0;
+  for (int j = 0; j < P_.nown; ++j) {
+    own_pairs += pairs_of(order_[j]);
+    own_mw = std::max(own_mw, mats_[order_[j]].mw);
+  }
+  sp.own_segs = (own_mw + kGramSegRows - 1) / kGramSegRows;
+  const long long own_slots = (long long)P_.nown * P_.half;
+  // (own_slots x own_segs <= kGramSplitMaxTiles implies it fits L_.gp_tiles)
+  sp.gram = GramPlan(kWide ? choose_gram_wide(kPrec)
+                           : choose_gram_tile(own_pairs, own_slots, sp.own_segs, kPrec));
+  P_.Gp = sp.gram == GramPlan::kSplit ? gp_base_ : nullptr;
+  P_.gseg = sp.gram == GramPlan::kSplit ? sp.own_segs : 0;
+}
+
+// Two groups of the Gram path's matrices, each on its own stream
+// (blocked_stream_groups, tuning.hpp): the first `split` own-kernel
+// matrices (about half the step's pairs) on the side stream pipe_, the
+// rest on the call's stream. Their steps are independent, so one group's
+// eigensolver (latency-bound) may run beside the other's Gram or update
+// (memory-bound). The slots of the second group start after the first
+// group's in G, Q and pflag. Not with the stage timer (its events are on
+// the call's stream).
+template <class Tstd, int K> void BlockedRun<Tstd, K>::plan_groups(SweepPlan &sp) const {
+  if (groups_wanted_ == 2 && !timer_.on && P_.nown >= 2) {
+    long acc = 0;
+    while (sp.split < P_.nown - 1 && 2 * acc < sp.gram_pairs) {
+      acc += pairs_of(order_[sp.split]);
+      ++sp.split;
+    }
+  }
+  sp.p1 = P_;
+  sp.p2 = P_;
+  if (sp.split > 0) {
+    sp.p1.nown = sp.p1.nact = sp.split;
+    sp.p1.ncub = 0;
+    sp.p2.act = dact_ + sp.split;
+    sp.p2.nown = P_.nown - sp.split;
+    sp.p2.nact = P_.nact - sp.split;
+    const size_t first = size_t(sp.split) * size_t(P_.half);
+    sp.p2.G = P_.G + first * K * K;
+    if (P_.gseg) sp.p2.Gp = P_.Gp + first * size_t(P_.gseg) * K * K;
+    sp.p2.Q = P_.Q + first * K * K;
+    sp.p2.pflag = P_.pflag + first;
+  }
+}
+
+// The sweep's order, cuBLAS GEMM positions and inner sweep caps to the
+// device; the rotation counters zeroed.
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::upload_sweep() {
+  BSVD_BLK_TRY(cudaMemcpyAsync(dact_, order_.data(), order_.size() * sizeof(int),
+                               cudaMemcpyHostToDevice, stream_));
+  if (!gbase_.empty())
+    BSVD_BLK_TRY(cudaMemcpyAsync(dgbase_, gbase_.data(), gbase_.size() * sizeof(int),
+                                 cudaMemcpyHostToDevice, stream_));
+  BSVD_BLK_TRY(cudaMemsetAsync(P_.rot, 0, cnt_ * sizeof(int), stream_));
+  BSVD_BLK_TRY(cudaMemcpyAsync(desw_, esw_.data(), cnt_ * sizeof(int), cudaMemcpyHostToDevice,
+                               stream_));
+  return cudaSuccess;
+}
+
+// The sweep's steps (with two stream groups: pipe_ forked before, joined
+// after).
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::run_sweep(SweepPlan &sp) {
+  if (sp.split > 0) {
+    BSVD_BLK_TRY(pipe_.fork());
+    ++prof_.split_sweeps;
+  }
+  for (int s = 0; s < sp.steps; ++s) BSVD_BLK_TRY(run_step(sp, s));
+  if (sp.split > 0) BSVD_BLK_TRY(pipe_.join());
+  return cudaSuccess;
+}
+
+// Step s: the Gram path (one group or two), then the pair kernels.
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::run_step(SweepPlan &sp, int s) {
+  P_.step = sp.pe.step = sp.ps.step = sp.p1.step = sp.p2.step = s;
+  if (sp.split > 0) {
+    BSVD_BLK_TRY(gram_path_step(sp.p1, pipe_.get(), sp));
+    BSVD_BLK_TRY(gram_path_step(sp.p2, stream_, sp));
+  } else if (P_.nact) {
+    BSVD_BLK_TRY(gram_path_step(P_, stream_, sp));
+  }
+  if constexpr (!kWide) { // (the wide instance: every matrix on the Gram path)
+    if (sp.pe.nact) {
+      timer_.mark(kStagePairEvd);
+      blk_pair_kernel<Tstd, K, false>
+          <<<unsigned(sp.pe.nact) * unsigned(P_.half), 256, pair_smem_[0], stream_>>>(sp.pe);
+      ++prof_.launches;
+    }
+    if (sp.ps.nact) {
+      timer_.mark(kStagePairSvd);
+      blk_pair_kernel<Tstd, K, true>
+          <<<unsigned(sp.ps.nact) * unsigned(P_.half), 256, pair_smem_[1], stream_>>>(sp.ps);
+      ++prof_.launches;
+    }
+  }
+  timer_.mark(kStageEnd);
+  BSVD_BLK_TRY(cudaGetLastError());
+  return cudaSuccess;
+}
+
+// One step of the Gram path (Gram, eigensolver, update) for the active
+// matrices of Pg, on stream st.
+template <class Tstd, int K>
+cudaError_t BlockedRun<Tstd, K>::gram_path_step(const BlkParams<Tstd> &Pg, cudaStream_t st,
+                                                const SweepPlan &sp) {
+  const unsigned grid = unsigned(Pg.nact) * unsigned(Pg.half);
+  timer_.mark(kStageGram);
+  if (Pg.nown) launch_gram_own(Pg, st, sp.gram);
+  if (Pg.ncub) BSVD_BLK_TRY(launch_gram_cublas(Pg, st));
+  timer_.mark(kStageEvd);
+  launch_evd(Pg, st, sp);
+  timer_.mark(kStageUpdate);
+  blk_update_kernel<Tstd, K><<<dim3(grid, sp.urows), 128, 0, st>>>(Pg);
+  prof_.launches += 2 + (Pg.nown > 0);
+  return cudaGetLastError();
+}
+
+template <class Tstd, int K>
+void BlockedRun<Tstd, K>::launch_gram_own(const BlkParams<Tstd> &Pg, cudaStream_t st,
+                                          GramPlan plan) {
+  const unsigned gg = unsigned(Pg.nown) * unsigned(Pg.half);
+  if (plan == GramPlan::kMma) { // (d only: choose_gram_tile, choose_gram_wide)
+    if constexpr (std::is_same_v<Tstd, double>)
+      blk_gram_mma_kernel<Tstd, K><<<gg, gram_mma_threads<K>(), 0, st>>>(Pg);
+  } else if constexpr (kWide)
+    blk_gram_wide_kernel<Tstd, K><<<gg, kGramWideThreads, 0, st>>>(Pg);
+  else if (plan == GramPlan::kTile4)
+    blk_gram_tile4_kernel<Tstd, K><<<gg, kGramTile4Threads, 0, st>>>(Pg);
+  else if (plan == GramPlan::kSplit)
+    blk_gram_tile2_kernel<Tstd, K, true>
+        <<<dim3(gg, unsigned(Pg.gseg)), kGramTile2Threads, 0, st>>>(Pg);
+  else
+    blk_gram_tile2_kernel<Tstd, K, false><<<gg, kGramTile2Threads, 0, st>>>(Pg);
+  ++prof_.gram_steps[gram_plan_index(plan)];
+}
+
+// The cuBLAS matrices' Gram stage: the pointer triples, one batched GEMM
+// per group of equal mw, the mirror.
+template <class Tstd, int K>
+cudaError_t BlockedRun<Tstd, K>::launch_gram_cublas(const BlkParams<Tstd> &Pg, cudaStream_t st) {
+  const long long threads = (long long)Pg.ncub * Pg.half;
+  blk_gram_ptr_kernel<Tstd, K><<<unsigned((threads + 127) / 128), 128, 0, st>>>(Pg);
+  if (cudaError_t e = cudaGetLastError()) return e;
+  void **A = Pg.gptr, **B = Pg.gptr + Pg.gcap, **C = Pg.gptr + 2 * Pg.gcap;
+  for (const GemmGroup &g : groups_) {
+    if (cudaError_t e = gram_gemm_batched(kPrec, nb_, g.mw, K, A + g.first, B + g.first,
+                                          C + g.first, int(g.count), st))
+      return e;
+    ++prof_.gram_cublas;
+  }
+  blk_gram_mirror_kernel<Tstd, K><<<unsigned(threads), 256, 0, st>>>(Pg);
+  prof_.launches += 2 + long(groups_.size());
+  return cudaSuccess; // (the launch errors are read after the update)
+}
+
+// The eigensolver by the sweep's plan.
+template <class Tstd, int K>
+void BlockedRun<Tstd, K>::launch_evd(const BlkParams<Tstd> &Pg, cudaStream_t st,
+                                     const SweepPlan &sp) {
+  const unsigned grid = unsigned(Pg.nact) * unsigned(Pg.half);
+  const unsigned warp_blocks = (grid + kEvdWarps - 1) / kEvdWarps;
+  if constexpr (kWide)
+    blk_evd_block_kernel<Tstd, K, 256><<<grid, 256, kBlockSmem, st>>>(Pg);
+  else if (sp.evd_nt == 32) {
+    if constexpr (kLean)
+      if (sp.lean) {
+        blk_evd_lean_kernel<Tstd, K><<<warp_blocks, 32 * kEvdWarps, kLeanSmem, st>>>(Pg);
+        ++prof_.evd_lean_steps;
+      }
+    if (!sp.lean)
+      blk_evd_warp_kernel<Tstd, K><<<warp_blocks, 32 * kEvdWarps, kEvdSmem, st>>>(Pg);
+  } else if (sp.evd_nt == 128)
+    blk_evd_block_kernel<Tstd, K, 128><<<grid, 128, kBlockSmem, st>>>(Pg);
+  else
+    blk_evd_block_kernel<Tstd, K, 256><<<grid, 256, kBlockSmem, st>>>(Pg);
+  ++prof_.evd_steps[evd_plan_index(sp.evd_nt)];
+}
+
+// The sweep's rotation counts (the host waits): a matrix that rotated
+// nothing has converged and leaves the active list.
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::read_convergence(int sweep) {
+  BSVD_BLK_TRY(cudaMemcpyAsync(rot_.data(), P_.rot, cnt_ * sizeof(int), cudaMemcpyDeviceToHost,
+                               stream_));
+  BSVD_BLK_TRY(cudaStreamSynchronize(stream_));
+  timer_.collect();
+  std::vector<int> still;
+  converged_now_.clear();
+  for (int i : active_) {
+    sweeps_[i] = sweep;
+    if (rot_[i]) {
+      still.push_back(i);
+      if (nblk_[i] > 1) rules_[i].after_sweep(rot_[i]);
+    } else {
+      conv_[i] = 1;
+      converged_now_.push_back(i);
+    }
+  }
+  active_.swap(still);
+  prof_.sweeps = sweep;
+  return cudaSuccess;
+}
+
+// The matrices that converged in this sweep, while others iterate on:
+// finished beside the iteration, after what the stream has so far.
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::finish_converged(int sweep) {
+  if (!converged_now_.empty() && !active_.empty() && sweep < max_sweeps_) {
+    BSVD_BLK_TRY(side_.fork());
+    BSVD_BLK_TRY(launch_finish(converged_now_, side_.get()));
+  }
+  return cudaSuccess;
+}
+
+template <class Tstd, int K>
+cudaError_t BlockedRun<Tstd, K>::launch_finish(const std::vector<int> &which, cudaStream_t st) {
+  if (which.empty()) return cudaSuccess;
+  const int off = nfin_;
+  for (int i : which) {
+    fin_[3 * size_t(nfin_)] = i;
+    fin_[3 * size_t(nfin_) + 1] = conv_[i];
+    fin_[3 * size_t(nfin_) + 2] = sweeps_[i];
+    finished_[i] = 1;
+    ++nfin_;
+  }
+  cudaError_t e = cudaMemcpyAsync(dfin_ + 3 * size_t(off), fin_.data() + 3 * size_t(off),
+                                  3 * which.size() * sizeof(int), cudaMemcpyHostToDevice, st);
+  if (e != cudaSuccess) return e;
+  BlkParams<Tstd> Pl = Pf_;
+  Pl.fin = dfin_ + 3 * size_t(off);
+  blk_finish_kernel<Tstd><<<unsigned(which.size()), kFinishThreads, fsmem_, st>>>(Pl);
+  ++prof_.launches;
+  return cudaGetLastError();
+}
+
+// The rest: the matrices that iterated to the end, hit the sweep limit, or
+// never iterated (zero, non-finite); the call ends when the side stream's
+// finishes have.
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::finish_rest() {
+  std::vector<int> rest;
+  for (int i = 0; i < cnt_; ++i)
+    if (!finished_[i]) rest.push_back(i);
+  timer_.mark(kStageFinish);
+  BSVD_BLK_TRY(launch_finish(rest, stream_));
+  BSVD_BLK_TRY(side_.join());
+  timer_.mark(kStageEnd);
+  if (timer_.on) {
+    BSVD_BLK_TRY(cudaStreamSynchronize(stream_));
+    timer_.collect();
+    prof_.load = timer_.ms[kStageLoad];
+    prof_.gram = timer_.ms[kStageGram];
+    prof_.evd = timer_.ms[kStageEvd];
+    prof_.update = timer_.ms[kStageUpdate];
+    prof_.finish = timer_.ms[kStageFinish];
+    prof_.pair_evd = timer_.ms[kStagePairEvd];
+    prof_.pair_svd = timer_.ms[kStagePairSvd];
+  }
+  return cudaSuccess;
+}
+
+template <class Tstd, int K> void BlockedRun<Tstd, K>::store_profile() {
+  prof_.total = std::chrono::duration<double, std::milli>(Clock::now() - t0_).count();
+  blocked_store_profile(prof_);
+}
+
+template <class Tstd, int K>
+cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
+                             const std::vector<int> &m, const std::vector<int> &n,
+                             const std::vector<int> &mode, const Config &cfg, int nb,
+                             cudaStream_t stream, unsigned char *ws) {
+  static_assert(K == kBlockedKmax || K == kBlockedKwide, "the compiled instances");
+  const auto t0 = std::chrono::steady_clock::now();
+  if (idx.empty()) return cudaSuccess;
+  if (blocked_k_of(nb) != K || nb < 1) return cudaErrorInvalidValue;
+  if constexpr (K != kBlockedKmax)
+    for (int x : mode)
+      if (x != BSVD_PAIR_GRAM) return cudaErrorInvalidValue;
+  BlockedRun<Tstd, K> call(t0, kb, idx, m, n, mode, cfg, nb, stream, ws);
+  return call.run();
+}
+
+// The instance for nb (blocked_k_of): the wide one where the precision has
+// it (blocked_has_wide), else an invalid value (blocked_nb never gives such
+// an nb).
+template <class Tstd>
+cudaError_t run_blocked_any(const Batch<Tstd> &kb, const std::vector<int> &idx,
+                            const std::vector<int> &m, const std::vector<int> &n,
+                            const std::vector<int> &mode, const Config &cfg, int nb,
+                            cudaStream_t stream, unsigned char *ws) {
+  if (blocked_k_of(nb) == kBlockedKmax)
+    return run_blocked_impl<Tstd, kBlockedKmax>(kb, idx, m, n, mode, cfg, nb, stream, ws);
+  if constexpr (blocked_has_wide(precision_of<Tstd>()))
+    return run_blocked_impl<Tstd, kBlockedKwide>(kb, idx, m, n, mode, cfg, nb, stream, ws);
+  return cudaErrorInvalidValue;
+}
+
+#undef BSVD_BLK_TRY
+
+} // namespace bsvd::detail::cuda
