@@ -116,7 +116,7 @@ import sys
 p = sys.argv[1]
 eb, rb = {'s': (4, 4), 'd': (8, 8), 'c': (8, 4), 'z': (16, 8)}[p]
 a16 = lambda x: (x + 15) // 16 * 16
-def smem(n):  # mirrors fused_plan.cu layout() with vectors and odd-even
+def smem(n):  # mirrors src/cuda/fused/plan.cu layout() with vectors and odd-even
     slots = max(2, n + (n & 1)); o = a16((n + 1) * n * eb); o = a16(o + (n + 1) * n * eb)
     o = a16(o + n * rb); o = a16(o + n * rb); o = a16(o + 4 * n); o = a16(o + 8 * slots)
     o = a16(o + 4 * n); o = a16(o + 4 * n); o = a16(o + n * eb); o = a16(o + n * eb)
@@ -166,8 +166,8 @@ if [ $BENCH = 1 ]; then
     say "bench d mtx ($MTX): rc=$?"
     grep -E "^(bsvd|cusolver)" "$OUT/bench-mtx.log" | tee -a "$SUMMARY" >/dev/null
   fi
-  # The eigensolver plans' TLP thresholds (tuning.hpp tlp_warp_threshold,
-  # tlp_block_threshold) on N x N matrices, N in TUNE_TLP_SIZES (default
+  # The eigensolver plans' TLP thresholds (src/plan/tuning_sm90.cpp tlp_warp_*,
+  # tlp_block) on N x N matrices, N in TUNE_TLP_SIZES (default
   # 256: full pairs; 100 has ragged ones, where the lean kernel does not run).
   part tune && for p in ${TUNE_TLP_PRECISIONS:-d s z c}; do
     for tn in ${TUNE_TLP_SIZES:-256}; do
@@ -176,9 +176,9 @@ if [ $BENCH = 1 ]; then
       cat "$OUT/tune-tlp-$p-$tn.log" >>"$SUMMARY"
     done
   done
-  # Fused kernel or blocked path beyond 64 columns (tuning.hpp,
-  # fused_call_cols): 8 ... 264 matrices of 68 ... 88 columns, the auto row
-  # with the other route's row beside it (docs/perf/wcycle.md, Session 22).
+  # Fused kernel or blocked path beyond 64 columns (plan::fused_call_cols):
+  # 8 ... 264 matrices of 68 ... 88 columns, the auto row with the other
+  # route's row beside it (docs/design/decisions/0001-fused-column-cap.md).
   part route && for p in d c z s; do
     C=""; for n in 68 72 76 80 88; do for c in 8 32 100 132 200 264; do C="$C,${c}x${n}x${n}"; done; done
     BSVD_BENCH_ONLY=1 "$BSVD" bench --backend cuda --precision $p --cases "${C#,}" --family random \

@@ -350,6 +350,21 @@ bsvd_status_t bsvd_workspace_size_v(char precision, bsvd_job_t job,
                                     const int *m, const int *n, int batch,
                                     const bsvd_options_t *opts, size_t *bytes);
 
+/* The plan of a call as text: which path each matrix would take and the
+ * parameters of each group -- the table `bsvd plan` prints -- for a uniform
+ * batch (bsvd_explain) or a variable-size one (bsvd_explain_v: m, n host
+ * arrays of batch sizes), resolved as the call resolves it for host data.
+ * Nothing is solved. Writes at most len bytes, the terminating NUL
+ * included, into buf (which may be NULL when len = 0); *needed (needed may
+ * be NULL) receives the length of the whole text plus one. Arguments are
+ * checked as by bsvd_workspace_size; buf is argument 7. */
+bsvd_status_t bsvd_explain(char precision, bsvd_job_t job, int m, int n, int batch,
+                           const bsvd_options_t *opts, char *buf, size_t len,
+                           size_t *needed);
+bsvd_status_t bsvd_explain_v(char precision, bsvd_job_t job, const int *m,
+                             const int *n, int batch, const bsvd_options_t *opts,
+                             char *buf, size_t len, size_t *needed);
+
 #define BSVD_DECLARE_GESVJ(p, T, R)                                            \
   bsvd_status_t bsvd_##p##gesvj_strided_batched(                               \
       bsvd_job_t job, int m, int n, const T *A, int lda, int64_t strideA,      \

@@ -5,6 +5,7 @@
 #include "batch.hpp"
 
 #include <cstddef>
+#include <string>
 
 namespace bsvd::detail {
 
@@ -31,6 +32,10 @@ template <class T> int cuda_locate(const Batch<T> &batch, int *arg);
 
 template <class T>
 size_t cuda_workspace_bytes(const Batch<T> &batch, const Config &cfg);
+
+// The plan of the call as text (plan::explain), with the workspace of
+// host-resident (loc 0) or device-resident (loc 1) data.
+template <class T> std::string cuda_explain(const Batch<T> &batch, const Config &cfg, int loc);
 
 template <class T>
 bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config &cfg,

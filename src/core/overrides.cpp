@@ -10,33 +10,66 @@ namespace bsvd::detail {
 
 namespace {
 
-const char *env(const char *name) {
-  const char *e = std::getenv(name);
-  return e && e[0] ? e : nullptr;
-}
-
 // An integer from `allowed`, else 0.
-int env_choice(const char *name, std::initializer_list<int> allowed) {
-  const char *e = env(name);
-  if (!e) return 0;
-  const int v = std::atoi(e);
+int choice(const char *v, std::initializer_list<int> allowed) {
+  const int x = std::atoi(v);
   for (int a : allowed)
-    if (v == a) return v;
+    if (x == a) return x;
   return 0;
 }
 
-long env_positive(const char *name) {
-  const char *e = env(name);
-  const long v = e ? std::atol(e) : 0;
-  return v > 0 ? v : 0;
+long positive(const char *v) {
+  const long x = std::atol(v);
+  return x > 0 ? x : 0;
 }
 
 // "0" turns a default-on switch off, "1" forces it on.
-Force env_switch(const char *name) {
-  const char *e = env(name);
-  if (!e) return Force::kAuto;
-  return e[0] == '0' ? Force::kOff : e[0] == '1' ? Force::kOn : Force::kAuto;
+Force on_off(const char *v) {
+  return v[0] == '0' ? Force::kOff : v[0] == '1' ? Force::kOn : Force::kAuto;
 }
+
+// One variable: sets its field from a value (null: the default).
+struct Var {
+  const char *name;
+  void (*set)(Overrides &o, const char *v);
+};
+
+const Var kVars[] = {
+    {"BSVD_FUSED_LANES", [](Overrides &o, const char *v) { o.fused_lanes = v ? choice(v, {4, 8, 16, 32}) : 0; }},
+    {"BSVD_FUSED_RULE", [](Overrides &o, const char *v) { o.fused_gcd_rule = v && v[0] == 'g'; }},
+    {"BSVD_FUSED_TPM", [](Overrides &o, const char *v) { o.fused_tpm = v ? choice(v, {32, 64, 128, 256}) : 0; }},
+    {"BSVD_FUSED_MAX_COLS", [](Overrides &o, const char *v) { o.fused_max_cols = v ? int(positive(v)) : 0; }},
+    {"BSVD_BESIDE", [](Overrides &o, const char *v) { o.fused_beside = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_GRAM",
+     [](Overrides &o, const char *v) {
+       o.gram_cublas = !v ? Force::kAuto : v[0] == 'c' ? Force::kOn : v[0] == 'o' ? Force::kOff : Force::kAuto;
+     }},
+    {"BSVD_GRAM_TILE",
+     [](Overrides &o, const char *v) {
+       o.gram_plan = !v              ? GramPlan::kAuto
+                     : v[0] == 's'   ? GramPlan::kSplit
+                     : v[0] == 'm'   ? GramPlan::kMma
+                     : std::atoi(v) == 2 ? GramPlan::kTile2
+                     : std::atoi(v) == 4 ? GramPlan::kTile4
+                                         : GramPlan::kAuto;
+     }},
+    {"BSVD_TLP_THRESHOLD", [](Overrides &o, const char *v) { o.tlp_warp = v ? positive(v) : 0; }},
+    {"BSVD_TLP_BLOCK_THRESHOLD", [](Overrides &o, const char *v) { o.tlp_block = v ? positive(v) : 0; }},
+    {"BSVD_EVD_THREADS", [](Overrides &o, const char *v) { o.evd_threads = v ? choice(v, {32, 128, 256}) : 0; }},
+    {"BSVD_EVD_LEAN", [](Overrides &o, const char *v) { o.evd_lean = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_BLK_GROUPS", [](Overrides &o, const char *v) { o.stream_groups = v ? choice(v, {1, 2}) : 0; }},
+    {"BSVD_PROFILE", [](Overrides &o, const char *v) { o.profile = v && std::strcmp(v, "0") != 0; }},
+    {"BSVD_QR_WY", [](Overrides &o, const char *v) { o.qr_wy = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_QR_TSQR", [](Overrides &o, const char *v) { o.qr_tsqr = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_QR_THREADS", [](Overrides &o, const char *v) { o.qr_threads = v ? choice(v, {256, 512, 1024}) : 0; }},
+    {"BSVD_QR_CLUSTER", [](Overrides &o, const char *v) { o.qr_cluster = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_QR_APPLY", [](Overrides &o, const char *v) { o.qr_apply = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_QRCP_PLAN",
+     [](Overrides &o, const char *v) {
+       o.qrcp_throughput = !v ? Force::kAuto : v[0] == 't' ? Force::kOn : v[0] == 'l' ? Force::kOff : Force::kAuto;
+     }},
+    {"BSVD_QRCP_PLAN_TRACE", [](Overrides &o, const char *v) { o.qrcp_trace = v && v[0] == '1'; }},
+};
 
 std::mutex g_mutex;
 Overrides g_current;
@@ -44,37 +77,19 @@ bool g_loaded = false;
 
 } // namespace
 
+bool set_override(Overrides &o, const char *name, const char *value) {
+  for (const Var &v : kVars)
+    if (std::strcmp(v.name, name) == 0) {
+      v.set(o, value && value[0] ? value : nullptr);
+      return true;
+    }
+  return false;
+}
+
 Overrides overrides_from_env() {
   Overrides o;
-  o.fused_lanes = env_choice("BSVD_FUSED_LANES", {4, 8, 16, 32});
-  if (const char *e = env("BSVD_FUSED_RULE")) o.fused_gcd_rule = e[0] == 'g';
-  o.fused_tpm = env_choice("BSVD_FUSED_TPM", {32, 64, 128, 256});
-  o.fused_max_cols = int(env_positive("BSVD_FUSED_MAX_COLS"));
-  o.fused_beside = env_switch("BSVD_BESIDE");
-
-  if (const char *e = env("BSVD_GRAM"))
-    o.gram_cublas = e[0] == 'c' ? Force::kOn : e[0] == 'o' ? Force::kOff : Force::kAuto;
-  if (const char *e = env("BSVD_GRAM_TILE")) {
-    if (e[0] == 's') o.gram_plan = GramPlan::kSplit;
-    else if (e[0] == 'm') o.gram_plan = GramPlan::kMma;
-    else if (std::atoi(e) == 2) o.gram_plan = GramPlan::kTile2;
-    else if (std::atoi(e) == 4) o.gram_plan = GramPlan::kTile4;
-  }
-  o.tlp_warp = env_positive("BSVD_TLP_THRESHOLD");
-  o.tlp_block = env_positive("BSVD_TLP_BLOCK_THRESHOLD");
-  o.evd_threads = env_choice("BSVD_EVD_THREADS", {32, 128, 256});
-  o.evd_lean = env_switch("BSVD_EVD_LEAN");
-  o.stream_groups = env_choice("BSVD_BLK_GROUPS", {1, 2});
-  if (const char *e = env("BSVD_PROFILE")) o.profile = std::strcmp(e, "0") != 0;
-
-  o.qr_wy = env_switch("BSVD_QR_WY");
-  o.qr_tsqr = env_switch("BSVD_QR_TSQR");
-  o.qr_threads = env_choice("BSVD_QR_THREADS", {256, 512, 1024});
-  o.qr_cluster = env_switch("BSVD_QR_CLUSTER");
-  o.qr_apply = env_switch("BSVD_QR_APPLY");
-  if (const char *e = env("BSVD_QRCP_PLAN"))
-    o.qrcp_throughput = e[0] == 't' ? Force::kOn : e[0] == 'l' ? Force::kOff : Force::kAuto;
-  if (const char *e = env("BSVD_QRCP_PLAN_TRACE")) o.qrcp_trace = e[0] == '1';
+  for (const Var &v : kVars)
+    if (const char *e = std::getenv(v.name); e && e[0]) v.set(o, e);
   return o;
 }
 

@@ -58,8 +58,14 @@ struct Overrides {
   bool qrcp_trace = false;         // BSVD_QRCP_PLAN_TRACE=1: print the QRCP decisions
 };
 
-// The variables above, parsed (unset or unrecognized values keep the
-// default). The only getenv of the library.
+// Sets the field of the variable `name` (one of the names above) from its
+// value as the environment would give it; a null or empty value, or one
+// that is not a choice of the field, restores the default. false: no such
+// variable.
+bool set_override(Overrides &o, const char *name, const char *value);
+
+// The variables above, from the environment (unset or unrecognized values
+// keep the default). The only getenv of the library.
 Overrides overrides_from_env();
 
 // The current overrides (a copy; thread-safe). The first call loads them

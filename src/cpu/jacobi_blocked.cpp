@@ -176,7 +176,7 @@ EvdCount rotate_block_pair(int m, int n, T *W, int ldw, T *V, int ldv, int k, bo
 // One pair by one-sided Jacobi (WCYCLE Observation 1 / Theorem 1: the
 // right singular vectors of [W_i W_j] are a rotation that orthogonalizes
 // it). The twin of the GPU's shared-memory pair SVD (blk_pair_kernel in
-// src/cuda/blocked_kernel.cuh). The Jacobi iteration runs on a copy of the
+// src/cuda/blocked/). The Jacobi iteration runs on a copy of the
 // pair (ws.pair) with the same inner ordering, threshold and counting as
 // evd_impl on the pair's Gram matrix -- in exact arithmetic the two make
 // the same rotations, g_pq = w_p^H w_q -- but from fresh inner products of

@@ -10,7 +10,7 @@
 // underflow of the squares); the callers prescale A into the window that
 // the solvers use, so no further rescaling (xLARFG's loop) is needed.
 //
-// The GPU kernel (src/cuda/qr_kernel.cuh) runs the same steps with the sums
+// The GPU kernel (src/cuda/qr/householder.cuh) runs the same steps with the sums
 // in a different order; tests compare its R with this one.
 #pragma once
 
@@ -42,7 +42,7 @@ void apply_householder_q(int m, int n, const T *Y, int ldy, const T *tau, int k,
 // dimension n), in the compact WY form Q = I - V T V^H (LAPACK xLARFT,
 // forward, columnwise): G = V^H V, T_jj = tau_j, T(0:j, j) = T(0:j, 0:j)
 // (-tau_j G(0:j, j)); M = T (V_top^H Z); X = [Z; 0] - V M. The twin of
-// the GPU's qr_wy_m_kernel and qr_wy_apply_kernel (src/cuda/qr_kernel.cuh):
+// the GPU's qr_wy_m_kernel and qr_wy_apply_kernel (src/cuda/qr/wy.cuh):
 // every sum in the same order (G over the rows upward from j, T's and M's
 // over k upward, X's row over k upward).
 template <class T>

@@ -55,7 +55,7 @@ bool use_blocked(const Config &cfg) { return cfg.variant == BSVD_VARIANT_BLOCKED
 
 // Whether the solve of a working matrix of nw columns starts with the QR
 // preconditioning: opts.precondition = 1 (auto is off here; the cuda
-// backend's auto rule weighs GPU costs: tuning.hpp, qrcp_auto_rule; a
+// backend's auto rule weighs GPU costs: plan::qrcp_auto; a
 // single column gains nothing).
 bool use_precondition(const Config &cfg, int nw) { return cfg.precondition > 0 && nw >= 2; }
 
@@ -191,7 +191,7 @@ namespace {
 // X = U_x S V_x^H. Then R = V_x S U_x^H and W = (Q [V_x; 0]) S (P U_x)^H:
 // W's left vectors are Q [V_x; 0], its right ones P U_x (row perm[i] of P U_x
 // is row i of U_x). W (mw x nw) in P.W holds A (A^H when trans) scaled by
-// 2^escale. The twin of the GPU's path cuda-qrcp (qr_kernel.cuh).
+// 2^escale. The twin of the GPU's path cuda-qrcp (src/cuda/qr/).
 template <class T>
 int solve_preconditioned(const Batch<T> &batch, int b, const Config &cfg, const PreLayout<T> &P,
                          int mw, int nw, bool trans, int escale, OrderingCache &cache) {

@@ -1,5 +1,6 @@
 // The cuda backend of a build without CUDA: it exists and says so.
 #include "../core/backends.hpp"
+#include "../plan/plan.hpp"
 
 #include <complex>
 
@@ -16,6 +17,17 @@ template <class T> size_t cuda_workspace_bytes(const Batch<T> &, const Config &)
   return 0;
 }
 
+template <class T> std::string cuda_explain(const Batch<T> &batch, const Config &cfg, int) {
+  plan::Shapes s;
+  s.precision = precision_of<T>();
+  s.vectors = batch.vectors;
+  s.count = batch.count;
+  s.dims = batch.dims;
+  const plan::NoDeviceFacts facts;
+  return "the cuda backend is not built into this library\n" +
+         plan::explain(plan::make_plan(s, cfg, plan::DeviceDesc(), facts, plan::tuning_table(0, 0)));
+}
+
 template <class T>
 bsvd_status_t cuda_gesvj(const Batch<T> &, const Config &, void *, void *,
                          size_t, int *) {
@@ -26,6 +38,7 @@ bsvd_status_t cuda_gesvj(const Batch<T> &, const Config &, void *, void *,
 #define BSVD_INSTANTIATE(T)                                                    \
   template int cuda_locate<T>(const Batch<T> &, int *);                        \
   template size_t cuda_workspace_bytes<T>(const Batch<T> &, const Config &);   \
+  template std::string cuda_explain<T>(const Batch<T> &, const Config &, int); \
   template bsvd_status_t cuda_gesvj<T>(const Batch<T> &, const Config &,       \
                                        void *, void *, size_t, int *);
 BSVD_INSTANTIATE(float)

@@ -34,4 +34,15 @@ public:
   virtual int qr_apply_cols(char prec, int mw) const = 0;
 };
 
+// The facts of a build or machine without a GPU: no path holds anything.
+class NoDeviceFacts final : public PathFacts {
+public:
+  bool fused_fits(char, int, int, bool) const override { return false; }
+  int blocked_max_nb(char) const override { return 0; }
+  bool pair_fits(char, int, int) const override { return false; }
+  int qrcp_cluster_blocks(char, int, int) const override { return 0; }
+  int tsqr_chunks(char, int, int) const override { return 0; }
+  int qr_apply_cols(char, int) const override { return 0; }
+};
+
 } // namespace bsvd::detail::plan

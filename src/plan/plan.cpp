@@ -178,6 +178,26 @@ Group *Plan::find(Route r) {
   return nullptr;
 }
 
+Plan cpu_plan(const Shapes &s, const Config &cfg) {
+  Plan p;
+  p.precision = s.precision;
+  p.vectors = s.vectors;
+  p.count = s.count;
+  p.uniform = s.dims.uniform();
+  p.cfg = cfg;
+  p.tuning = tuning_table(0, 0);
+  p.fused_cols = p.tuning.fused.max_cols;
+  Group g;
+  g.route = Route::kCpu;
+  for (int b = 0; b < s.count; ++b) {
+    g.index.push_back(b);
+    g.m.push_back(s.dims.rows(b));
+    g.n.push_back(s.dims.cols(b));
+  }
+  if (!g.index.empty()) p.groups.push_back(std::move(g));
+  return p;
+}
+
 int blocked_nb(const Config &cfg, char prec, const PathFacts &facts) {
   const int nb = block_width(cfg.block_size);
   return nb <= facts.blocked_max_nb(prec) ? nb : 0;
@@ -232,6 +252,7 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device,
   p.precision = s.precision;
   p.vectors = s.vectors;
   p.count = s.count;
+  p.uniform = s.dims.uniform();
   p.cfg = cfg;
   p.tuning = tuning;
   p.device = device;

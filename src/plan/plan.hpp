@@ -73,6 +73,7 @@ struct Plan {
   char precision = 'd';
   bool vectors = false;
   int count = 0;
+  bool uniform = true;      // one size for every matrix
   Config cfg;
   Tuning tuning;            // the GPU's table with the call's overrides
   DeviceDesc device;        // id -1: no GPU (every matrix on the CPU)
@@ -103,6 +104,9 @@ struct Shapes {
 // fallback of the cuda backend (every non-empty matrix on the CPU).
 Plan make_plan(const Shapes &shapes, const Config &cfg, const DeviceDesc &device,
                const PathFacts &facts, const Tuning &tuning);
+
+// The plan of a call on the cpu backend: one group, every matrix.
+Plan cpu_plan(const Shapes &shapes, const Config &cfg);
 
 // The rules make_plan applies per matrix (exposed for tests and tools).
 // Block width of the blocked path, or 0 when no compiled instance takes it.

@@ -11,7 +11,10 @@
 #include "cpu/jacobi.hpp"
 #include "cuda/fused/fused.hpp"
 #include "cuda/qr/qr.hpp"
-#include "cuda/tuning.hpp"
+#include "core/overrides.hpp"
+#include "cuda/common/device_info.hpp"
+#include "cuda/facts.hpp"
+#include "plan/plan.hpp"
 #include "testing/generate.hpp"
 #include "testing/io.hpp"
 #include "testing/lapack_ref.hpp"
@@ -43,27 +46,30 @@ template <class T> using R_t = bsvd::detail::real_of_t<T>;
     if (!bsvd::detail::cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"; \
   } while (0)
 
-// An environment variable set for the life of the object and restored
-// (or removed) at its end, also when an ASSERT leaves the test early.
-class ScopedEnv {
+namespace cu = bsvd::detail::cuda;
+namespace pl = bsvd::detail::plan;
+
+// One of the library's overrides (core/overrides.hpp), named by its
+// environment variable, set for the life of the object; the overrides are
+// restored at its end, also when an ASSERT leaves the test early.
+class ScopedOverride {
  public:
-  explicit ScopedEnv(const char *name) : name_(name) {
-    const char *old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-  }
-  void set(const char *value) { setenv(name_.c_str(), value, 1); }
-  void unset() { unsetenv(name_.c_str()); }
-  ~ScopedEnv() {
-    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
-    else unsetenv(name_.c_str());
-  }
-  ScopedEnv(const ScopedEnv &) = delete;
-  ScopedEnv &operator=(const ScopedEnv &) = delete;
+  explicit ScopedOverride(const char *name)
+      : name_(name), saved_(bsvd::detail::current_overrides()) {}
+  void set(const char *value) { put(value); }
+  void unset() { put(nullptr); } // the rule's own choice
+  ~ScopedOverride() { bsvd::detail::set_overrides(saved_); }
+  ScopedOverride(const ScopedOverride &) = delete;
+  ScopedOverride &operator=(const ScopedOverride &) = delete;
 
  private:
-  std::string name_, old_;
-  bool had_ = false;
+  void put(const char *value) {
+    bsvd::detail::Overrides o = bsvd::detail::current_overrides();
+    EXPECT_TRUE(bsvd::detail::set_override(o, name_.c_str(), value)) << name_;
+    bsvd::detail::set_overrides(o);
+  }
+  std::string name_;
+  bsvd::detail::Overrides saved_;
 };
 
 template <class T> double uroff() { return double(bsvd::detail::unit_roundoff<R_t<T>>()); }
@@ -350,14 +356,21 @@ template <class T> std::vector<T> family_batch(Family f, int m, int n, int batch
 }
 
 // The fused kernel's column cap of the automatic routing for a call with
-// these shapes (tuning.hpp, fused_call_cols; the counts of
-// count_fused_beyond, fused.hpp, with opts.qr = 0).
+// these shapes (the plan's fused_cols, plan::fused_call_cols; opts.qr = 0).
 template <class T>
 int call_fused_cols(const std::vector<std::pair<int, int>> &dims, bool vectors = true) {
-  namespace cu = bsvd::detail::cuda;
-  long wide = 0, window = 0;
-  for (auto [m, n] : dims) cu::count_fused_beyond(prec<T>(), m, n, vectors, 0, 1, wide, window);
-  return cu::fused_call_cols(prec<T>(), wide, window, cu::sm_count());
+  std::vector<int> m, n;
+  for (auto [a, b] : dims) {
+    m.push_back(a);
+    n.push_back(b);
+  }
+  pl::Shapes s;
+  s.precision = prec<T>();
+  s.vectors = vectors;
+  s.count = int(m.size());
+  s.dims.mv = m.data();
+  s.dims.nv = n.data();
+  return cu::call_plan(s, Config()).fused_cols;
 }
 // Whether the automatic variant sends an m x n matrix to the fused kernel:
 // it fits and has at most cap columns (call_fused_cols; the larger ones that
@@ -366,6 +379,17 @@ int call_fused_cols(const std::vector<std::pair<int, int>> &dims, bool vectors =
 template <class T> bool auto_fused(int m, int n, bool vectors = true, int cap = 0) {
   if (cap == 0) cap = call_fused_cols<T>({{m, n}}, vectors);
   return bsvd::detail::cuda::fits(prec<T>(), m, n, vectors) && std::min(m, n) <= cap;
+}
+
+// The rules of the tuning table with the current overrides, for the tests'
+// expectations: the automatic preconditioning, and the blocks per cluster of
+// the pivoted factorization of an m x n matrix on the current device.
+inline bool qrcp_auto_rule(double count, int nw, char p) {
+  return pl::qrcp_auto(cu::current_tuning(), p, count, nw);
+}
+template <class T> int qrcp_cluster_fit(int m, int n) {
+  return cu::qrcp_cluster_fit<T>(std::max(m, n), std::min(m, n), size_t(cu::max_smem_optin()),
+                                 cu::cc_major());
 }
 
 // Largest square size the fused kernel takes for this precision.

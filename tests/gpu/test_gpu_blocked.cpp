@@ -13,7 +13,7 @@
 
 namespace {
 
-using bsvd::detail::cuda::kBlockedDefaultNb;
+constexpr int kBlockedDefaultNb = bsvd::detail::plan::kDefaultBlockWidth;
 
 template <class T> class GpuBlocked : public ::testing::Test {};
 using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
@@ -267,7 +267,7 @@ TYPED_TEST(GpuBlocked, PairSolversSmall) {
     }
 }
 
-// The Gram path's eigensolver plans (tuning.hpp, choose_evd_threads: a
+// The Gram path's eigensolver plans (plan::evd_threads: a
 // warp per Gram matrix -- G and Q in registers for full pairs of s, d, c,
 // in shared memory otherwise -- or a block of 128 / 256 threads) apply the
 // same operations to every entry in the same order: S, U, V and the sweep
@@ -288,7 +288,7 @@ TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
                                      {37, 29, 4, 0},    {96, 96, 16, 2},   {128, 96, 16, -1},
                                      {64, 64, 16, 1},   {160, 128, 16, 1}, {96, 160, 16, 1},
                                      {200, 16, 16, 1}};
-  ScopedEnv plan("BSVD_EVD_THREADS"), lean("BSVD_EVD_LEAN");
+  ScopedOverride plan("BSVD_EVD_THREADS"), lean("BSVD_EVD_LEAN");
   constexpr bool kLean = std::is_same_v<T, double>;
   uint64_t seed = 991;
   for (const Shape &sh : shapes) {
@@ -330,8 +330,7 @@ TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
 }
 
 // The own Gram kernel's three plans (tile 2 / tile 4 threads' tiles, and
-// tile 2 split into one block per 128-row segment; tuning.hpp
-// choose_gram_tile) sum every entry by the same segments in the same
+// tile 2 split into one block per 128-row segment; plan::gram_plan) sum every entry by the same segments in the same
 // order: the same bits, on ragged pairs (k < 32), row counts that are not a
 // multiple of the 32-row stage or the segment, wide input, and nb = 8.
 TYPED_TEST(GpuBlocked, GramPlansGiveTheSameBits) {
@@ -343,7 +342,7 @@ TYPED_TEST(GpuBlocked, GramPlansGiveTheSameBits) {
   const std::vector<Shape> shapes = {{100, 100, 16}, {130, 70, 16}, {70, 130, 16},
                                      {45, 45, 8},    {200, 40, 16}, {33, 33, 16},
                                      {300, 48, 16},  {40, 390, 8}};
-  ScopedEnv tile("BSVD_GRAM_TILE"), gram("BSVD_GRAM");
+  ScopedOverride tile("BSVD_GRAM_TILE"), gram("BSVD_GRAM");
   gram.set("own");
   uint64_t seed = 4242;
   for (const Shape &sh : shapes) {
@@ -395,7 +394,7 @@ TEST(GpuBlockedMma, GramByTensorCoresMatchesTwin) {
   const std::vector<Shape> shapes = {{100, 100, 16}, {130, 70, 16}, {70, 130, 16}, {45, 45, 8},
                                      {200, 40, 16},  {33, 33, 16},  {300, 48, 16}, {20, 20, 16},
                                      {150, 150, 32}, {257, 100, 24}, {64, 64, 32}};
-  ScopedEnv tile("BSVD_GRAM_TILE"), gram("BSVD_GRAM");
+  ScopedOverride tile("BSVD_GRAM_TILE"), gram("BSVD_GRAM");
   gram.set("own");
   tile.set("m");
   uint64_t seed = 515;
@@ -416,9 +415,8 @@ TEST(GpuBlockedMma, GramByTensorCoresMatchesTwin) {
     }
 }
 
-// Routing of matrices that fit the fused kernel (tuning.hpp,
-// kFusedMaxCols = 64, fused_call_cols): auto takes the fused kernel up to
-// kFusedMaxCols columns and the blocked path beyond, except in calls with
+// Routing of matrices that fit the fused kernel (plan::fused_call_cols,
+// max_cols = 64): auto takes the fused kernel up to max_cols columns and the blocked path beyond, except in calls with
 // few matrices beyond 64 columns: up to fused_wide_cols (d 72, c 76) with at
 // most 2 SMs' worth of them, up to fused_window_cols (d, c 88, z 80, s 72)
 // with 3/4 to 1 SM's worth. unblocked keeps every fitting matrix fused.
@@ -427,12 +425,13 @@ TYPED_TEST(GpuBlocked, FittingMatricesRoutedByColumns) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   namespace cu = bsvd::detail::cuda;
-  ScopedEnv cols("BSVD_FUSED_MAX_COLS");
+  ScopedOverride cols("BSVD_FUSED_MAX_COLS");
   cols.unset(); // the rule, not an override from the environment
   const int sms = cu::sm_count();
   constexpr bool d = std::is_same_v<T, double>, s = std::is_same_v<T, float>;
   constexpr bool c = std::is_same_v<T, std::complex<float>>;
-  const int wide = cu::fused_wide_cols(prec<T>()), window = cu::fused_window_cols(prec<T>());
+  const pl::Tuning t = cu::current_tuning();
+  const int wide = pl::fused_wide_cols(t, prec<T>()), window = pl::fused_window_cols(t, prec<T>());
   EXPECT_EQ(wide, (d ? 72 : c ? 76 : 64));
   EXPECT_EQ(window, (d || c ? 88 : s ? 72 : 80));
   struct Case { int m, n, batch; };
@@ -448,7 +447,7 @@ TYPED_TEST(GpuBlocked, FittingMatricesRoutedByColumns) {
     // the expected route, from the rule's statement
     const bool in_window = 4 * batch >= 3 * sms && batch <= sms && k <= window;
     const bool in_wide = batch <= 2 * sms && k <= wide;
-    const bool fused = fits && (k <= cu::kFusedMaxCols || in_window || in_wide);
+    const bool fused = fits && (k <= t.fused.max_cols || in_window || in_wide);
     const auto A = family_batch<T>(Family::Logrand, m, n, batch, 77 + m + n);
     const auto a = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
                                 BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
@@ -496,7 +495,7 @@ TYPED_TEST(GpuBlocked, StreamGroupsGiveTheSameBits) {
   using T = TypeParam;
   const std::vector<std::pair<int, int>> dims = {{300, 300}, {150, 150}, {64, 200}, {140, 140},
                                                  {96, 96},   {200, 64},  {120, 90}};
-  ScopedEnv groups("BSVD_BLK_GROUPS"), gram("BSVD_GRAM");
+  ScopedOverride groups("BSVD_BLK_GROUPS"), gram("BSVD_GRAM");
   for (const char *g : {"own", "cublas"}) {
     gram.set(g);
     std::vector<VSolved<T>> res;
@@ -544,7 +543,7 @@ TYPED_TEST(GpuBlocked, StreamGroupsGiveTheSameBits) {
 TYPED_TEST(GpuBlocked, EvdPlansSmall) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  ScopedEnv plan("BSVD_EVD_THREADS");
+  ScopedOverride plan("BSVD_EVD_THREADS");
   uint64_t seed = 313;
   struct Shape { int m, n, nb, eig; };
   for (const char *nt : {"32", "128", "256"})
@@ -902,7 +901,7 @@ TYPED_TEST(GpuBlocked, MixedPairSolvers) {
 TYPED_TEST(GpuBlocked, GramByCublas) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  ScopedEnv gram("BSVD_GRAM");
+  ScopedOverride gram("BSVD_GRAM");
   gram.set("cublas");
   // eligible: 64^2 (twice: one group), 96 x 64, 200 x 32 (three row counts);
   // own kernel: 130 x 70, 40 x 100 (ragged blocks)

@@ -45,7 +45,8 @@ GpuFactor<T> gpu_factor(const std::vector<T> &A, int m, int n, int batch, bool p
   T *dA = nullptr;
   unsigned char *ws = nullptr;
   std::vector<int> mv(batch, m), nv(batch, n);
-  const cuda::QrLayout L = cuda::qr_layout(mv, nv, false, sizeof(T), sizeof(R_t<T>));
+  const bool take = tsqr && !piv && cuda::qr_tsqr_chunks(mw, nw, sizeof(T)) >= 2;
+  const cuda::QrLayout L = cuda::qr_layout(mv, nv, false, sizeof(T), sizeof(R_t<T>), piv, take);
   if (cudaMalloc(&dA, A.size() * sizeof(T)) != cudaSuccess || cudaMalloc(&ws, L.total) != cudaSuccess)
     return f;
   cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice);
@@ -67,8 +68,15 @@ GpuFactor<T> gpu_factor(const std::vector<T> &A, int m, int n, int batch, bool p
     cuda::qr_tsqr_offsets(mats.data(), batch, sizeof(T));
   }
   cudaMemcpy(ws + L.mats, mats.data(), batch * sizeof(cuda::QrMat), cudaMemcpyHostToDevice);
+  // the launch settings a call with the current overrides would take
+  const plan::Tuning t = cuda::current_tuning();
+  plan::QrPlan qp;
+  qp.pivoted = piv;
+  qp.cluster = t.qr.cluster;
+  qp.wy = t.qr.wy;
+  qp.apply = t.qr.apply;
   const cudaError_t e = cuda::qr_factor(kb, reinterpret_cast<const cuda::QrMat *>(ws + L.mats),
-                                        batch, nw, ws, L, nullptr, cuda::qr_threads(piv),
+                                        batch, nw, ws, L, nullptr, cuda::qr_launch(qp, t),
                                         mats.data());
   f.B.resize(size_t(batch) * nw * nw);
   f.escale.resize(batch);
@@ -256,13 +264,13 @@ TEST(GpuQrRoute, DoubleShapesAsMeasured) {
   for (auto [m, n] : std::vector<std::pair<int, int>>{{900, 16}, {2000, 63}, {1000, 33}, {2000, 40}})
     EXPECT_FALSE(qr_route('d', m, n, true, 0)) << m << "x" << n;
   {
-    ScopedEnv tsqr("BSVD_QR_TSQR");
+    ScopedOverride tsqr("BSVD_QR_TSQR");
     tsqr.set("0");
     EXPECT_FALSE(qr_route('d', 2000, 32, true, 0)) << "2000x32 without TSQR";
   }
   EXPECT_TRUE(qr_route('d', 3000, 16, true, 1));   // forced: R fits
   EXPECT_FALSE(qr_route('d', 1000, 16, true, -1)); // never
-  ScopedEnv wy("BSVD_QR_WY");
+  ScopedOverride wy("BSVD_QR_WY");
   wy.set("0");
   for (auto [m, n] : std::vector<std::pair<int, int>>{{1000, 16}, {2000, 16}, {16, 2000}})
     EXPECT_TRUE(qr_route('d', m, n, true, 0)) << m << "x" << n << " (grid)";
@@ -374,7 +382,7 @@ TYPED_TEST(GpuQrcp, PivotedFactorMatchesCpuTwin) {
 TYPED_TEST(GpuQrcp, ClusterFactorGivesTheSameBits) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  ScopedEnv threads("BSVD_QR_THREADS"), plan("BSVD_QRCP_PLAN");
+  ScopedOverride threads("BSVD_QR_THREADS"), plan("BSVD_QRCP_PLAN");
   for (const char *pl : {"latency", "throughput"})
   for (const bool piv : {true, false})
     for (auto [m, n] : std::vector<std::pair<int, int>>{
@@ -391,7 +399,7 @@ TYPED_TEST(GpuQrcp, ClusterFactorGivesTheSameBits) {
         for (int i = 0; i < m; ++i)
           A2[i + size_t(j) * m] = j % 3 == 0 ? T(0) : A2[i + size_t(j % 7) * m];
       if (m * n > 1) A3[m * n / 2] = T(R_t<T>(NAN));
-      ScopedEnv env("BSVD_QR_CLUSTER");
+      ScopedOverride env("BSVD_QR_CLUSTER");
       env.set("0");
       const GpuFactor<T> ref = gpu_factor(A, m, n, batch, piv);
       env.unset();
@@ -424,9 +432,9 @@ TYPED_TEST(GpuQrcp, QApplyGivesTheSameBits) {
     const int batch = 3;
     auto A = family_batch<T>(Family::Logrand, c.m, c.n, batch, 77 + c.m);
     A[size_t(c.m) * c.n + 5] = T(R_t<T>(NAN)); // matrix 1: non-finite
-    ScopedEnv wy("BSVD_QR_WY"); // the tall path's default, the WY form: off here
+    ScopedOverride wy("BSVD_QR_WY"); // the tall path's default, the WY form: off here
     wy.set("0");
-    ScopedEnv env("BSVD_QR_APPLY");
+    ScopedOverride env("BSVD_QR_APPLY");
     env.set("0");
     const auto ref = gpu_solve<T>(c.m, c.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
                                   BSVD_VARIANT_AUTO, 0, BSVD_EIG_SWEEPS_AUTO, c.qr, BSVD_PAIR_AUTO,
@@ -458,7 +466,7 @@ TYPED_TEST(GpuQrcp, QApplyGivesTheSameBits) {
 TYPED_TEST(GpuQr, WyApplicationMatchesGrid) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  ScopedEnv tsqr("BSVD_QR_TSQR"); // the one-level factorization on both sides
+  ScopedOverride tsqr("BSVD_QR_TSQR"); // the one-level factorization on both sides
   tsqr.set("0");
   for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {1100, 4}, {24, 1500}, {4000, 8}, {600, 30}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n);
@@ -470,7 +478,7 @@ TYPED_TEST(GpuQr, WyApplicationMatchesGrid) {
                           BSVD_EIG_SWEEPS_AUTO, 1);
     };
     const auto got = solve();
-    ScopedEnv wy("BSVD_QR_WY");
+    ScopedOverride wy("BSVD_QR_WY");
     wy.set("0");
     const auto ref = solve();
     wy.unset();
@@ -552,7 +560,7 @@ TYPED_TEST(GpuQr, TsqrMatchesOneLevel) {
                           BSVD_EIG_SWEEPS_AUTO, 1);
     };
     const auto got = solve(true), vals = solve(false);
-    ScopedEnv tsqr("BSVD_QR_TSQR");
+    ScopedOverride tsqr("BSVD_QR_TSQR");
     tsqr.set("0");
     const auto ref = solve(true);
     tsqr.unset();
@@ -691,7 +699,7 @@ TYPED_TEST(GpuQrcp, MixedBatch) {
   EXPECT_NE(p.path[0], BSVD_PATH_CUDA_QRCP);
 }
 
-// The automatic choice (precondition = 0; qrcp_auto_rule, tuning.hpp):
+// The automatic choice (precondition = 0; plan::qrcp_auto):
 // - a few matrices that clusters hold are preconditioned in d, c and z,
 //   with the bits of precondition = 1 (S, U, V, sweeps), and meet T1-T4;
 //   in s they are not (the rule never preconditions s), with the bits of
@@ -702,8 +710,6 @@ TYPED_TEST(GpuQrcp, MixedBatch) {
 TYPED_TEST(GpuQrcp, AutomaticChoice) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  using bsvd::detail::cuda::qrcp_auto_rule;
-  using bsvd::detail::cuda::qrcp_cluster_fit;
   const int eig = BSVD_EIG_SWEEPS_AUTO;
   const bool single = prec<T>() == 's';
   auto solve = [&](int m, int n, int batch, const std::vector<T> &A, int pre) {

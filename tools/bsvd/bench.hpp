@@ -77,7 +77,7 @@ bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int re
                    const std::vector<std::pair<int, int>> &wcycles, std::vector<BenchRow> &rows);
 
 // Measures the TLP threshold of the blocked eigensolver's plan choice
-// (choose_evd_threads, tuning.hpp): uniform batches of n x n random
+// (plan::evd_threads, src/plan/tuning.hpp): uniform batches of n x n random
 // matrices of growing count, the eigensolver stage time of each plan
 // (32 / 128 / 256 threads per Gram matrix; the plans give the same bits,
 // so the same sweeps), and the two thresholds (tau_warp, tau_block) whose

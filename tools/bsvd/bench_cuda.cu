@@ -13,7 +13,7 @@
 //                             blocked / unblocked)
 //   bsvd-cuda-groups1 / -groups2  blocked cases and --mtx: the other grouping
 //                             of the Gram path's matrices (one stream or two;
-//                             tuning.hpp blocked_stream_groups)
+//                             plan::stream_groups)
 //   bsvd-cuda-serial          --mtx: the fused kernel before the blocked path
 //                             on one stream (BSVD_BESIDE=0), not beside it
 //   bsvd-cuda-fusedall        --mtx: every matrix that fits on the fused
@@ -39,7 +39,7 @@
 // max(T2u, T2v), T3 against LAPACK, T4) on the first c.check_sample matrices.
 // BSVD_BENCH_ONLY=1 skips the cuSOLVER rows.
 // BSVD_BENCH_TUNE=1 adds rows for every lanes-per-pair value G (the alpha
-// sweep that refits src/cuda/tuning.hpp) and for the gcd rule.
+// sweep that refits the lanes table, src/plan/tuning_sm90.cpp) and for the gcd rule.
 #include "bench.hpp"
 #include "bench_accuracy.hpp"
 
@@ -48,7 +48,9 @@
 #include "cuda/blocked/blocked.hpp"
 #include "cuda/fused/fused.hpp"
 #include "cuda/qr/qr.hpp"
-#include "cuda/tuning.hpp"
+#include "cuda/facts.hpp"
+#include "core/overrides.hpp"
+#include "plan/tuning.hpp"
 #include "testing/generate.hpp"
 #include "testing/io.hpp"
 #include "testing/lapack_ref.hpp"
@@ -271,44 +273,56 @@ std::string stage_text(const detail::cuda::BlockedProfile &pr) {
   return sn;
 }
 
-// Calls f(v) with the environment variable `name` set to each of values
-// (the tuning knobs of tuning.hpp are read per call); restores it.
-template <class F>
-void for_each_env_value(const char *name, const std::vector<std::string> &values, F f) {
-  const char *old = std::getenv(name);
-  const std::string keep = old ? old : "";
+// Calls f(v) with the library's overrides changed by set(o, v) for each v
+// of values (Overrides, the typed switches of the benchmarks and tests);
+// restores them.
+template <class Set, class F>
+void for_each_override(const std::vector<std::string> &values, Set set, F f) {
+  const detail::Overrides saved = detail::current_overrides();
   for (const std::string &v : values) {
-    setenv(name, v.c_str(), 1);
+    detail::Overrides o = saved;
+    set(o, v);
+    detail::set_overrides(o);
     f(v);
   }
-  if (old) setenv(name, keep.c_str(), 1);
-  else unsetenv(name);
+  detail::set_overrides(saved);
 }
-// The blocked eigensolver forced to each plan (nt threads per Gram matrix:
-// BSVD_EVD_THREADS), and the Gram stage to each choice (BSVD_GRAM).
+// The blocked eigensolver forced to each plan (nt threads per Gram matrix),
+// and the Gram stage to each choice (own kernel, cuBLAS).
 template <class F> void for_each_evd_plan(F f) {
   std::vector<std::string> plans;
-  for (int plan : detail::cuda::kEvdPlans) plans.push_back(std::to_string(plan));
-  for_each_env_value("BSVD_EVD_THREADS", plans, f);
+  for (int plan : detail::plan::kEvdPlans) plans.push_back(std::to_string(plan));
+  for_each_override(plans, [](detail::Overrides &o, const std::string &v) { o.evd_threads = std::stoi(v); }, f);
 }
 template <class F> void for_each_gram_plan(F f) {
-  for_each_env_value("BSVD_GRAM", {"own", "cublas"}, f);
+  for_each_override({"own", "cublas"}, [](detail::Overrides &o, const std::string &v) {
+    o.gram_cublas = v == "cublas" ? detail::Force::kOn : detail::Force::kOff;
+  }, f);
 }
-// The own Gram kernel's throughput plans (BSVD_GRAM_TILE): the scalar
-// tile 4 and the tensor-core plan (d).
+// The own Gram kernel's throughput plans: the scalar tile 4 and the
+// tensor-core plan (d).
 template <class F> void for_each_gram_tile(F f) {
-  for_each_env_value("BSVD_GRAM_TILE", {"4", "m"}, f);
+  for_each_override({"4", "m"}, [](detail::Overrides &o, const std::string &v) {
+    o.gram_plan = v == "m" ? detail::GramPlan::kMma : detail::GramPlan::kTile4;
+  }, f);
+}
+// Runs f with the blocked path's stage timers on (its profile:
+// blocked_last_profile).
+template <class F> void profiled(F f) {
+  for_each_override({"1"}, [](detail::Overrides &o, const std::string &) { o.profile = true; },
+                    [&](const std::string &) { f(); });
 }
 
-// The other grouping of the blocked path's Gram matrices (tuning.hpp,
-// blocked_stream_groups): "2" when the default is one group, else "1".
-inline const char *other_groups() { return detail::cuda::blocked_stream_groups() == 2 ? "1" : "2"; }
+// The other grouping of the blocked path's Gram matrices (the tuning's
+// stream groups): 2 when the default is one group, else 1.
+inline int other_groups() { return detail::plan::stream_groups(detail::cuda::current_tuning()) == 2 ? 1 : 2; }
 
-// Returns the path the first matrix took (-1 on failure).
 // The row name of two-level plan (R, E): bsvd-cuda-wcRxE.
 std::string wcycle_row_name(std::pair<int, int> wc) {
   return "bsvd-cuda-wc" + std::to_string(wc.first) + "x" + std::to_string(wc.second);
 }
+
+// Returns the path the first matrix took (-1 on failure).
 
 template <class T>
 int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
@@ -371,12 +385,10 @@ int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &de
   // Which path: one more (untimed) call reporting it, with stage timing.
   std::vector<int> path(batch, -1);
   o.path = path.data();
-  detail::cuda::set_blocked_profiling(true);
-  call();
-  detail::cuda::set_blocked_profiling(false);
+  profiled([&] { call(); });
   o.path = nullptr;
   const bool blocked = st == 0 && is_blocked_path(path[0]);
-  const int nb = block_size > 0 ? block_size : detail::cuda::kBlockedDefaultNb;
+  const int nb = block_size > 0 ? block_size : detail::plan::kDefaultBlockWidth;
   row.gflops = (blocked ? blocked_flops(c.precision, m, n, nb, vec, mean, batch)
                         : jacobi_flops(c.precision, m, n, vec, mean, batch)) /
                (row.ms * 1e6);
@@ -631,7 +643,7 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
                     c.pair_solver > 0 ? c.pair_solver : 0);
       });
     // --gram all: the Gram stage by bsvd's kernel and by cuBLAS (the
-    // decision table of tuning.hpp); --block-sizes: other block widths.
+    // rule plan::gram_cublas); --block-sizes: other block widths.
     if (c.gram_plans && is_blocked_path(path0))
       for_each_gram_plan([&](const std::string &g) {
         run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-gram-" + g, rows, 0,
@@ -665,16 +677,18 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
     }
     // The blocked path with the other grouping of its Gram-path matrices.
     if (is_blocked_path(path0)) {
-      const char *other = other_groups(); // before the variable changes it
-      for_each_env_value("BSVD_BLK_GROUPS", {other}, [&](const std::string &g) {
-        run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-groups" + g, rows, 0,
-                    c.pair_solver > 0 ? c.pair_solver : 0);
-      });
+      const int other = other_groups(); // before the override changes it
+      for_each_override(
+          {std::to_string(other)}, [&](detail::Overrides &o, const std::string &) { o.stream_groups = other; },
+          [&](const std::string &g) {
+            run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-groups" + g, rows, 0,
+                        c.pair_solver > 0 ? c.pair_solver : 0);
+          });
     }
     // Matrices that fit the fused kernel and have more than 32 columns: the
     // other routing in the same run (blocked when the automatic choice took
     // the fused kernel, fused when it took the blocked path), the
-    // measurement behind fused_preferred (tuning.hpp).
+    // measurement behind the fused kernel's column cap (plan::fused_call_cols).
     if (path0 >= 0 && std::min(c.m, c.n) > 32 &&
         detail::cuda::fits(detail::precision_of<T>(), c.m, c.n, c.vectors)) {
       if (is_blocked_path(path0))
@@ -692,17 +706,14 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
                   autoqr ? -1 : 1);
     }
     if (const char *tune = std::getenv("BSVD_BENCH_TUNE"); tune && tune[0] == '1') {
-      const char *old = std::getenv("BSVD_FUSED_LANES");
-      const std::string keep = old ? old : "";
-      for (const char *g : {"4", "8", "16", "32"}) {
-        setenv("BSVD_FUSED_LANES", g, 1);
-        run_bsvd<T>(c, hA, dA.p, dev, std::string("bsvd-cuda-G") + g, rows);
-      }
-      unsetenv("BSVD_FUSED_LANES");
-      setenv("BSVD_FUSED_RULE", "gcd", 1);
-      run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-gcdrule", rows);
-      unsetenv("BSVD_FUSED_RULE");
-      if (old) setenv("BSVD_FUSED_LANES", keep.c_str(), 1);
+      for_each_override(
+          {"4", "8", "16", "32"},
+          [](detail::Overrides &o, const std::string &g) { o.fused_lanes = std::stoi(g); },
+          [&](const std::string &g) {
+            run_bsvd<T>(c, hA, dA.p, dev, std::string("bsvd-cuda-G") + g, rows);
+          });
+      for_each_override({"gcd"}, [](detail::Overrides &o, const std::string &) { o.fused_gcd_rule = true; },
+                        [&](const std::string &) { run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-gcdrule", rows); });
     }
     // BSVD_BENCH_ONLY=1: bsvd rows only (timing iterations on the device).
     if (const char *only = std::getenv("BSVD_BENCH_ONLY"); only && only[0] == '1') return true;
@@ -819,9 +830,7 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
     return true;
   }
   o.path = path.data();
-  detail::cuda::set_blocked_profiling(true);
-  call();
-  detail::cuda::set_blocked_profiling(false);
+  profiled([&] { call(); });
   o.path = nullptr;
   const detail::cuda::BlockedProfile prof = detail::cuda::blocked_last_profile();
   // Results back; T1-T4 on every matrix: r's worst ratios, pass, max
@@ -914,18 +923,18 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   rows.push_back(sr);
   // The same batch with the other grouping of the blocked path's Gram-path
   // matrices, and with the fused kernel before the blocked path on one
-  // stream instead of beside it (BSVD_BESIDE=0).
-  auto variant_row = [&](const std::string &name, const char *env, const char *value) {
+  // stream instead of beside it.
+  auto variant_row = [&](const std::string &name, const std::string &what, auto set) {
     BenchRow vr = row;
     vr.solver = name;
-    for_each_env_value(env, {value},
-                       [&](const std::string &) { vr.ms = time_events(reps, nullptr, call); });
-    vr.note = "the whole batch, " + std::string(env) + "=" + value +
-              "; timing only (accuracy columns: the bsvd-cuda row's)";
+    for_each_override({what}, [&](detail::Overrides &o, const std::string &) { set(o); },
+                      [&](const std::string &) { vr.ms = time_events(reps, nullptr, call); });
+    vr.note = "the whole batch, " + what + "; timing only (accuracy columns: the bsvd-cuda row's)";
     rows.push_back(vr);
   };
-  const char *other = other_groups();
-  variant_row(std::string("bsvd-cuda-groups") + other, "BSVD_BLK_GROUPS", other);
+  const int other = other_groups();
+  variant_row("bsvd-cuda-groups" + std::to_string(other), std::to_string(other) + " stream groups",
+              [&](detail::Overrides &o) { o.stream_groups = other; });
   // The other choice of the QR preconditioning: its own workspace, its
   // sweeps.
   const bool took_qrcp = std::count(path.begin(), path.end(), int(BSVD_PATH_CUDA_QRCP)) > 0;
@@ -936,25 +945,23 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
     vr.ms = time_events(reps, nullptr, call);
     BENCH_CUDA(cudaMemcpy(sw2.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
     vr.max_sweeps = *std::max_element(sw2.begin(), sw2.end());
-    detail::cuda::set_blocked_profiling(true);
-    call();
-    detail::cuda::set_blocked_profiling(false);
+    profiled([&] { call(); });
     vr.note = std::string("the whole batch, precondition = ") + (took_qrcp ? "-1" : "1") +
               "; timing and sweeps only (accuracy: the bsvd-cuda row's); blocked matrices: " +
               stage_text(detail::cuda::blocked_last_profile());
     rows.push_back(vr);
   });
-  variant_row("bsvd-cuda-serial", "BSVD_BESIDE", "0");
-  variant_row("bsvd-cuda-fusedall", "BSVD_FUSED_MAX_COLS", "100000");
+  variant_row("bsvd-cuda-serial", "the fused kernel before the blocked path",
+              [](detail::Overrides &o) { o.fused_beside = detail::Force::kOff; });
+  variant_row("bsvd-cuda-fusedall", "every fitting matrix on the fused kernel",
+              [](detail::Overrides &o) { o.fused_max_cols = 100000; });
   // --evd-threads all: the whole batch again with each eigensolver plan.
   if (evd_plans)
     for_each_evd_plan([&](const std::string &nt) {
       BenchRow pr = row;
       pr.solver = "bsvd-cuda-evd" + nt;
       pr.ms = time_events(reps, nullptr, call);
-      detail::cuda::set_blocked_profiling(true);
-      call();
-      detail::cuda::set_blocked_profiling(false);
+      profiled([&] { call(); });
       pr.note = "blocked matrices: " + stage_text(detail::cuda::blocked_last_profile());
       rows.push_back(pr);
     });
@@ -1102,7 +1109,7 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
   cudaDeviceProp prop{};
   BENCH_CUDA(cudaGetDeviceProperties(&prop, 0));
   const std::string dev = prop.name;
-  const int nb = detail::cuda::kBlockedDefaultNb;
+  const int nb = detail::plan::kDefaultBlockWidth;
   const int nblk = (n + nb - 1) / nb, pairs_per = nblk <= 1 ? 1 : (nblk + 1) / 2;
   const int kmax_batch = 1024;
   std::vector<T> hA(size_t(kmax_batch) * n * n);
@@ -1139,12 +1146,10 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
       failed = failed || call() != 0; // warm-up
       double best = 1e300;
       for (int r = 0; r < 2; ++r) { // profiled runs: the eigensolver stage, best of two
-        detail::cuda::set_blocked_profiling(true);
-        failed = failed || call() != 0;
-        detail::cuda::set_blocked_profiling(false);
+        profiled([&] { failed = failed || call() != 0; });
         best = std::min(best, detail::cuda::blocked_last_profile().evd);
       }
-      evd[detail::cuda::evd_plan_index(std::stoi(nt))] = best;
+      evd[detail::plan::evd_plan_index(std::stoi(nt))] = best;
       BenchRow row;
       row.solver = "tune-evd" + nt;
       row.device = dev;
@@ -1180,8 +1185,8 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
   auto loss_of = [&](long tw, long tb) {
     double loss = 0;
     for (size_t i = 0; i < times.size(); ++i) {
-      const int nt = detail::cuda::evd_threads_rule(npairs[i], tw, tb);
-      loss += times[i][detail::cuda::evd_plan_index(nt)] /
+      const int nt = detail::plan::evd_threads_rule(npairs[i], tw, tb);
+      loss += times[i][detail::plan::evd_plan_index(nt)] /
               std::min({times[i][0], times[i][1], times[i][2]});
     }
     return loss;
@@ -1201,14 +1206,15 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
   auto pick = [&](int lo, int hi) { return hi == kGrid - 1 ? std::min(lo + 1, hi) : (lo + hi) / 2; };
   const long tw = grid(pick(w0, w1)), tb = grid(pick(b0, b1));
   const char prec = detail::precision_of<T>();
-  const bool full = detail::cuda::full_pairs(n, nb); // the tuning.hpp threshold these steps get
+  const bool full = detail::plan::full_pairs(n, nb); // the table's threshold for these steps
   std::printf("measured TLP thresholds: tau_warp %ld (equally good %ld .. %ld%s), tau_block %ld "
-              "(%ld .. %ld%s); mean time / best plan %.3f; tuning.hpp has tau_warp %ld, "
+              "(%ld .. %ld%s); mean time / best plan %.3f; the tuning table has tau_warp %ld, "
               "tau_block %ld for this precision and %s steps\n",
               tw, grid(w0), grid(w1), w1 == kGrid - 1 ? ", open above" : "", tb, grid(b0),
               grid(b1), b1 == kGrid - 1 ? ", open above" : "",
               best_loss / double(std::max<size_t>(times.size(), 1)),
-              detail::cuda::tlp_warp_threshold(prec, full), detail::cuda::tlp_block_threshold(),
+              detail::plan::tlp_warp(detail::cuda::current_tuning(), prec, full),
+              detail::plan::tlp_block(detail::cuda::current_tuning()),
               full ? "full" : "ragged");
   return true;
 }

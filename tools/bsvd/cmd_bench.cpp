@@ -6,6 +6,7 @@
 #include "bench_accuracy.hpp"
 #include "common.hpp"
 #include "core/batch.hpp"
+#include "core/overrides.hpp"
 
 #include "testing/generate.hpp"
 #include "testing/io.hpp"
@@ -266,16 +267,18 @@ int bench(const BenchArgs &a) {
     std::fprintf(stderr, "bsvd bench: --evd-threads must be auto, 32, 128, 256 or all\n");
     return 2;
   }
-  // A fixed plan for every bsvd row (tuning.hpp reads it per sweep).
-  if (et != "auto" && et != "all") setenv("BSVD_EVD_THREADS", et.c_str(), 1);
+  // A fixed plan for every bsvd row (an override of the tuning's rule).
+  detail::Overrides ov = detail::current_overrides();
+  if (et != "auto" && et != "all") ov.evd_threads = std::atoi(et.c_str());
   for (auto &c : cases) c.evd_plans = et == "all";
   const std::string &gm = a.gram;
   if (gm != "auto" && gm != "own" && gm != "cublas" && gm != "all") {
     std::fprintf(stderr, "bsvd bench: --gram must be auto, own, cublas or all\n");
     return 2;
   }
-  // A fixed Gram stage for every bsvd row (tuning.hpp, choose_gram_cublas).
-  if (gm == "own" || gm == "cublas") setenv("BSVD_GRAM", gm.c_str(), 1);
+  // A fixed Gram stage for every bsvd row (plan::gram_cublas overridden).
+  if (gm == "own" || gm == "cublas") ov.gram_cublas = gm == "cublas" ? detail::Force::kOn : detail::Force::kOff;
+  detail::set_overrides(ov);
   std::vector<int> nbs;
   for (const auto &v : split(a.block_sizes, ',')) {
     const int nb = std::atoi(v.c_str());
@@ -433,15 +436,15 @@ void add_bench(CLI::App &app, int &rc) {
                   "(instead of --cases), against cuSOLVER per matrix");
   sub->add_option("--evd-threads", a->evd_threads,
                   "cuda blocked path, eigensolver plan: threads per Gram matrix (32, 128, 256), "
-                  "auto (the TLP model of tuning.hpp), or all (auto plus a row per plan)")
+                  "auto (the TLP model of the tuning table), or all (auto plus a row per plan)")
       ->capture_default_str();
   sub->add_option("--gram", a->gram,
-                  "cuda blocked path, Gram stage: auto (the rule of tuning.hpp), own (bsvd's "
+                  "cuda blocked path, Gram stage: auto (the tuning table's rule), own (bsvd's "
                   "kernel), cublas (batched GEMM where eligible), or all (auto plus a row each)")
       ->capture_default_str();
   sub->add_option("--block-sizes", a->block_sizes,
                   "cuda blocked path: comma list of block widths nb (1 ... 32; z 1 ... 16), one more bsvd row "
-                  "each (the block-width table of tuning.hpp)");
+                  "each (the default: plan::block_width)");
   sub->add_option("--wcycle", a->wcycle,
                   "cuda blocked path: comma list of two-level plans R or RxE (outer blocks of R "
                   "blocks, E sweeps one level down per outer pair; E = 1 if omitted), one more "

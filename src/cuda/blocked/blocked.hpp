@@ -29,7 +29,8 @@
 // (blk_pair_kernel) that reads the pair once, finds Q there -- by the Gram
 // matrix and the same eigensolver (EVD_SM), or by one-sided Jacobi on the
 // pair itself (SVD_SM, WCYCLE Observation 1) -- and writes it once;
-// blocked_pair_mode chooses per matrix, so one batch mixes the three.
+// the plan chooses per matrix (plan::blocked_pair_mode), so one batch mixes
+// the three.
 //
 // Every step is the parallel form of the CPU twin (src/cpu/jacobi_blocked.cpp
 // with evd.cpp): the same block and inner orderings, rotation formula, test,
@@ -37,6 +38,7 @@
 #pragma once
 
 #include "../../core/batch.hpp"
+#include "../../plan/plan.hpp"
 
 #include <cstddef>
 #include <vector>
@@ -53,23 +55,15 @@ namespace bsvd::detail::cuda {
 // doubles does not fit the update kernel's registers).
 constexpr int kBlockedKmax = 32;
 constexpr int kBlockedKwide = 64;
-// Default block width (src/cuda/tuning.hpp has the measurements).
-constexpr int kBlockedDefaultNb = 16;
 // Order of the Gram matrices for block width nb.
 constexpr int blocked_k_of(int nb) { return nb > kBlockedKmax / 2 ? kBlockedKwide : kBlockedKmax; }
 // Whether precision ('s', 'd', 'c', 'z') has the wide instance.
 constexpr bool blocked_has_wide(char precision) { return precision != 'z'; }
 
-// Block width for cfg (block_size 0 = default) in precision ('s', 'd',
-// 'c', 'z'); 0 when cfg.block_size is larger than the compiled instances
-// support (such matrices run on the CPU: route in backend.cu).
-int blocked_nb(const Config &cfg, char precision);
-
-// How the pairs of a blocked m x n matrix are rotated (a bsvd_pair_solver_t
-// other than AUTO): cfg.pair_solver where the pair fits shared memory
-// (BSVD_PAIR_GRAM where it does not), and for AUTO the measured rule of
-// tuning.hpp. precision: 's', 'd', 'c', 'z'.
-int blocked_pair_mode(char precision, int m, int n, const Config &cfg, int nb);
+// Shared memory of the pair kernels (EVD_SM, SVD_SM; the narrow instance)
+// for a pair of mw rows. The planner takes a pair solver for a matrix only
+// where this fits (facts.hpp, plan::blocked_pair_mode).
+size_t blocked_pair_smem_bytes(char precision, int mw);
 
 // Workspace bytes for the blocked matrices of sizes m[i] x n[i] with pair
 // solvers mode[i] and the block ordering of Config::wcycle_blocks.
@@ -78,17 +72,19 @@ size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int>
                                int nb, int wcycle_blocks);
 
 // Solves matrices idx[i] (sizes m[i] x n[i], all non-empty) of kb, whose
-// pointers and size arrays are device-visible. ws: blocked_workspace_bytes
-// bytes of device memory, 256-byte aligned. Enqueued on stream; returns
-// after the last launch is enqueued (it synchronizes once per sweep to read
-// the convergence flags).
+// pointers and size arrays are device-visible, with the plan's settings bp
+// (block width, pair solvers, the Gram stage by cuBLAS) and the call's
+// settings and tuning (p.cfg, p.tuning: the per-sweep rule plan_sweep).
+// ws: blocked_workspace_bytes bytes of device memory, 256-byte aligned.
+// Enqueued on stream; returns after the last launch is enqueued (it
+// synchronizes once per sweep to read the matrices' rotation counts).
 template <class T>
 cudaError_t run_blocked(const Batch<T> &kb, const std::vector<int> &idx,
                         const std::vector<int> &m, const std::vector<int> &n,
-                        const std::vector<int> &mode, const Config &cfg, int nb,
-                        cudaStream_t stream, unsigned char *ws);
+                        const plan::BlockedPlan &bp, const plan::Plan &p, cudaStream_t stream,
+                        unsigned char *ws);
 
-// The Gram stage by cuBLAS (tuning.hpp, choose_gram_cublas): whether a
+// The Gram stage by cuBLAS (plan::gram_cublas): whether a
 // handle can be had on the current device (created once per thread and
 // device, kept for the process), and C_e = A_e^H B_e for the `count` pointer
 // triples (nb x nb, inner dimension mw, lda = ldb = mw, C's leading
@@ -99,8 +95,8 @@ cudaError_t gram_gemm_batched(char precision, int nb, int mw, int ldc, const voi
                               cudaStream_t stream);
 
 // Stage times of the last run_blocked call on this thread, collected with
-// CUDA events when profiling is on (BSVD_PROFILE=1 in the environment, or
-// set_blocked_profiling). Milliseconds of GPU time per stage.
+// CUDA events when profiling is on (the override Overrides::profile,
+// BSVD_PROFILE=1). Milliseconds of GPU time per stage.
 struct BlockedProfile {
   // finish: the launch after the iteration (the matrices that converged
   // earlier finish on a side stream, beside the other stages: not counted)
@@ -112,12 +108,11 @@ struct BlockedProfile {
   // Per launch: a step whose Gram-path matrices ran as two groups (split_sweeps
   // below; never with the stage timer) counts twice.
   long evd_steps[3] = {0, 0, 0}; // Gram-path steps whose eigensolver ran 32 / 128 / 256 threads per pair
-  long evd_lean_steps = 0; // of evd_steps[0]: those that ran the lean warp kernel (d; tuning.hpp)
+  long evd_lean_steps = 0; // of evd_steps[0]: those that ran the lean warp kernel (d)
   long gram_cublas = 0; // cuBLAS batched-GEMM calls of the Gram stage (0: the own kernel only)
   long gram_steps[4] = {0, 0, 0, 0}; // steps whose own Gram kernel ran the tile-2 / tile-4 / split / tensor-core plan
   int split_sweeps = 0; // sweeps whose Gram-path matrices ran as two groups on two streams
 };
-void set_blocked_profiling(bool on);
 BlockedProfile blocked_last_profile();
 
 } // namespace bsvd::detail::cuda

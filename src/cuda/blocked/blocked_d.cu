@@ -6,9 +6,9 @@ namespace bsvd::detail::cuda {
 template <>
 cudaError_t run_blocked<double>(const Batch<double> &kb, const std::vector<int> &idx,
                             const std::vector<int> &m, const std::vector<int> &n,
-                            const std::vector<int> &mode, const Config &cfg, int nb,
+                            const plan::BlockedPlan &bp, const plan::Plan &p,
                             cudaStream_t stream, unsigned char *ws) {
-  return run_blocked_any(kb, idx, m, n, mode, cfg, nb, stream, ws);
+  return run_blocked_any(kb, idx, m, n, bp, p, stream, ws);
 }
 
 } // namespace bsvd::detail::cuda

@@ -10,8 +10,8 @@
 #include "../../core/inner_sweeps.hpp"
 #include "../../core/ordering.hpp"
 #include "../common/side_stream.hpp"
-#include "../fused/fused.hpp" // max_smem_optin
-#include "../tuning.hpp"
+#include "../../plan/blocked_sweep.hpp"
+#include "../common/device_info.hpp" // max_smem_optin
 #include "blocked.hpp"
 #include "evd_block.cuh"
 #include "evd_lean.cuh"
@@ -43,15 +43,14 @@ namespace bsvd::detail::cuda {
 
 // One run_blocked call of instance K: the Gram order (blocked_k_of(nb)), the
 // narrow one (32) with every plan, or the wide one (64): the Gram path only
-// (every mode BSVD_PAIR_GRAM; blocked_pair_mode gives that), its own Gram
+// (every mode BSVD_PAIR_GRAM; plan::blocked_pair_mode gives that), its own Gram
 // kernel (or cuBLAS), the block eigensolver of 256 threads.
 //
-// The tuning decisions (tuning.hpp), one place each: per call
-// evd_lean_enabled (configure_kernels), blocked_profiling_on (load),
-// choose_gram_cublas per matrix (choose_cublas_matrices),
-// blocked_stream_groups (configure_finish); per sweep, into SweepPlan,
-// choose_evd_threads and the lean kernel (plan_evd), choose_gram_tile /
-// choose_gram_wide (plan_gram), the two stream groups (plan_groups).
+// It decides nothing itself: the plan's BlockedPlan gives the block width,
+// the pair solvers and the Gram stage by cuBLAS per matrix; per sweep, the
+// rule plan::plan_sweep (src/plan/blocked_sweep.hpp) takes the counts of
+// the active matrices (count_sweep) and chooses the eigensolver plan, the
+// lean kernel, the Gram plan and the two stream groups.
 template <class Tstd, int K> class BlockedRun {
 public:
   using T = dev_t<Tstd>;
@@ -68,8 +67,8 @@ public:
   // The workspace's pointers and the per-matrix records (host only: no
   // CUDA call; run_blocked_impl has checked the arguments).
   BlockedRun(Clock::time_point t0, const Batch<Tstd> &kb, const std::vector<int> &idx,
-             const std::vector<int> &m, const std::vector<int> &n, const std::vector<int> &mode,
-             const Config &cfg, int nb, cudaStream_t stream, unsigned char *ws);
+             const std::vector<int> &m, const std::vector<int> &n, const plan::BlockedPlan &bp,
+             const plan::Plan &p, cudaStream_t stream, unsigned char *ws);
 
   cudaError_t run() {
     BSVD_BLK_TRY(upload_mats());
@@ -110,9 +109,9 @@ private:
   cudaError_t configure_finish();
   SweepPlan plan_sweep();
   void order_active(SweepPlan &sp);
-  void plan_evd(SweepPlan &sp) const;
-  void plan_gram(SweepPlan &sp);
-  void plan_groups(SweepPlan &sp) const;
+  plan::SweepCounts count_sweep(const SweepPlan &sp) const;
+  void set_gram_plan(SweepPlan &sp);
+  void set_groups(SweepPlan &sp) const;
   cudaError_t upload_sweep();
   cudaError_t run_sweep(SweepPlan &sp);
   cudaError_t run_step(SweepPlan &sp, int s);
@@ -132,8 +131,10 @@ private:
   // the call
   const Clock::time_point t0_;
   const Batch<Tstd> &kb_;
+  const plan::BlockedPlan &bp_;
   const std::vector<int> &mode_;
   const Config &cfg_;
+  const plan::Tuning &tuning_;
   const int nb_, cnt_, wr_, we_;
   const cudaStream_t stream_;
   unsigned char *const ws_;
@@ -159,10 +160,9 @@ private:
   std::vector<GemmGroup> groups_;
   std::vector<int> converged_now_; // converged in the sweep just read back
   // launch attributes and run-wide decisions
-  bool lean_on_ = false;            // evd_lean_enabled (d, nb 16)
+  bool lean_on_ = false;            // the lean kernel may run (d, nb 16, the tuning's switch)
   size_t pair_smem_[2] = {0, 0};    // EVD_SM, SVD_SM: their largest matrix
   size_t fsmem_ = 0;                // the finish's dynamic shared memory
-  int groups_wanted_ = 1;           // blocked_stream_groups
   // the finish
   std::vector<int> fin_;     // (matrix, converged, sweeps) in launch order
   std::vector<char> finished_;
@@ -178,12 +178,11 @@ private:
 template <class Tstd, int K>
 BlockedRun<Tstd, K>::BlockedRun(Clock::time_point t0, const Batch<Tstd> &kb,
                                 const std::vector<int> &idx, const std::vector<int> &m,
-                                const std::vector<int> &n, const std::vector<int> &mode,
-                                const Config &cfg, int nb, cudaStream_t stream,
-                                unsigned char *ws)
-    : t0_(t0), kb_(kb), mode_(mode), cfg_(cfg), nb_(nb), cnt_(int(idx.size())),
-      wr_(cfg.wcycle_blocks), we_(std::max(1, cfg.wcycle_sweeps)), stream_(stream), ws_(ws),
-      L_(blk_layout(m, n, kb.vectors, sizeof(T), nb, blocked_gram_count(mode), K, wr_)),
+                                const std::vector<int> &n, const plan::BlockedPlan &bp,
+                                const plan::Plan &p, cudaStream_t stream, unsigned char *ws)
+    : t0_(t0), kb_(kb), bp_(bp), mode_(bp.mode), cfg_(p.cfg), tuning_(p.tuning), nb_(bp.nb),
+      cnt_(int(idx.size())), wr_(bp.wr), we_(bp.we), stream_(stream), ws_(ws),
+      L_(blk_layout(m, n, kb.vectors, sizeof(T), bp.nb, blocked_gram_count(bp.mode), K, wr_)),
       side_(stream), pipe_(stream) {
   bind_workspace();
   build_mats(idx, m, n);
@@ -259,7 +258,7 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::upload_mats() {
 
 // Dynamic shared memory (and carveouts) of the eigensolver and pair kernels.
 template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::configure_kernels() {
-  lean_on_ = kLean && nb_ == K / 2 && evd_lean_enabled();
+  lean_on_ = kLean && nb_ == K / 2 && plan::evd_lean(tuning_);
   if constexpr (kLean)
     if (lean_on_) {
       BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_lean_kernel<Tstd, K>,
@@ -314,7 +313,7 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::configure_pair_ker
 
 // W, V and the state words; the host waits for the state.
 template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::load() {
-  timer_.on = blocked_profiling_on();
+  timer_.on = tuning_.blocked.profile;
   timer_.stream = stream_;
   timer_.mark(kStageLoad);
   blk_load_kernel<Tstd><<<cnt_, 256, 0, stream_>>>(P_);
@@ -348,18 +347,11 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::start_iteration() {
   choose_cublas_matrices();
 }
 
-// Gram stage by cuBLAS (tuning.hpp): matrices of full, evenly paired
-// blocks whose row count the rule gives to cuBLAS, when a handle exists.
+// The Gram stage by cuBLAS for the matrices the plan gives it, when a
+// handle exists.
 template <class Tstd, int K> void BlockedRun<Tstd, K>::choose_cublas_matrices() {
-  cub_.assign(cnt_, 0);
-  bool any_cub = false;
-  for (int i = 0; i < cnt_; ++i) {
-    // (not with the two-level ordering: the pointer arrays hold nblk / 2
-    // GEMMs of real pairs per step, which its steps need not have)
-    cub_[i] = mode_[i] == BSVD_PAIR_GRAM && nblk_[i] >= 2 && mats_[i].nw % (2 * nb_) == 0 &&
-              wcycle_r(nblk_[i], wr_) == 1 && choose_gram_cublas(kPrec, mats_[i].mw);
-    any_cub = any_cub || cub_[i];
-  }
+  cub_.assign(bp_.cublas.begin(), bp_.cublas.end());
+  const bool any_cub = std::find(cub_.begin(), cub_.end(), 1) != cub_.end();
   if (any_cub && !gram_cublas_available()) std::fill(cub_.begin(), cub_.end(), 0);
 }
 
@@ -399,7 +391,6 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::configure_finish()
   Pf_.col_iters = (P_.nw_max + Pf_.ngroups - 1) / Pf_.ngroups;
   fin_.resize(3 * size_t(cnt_));
   finished_.assign(cnt_, 0);
-  groups_wanted_ = blocked_stream_groups();
   return cudaSuccess;
 }
 
@@ -418,10 +409,14 @@ typename BlockedRun<Tstd, K>::SweepPlan BlockedRun<Tstd, K>::plan_sweep() {
   sp.pe.nact = sp.nby[1];
   sp.ps.act = dact_ + sp.nby[0] + sp.nby[1];
   sp.ps.nact = sp.nby[2];
-  plan_evd(sp);
-  plan_gram(sp);
+  const plan::SweepChoice c = plan::plan_sweep(tuning_, kPrec, count_sweep(sp));
+  sp.evd_nt = c.evd_threads;
+  sp.lean = c.lean && lean_on_;
+  sp.gram = c.gram;
+  sp.split = c.split;
+  set_gram_plan(sp);
   sp.urows = unsigned((sp.rmax + 127) / 128);
-  plan_groups(sp);
+  set_groups(sp);
   return sp;
 }
 
@@ -459,54 +454,51 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::order_active(SweepPlan &s
   }
 }
 
-// The eigensolver's plan. Full step: every Gram-path matrix has full pairs
-// (two or more blocks, all nb wide: a single block is a pair of width nb,
-// not 2 nb). The warp plan's threshold depends on it (tuning.hpp), and the
-// lean warp kernel needs it and one inner sweep (evd_lean_enabled).
-template <class Tstd, int K> void BlockedRun<Tstd, K>::plan_evd(SweepPlan &sp) const {
+// What the sweep's rule needs: the Gram path's pairs per step; whether the
+// step is full (every Gram-path matrix has full pairs: two or more blocks,
+// all nb wide -- a single block is a pair of width nb, not 2 nb) and takes
+// one inner sweep, which the lean kernel needs; the own Gram kernel's pairs
+// per matrix, its pair slots and its tallest pair's row segments (the split
+// plan; own_slots x own_segs <= kGramSplitMaxTiles implies it fits
+// L_.gp_tiles).
+template <class Tstd, int K>
+plan::SweepCounts BlockedRun<Tstd, K>::count_sweep(const SweepPlan &sp) const {
+  plan::SweepCounts c;
+  c.wide = kWide;
+  c.lean_kernel = kLean && nb_ == K / 2;
+  c.gram_pairs = sp.gram_pairs;
   for (int j = 0; j < sp.nby[0]; ++j) {
-    sp.full = sp.full && full_pairs(mats_[order_[j]].nw, nb_);
-    sp.one_inner = sp.one_inner && esw_[order_[j]] == 1;
+    c.full = c.full && plan::full_pairs(mats_[order_[j]].nw, nb_);
+    c.one_inner = c.one_inner && esw_[order_[j]] == 1;
   }
-  sp.evd_nt = kWide ? 256 : choose_evd_threads(sp.gram_pairs, kPrec, sp.full);
-  sp.lean = lean_on_ && sp.evd_nt == 32 && sp.full && sp.one_inner;
-}
-
-// The own Gram kernel's plan, by its pairs per step (TLP) and its tallest
-// pair's segments (the split plan); the wide instance has
-// blk_gram_wide_kernel (reported as tile 4) or for d the tensor-core plan.
-template <class Tstd, int K> void BlockedRun<Tstd, K>::plan_gram(SweepPlan &sp) {
-  long own_pairs = 0;
   int own_mw = 0;
   for (int j = 0; j < P_.nown; ++j) {
-    own_pairs += pairs_of(order_[j]);
+    c.own_pairs.push_back(pairs_of(order_[j]));
     own_mw = std::max(own_mw, mats_[order_[j]].mw);
   }
+  c.own_segs = (own_mw + kGramSegRows - 1) / kGramSegRows;
+  c.own_slots = long(P_.nown) * P_.half;
+  c.split_max_tiles = kGramSplitMaxTiles;
+  c.timer_on = timer_.on;
+  return c;
+}
+
+// The split plan's partial tiles and segments for the Gram launches.
+template <class Tstd, int K> void BlockedRun<Tstd, K>::set_gram_plan(SweepPlan &sp) {
+  int own_mw = 0;
+  for (int j = 0; j < P_.nown; ++j) own_mw = std::max(own_mw, mats_[order_[j]].mw);
   sp.own_segs = (own_mw + kGramSegRows - 1) / kGramSegRows;
-  const long long own_slots = (long long)P_.nown * P_.half;
-  // (own_slots x own_segs <= kGramSplitMaxTiles implies it fits L_.gp_tiles)
-  sp.gram = GramPlan(kWide ? choose_gram_wide(kPrec)
-                           : choose_gram_tile(own_pairs, own_slots, sp.own_segs, kPrec));
   P_.Gp = sp.gram == GramPlan::kSplit ? gp_base_ : nullptr;
   P_.gseg = sp.gram == GramPlan::kSplit ? sp.own_segs : 0;
 }
 
-// Two groups of the Gram path's matrices, each on its own stream
-// (blocked_stream_groups, tuning.hpp): the first `split` own-kernel
-// matrices (about half the step's pairs) on the side stream pipe_, the
-// rest on the call's stream. Their steps are independent, so one group's
-// eigensolver (latency-bound) may run beside the other's Gram or update
-// (memory-bound). The slots of the second group start after the first
-// group's in G, Q and pflag. Not with the stage timer (its events are on
-// the call's stream).
-template <class Tstd, int K> void BlockedRun<Tstd, K>::plan_groups(SweepPlan &sp) const {
-  if (groups_wanted_ == 2 && !timer_.on && P_.nown >= 2) {
-    long acc = 0;
-    while (sp.split < P_.nown - 1 && 2 * acc < sp.gram_pairs) {
-      acc += pairs_of(order_[sp.split]);
-      ++sp.split;
-    }
-  }
+// Two groups of the Gram path's matrices (sp.split > 0), each on its own
+// stream: the first `split` own-kernel matrices on the side stream pipe_,
+// the rest on the call's stream. Their steps are independent, so one
+// group's eigensolver (latency-bound) may run beside the other's Gram or
+// update (memory-bound). The slots of the second group start after the
+// first group's in G, Q and pflag.
+template <class Tstd, int K> void BlockedRun<Tstd, K>::set_groups(SweepPlan &sp) const {
   sp.p1 = P_;
   sp.p2 = P_;
   if (sp.split > 0) {
@@ -598,7 +590,7 @@ template <class Tstd, int K>
 void BlockedRun<Tstd, K>::launch_gram_own(const BlkParams<Tstd> &Pg, cudaStream_t st,
                                           GramPlan plan) {
   const unsigned gg = unsigned(Pg.nown) * unsigned(Pg.half);
-  if (plan == GramPlan::kMma) { // (d only: choose_gram_tile, choose_gram_wide)
+  if (plan == GramPlan::kMma) { // (d only: plan::gram_plan, gram_plan_wide)
     if constexpr (std::is_same_v<Tstd, double>)
       blk_gram_mma_kernel<Tstd, K><<<gg, gram_mma_threads<K>(), 0, st>>>(Pg);
   } else if constexpr (kWide)
@@ -652,7 +644,7 @@ void BlockedRun<Tstd, K>::launch_evd(const BlkParams<Tstd> &Pg, cudaStream_t st,
     blk_evd_block_kernel<Tstd, K, 128><<<grid, 128, kBlockSmem, st>>>(Pg);
   else
     blk_evd_block_kernel<Tstd, K, 256><<<grid, 256, kBlockSmem, st>>>(Pg);
-  ++prof_.evd_steps[evd_plan_index(sp.evd_nt)];
+  ++prof_.evd_steps[plan::evd_plan_index(sp.evd_nt)];
 }
 
 // The sweep's rotation counts (the host waits): a matrix that rotated
@@ -743,31 +735,33 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::store_profile() {
 template <class Tstd, int K>
 cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
                              const std::vector<int> &m, const std::vector<int> &n,
-                             const std::vector<int> &mode, const Config &cfg, int nb,
+                             const plan::BlockedPlan &bp, const plan::Plan &p,
                              cudaStream_t stream, unsigned char *ws) {
   static_assert(K == kBlockedKmax || K == kBlockedKwide, "the compiled instances");
   const auto t0 = std::chrono::steady_clock::now();
   if (idx.empty()) return cudaSuccess;
-  if (blocked_k_of(nb) != K || nb < 1) return cudaErrorInvalidValue;
+  if (blocked_k_of(bp.nb) != K || bp.nb < 1 || bp.mode.size() != idx.size() ||
+      bp.cublas.size() != idx.size())
+    return cudaErrorInvalidValue;
   if constexpr (K != kBlockedKmax)
-    for (int x : mode)
+    for (int x : bp.mode)
       if (x != BSVD_PAIR_GRAM) return cudaErrorInvalidValue;
-  BlockedRun<Tstd, K> call(t0, kb, idx, m, n, mode, cfg, nb, stream, ws);
+  BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, stream, ws);
   return call.run();
 }
 
 // The instance for nb (blocked_k_of): the wide one where the precision has
-// it (blocked_has_wide), else an invalid value (blocked_nb never gives such
-// an nb).
+// it (blocked_has_wide), else an invalid value (plan::blocked_nb never gives
+// such an nb).
 template <class Tstd>
 cudaError_t run_blocked_any(const Batch<Tstd> &kb, const std::vector<int> &idx,
                             const std::vector<int> &m, const std::vector<int> &n,
-                            const std::vector<int> &mode, const Config &cfg, int nb,
+                            const plan::BlockedPlan &bp, const plan::Plan &p,
                             cudaStream_t stream, unsigned char *ws) {
-  if (blocked_k_of(nb) == kBlockedKmax)
-    return run_blocked_impl<Tstd, kBlockedKmax>(kb, idx, m, n, mode, cfg, nb, stream, ws);
+  if (blocked_k_of(bp.nb) == kBlockedKmax)
+    return run_blocked_impl<Tstd, kBlockedKmax>(kb, idx, m, n, bp, p, stream, ws);
   if constexpr (blocked_has_wide(precision_of<Tstd>()))
-    return run_blocked_impl<Tstd, kBlockedKwide>(kb, idx, m, n, mode, cfg, nb, stream, ws);
+    return run_blocked_impl<Tstd, kBlockedKwide>(kb, idx, m, n, bp, p, stream, ws);
   return cudaErrorInvalidValue;
 }
 

@@ -1,6 +1,6 @@
 // The eigensolver's block plans (evd_common.cuh): one block of 128 or 256
 // threads per Gram matrix, for steps with few pairs (the tail of a mixed
-// batch; choose_evd_threads, the TLP model of WCYCLE Sec. IV-D), and the
+// batch; plan::evd_threads, the TLP model of WCYCLE Sec. IV-D), and the
 // wide instance's only plan (256 threads, K = 64).
 #pragma once
 
@@ -218,7 +218,7 @@ __device__ EvdRun evd_block_iterate(EvdBlockSmem<T, K> &B, int k_run, int tid, d
 }
 
 // One block of NT threads per Gram matrix (evd_block_iterate): the plan for
-// steps with few pairs (choose_evd_threads in tuning.hpp).
+// steps with few pairs (plan::evd_threads).
 template <class Tstd, int K, int NT>
 __global__ void __launch_bounds__(NT) blk_evd_block_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;

@@ -4,8 +4,8 @@
 // the re-orthogonalization and sort (evd_finish), and the kernels' two ends
 // (G from the Gram stage in, Q and the rotation flag out). The plans: the
 // warp plan (evd_warp.cuh), its lean kernel for d (evd_lean.cuh), the block
-// plans of 128 and 256 threads (evd_block.cuh); choose_evd_threads
-// (tuning.hpp) picks one per step. All give the same bits.
+// plans of 128 and 256 threads (evd_block.cuh); plan::evd_threads
+// (src/plan/tuning.hpp) picks one per sweep. All give the same bits.
 //
 // Every plan is the twin of cpu::evd_impl: per round-robin step over the k
 // indices, each pair's rotation from the current G, then G J (columns) and

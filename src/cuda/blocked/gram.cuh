@@ -97,7 +97,7 @@ __device__ __forceinline__ void gram_tile_fold(T (&acc)[N][N], int r0, int c0, i
 }
 
 // ---- gram: G = [W_i W_j]^H [W_i W_j] ----------------------------------------
-// Three plans (choose_gram_tile in tuning.hpp): tile 2 and tile 4, one
+// Three plans (plan::gram_plan): tile 2 and tile 4, one
 // block per (active matrix, pair), and tile 2 split, one block per (active
 // matrix, pair, segment). Rows of the pair's columns are staged through
 // shared memory kRows = 32 at a time (two buffers: the next tile is copied

@@ -1,4 +1,4 @@
-// The Gram stage by cuBLAS (choose_gram_cublas, tuning.hpp): the kernels
+// The Gram stage by cuBLAS (plan::gram_cublas): the kernels
 // around the batched GEMM (gram_gemm_batched, host.cu) -- the step's
 // pointer triples before it, the lower triangle after it.
 #pragma once

@@ -8,7 +8,7 @@
 
 namespace bsvd::detail::cuda {
 
-// The tensor-core Gram plan (double only; choose_gram_tile returns 5): the
+// The tensor-core Gram plan (double only; plan::gram_plan gives kMma): the
 // FP64 matrix instruction mma.m8n8k4 (D = A B + C on 8 x 8 x 4 tiles). One
 // block of K / 8 warps per (active matrix, pair); G's upper 8 x 8 tiles
 // (I <= J of a (K / 8)^2 grid: 10 for K = 32, 36 for K = 64) are dealt to

@@ -1,30 +1,18 @@
-// The blocked path's precision-independent host parts: the block width,
-// the pair solver per matrix, the workspace size, the cuBLAS Gram stage's
-// handle and call, and the stage profile.
+// The blocked path's precision-independent host parts: the pair kernels'
+// shared memory, the workspace size, the cuBLAS Gram stage's handle and
+// call, and the stage profile.
 #include "layout.hpp" // blk_layout, blocked_gram_count
 #include "pair.cuh"   // pair_smem_bytes
-#include "timer.hpp"  // blocked_profiling_on, blocked_store_profile
-#include "../fused/fused.hpp"
-#include "../tuning.hpp"
+#include "timer.hpp"  // blocked_store_profile
 
 #include <complex>
 
 #include <cublas_v2.h>
 
-#include <cstdlib>
-#include <cstring>
 
 namespace bsvd::detail::cuda {
 
-int blocked_nb(const Config &cfg, char precision) {
-  if (cfg.block_size <= 0) return kBlockedDefaultNb;
-  if (cfg.block_size <= kBlockedKmax / 2) return cfg.block_size;
-  return blocked_has_wide(precision) && cfg.block_size <= kBlockedKwide / 2 ? cfg.block_size : 0;
-}
-
-namespace {
-// Shared memory of the pair kernels for W's row count mw, by precision.
-size_t pair_bytes(char precision, int mw) {
+size_t blocked_pair_smem_bytes(char precision, int mw) {
   constexpr int K = kBlockedKmax;
   switch (precision) {
   case 's': return pair_smem_bytes<dev_t<float>, K>(mw);
@@ -32,15 +20,6 @@ size_t pair_bytes(char precision, int mw) {
   case 'c': return pair_smem_bytes<dev_t<std::complex<float>>, K>(mw);
   default: return pair_smem_bytes<dev_t<std::complex<double>>, K>(mw);
   }
-}
-} // namespace
-
-int blocked_pair_mode(char precision, int m, int n, const Config &cfg, int nb) {
-  const int mw = std::max(m, n), nw = std::min(m, n);
-  if (blocked_k_of(nb) != kBlockedKmax) return BSVD_PAIR_GRAM; // the wide instance: Gram only
-  if (pair_bytes(precision, mw) > size_t(max_smem_optin())) return BSVD_PAIR_GRAM;
-  if (cfg.pair_solver != BSVD_PAIR_AUTO) return cfg.pair_solver;
-  return pair_solver_rule(precision, mw, nw, nb);
 }
 
 size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int> &n,
@@ -102,18 +81,7 @@ cudaError_t gram_gemm_batched(char precision, int nb, int mw, int ldc, const voi
 
 namespace {
 thread_local BlockedProfile g_last;
-int g_profiling = -1; // -1: read BSVD_PROFILE once
 } // namespace
-
-void set_blocked_profiling(bool on) { g_profiling = on ? 1 : 0; }
-
-bool blocked_profiling_on() {
-  if (g_profiling < 0) {
-    const char *e = std::getenv("BSVD_PROFILE");
-    g_profiling = (e && std::strcmp(e, "0") != 0) ? 1 : 0;
-  }
-  return g_profiling == 1;
-}
 
 void blocked_store_profile(const BlockedProfile &p) { g_last = p; }
 BlockedProfile blocked_last_profile() { return g_last; }

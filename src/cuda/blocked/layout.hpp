@@ -7,7 +7,6 @@
 
 #include "../../core/ordering.hpp"
 #include "../common/ws_layout.hpp"
-#include "../tuning.hpp"
 #include "blocked.hpp"
 #include "params.cuh"
 
@@ -24,6 +23,11 @@ inline size_t blocked_gram_count(const std::vector<int> &mode) {
   for (int x : mode) c += x == BSVD_PAIR_GRAM;
   return c;
 }
+
+// The split Gram plan's partial tiles (K x K per pair slot and row segment)
+// in the workspace, at most: the plan takes the split plan only for steps
+// that fit (plan::gram_plan's max_tiles).
+constexpr long kGramSplitMaxTiles = 4096;
 
 // Byte offsets of the workspace's arrays (BlkParams names them), its total,
 // and half: the most block pairs a step has in any matrix of the batch (the

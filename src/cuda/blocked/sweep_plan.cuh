@@ -1,20 +1,15 @@
-// The plan of one sweep of the blocked path: every tuning decision the
-// driver takes per sweep (BlockedRun::plan_sweep, driver.cuh, fills it
-// from tuning.hpp's rules) and the launches' parameters that follow.
+// The plan of one sweep of the blocked path: the rule's choices
+// (plan::plan_sweep, src/plan/blocked_sweep.hpp: the eigensolver plan, the
+// Gram plan, the lean kernel, the stream groups; BlockedRun::plan_sweep,
+// driver.cuh, counts what it needs) and the launches' parameters that
+// follow.
 #pragma once
 
+#include "../../core/overrides.hpp" // GramPlan
 #include "params.cuh"
 
 namespace bsvd::detail::cuda {
 
-// The own Gram kernel's plans, by the integers choose_gram_tile and
-// choose_gram_wide return (tuning.hpp).
-enum class GramPlan : int {
-  kTile2 = 2, // blk_gram_tile2_kernel<false>
-  kSplit = 3, // blk_gram_tile2_kernel<true>, one block per kGramSegRows-row segment
-  kTile4 = 4, // blk_gram_tile4_kernel (the wide instance: blk_gram_wide_kernel)
-  kMma = 5    // blk_gram_mma_kernel (d only)
-};
 // BlockedProfile::gram_steps' index of a plan.
 constexpr int gram_plan_index(GramPlan g) {
   return g == GramPlan::kMma ? 3 : g == GramPlan::kTile4 ? 1 : g == GramPlan::kSplit ? 2 : 0;
@@ -30,9 +25,9 @@ template <class Tstd> struct BlkSweepPlan {
   long gram_pairs = 0;        // pairs per step on the Gram path: the eigensolver plan's TLP
   bool full = true;           // every Gram-path matrix has full pairs (full_pairs)
   bool one_inner = true;      // ... and one inner sweep
-  int evd_nt = 256;           // eigensolver plan: threads per Gram matrix (choose_evd_threads)
-  bool lean = false;          // the warp plan by the lean kernel (evd_lean_enabled)
-  GramPlan gram = GramPlan::kTile2; // the own Gram kernel's plan (choose_gram_tile / _wide)
+  int evd_nt = 256;           // eigensolver plan: threads per Gram matrix
+  bool lean = false;          // the warp plan by the lean kernel
+  GramPlan gram = GramPlan::kTile2; // the own Gram kernel's plan
   int own_segs = 1;           // segments of the own-kernel matrices' tallest pair
   unsigned urows = 1;         // the update's row blocks
   int split = 0;              // own-kernel matrices in the first stream group (0: one group)

@@ -1,4 +1,4 @@
-// The blocked path's stage profile (BSVD_PROFILE, set_blocked_profiling;
+// The blocked path's stage profile (Overrides::profile, BSVD_PROFILE;
 // BlockedProfile in blocked.hpp): CUDA events at the start of each stage
 // on the call's stream, folded into milliseconds per stage after each
 // host synchronization.
@@ -56,7 +56,6 @@ struct BlkTimer {
   }
 };
 
-bool blocked_profiling_on();
 void blocked_store_profile(const BlockedProfile &p);
 
 } // namespace bsvd::detail::cuda

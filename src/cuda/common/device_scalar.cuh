@@ -58,7 +58,7 @@ __device__ __forceinline__ double dldexp(double x, int e) { return ldexp(x, e); 
 // rot_first(y, x, c, neg_conj(te)) bit for bit (the operands of every fma
 // only change sign), so a rotation applied with the roles of x and y
 // exchanged is the same rotation with neg_conj(te) (the register
-// eigensolver of blocked_kernel.cuh relies on this).
+// eigensolver of the blocked path, blocked/evd_*.cuh, relies on this).
 __device__ __forceinline__ float neg_conj(float t) { return -t; }
 __device__ __forceinline__ double neg_conj(double t) { return -t; }
 template <class R> __device__ __forceinline__ R rot_first(R x, R y, R c, R t) {

@@ -1,7 +1,7 @@
 // Per-matrix steps shared by every GPU solver: the team abstraction, the
 // load of A with its checks and prescaling (step 1), and the finish and
 // write of U, S, V, info, sweeps (steps 3-4). The fused kernel runs them on
-// W and V in shared memory, the blocked path (blocked_kernel.cuh) on W and
+// W and V in shared memory, the blocked path (blocked/finish.cuh) on W and
 // V in global memory; the code is the same, so both reproduce the CPU
 // twin's finish (src/cpu/solve_one.cpp) in the same way.
 //

@@ -48,6 +48,22 @@ struct FusedShape {
   bool warp_rot = false; // rotations one lane per pair inside each warp
 };
 
+// Launch geometry: one block holds kTargetBlockThreads / tpm matrices when
+// a matrix takes fewer threads (tpm < 256); larger matrices get one block
+// each with at most kMaxThreadsPerMatrix threads (groups loop over the
+// pairs; __launch_bounds__(256, 4): at most 64 registers).
+constexpr int kTargetBlockThreads = 256;
+constexpr int kMaxThreadsPerMatrix = 256;
+// Rows per lane cached in registers during a pair update (more rows are
+// re-read from shared memory): powers of two up to this.
+constexpr int kMaxRowsPerLane = 8;
+// Padding (elements) added to the leading dimension of W and V in shared
+// memory to spread the columns over the banks; up to kAlignLdRows rows the
+// leading dimensions are rounded up to a multiple of 128 bytes instead
+// (bank-conflict-free group-rotated rows).
+constexpr int kLdPad = 1;
+constexpr int kAlignLdRows = 64;
+
 // Bytes of shared memory one matrix needs (mw >= nw are W's dimensions).
 size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t elem_bytes,
                         size_t real_bytes, bool odd_even);
@@ -61,19 +77,19 @@ constexpr size_t precision_real_bytes(char precision) {
   return precision == 's' || precision == 'c' ? 4 : 8;
 }
 
-// precision: 's', 'd', 'c', 'z'. m, n: the matrix as given (any shape).
+// Whether an m x n matrix (any shape) fits the fused kernel on a device
+// with smem bytes of shared memory per block (fused_fits), or on the
+// current device (fits). precision: 's', 'd', 'c', 'z'. The odd-even
+// ordering's position arrays are counted, so that the answer does not
+// depend on the ordering.
+bool fused_fits(char precision, int m, int n, bool vectors, size_t smem);
 bool fits(char precision, int m, int n, bool vectors);
 
-// The counts behind a call's fused column cap (fused_call_cols, tuning.hpp):
-// adds mult matrices of m x n to wide / window when they are of
-// kFusedMaxCols+1 .. fused_wide_cols / fused_window_cols columns, fit the
-// fused kernel and take no QR path first (qr: opts.qr).
-void count_fused_beyond(char precision, int m, int n, bool vectors, int qr, long mult, long &wide,
-                        long &window);
-
 // Fills the geometry of P (everything but batch/map/count/tol/max_sweeps/
-// ordering, which the caller sets first) and returns the kernel shape.
-template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors);
+// ordering, which the caller sets first) and returns the kernel shape, for
+// `lanes` lanes per column pair and at most tpm_cap threads per matrix (the
+// plan's FusedLaunch).
+template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors, int lanes, int tpm_cap);
 
 // Launches the kernel on `stream` (errors: the launch's cudaError_t).
 template <class T>

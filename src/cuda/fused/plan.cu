@@ -1,8 +1,6 @@
 // Host side of the fused kernel (fused.hpp): shared-memory layout, launch
 // geometry and the fits() rule.
 #include "fused.hpp"
-#include "../qr/qr.hpp"
-#include "../tuning.hpp"
 
 #include <algorithm>
 #include <complex>
@@ -62,31 +60,21 @@ size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t eb, size_t rb,
   return layout(mw, nw, mw + kLdPad, nw + kLdPad, vectors, eb, rb, odd_even).total;
 }
 
-void count_fused_beyond(char precision, int m, int n, bool vectors, int qr, long mult, long &wide,
-                        long &window) {
-  const int k = std::min(m, n);
-  const int wcap = fused_wide_cols(precision), ncap = fused_window_cols(precision);
-  if (k <= kFusedMaxCols || k > std::max(wcap, ncap) || qr_route(precision, m, n, vectors, qr) ||
-      !fits(precision, m, n, vectors))
-    return;
-  wide += k <= wcap ? mult : 0;
-  window += k <= ncap ? mult : 0;
+bool fused_fits(char precision, int m, int n, bool vectors, size_t smem) {
+  const int mw = std::max(m, n), nw = std::min(m, n);
+  return fused_smem_bytes(mw, nw, vectors, precision_elem_bytes(precision),
+                          precision_real_bytes(precision), true) <= smem;
 }
 
 bool fits(char precision, int m, int n, bool vectors) {
-  const int mw = std::max(m, n), nw = std::min(m, n);
-  // The odd-even ordering's position arrays are counted so that the answer
-  // does not depend on the ordering.
-  return fused_smem_bytes(mw, nw, vectors, precision_elem_bytes(precision),
-                          precision_real_bytes(precision), true) <= size_t(max_smem_optin());
+  return fused_fits(precision, m, n, vectors, size_t(max_smem_optin()));
 }
 
-template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors) {
+template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors, int G, int tpm_cap) {
   using R = real_of_t<T>;
   const size_t eb = sizeof(T), rb = sizeof(R);
   const int mw = std::max(P.mw_max, 1), nw = std::max(P.nw_max, 1);
   FusedShape shape;
-  const int G = choose_lanes(mw, P.count, int(eb));
   shape.lanes = G;
   const int need = (mw + G - 1) / G;
   int rpl = 1;
@@ -97,7 +85,7 @@ template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors) {
   P.slots_max = std::max(2, nw + (nw & 1));
   P.steps_max = odd_even ? P.slots_max : P.slots_max - 1;
   const int half = P.slots_max / 2;
-  P.ngroups = std::max(1, std::min(half, threads_per_matrix_cap(mw, P.count, int(eb)) / G));
+  P.ngroups = std::max(1, std::min(half, tpm_cap / G));
   int tpm = P.ngroups * G;
   if (tpm < 32) {
     int ng = 1;
@@ -164,9 +152,9 @@ template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors) {
   return shape;
 }
 
-template FusedShape plan_fused<float>(FusedParams<float> &, bool);
-template FusedShape plan_fused<double>(FusedParams<double> &, bool);
-template FusedShape plan_fused<std::complex<float>>(FusedParams<std::complex<float>> &, bool);
-template FusedShape plan_fused<std::complex<double>>(FusedParams<std::complex<double>> &, bool);
+template FusedShape plan_fused<float>(FusedParams<float> &, bool, int, int);
+template FusedShape plan_fused<double>(FusedParams<double> &, bool, int, int);
+template FusedShape plan_fused<std::complex<float>>(FusedParams<std::complex<float>> &, bool, int, int);
+template FusedShape plan_fused<std::complex<double>>(FusedParams<std::complex<double>> &, bool, int, int);
 
 } // namespace bsvd::detail::cuda

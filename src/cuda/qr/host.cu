@@ -1,67 +1,35 @@
-// Host side of the QR preprocessing (qr.hpp): the routing rule, the
-// switches, the thread counts, TSQR's chunking and the workspace layout.
-#include "../fused/fused.hpp"
+// Host side of the QR preprocessing (qr.hpp): the launch settings, TSQR's
+// chunking and the workspace layout.
 #include "qr.hpp"
+
 #include "../common/ws_layout.hpp"
 
 #include "../../core/tsqr.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace bsvd::detail::cuda {
 
-bool qr_route(char precision, int m, int n, bool vectors, int qr) {
-  const int mw = std::max(m, n), nw = std::min(m, n);
-  if (qr < 0 || nw < 1 || !fits(precision, nw, nw, vectors)) return false;
-  if (qr > 0) return true;
-  if (mw < kQrAutoRatio * nw || mw < kQrAutoMinRows) return false;
-  if (fits(precision, m, n, vectors)) return true;
-  const size_t eb = precision_elem_bytes(precision);
-  if (qr_wy_enabled())
-    return nw <= kQrAutoMaxCols &&
-           (size_t(mw) * nw * eb <= kQrAutoMaxBytes || (qr_tsqr_enabled() && qr_tsqr_chunks(mw, nw, eb) >= 2));
-  return nw <= kQrAutoMaxColsGrid && qr_apply_cols(size_t(mw) * eb) >= kQrAutoApplyCols;
-}
-
-bool qr_wy_enabled() {
-  const char *e = std::getenv("BSVD_QR_WY");
-  return !(e && e[0] == '0');
-}
-
-int qr_apply_cols(size_t col) {
+int qr_apply_cols(size_t col, size_t smax) {
   if (col == 0) return 0;
-  const size_t smax = size_t(max_smem_optin());
   size_t cb = std::max<size_t>(1, std::min<size_t>(2 * kQApplyThreads / 32, kQApplyBudget / col));
   while (cb > 1 && (cb + kQApplyChunk) * col > smax) --cb;
   return (cb + kQApplyChunk) * col <= smax ? int(cb) : 0;
 }
 
-int qr_threads(bool pivoted) {
-  if (const char *e = std::getenv("BSVD_QR_THREADS")) {
-    const int v = std::atoi(e);
-    if (v == 256 || v == 512 || v == 1024) return v;
-  }
-  return pivoted ? kQrcpThreads : 256;
-}
-
-bool qrcp_route(int precondition) { return precondition > 0; }
-
-bool qr_tsqr_enabled() {
-  const char *e = std::getenv("BSVD_QR_TSQR");
-  return !(e && e[0] == '0') && qr_wy_enabled(); // (its Q is applied in WY form)
+QrLaunch qr_launch(const plan::QrPlan &q, const plan::Tuning &t) {
+  QrLaunch l;
+  l.threads = plan::qr_threads(t, q.pivoted, kQrcpThreads);
+  l.cluster = q.cluster;
+  l.wy = q.wy;
+  l.apply = q.apply;
+  l.tuning = &t;
+  return l;
 }
 
 int qr_tsqr_chunks(int mw, int nw, size_t eb) {
   const int nc = tsqr_chunks(mw, nw);
   return size_t(nc) * nw * nw * eb <= kTsqrMaxStackBytes ? nc : 0;
-}
-
-bool qr_tsqr_call(const std::vector<int> &m, const std::vector<int> &n, bool piv, size_t eb) {
-  if (piv || m.empty() || !qr_tsqr_enabled()) return false;
-  for (size_t i = 0; i < m.size(); ++i)
-    if (qr_tsqr_chunks(std::max(m[i], n[i]), std::min(m[i], n[i]), eb) < 2) return false;
-  return true;
 }
 
 void qr_tsqr_offsets(QrMat *mats, int count, size_t eb) {
@@ -78,11 +46,11 @@ void qr_tsqr_offsets(QrMat *mats, int count, size_t eb) {
 }
 
 QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
-                   size_t eb, size_t rb, bool piv) {
+                   size_t eb, size_t rb, bool piv, bool tsqr) {
   QrLayout L;
   const size_t cnt = m.size();
   size_t ey = 0, et = 0, e2 = 0, ec = 0, ez = 0;
-  L.tsqr = qr_tsqr_call(m, n, piv, eb);
+  L.tsqr = tsqr && !piv && !m.empty();
   for (size_t i = 0; i < cnt; ++i) {
     const size_t mw = size_t(std::max(m[i], n[i])), nw = size_t(std::min(m[i], n[i]));
     ey += mw * nw;

@@ -5,9 +5,9 @@
 // kernel). Included by one .cu file per precision (qr_<p>.cu).
 #pragma once
 
+#include "../common/device_info.hpp"
 #include "../common/side_stream.hpp"
-#include "../fused/fused.hpp" // max_smem_optin
-#include "../tuning.hpp"
+#include "../../plan/tuning.hpp"
 #include "apply.cuh"
 #include "finish.cuh"
 #include "householder.cuh"
@@ -18,48 +18,40 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <vector>
 
 namespace bsvd::detail::cuda {
 
-// Environment switches for measurements and the same-bits tests:
-// BSVD_QR_CLUSTER=0 factors every matrix with the one-block kernel;
-// BSVD_QR_APPLY=0 forms X in qr_finish_kernel (one block per matrix).
-inline bool qr_env_on(const char *name) {
-  const char *e = std::getenv(name);
-  return !(e && e[0] == '0');
-}
-
-// Launch with nt threads per matrix (256, 512 or 1024; qr_threads) for the
-// one-block kernel. hmats: a host copy of mats (null: one-block kernel for
+// Launch with q.threads per matrix (256, 512 or 1024) for the one-block
+// kernel; q.cluster = false factors every matrix with it. hmats: a host copy of mats (null: one-block kernel for
 // all; the matrices of one call are all pivoted or all not). With it, the
 // matrices that fit a cluster's shared memory (qrcp_cluster_size) are
 // loaded by the one-block kernel's load and factored by
 // qrcp_cluster_kernel, one launch per cluster size (largest first), under
-// the plan that qrcp_throughput_rule picks for the call. The latency plan's
+// the plan that plan::qrcp_throughput picks for the call. The latency plan's
 // blocks have kQrcpThreads threads: it gives the one-block kernel's bits at
 // nt = kQrcpThreads (the pivoted default; the unpivoted path's one-block
 // kernel runs 256); the throughput plan's have kQrcpThroughputThreads and
 // give the one-block kernel's bits at that count.
 template <class Tstd>
 cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
-                           unsigned char *ws, const QrLayout &L, cudaStream_t stream, int nt,
-                           const QrMat *hmats) {
+                           unsigned char *ws, const QrLayout &L, cudaStream_t stream,
+                           const QrLaunch &q, const QrMat *hmats) {
   using T = dev_t<Tstd>;
   (void)nw_max;
+  const int nt = q.threads;
   if (count <= 0) return cudaSuccess;
   QrParams<Tstd> P = qr_params(kb, mats, ws, L);
   if (L.tsqr && hmats && hmats[0].nc > 0) return qr_tsqr_factor(P, count, ws, L, hmats, stream);
   std::vector<int> rest, grp[5];
-  const bool cluster = hmats && qr_env_on("BSVD_QR_CLUSTER");
+  const bool cluster = hmats && q.cluster;
   const bool piv = hmats && hmats[0].piv;
   const size_t smax = size_t(max_smem_optin());
   // The matrices by cluster size under a plan (rest: none fits), each
   // size's launch shape (cpb from its widest matrix; the shared memory its
   // members need at that cpb), and the plan's cost in steps
-  // (qrcp_throughput_rule): per size, waves of the clusters the GPU runs at
+  // (plan::qrcp_throughput): per size, waves of the clusters the GPU runs at
   // once times the widest matrix's columns (the sizes run beside each
   // other: the largest cost counts). A matrix that its size's launch shape
   // does not fit (a tall one beside a wider one: cpb from the wider, rows
@@ -111,8 +103,8 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
     std::vector<int> rest_t, grp_t[5];
     Shape shape_t[5];
     const double tcost = group(true, rest_t, grp_t, shape_t);
-    const bool pick = rest_t.size() <= rest.size() && qrcp_throughput_rule(lat, tcost);
-    if (const char *e = std::getenv("BSVD_QRCP_PLAN_TRACE"); e && e[0] == '1')
+    const bool pick = rest_t.size() <= rest.size() && plan::qrcp_throughput(*q.tuning, lat, tcost);
+    if (q.tuning->qrcp.trace)
       std::fprintf(stderr, "bsvd qrcp plan: %d matrices, steps latency %.0f throughput %.0f -> %s\n",
                    count, lat, tcost, pick ? "throughput" : "latency");
     if (pick) {
@@ -188,10 +180,11 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
 // memory, else by the finish kernel itself.
 template <class Tstd>
 cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
-                           unsigned char *ws, const QrLayout &L, cudaStream_t stream, int nt,
-                           const QrMat *hmats) {
+                           unsigned char *ws, const QrLayout &L, cudaStream_t stream,
+                           const QrLaunch &q, const QrMat *hmats) {
   using T = dev_t<Tstd>;
   if (count <= 0) return cudaSuccess;
+  const int nt = q.threads;
   QrParams<Tstd> P = qr_params(kb, mats, ws, L);
   P.tpm = nt == 1024 || nt == 512 ? nt : 256;
   int mw_max = 0;
@@ -201,16 +194,16 @@ cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
   const bool tsqr = L.tsqr && hmats && hmats[0].nc > 0;
   if (tsqr && kb.vectors) P.qapply = 1; // qr_tsqr_apply forms X
   // Q's application: the compact WY form for the unpivoted path (its X has
-  // zero rows below nw; BSVD_QR_WY=0 turns it off), else a grid of blocks
-  // per matrix (BSVD_QR_APPLY=0: the finish kernel applies it itself).
+  // zero rows below nw; q.wy), else a grid of blocks per matrix (q.apply;
+  // else the finish kernel applies it itself).
   bool wy = false;
-  if (!tsqr && kb.vectors && hmats && mw_max > 0 && !hmats[0].piv && qr_wy_enabled()) {
+  if (!tsqr && kb.vectors && hmats && mw_max > 0 && !hmats[0].piv && q.wy) {
     const size_t lim = size_t(max_smem_optin());
     wy = qr_wy_m_smem<T>(nw_max) <= lim && qr_wy_apply_smem<T>(nw_max) <= lim;
     if (wy) P.qapply = 1;
   }
-  if (!tsqr && !wy && kb.vectors && hmats && mw_max > 0 && qr_env_on("BSVD_QR_APPLY")) {
-    if (const int cb = qr_apply_cols(col)) {
+  if (!tsqr && !wy && kb.vectors && hmats && mw_max > 0 && q.apply) {
+    if (const int cb = qr_apply_cols(col, size_t(max_smem_optin()))) {
       P.qapply = 1;
       P.cb = cb;
     }

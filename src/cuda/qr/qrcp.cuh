@@ -6,7 +6,7 @@
 // launch. Gives the one-block kernel's bits (householder.cuh).
 #pragma once
 
-#include "../fused/fused.hpp" // max_smem_optin, cc_major
+#include "../common/device_info.hpp"
 #include "params.cuh"
 #include "reflector.cuh"
 
@@ -248,7 +248,7 @@ __global__ void __launch_bounds__(NT) qrcp_cluster_kernel(const __grid_constant_
 }
 
 // Blocks per cluster for the factorization of an mw x nw matrix, by plan
-// (qrcp_throughput_rule, tuning.hpp). Latency plan (kQrcpThreads per block): the
+// (plan::qrcp_throughput). Latency plan (kQrcpThreads per block): the
 // fewest (1, 2, 4, 8, 16) that leave each block at most 32 columns (one per
 // warp) within smem_max bytes, else 16 if that fits. Throughput plan
 // (kQrcpThroughputThreads per block): the fewest that fit smem_max, however
@@ -265,9 +265,9 @@ template <class T> int qrcp_cluster_size(int mw, int nw, size_t smem_max, bool t
 }
 
 // qr.hpp's qrcp_cluster_fit (instantiated by the qr_<p>.cu files).
-template <class T> int qrcp_cluster_fit(int m, int n) {
-  if (cc_major() < 9) return 0; // no thread-block clusters before compute capability 9.0
-  return qrcp_cluster_size<dev_t<T>>(std::max(m, n), std::min(m, n), size_t(max_smem_optin()), true);
+template <class T> int qrcp_cluster_fit(int mw, int nw, size_t smem, int cc_major) {
+  if (cc_major < 9) return 0; // no thread-block clusters before compute capability 9.0
+  return qrcp_cluster_size<dev_t<T>>(mw, nw, smem, true);
 }
 
 template <class Tstd, bool PIV, int NT> cudaLaunchConfig_t qrcp_cluster_config(int count, int c,

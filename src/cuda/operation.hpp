@@ -1,0 +1,51 @@
+// One GPU path as an operation, in the shape of CUTLASS's device-level
+// operators: for a group of the plan (src/plan/plan.hpp),
+//   can_run(plan, group)          whether the path takes the group as planned
+//   workspace_bytes(plan, group)  the device workspace its own layout needs
+//   run(args)                     enqueue its work on a stream, nothing else
+// Each path implements the three in its folder: FusedOp (fused/op.hpp),
+// BlockedOp (blocked/op.hpp), QrOp (qr/op.hpp: the QR front end and the
+// preconditioning). The backend (backend.cu) sizes the call's workspace with
+// them and runs the plan's groups in order; it decides nothing itself.
+#pragma once
+
+#include "../core/backends.hpp"
+#include "../plan/plan.hpp"
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+namespace bsvd::detail::cuda {
+
+// The arguments of run: the group's matrices are kb's matrices kidx[i]
+// (device-visible pointers and sizes); hb describes the same batch with
+// host-visible sizes (for the launch planning).
+template <class T> struct GroupArgs {
+  const plan::Plan &plan;
+  const plan::Group &group;
+  const Batch<T> &kb;
+  const Batch<T> &hb;
+  const std::vector<int> &kidx;
+  unsigned char *ws; // workspace_bytes(plan, group) bytes, 256-byte aligned
+  cudaStream_t stream;
+};
+
+// Every CUDA call is checked; a failure names the call (bsvd_last_error).
+#define BSVD_CUDA_TRY(call)                                                    \
+  do {                                                                         \
+    const cudaError_t bsvd_err_ = (call);                                      \
+    if (bsvd_err_ != cudaSuccess) {                                            \
+      set_error("%s failed: %s (%s)", #call, cudaGetErrorName(bsvd_err_),      \
+                cudaGetErrorString(bsvd_err_));                                \
+      return BSVD_STATUS_DEVICE_ERROR;                                         \
+    }                                                                          \
+  } while (0)
+
+#define BSVD_TRY_STATUS(call)                                                  \
+  do {                                                                         \
+    const bsvd_status_t bsvd_st_ = (call);                                     \
+    if (bsvd_st_ != BSVD_STATUS_SUCCESS) return bsvd_st_;                      \
+  } while (0)
+
+} // namespace bsvd::detail::cuda
