@@ -23,7 +23,7 @@ from . import _bsvd
 from ._frameworks import LETTER, REAL_OF, SUPPORTED, UPCAST, adapt
 
 __all__ = [
-    "svd", "svdvals", "Info", "ConvergenceWarning", "NonFiniteWarning",
+    "svd", "svdvals", "plan", "Info", "ConvergenceWarning", "NonFiniteWarning",
     "BackendUnavailableError", "DeviceError", "cuda_available", "cuda_built",
     "__version__",
 ]
@@ -378,6 +378,44 @@ def svdvals(A, tol=None, max_sweeps=None, backend=_DEFAULT_BACKEND, return_info=
     Same options as svd()."""
     return svd(A, compute_uv=False, tol=tol, max_sweeps=max_sweeps, backend=backend,
                return_info=return_info, **kwargs)
+
+
+_PRECISIONS = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+
+
+def plan(shape, dtype="float64", compute_uv=True, backend="auto", ordering="round-robin",
+         variant="auto", block_size=0, precondition=None, num_threads=0) -> str:
+    """The plan bsvd would run for a batch, as text: which path each matrix
+    takes (cuda-fused, cuda-blocked, cuda-qr, cuda-qrcp, cpu-...) and the
+    parameters of each group -- the table `bsvd plan` prints. Nothing is
+    solved.
+
+    shape: (batch, m, n) for a uniform batch, or a list of (m, n) pairs for
+    a variable-size one. The backend is resolved as for host arrays ("auto":
+    the GPU when one is visible)."""
+    try:
+        p = _PRECISIONS[np.dtype(dtype).name]
+    except (KeyError, TypeError):
+        raise ValueError(f"bsvd.plan: dtype must be one of {', '.join(_PRECISIONS)}, got {dtype!r}") from None
+    if isinstance(shape, tuple) and len(shape) == 3 and all(isinstance(x, (int, np.integer)) for x in shape):
+        batch, m, n = (int(x) for x in shape)
+        if min(batch, m, n) < 0:
+            raise ValueError(f"bsvd.plan: sizes must be non-negative, got {shape!r}")
+        ms, ns = [m] * batch, [n] * batch
+    else:
+        try:
+            ms, ns = [int(a) for a, _ in shape], [int(b) for _, b in shape]
+        except (TypeError, ValueError):
+            raise ValueError("bsvd.plan: shape must be (batch, m, n) or a list of (m, n) pairs, "
+                             f"got {shape!r}") from None
+    try:
+        b = _BACKENDS[backend]
+    except (KeyError, TypeError):
+        raise ValueError(f"bsvd.plan: backend must be {_one_of(_bsvd.backend_string)}, got {backend!r}") from None
+    opts = _options("cpu", ("cpu", 0), None, None, ordering, variant, block_size, None, num_threads,
+                    None, None, precondition)
+    opts.backend = b
+    return _bsvd.explain(p, bool(compute_uv), ms, ns, opts)
 
 
 def _is_array(a):

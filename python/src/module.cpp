@@ -714,6 +714,36 @@ NB_MODULE(_bsvd, mod) {
   mod.def("empty", &empty, nb::arg("count"), nb::arg("dtype"), nb::arg("device"),
           nb::arg("device_id"));
 
+  // The plan of a call as text (bsvd_explain_v): precision 's', 'd', 'c' or
+  // 'z', the sizes of the batch's matrices.
+  mod.def(
+      "explain",
+      [](const std::string &precision, bool vectors, const std::vector<int64_t> &m,
+         const std::vector<int64_t> &n, const Opts &o) {
+        if (precision.size() != 1) throw nb::value_error("bsvd: precision is one of s, d, c, z");
+        if (m.size() != n.size()) throw nb::value_error("bsvd: m and n of different lengths");
+        std::vector<int> im(m.size()), in(n.size());
+        for (size_t i = 0; i < m.size(); ++i) {
+          im[i] = to_int(m[i], "m[i]");
+          in[i] = to_int(n[i], "n[i]");
+        }
+        const bsvd_options_t opts = make_options(o, nullptr);
+        const bsvd_job_t job = vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES;
+        const int count = to_int(int64_t(m.size()), "batch");
+        size_t need = 0;
+        bsvd_status_t st = bsvd_explain_v(precision[0], job, im.data(), in.data(), count, &opts,
+                                          nullptr, 0, &need);
+        std::string text(need, '\0');
+        if (st == 0)
+          st = bsvd_explain_v(precision[0], job, im.data(), in.data(), count, &opts, text.data(),
+                              text.size(), nullptr);
+        if (st != 0)
+          throw nb::value_error((std::string("bsvd.plan: ") + bsvd_last_error()).c_str());
+        text.resize(need > 0 ? need - 1 : 0);
+        return text;
+      },
+      nb::arg("precision"), nb::arg("vectors"), nb::arg("m"), nb::arg("n"), nb::arg("opts"));
+
   mod.def("cuda_available", []() { return bsvd_cuda_available() != 0; });
   mod.def("cuda_built", []() {
 #if defined(BSVD_WITH_CUDA)

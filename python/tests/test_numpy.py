@@ -467,3 +467,17 @@ def test_ordering_names_take_underscores(rng):
     with pytest.raises(ValueError, match="'round-robin', 'odd-even', 'row-parallel' or "
                                          "'column-parallel', got 'spiral'"):
         bsvd.svd(A, ordering="spiral")
+
+
+def test_plan_describes_the_call():
+    text = bsvd.plan((10, 64, 32), dtype=np.float32, backend="cpu")
+    assert "plan: 10 matrices, precision s" in text
+    assert "64 x 32" in text and "cpu-unblocked" in text
+    text = bsvd.plan([(8, 8), (100, 50)], compute_uv=False, backend="cpu", variant="blocked")
+    assert "2 matrices" in text and "S only" in text and "cpu-blocked" in text
+    with pytest.raises(ValueError, match="dtype"):
+        bsvd.plan((1, 2, 2), dtype=np.int8)
+    with pytest.raises(ValueError, match="shape"):
+        bsvd.plan("2x2")
+    with pytest.raises(ValueError, match="non-negative"):
+        bsvd.plan((1, -2, 2))

@@ -449,6 +449,9 @@ template <class T> std::string explain_for(const Batch<T> &b, const bsvd_options
   const Config cfg = make_config(o);
   bsvd_backend_t backend = o.backend;
   if (backend == BSVD_BACKEND_AUTO) backend = auto_backend_for_host_data(cfg);
+  if (backend == BSVD_BACKEND_CUDA && !cuda_available())
+    return "opts->backend = cuda, but no CUDA GPU is visible here: the call would return "
+           "\"backend unavailable\"\n";
   if (backend == BSVD_BACKEND_CUDA) return cuda_explain(b, cfg, 0);
   plan::Shapes s;
   s.precision = precision_of<T>();

@@ -32,13 +32,18 @@ std::string bytes(size_t b) {
   return format("%zu B", b);
 }
 
-const char *pair_solver_name(int mode) {
-  switch (mode) {
-  case BSVD_PAIR_GRAM: return "gram";
-  case BSVD_PAIR_EVD_SM: return "evd";
-  case BSVD_PAIR_SVD_SM: return "svd";
-  default: return "?";
+// The public name of a group's path (bsvd_path_string: what opts.path
+// reports for its matrices).
+const char *path_name(const Group &g, const Config &cfg) {
+  switch (g.route) {
+  case Route::kFused: return bsvd_path_string(BSVD_PATH_CUDA_FUSED);
+  case Route::kBlocked: return bsvd_path_string(BSVD_PATH_CUDA_BLOCKED);
+  case Route::kQr: return bsvd_path_string(BSVD_PATH_CUDA_QR);
+  case Route::kQrcp: return bsvd_path_string(BSVD_PATH_CUDA_QRCP);
+  case Route::kCpu: break;
   }
+  return bsvd_path_string(cfg.variant == BSVD_VARIANT_BLOCKED ? BSVD_PATH_CPU_BLOCKED
+                                                              : BSVD_PATH_CPU_UNBLOCKED);
 }
 
 std::string fused_params(const std::vector<FusedLaunch> &launches) {
@@ -55,10 +60,10 @@ std::string fused_params(const std::vector<FusedLaunch> &launches) {
 std::string blocked_params(const BlockedPlan &b, const Tuning &t) {
   std::map<int, int> modes;
   for (int m : b.mode) ++modes[m];
-  std::string s = format("nb %d", b.nb);
+  std::string s = format("block width %d", b.nb);
   if (b.wr > 1) s += format(", two-level %d x %d", b.wr, b.we);
   s += ", pairs by";
-  for (const auto &kv : modes) s += format(" %s %d", pair_solver_name(kv.first), kv.second);
+  for (const auto &kv : modes) s += format(" %s %d", bsvd_pair_solver_string(kv.first), kv.second);
   const long cub = long(std::count(b.cublas.begin(), b.cublas.end(), 1));
   if (cub) s += format(", Gram by cuBLAS %ld", cub);
   s += format(", %d stream group%s", stream_groups(t), stream_groups(t) == 1 ? "" : "s");
@@ -80,10 +85,11 @@ std::string group_params(const Group &g, const Plan &p) {
   case Route::kQr: return qr_params(g.qr) + "; R by the fused kernel: " + fused_params(g.fused);
   case Route::kQrcp: return qr_params(g.qr) + "; R^H by the blocked path: " +
                             blocked_params(g.blocked, p.tuning);
-  case Route::kCpu:
-    return format("variant %s, ordering %d",
-                  p.cfg.variant == BSVD_VARIANT_BLOCKED ? "blocked" : "unblocked",
-                  int(p.cfg.ordering));
+  case Route::kCpu: {
+    std::string s = format("the CPU solver, ordering %s", bsvd_ordering_string(p.cfg.ordering));
+    if (p.cfg.variant == BSVD_VARIANT_BLOCKED) s += format(", block width %d", block_width(p.cfg.block_size));
+    return s;
+  }
   }
   return "";
 }
@@ -97,7 +103,7 @@ std::string explain(const Plan &p) {
     out += format("GPU %d (sm_%d%d, %d SMs), tuning %s\n", p.device.id, p.device.cc_major,
                   p.device.cc_minor, p.device.sm_count, p.tuning.name);
   else
-    out += "no GPU\n";
+    out += "no GPU: every matrix on the CPU\n";
   out += format("fused column cap %d; preconditioning ", p.fused_cols);
   if (p.precondition_auto)
     out += format("auto %s (%.2f matrices of %d columns, predicted cost %.3f, limit %.3f)\n",
@@ -105,15 +111,14 @@ std::string explain(const Plan &p) {
                   p.precondition_cost, p.tuning.qrcp.max_cost);
   else
     out += p.precondition ? "on (asked for)\n" : "off\n";
-  out += format("%3s  %-8s %9s  %-14s %-6s %10s  %s\n", "#", "path", "matrices", "rows x cols",
+  out += format("%3s  %-13s %9s  %-20s %-6s %10s  %s\n", "#", "path", "matrices", "rows x cols",
                 "stream", "workspace", "parameters");
   int k = 0;
   for (const Group &g : p.groups) {
-    out += format("%3d  %-8s %9zu  %-14s %-6s %10s  %s\n", ++k, route_name(g.route),
+    out += format("%3d  %-13s %9zu  %-20s %-6s %10s  %s\n", ++k, path_name(g, p.cfg),
                   g.index.size(), (range(g.m) + " x " + range(g.n)).c_str(),
                   g.route == Route::kCpu ? "host" : g.beside ? "side" : "main",
-                  g.route == Route::kCpu ? "-" : bytes(g.workspace_bytes).c_str(),
-                  group_params(g, p).c_str());
+                  bytes(g.workspace_bytes).c_str(), group_params(g, p).c_str());
   }
   out += format("workspace: %s\n", bytes(p.workspace_bytes).c_str());
   return out;

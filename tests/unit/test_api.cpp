@@ -384,3 +384,44 @@ TEST(Api, CppSimpleEntryPoint) {
 }
 
 } // namespace
+
+// bsvd_explain: the plan of a call as text, the size query, truncation, and
+// the arguments checked like the workspace query's (buf is argument 7).
+TEST(Api, ExplainPrintsThePlan) {
+  bsvd_options_t o;
+  bsvd_options_init(&o);
+  o.backend = BSVD_BACKEND_CPU;
+  size_t need = 0;
+  ASSERT_EQ(bsvd_explain('d', BSVD_JOB_VECTORS, 64, 32, 10, &o, nullptr, 0, &need), 0)
+      << bsvd_last_error();
+  ASSERT_GT(need, 20u);
+  std::string text(need, '\0');
+  ASSERT_EQ(bsvd_explain('d', BSVD_JOB_VECTORS, 64, 32, 10, &o, text.data(), text.size(), nullptr), 0);
+  EXPECT_EQ(std::strlen(text.c_str()), need - 1);
+  EXPECT_NE(text.find("plan: 10 matrices"), std::string::npos) << text;
+  EXPECT_NE(text.find("cpu-unblocked"), std::string::npos) << text;
+  EXPECT_NE(text.find("64 x 32"), std::string::npos) << text;
+  // truncated to len - 1 characters and a NUL
+  char small[8];
+  std::memset(small, 'x', sizeof small);
+  ASSERT_EQ(bsvd_explain('d', BSVD_JOB_VECTORS, 64, 32, 10, &o, small, sizeof small, nullptr), 0);
+  EXPECT_EQ(std::string(small), text.substr(0, 7));
+  // variable sizes and the blocked variant
+  const int m[3] = {8, 100, 0}, n[3] = {8, 50, 3};
+  o.variant = BSVD_VARIANT_BLOCKED;
+  need = 0;
+  ASSERT_EQ(bsvd_explain_v('s', BSVD_JOB_VALUES, m, n, 3, &o, nullptr, 0, &need), 0);
+  text.assign(need, '\0');
+  ASSERT_EQ(bsvd_explain_v('s', BSVD_JOB_VALUES, m, n, 3, &o, text.data(), text.size(), nullptr), 0);
+  EXPECT_NE(text.find("cpu-blocked"), std::string::npos) << text;
+  EXPECT_NE(text.find("0..100 x 3..50"), std::string::npos) << text;
+  EXPECT_NE(text.find("S only"), std::string::npos) << text;
+  // bad arguments
+  EXPECT_EQ(bsvd_explain('q', BSVD_JOB_VECTORS, 4, 4, 1, &o, nullptr, 0, &need), -1);
+  EXPECT_EQ(bsvd_explain('d', bsvd_job_t(7), 4, 4, 1, &o, nullptr, 0, &need), -2);
+  EXPECT_EQ(bsvd_explain('d', BSVD_JOB_VECTORS, -1, 4, 1, &o, nullptr, 0, &need), -3);
+  EXPECT_EQ(bsvd_explain('d', BSVD_JOB_VECTORS, 4, 4, -1, &o, nullptr, 0, &need), -5);
+  EXPECT_EQ(bsvd_explain('d', BSVD_JOB_VECTORS, 4, 4, 1, &o, nullptr, 5, &need), -7);
+  EXPECT_NE(std::string(bsvd_last_error()).find("buf"), std::string::npos);
+  EXPECT_EQ(bsvd_explain_v('d', BSVD_JOB_VECTORS, nullptr, n, 3, &o, nullptr, 0, &need), -3);
+}

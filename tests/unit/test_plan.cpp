@@ -262,10 +262,14 @@ TEST(Plan, PairSolversAndTwoLevelOrdering) {
 }
 
 TEST(Plan, ExplainNamesEveryGroup) {
-  const Plan p = plan_sizes('d', {8, 3000, 300}, {8, 16, 300});
+  const Plan p = plan_sizes('d', {8, 3000, 300, 400}, {8, 16, 300, 400});
   const std::string text = explain(p);
-  for (const Group &g : p.groups) EXPECT_NE(text.find(route_name(g.route)), std::string::npos);
-  EXPECT_NE(text.find("sm_90"), std::string::npos);
+  // one line per group, by the path names that opts.path reports
+  for (const char *name : {"cuda-fused", "cuda-qr", "cuda-qrcp"})
+    EXPECT_NE(text.find(name), std::string::npos) << name << " in\n" << text;
+  EXPECT_NE(text.find("sm_90"), std::string::npos) << text;
+  EXPECT_NE(text.find("TSQR"), std::string::npos) << text;
+  EXPECT_NE(text.find("preconditioning auto on"), std::string::npos) << text;
 }
 
 // The blocked path's per-sweep choices.

@@ -3,6 +3,7 @@
 //   bsvd check  the accuracy suite (T1-T4) over precisions, families, sizes
 //   bsvd gen    write test batches (.npy)
 //   bsvd bench  time bsvd against LAPACK (and cuSOLVER on a GPU)
+//   bsvd plan   the plan of a call: each matrix's path and its parameters
 #include "common.hpp"
 #include "core/batch.hpp"
 
@@ -138,6 +139,7 @@ int main(int argc, char **argv) {
   add_gen(app, rc);
   add_check(app, rc);
   add_bench(app, rc);
+  add_plan(app, rc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
