@@ -15,8 +15,8 @@ warm-up; every timing ends with torch.cuda.synchronize()):
   native   the library call alone, through the native layer with the same
            preallocated outputs and info (bsvd._bsvd.gesvj_strided), the
            arrays handed over as DLPack capsules from torch.utils.dlpack.
-           to_dlpack (the cheapest hand-over; before 2026-11-22 the tensors
-           themselves, whose __dlpack__ costs a few us more per array)
+           to_dlpack (the cheapest hand-over: a tensor's own __dlpack__
+           costs a few us more per array)
   overhead (bsvd - native) / native
 and the worst T1/T3 ratio of the bsvd result (units of u) as a sanity check.
 
@@ -85,7 +85,7 @@ def alternating_ms(fns, reps, sync):
 
 def python_side_us(bsvd, _bsvd, fn, reps, sync):
     """Median microseconds per call of fn spent outside the native function
-    the package calls (svd_strided; gesvj_strided before 2026-11-22): the
+    the package calls (svd_strided, else gesvj_strided): the
     Python layer's own cost, free of the GPU's run-to-run variation. (The
     copy of info to the host is inside svd_strided, outside gesvj_strided.)"""
     uses = bsvd._svd_uniform.__code__.co_names

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A/B in one device call: builds the CLI of a baseline tree next to the
 # working tree's, so that both are measured on the same machine in the same
-# run (cuSOLVER's own times moved 966-1033 ms between calls in one session).
+# run (times move between device calls, cuSOLVER's own too:
+# docs/perf/README.md, "The rule: predict, measure, record").
 #
 #   here:   scripts/ab-build.sh --save [REF]   copies REF's version (default
 #           HEAD) of every file that differs from REF into .deps/ab/

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The final table of docs/perf/fused-kernel.md (v6) without a device-side
+# The fused kernel's table of docs/perf/fused.md without a device-side
 # build: bsvd and cuSOLVER rows for d and s, then Nsight Compute on
 # 10000 x 32^2 d. Carry .deps and build-gpu/bsvd.gz (gzip -1 of the bsvd
 # binary built here with -DBSVD_DEPS_ROOT=$PWD/.deps/root).

@@ -60,7 +60,7 @@ fi
 if [ $TESTS = 1 ]; then
   t0=$(date +%s)
   # GPU_CHECK_FILTER=regex runs only the matching GPU tests; GPU_CHECK_JOBS
-  # (default 4) of them at a time (the whole suite: 270 s on the H100, session 17).
+  # (default 4) of them at a time (the whole suite: about 270 s on the H100).
   # CTest names typed tests Suite.Test<type> (GpuBlocked.EvdPlansSmall<double>),
   # not gtest's Suite/1.Test: a regex like 'GpuBlocked/1' matches nothing.
   (cd "$B" && ctest -L gpu -j"${GPU_CHECK_JOBS:-4}" ${GPU_CHECK_FILTER:+-R "$GPU_CHECK_FILTER"} --output-on-failure \
@@ -97,7 +97,7 @@ if [ $SANITIZE = 1 ]; then
   # The two-level (W-cycle) block ordering: racecheck on the CLI with two
   # small matrices, d and z (40 columns: 3 blocks, outer blocks of 2 --
   # ragged, an odd outer count); the GPU tests' W-cycle shapes ran past
-  # 50-100 s under racecheck (session 21).
+  # 50-100 s under racecheck.
   for dt in d z; do
     python3 -c "import numpy as np, sys; g = np.random.default_rng(5); a = g.standard_normal((2, 40, 40)); \
 np.save(sys.argv[1], a if sys.argv[2] == 'd' else a + 1j * g.standard_normal((2, 40, 40)))" /tmp/bsvd-wc-$dt.npy $dt &&
@@ -226,7 +226,7 @@ fi
 if [ $NCU = 1 ] && command -v cuobjdump >/dev/null; then
   o=$(find "$B" -name "fused_d.cu.o" | head -1)
   cuobjdump -sass "$o" > "$OUT/fused_d.sass" 2>&1
-  # The 10000 x 32^2 d default since v6: G4, RPL8, group mode (Lb0).
+  # The 10000 x 32^2 d default: G4, RPL8, group mode (Lb0).
   K=IdLi4ELi8ELb0
   awk "/Function : .*fused_jacobi_kernel$K/{f=1} f&&/Function : /&&!/$K/{f=0} f" "$OUT/fused_d.sass" > "$OUT/k_d_G4_R8.sass"
   say "sass d G4 R8: $(grep -c '^ *\/\*[0-9a-f]*\*\/' "$OUT/k_d_G4_R8.sass") instructions; DFMA $(grep -c DFMA "$OUT/k_d_G4_R8.sass") MUFU $(grep -c MUFU "$OUT/k_d_G4_R8.sass") CALL $(grep -c CALL "$OUT/k_d_G4_R8.sass") BAR $(grep -c BAR "$OUT/k_d_G4_R8.sass") LDL $(grep -c LDL "$OUT/k_d_G4_R8.sass")"

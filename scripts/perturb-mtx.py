@@ -2,7 +2,7 @@
 # Copies of the Matrix Market files with every entry multiplied by
 # (1 + 4e-16 g), g standard normal (a rounding-level perturbation), one
 # directory per seed: how far a solver's sweep counts move under rounding
-# alone (docs/perf/wcycle.md, Session 16).
+# alone (docs/perf/suitesparse.md: the CPU twin moves by up to 6 sweeps).
 #   scripts/perturb-mtx.py SRC_DIR OUT_DIR [SEEDS=4]
 #   then e.g. build/bsvd run OUT_DIR/s0 --backend cpu --variant blocked \
 #        --precondition 1 --values-only -o out-s0   (summary.tsv: sweeps)

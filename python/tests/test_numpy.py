@@ -229,7 +229,7 @@ def test_not_converged_warning(rng):
 
 
 # The native layer keeps info and returns counts (docs/perf/python.md,
-# "changes for the overhead"): the warnings must not depend on return_info.
+# "Per-call overhead"): the warnings must not depend on return_info.
 
 def test_not_converged_warning_without_return_info(rng):
     A = random_matrix(rng, (4, 32, 32), np.float64)
@@ -344,8 +344,9 @@ def _read_mtx(path):
 
 def test_precondition_takes_fewer_sweeps():
     # dwt_193 (SuiteSparse) converges slowly; QR with column pivoting first
-    # (precondition=True) takes about half the sweeps (docs/perf/wcycle.md,
-    # session 11: 19 -> 9 on the CPU), with the same accuracy.
+    # (precondition=True) takes about half the sweeps (19 -> 9 on the CPU:
+    # docs/perf/raw/precondition-sweeps-cpu-2026-11-22.txt), with the same
+    # accuracy.
     path = os.path.join(os.path.dirname(__file__), "..", "..", "data", "matrices", "dwt_193.mtx")
     A = _read_mtx(path)
     U, S, Vh, info = bsvd.svd(A, variant="blocked", precondition=True, return_info=True)

@@ -2,9 +2,10 @@
 // dispatch. Every public form (strided, pointer array, variable size) is
 // turned into one Batch<T> and handed to a backend (backends.hpp).
 //
-// Error policy (STYLE.md habit 5): a bad argument returns -position and
-// leaves a sentence naming it in bsvd_last_error(); nothing is written to
-// the outputs in that case. No exception crosses this file's boundary.
+// Error policy (docs/design/README.md, "Two levels of error"): a bad
+// argument returns -position and leaves a sentence naming it in
+// bsvd_last_error(); nothing is written to the outputs in that case. No
+// exception crosses this file's boundary.
 #include "backends.hpp"
 #include "../plan/plan.hpp"
 

@@ -9,7 +9,7 @@
 // count collapses (quadratic convergence). It is a poor choice where the
 // outer iteration stalls: the count of counted rotations falls by only a
 // few percent per sweep, below its peak. Measured on the CPU blocked solver
-// (d, nb 16, round-robin; docs/perf/wcycle.md, session 9):
+// (d, nb 16, round-robin; docs/design/decisions/0003-inexact-inner-sweeps.md):
 //
 //   matrix              sweeps, 1 inner sweep   2 inner sweeps
 //   Harvard500 500^2    41 (-2 % per sweep)      16

@@ -102,7 +102,8 @@ struct Ordering {
 //   ROW_PARALLEL, COLUMN_PARALLEL: slots - 1 steps of the reverse of HBJ's
 //                p-strategy closest to row-cyclic (R||) / column-cyclic (C||),
 //                Sec. 3 (the reverses are the ones HBJ Sec. 6 measure fastest;
-//                here too, with 2x2 sorting -- docs/perf/cpu-backend.md),
+//                here too, with 2x2 sorting:
+//                docs/design/decisions/0014-no-2x2-sorting.md),
 //                for slots = 2^k * b, b in {2, 6, ..., 22}: the closest
 //                p-strategy of order b found by the search of HBJ Alg. 3.1,
 //                expanded k times by HBJ Alg. 3.2. slots is the smallest such

@@ -12,7 +12,8 @@
 // command line still reaches the library); after that the current set is
 // changed only by set_overrides() / ScopedOverrides. Each call takes one
 // snapshot (current_overrides()), so a call never sees a half-changed set.
-// The variable of each field is named beside it; docs/design/overrides.md
+// The variable of each field is named beside it; the "Tuning rules" section
+// of each path's page (docs/design/fused.md, blocked.md, qr.md, qrcp.md)
 // lists them with what they force.
 #pragma once
 

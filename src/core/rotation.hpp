@@ -54,7 +54,7 @@ template <class R> struct Rotation {
 // and its modulus recomputed. Seen on complex matrices whose columns differ
 // in scale by more than sqrt(min_normal): V was off by up to 1e4 u
 // (test CpuTinyColumns). Above the threshold: re / abs_gamma, im /
-// abs_gamma, as before.
+// abs_gamma, unscaled.
 BSVD_HD inline float bmax_abs(float x, float y) { return fmaxf(fabsf(x), fabsf(y)); }
 BSVD_HD inline double bmax_abs(double x, double y) { return fmax(fabs(x), fabs(y)); }
 BSVD_HD inline int bilogb(float x) { return ilogbf(x); }

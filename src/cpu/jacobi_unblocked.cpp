@@ -59,12 +59,12 @@ template <class R> constexpr R kRecompute = R(0.1);
 //   row-cyclic   8/11   11/16  14/25  17/26  22/33  25/36  (sequential)
 // (LAPACK dgesvj, de Rijk pivoting: 14 at n = 64, 16 at 100, 17 at 300.)
 // Sorting helps only an ordering close to row-cyclic. HBJ's R|| and C||
-// (BSVD_ORDERING_ROW_PARALLEL / COLUMN_PARALLEL) are now offered, but they
+// (BSVD_ORDERING_ROW_PARALLEL / COLUMN_PARALLEL) are offered, but they
 // gain from sorting only modestly (geo, kappa 1e10: 22 sweeps at n = 64 and
 // 32 at 300 with sorting, vs 24 / 37 for unsorted round-robin; see
-// docs/perf/cpu-backend.md) and the GPU kernel does not implement them yet;
-// sorting is therefore off, and solve_one sorts at the end. Kept as a switch
-// so the GPU twin can be compared either way.
+// docs/design/decisions/0014-no-2x2-sorting.md) and the GPU kernel does not
+// implement them yet; sorting is therefore off, and solve_one sorts at the
+// end. Kept as a switch so the GPU twin can be compared either way.
 constexpr bool kSort2x2 = false;
 
 template <class T>

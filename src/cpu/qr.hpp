@@ -28,9 +28,9 @@ template <class T> void householder_qr(int m, int n, T *Y, int ldy, T *tau);
 // the partial norms are downdated by row j of R and recomputed when the
 // downdate cancels (xLAQP2's test against sqrt(eps)). perm (n entries):
 // column j of A P is column perm[j] of A. |R_00| >= |R_11| >= ... up to
-// the downdate's rounding. Not used by a solver yet: the CPU half of QR
-// preconditioning (docs/perf/wcycle.md, Session 11), measured there with
-// NumPy's pivoted QR.
+// the downdate's rounding. The CPU twin of the GPU's pivoted factorization,
+// used by the preconditioned solve (solve_preconditioned, solve_one.cpp;
+// docs/design/qrcp.md).
 template <class T> void householder_qr_pivoted(int m, int n, T *Y, int ldy, T *tau, int *perm);
 
 // X (m x k, leading dimension ldx) <- Q X with Q = H_0 ... H_{n-1} from

@@ -10,8 +10,8 @@ Tuning make_sm90() {
   Tuning t;
   t.name = "sm_90 (H100, H200)";
 
-  // Fused kernel: lanes per pair (decisions/fused-lanes.md): few lanes win,
-  // more for small batches so that more threads are in flight.
+  // Fused kernel: lanes per pair (decisions/0011-fused-lanes-per-pair.md):
+  // few lanes win, more for small batches so that more threads are in flight.
   FusedTuning &f = t.fused;
   f.big_batch = 2000;
   f.rows_le[0] = 16, f.rows_le[1] = 32, f.rows_le[2] = 64;
@@ -19,29 +19,32 @@ Tuning make_sm90() {
   f.lanes_big[0] = 4, f.lanes_big[1] = 4, f.lanes_big[2] = 8;
   f.lanes_beyond[0] = 8, f.lanes_beyond[1] = 4, f.lanes_beyond[2] = 4, f.lanes_beyond[3] = 8;
   f.threads_per_matrix = 256;
-  // Column cap (decisions/fused-column-cap.md): the fused kernel wins up to
-  // 64 columns at every batch size; beyond, only in a window of counts.
+  // Column cap (decisions/0001-fused-column-cap.md): the fused kernel wins
+  // up to 64 columns at every batch size; beyond, only in a window of counts.
   f.max_cols = 64;
   const int wide[4] = {64, 72, 76, 64}, window[4] = {72, 88, 88, 80};
   for (int p = 0; p < 4; ++p) f.wide_cols[p] = wide[p], f.window_cols[p] = window[p];
-  f.beside_blocked = true; // (decisions/fused-beside-blocked.md)
+  f.beside_blocked = true; // (decisions/0015-side-stream-and-early-finish.md)
 
   // Blocked path.
   BlockedTuning &b = t.blocked;
-  b.pair_solver = BSVD_PAIR_GRAM; // the shared-memory pair solvers lose 1.8-2.9x (decisions/pair-solvers.md)
-  // Eigensolver plans (decisions/evd-plans.md): the TLP thresholds.
+  // The shared-memory pair solvers lose 1.8-2.9x
+  // (decisions/0009-pair-solvers-off.md).
+  b.pair_solver = BSVD_PAIR_GRAM;
+  // Eigensolver plans (decisions/0004-eigensolver-plan-thresholds.md): the
+  // TLP thresholds.
   const long warp_full[4] = {28963, 28963, 370728, 370728};
   const long warp_ragged[4] = {62706, 92682, 370728, 370728};
   for (int p = 0; p < 4; ++p) b.tlp_warp_full[p] = warp_full[p], b.tlp_warp_ragged[p] = warp_ragged[p];
   b.tlp_block = 46341;
   b.lean = true;
-  // Gram plans (decisions/gram-plans.md).
+  // Gram plans (decisions/0005-gram-kernel-plans.md).
   b.gram_tile4_min_pairs = 1024;
   b.gram_split_max_blocks = 1848; // two waves of tile-2 blocks: 132 SMs x 7
   b.gram_cublas_min_rows[3] = 512; // z only: cuBLAS wins from 512 rows
-  b.stream_groups = 2;             // (decisions/stream-groups.md)
+  b.stream_groups = 2;             // (decisions/0006-two-stream-groups.md)
 
-  // QR preprocessing (decisions/qr-auto.md).
+  // QR preprocessing (decisions/0007-qr-preprocessing-rule.md).
   QrTuning &q = t.qr;
   q.auto_ratio = 32;
   q.auto_min_rows = 1000;
@@ -50,8 +53,8 @@ Tuning make_sm90() {
   q.auto_max_cols_grid = 16;
   q.auto_apply_cols = 4;
 
-  // Preconditioning (decisions/precondition-auto.md): the cost model fitted
-  // on d, taken by c and z; s never (its sweeps are cheaper).
+  // Preconditioning (decisions/0008-preconditioning-cost-model.md): the cost
+  // model fitted on d, taken by c and z; s never (its sweeps are cheaper).
   QrcpTuning &c = t.qrcp;
   c.cost0 = 0.403, c.cost_count = 0.0233, c.cost_width = -0.0473, c.max_cost = 0.10;
   c.auto_on[0] = false, c.auto_on[1] = c.auto_on[2] = c.auto_on[3] = true;

@@ -1,5 +1,5 @@
 // Test matrices with prescribed singular values (MAGMA-SVD Table 1) and the
-// edge cases of ALGORITHMS.md Sec. 1.
+// edge cases of docs/accuracy.md (Test matrices).
 //
 // Everything is deterministic from the seed and independent of the standard
 // library's distributions: std::mt19937_64 (its output sequence is fixed by

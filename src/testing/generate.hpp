@@ -1,5 +1,5 @@
 // Test matrices with prescribed singular values: the six families of
-// MAGMA-SVD Table 1 and the edge cases of ALGORITHMS.md Sec. 1.
+// MAGMA-SVD Table 1 and the edge cases of docs/accuracy.md (Test matrices).
 #pragma once
 
 #include <complex>

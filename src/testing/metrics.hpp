@@ -1,4 +1,4 @@
-// The accuracy checks T1-T4 (ALGORITHMS.md Sec. 1, MAGMA-SVD Sec. 5.5),
+// The accuracy checks T1-T4 (docs/accuracy.md, MAGMA-SVD Sec. 5.5),
 // reported as multiples of the unit roundoff u of T's precision:
 //   t1  = ||A - U S V^H||_1 / (n ||A||_1) / u
 //   t2u = ||I - U^H U||_1 / m / u        t2v = ||I - V^H V||_1 / n / u

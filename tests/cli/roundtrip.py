@@ -20,7 +20,7 @@ def run(path, out, *extra):
 
 
 def ratios(A, U, S, V, u):
-    """T1 and T2 of ALGORITHMS.md Sec. 1 for one matrix, in units of u."""
+    """T1 and T2 of docs/accuracy.md for one matrix, in units of u."""
     m, n = A.shape
     k = min(m, n)
     R = A.astype(np.complex256 if np.iscomplexobj(A) else np.longdouble)

@@ -278,7 +278,7 @@ TYPED_TEST(GpuBlocked, PairSolversSmall) {
 // twice: with its lean kernel (full pairs, one inner sweep: the shapes with
 // n a multiple of 16, at least 32, and eig_sweeps 1 or auto) and without
 // it. 200 x 16 (one block: a pair of width 16) must not take the lean
-// kernel; until session 19's fix it did.
+// kernel, whose gate asks for two or more full blocks (full_pairs).
 TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;

@@ -60,8 +60,9 @@ TYPED_TEST(GpuFused, FamiliesPassT1toT4) {
       const int batch = 4;
       const auto A = family_batch<T>(f, m, n, batch, seed += 31);
       // The geometric and log-random families at 64 columns take 30-45
-      // sweeps with the shared stopping rule and 2x2 sorting (the CPU twin
-      // too; docs/perf/fused-kernel.md): allow 100 here.
+      // sweeps with the shared stopping rule when 2x2 sorting is on (the
+      // CPU twin too; docs/design/decisions/0014-no-2x2-sorting.md): allow
+      // 100 here.
       const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 100);
       ASSERT_EQ(r.status, 0) << bsvd_last_error();
       for (int b = 0; b < batch; ++b) {

@@ -249,10 +249,11 @@ TYPED_TEST(GpuQr, DeviceHostAndValuesOnlyAgree) {
 }
 
 // The automatic choice (qr_route) in double on the H100's shared memory,
-// at the shapes it was fitted on (docs/perf/qr-path.md, Sessions 16-17):
-// QR where it was measured faster, the blocked path where it was not (2000
-// x 32: QR by TSQR, session 18; blocked without TSQR); with the WY form off
-// (BSVD_QR_WY=0), session 16's choice.
+// at the shapes it was fitted on
+// (docs/design/decisions/0007-qr-preprocessing-rule.md): QR where it was
+// measured faster, the blocked path where it was not (2000 x 32: QR by
+// TSQR; blocked without TSQR); with the WY form off (BSVD_QR_WY=0), the
+// rule for Q applied by a grid (at most 16 columns).
 TEST(GpuQrRoute, DoubleShapesAsMeasured) {
   SKIP_WITHOUT_GPU();
   using bsvd::detail::cuda::qr_route;

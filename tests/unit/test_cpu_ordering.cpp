@@ -116,7 +116,8 @@ TYPED_TEST(CpuOrderingSolve, AccurateWithParallelCyclic) {
       // The sizes of test_cpu_solve.cpp: all families up to 80 x 50, geo
       // up to 100 x 100. (logrand 100 x 100 in double reaches the max-error
       // ratio t3max ~ 25 with round-robin already and up to 42 with
-      // COLUMN_PARALLEL over 12 seeds: docs/perf/cpu-backend.md.)
+      // COLUMN_PARALLEL over 12 seeds:
+      // docs/design/decisions/0014-no-2x2-sorting.md.)
       for (Family f : {Family::Random, Family::Logrand, Family::Geo})
         for (auto [m, n] : std::vector<std::pair<int, int>>{
                  {1, 1}, {3, 3}, {16, 16}, {33, 33}, {64, 40}, {80, 50}, {9, 50}})

@@ -96,7 +96,7 @@ TYPED_TEST(CpuPrecondition, RepeatedColumns) {
 
 // The point of it (HBJ Sec. 2): fewer sweeps on a slowly converging
 // SuiteSparse matrix (dwt_193: 19 -> 9 with the blocked solver,
-// docs/perf/precondition-sweeps-cpu-2026-11-22.txt), same accuracy.
+// docs/perf/raw/precondition-sweeps-cpu-2026-11-22.txt), same accuracy.
 TEST(CpuPreconditionSweeps, FewerSweepsOnSuiteSparse) {
   bsvd::testing::DenseMatrix dm;
   std::string err;

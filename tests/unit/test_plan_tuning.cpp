@@ -19,8 +19,9 @@ Tuning forced(const Overrides &o) { return with_overrides(sm90(), o); }
 
 // The eigensolver plan rule picks, for every batch of the
 // measurement (H100, uniform 256^2 batches of 1 ... 1024 matrices, 8
-// pairs each, full pairs; docs/design/decisions/evd-plans.md),
-// the plan that was fastest there.
+// pairs each, full pairs;
+// docs/design/decisions/0004-eigensolver-plan-thresholds.md), the plan that
+// was fastest there.
 TEST(Tuning, EvdPlanRuleMatchesTheMeasuredBestPlans) {
   const Tuning &t = sm90();
   struct Row { long pairs; int s, d, c, z; };
@@ -95,7 +96,8 @@ TEST(Tuning, EvdPlanOverrides) {
 }
 
 // The fused kernel's column cap per call (fused_call_cols) against the
-// grid it was fitted to (H100, 132 SMs; docs/design/decisions/fused-column-cap.md): best blocked plan / fused
+// grid it was fitted to (H100, 132 SMs;
+// docs/design/decisions/0001-fused-column-cap.md): best blocked plan / fused
 // at 8 ... 264 matrices of 68 ... 88 columns. Every case the rule sends to
 // the fused kernel ran faster there; the losing ones stay blocked.
 TEST(Tuning, FusedColumnCapPerCall) {
@@ -147,7 +149,8 @@ TEST(Tuning, FusedColumnCapPerCall) {
 
 // The automatic preconditioning's cost model (qrcp_auto_cost) against the
 // H100 measurements it was fitted to (d, random family: the preconditioned
-// call's time over the plain one's, docs/design/decisions/precondition-auto.md;
+// call's time over the plain one's,
+// docs/design/decisions/0008-preconditioning-cost-model.md;
 // two runs of some cases), within the fit's largest residual, and the
 // decisions it makes for them (on where the predicted cost is at most
 // max_cost). 10 x 256^2 measured 1.28 in the first run and 1.10 in

@@ -167,11 +167,10 @@ CU_TRAITS(std::complex<double>, cuDoubleComplex, Z)
 // calls add up to warmup_ms() of device time (at least one call, at most
 // 64), as triton's do_bench warms up by time: a case of a few ms is not
 // timed right after the host work before it (data generation, accuracy
-// checks) with a single call in between. One warm-up call was the rule
-// before session 22. Three rows of about 240 in two session-22 runs took
-// 1.5-2x their own profiled run (s, 2-10 ms); that did not come back in
-// six runs of the s grid with either warm-up (docs/perf/wcycle.md, Session
-// 22, call G), so the cause is open. BSVD_BENCH_WARMUP_MS=0: one call.
+// checks) with a single call in between. With a single warm-up call a few
+// short rows took up to twice their own profiled run, for a cause not found
+// (docs/perf/README.md, "How the bench times"). BSVD_BENCH_WARMUP_MS=0: one
+// call.
 double warmup_ms() {
   if (const char *e = std::getenv("BSVD_BENCH_WARMUP_MS")) return std::max(0.0, std::atof(e));
   return 25.0;

@@ -173,9 +173,9 @@ __device__ __forceinline__ int load_scaled(const PP &P, const Team &team, int t,
 // coefficients C (|D| x cb, by position in the list of D's columns) in
 // shared memory. The loops over D's columns go through that list (built
 // per round, with the list of the null columns) and load W kUnrollW columns
-// at a time, so that the loads are in flight together (measured: 20.2 ->
-// 18.8 ms for Harvard500's rounds; they are bound by instruction issue,
-// docs/perf/wcycle.md, Session 10). Wherever a step works row by row a row belongs to one
+// at a time, so that the loads are in flight together (the rounds are bound
+// by instruction issue; docs/design/decisions/0015-side-stream-and-early-finish.md
+// has the measurement). Wherever a step works row by row a row belongs to one
 // thread (i = t + r tpm), so the candidates of a round are orthogonalized
 // against each other with one barrier per reduction and none between them.
 template <class T> struct RoundSmem {
