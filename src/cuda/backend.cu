@@ -39,17 +39,22 @@ template <class T> plan::Shapes shapes_of(const Batch<T> &b) {
 }
 
 // The call's workspace: the staging of its data, then one region per group.
-// kidx[g]: group g's matrices as indices of the batch the kernels see --
-// the caller's (device data) or the packed batch of the GPU's matrices, in
-// batch order (host data: gpu).
+// The kernels see the caller's batch (device data: a group's matrices are
+// its own indices) or the packed batch of the GPU's matrices in batch
+// order (host data: gpu, and kidx[g], group g's positions in it).
 struct CallLayout {
   int loc = 0; // 0 host data, 1 device data
   bool needs_arrays = false;
+  size_t ngpu = 0; // matrices on the GPU
   std::vector<int> gpu;
   std::vector<std::vector<int>> kidx;
   size_t off_arrays = 0, bytes_arrays = 0, off_stage = 0, bytes_stage = 0;
   std::vector<size_t> off;
   size_t total = 0;
+  // Group g's matrices as indices of the batch the kernels see.
+  const std::vector<int> &kernel_indices(const plan::Plan &p, size_t g) const {
+    return loc == 1 ? p.groups[g].index : kidx[g];
+  }
 };
 
 size_t op_workspace(const plan::Plan &p, const Group &g, int kcount) {
@@ -69,12 +74,20 @@ template <class T> CallLayout call_layout(plan::Plan &p, const Batch<T> &batch, 
   CallLayout L;
   L.loc = loc;
   for (const Group &g : p.groups)
-    if (g.route != Route::kCpu) L.gpu.insert(L.gpu.end(), g.index.begin(), g.index.end());
-  std::sort(L.gpu.begin(), L.gpu.end());
+    if (g.route != Route::kCpu) L.ngpu += g.index.size();
   std::vector<int> pos;
   if (loc == 0) {
+    // the packed batch: the GPU's matrices in batch order
     pos.assign(size_t(batch.count), -1);
-    for (size_t i = 0; i < L.gpu.size(); ++i) pos[size_t(L.gpu[i])] = int(i);
+    for (const Group &g : p.groups)
+      if (g.route != Route::kCpu)
+        for (int b : g.index) pos[size_t(b)] = 0;
+    L.gpu.reserve(L.ngpu);
+    for (int b = 0; b < batch.count; ++b)
+      if (pos[size_t(b)] == 0) {
+        pos[size_t(b)] = int(L.gpu.size());
+        L.gpu.push_back(b);
+      }
   }
   size_t o = 0;
   if (loc == 1) {
@@ -92,12 +105,14 @@ template <class T> CallLayout call_layout(plan::Plan &p, const Batch<T> &batch, 
     L.bytes_stage = cuda::pack_totals(batch, L.gpu).stage_bytes();
     o += L.bytes_stage;
   }
-  const int kcount = loc == 1 ? batch.count : int(L.gpu.size());
+  const int kcount = loc == 1 ? batch.count : int(L.ngpu);
   for (Group &g : p.groups) {
-    std::vector<int> k = g.index;
-    if (loc == 0 && g.route != Route::kCpu)
-      for (int &b : k) b = pos[size_t(b)];
-    L.kidx.push_back(std::move(k));
+    if (loc == 0) {
+      std::vector<int> k = g.index;
+      if (g.route != Route::kCpu)
+        for (int &b : k) b = pos[size_t(b)];
+      L.kidx.push_back(std::move(k));
+    }
     L.off.push_back(o);
     g.workspace_bytes = op_workspace(p, g, kcount);
     o += g.workspace_bytes;
@@ -147,7 +162,8 @@ bsvd_status_t run_groups(const plan::Plan &p, const CallLayout &L, const Batch<T
   for (size_t i = 0; i < p.groups.size(); ++i) {
     const Group &g = p.groups[i];
     if (g.route == Route::kCpu) continue;
-    const cuda::GroupArgs<T> a{p, g, kb, hb, L.kidx[i], ws + L.off[i], g.beside ? beside : stream};
+    const cuda::GroupArgs<T> a{p, g, kb, hb, L.kernel_indices(p, i), ws + L.off[i],
+                               g.beside ? beside : stream};
     BSVD_TRY_STATUS(run_group(a));
   }
   BSVD_CUDA_TRY(side.join());
@@ -288,7 +304,7 @@ bsvd_status_t run_device_data(const Batch<T> &batch, const plan::Plan &p, const 
   const Group *cg = cpu_group(p);
   CpuPart<T> cpu;
   if (cg) BSVD_TRY_STATUS(fetch_cpu_part(*cg, batch, cpu, stream));
-  if (!L.gpu.empty()) {
+  if (L.ngpu > 0) {
     Batch<T> kb = batch;
     if (L.needs_arrays)
       BSVD_TRY_STATUS(cuda::upload_arrays(batch, ws + L.off_arrays, L.bytes_arrays, kb, stream));
@@ -298,7 +314,7 @@ bsvd_status_t run_device_data(const Batch<T> &batch, const plan::Plan &p, const 
   BSVD_CUDA_TRY(cudaStreamSynchronize(stream));
   if (path) {
     std::vector<int> info;
-    if (!L.gpu.empty()) {
+    if (L.ngpu > 0) {
       info.resize(size_t(batch.count));
       BSVD_CUDA_TRY(cudaMemcpy(info.data(), batch.info, size_t(batch.count) * sizeof(int),
                                cudaMemcpyDeviceToHost));
@@ -463,7 +479,7 @@ template <class T>
 bsvd_status_t run_host_data(const Batch<T> &batch, const plan::Plan &p, const CallLayout &L,
                             cudaStream_t stream, unsigned char *ws, int *path) {
   Packed<T> pk;
-  if (!L.gpu.empty()) {
+  if (L.ngpu > 0) {
     BSVD_TRY_STATUS(pack_in(batch, L, ws, pk, stream));
     BSVD_TRY_STATUS(run_groups(p, L, pk.kb, pk.hb, ws, stream));
     BSVD_TRY_STATUS(copy_out(pk, stream));

@@ -4,6 +4,7 @@
 #include "../core/ordering.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace bsvd::detail::plan {
 
@@ -120,8 +121,10 @@ std::vector<FusedLaunch> fused_launches(const std::vector<int> &mw, const std::v
   return out;
 }
 
+// uniform: every matrix of the group has one size (decided once).
 void fill_blocked(BlockedPlan &bp, const std::vector<int> &m, const std::vector<int> &n,
-                  char prec, const Config &cfg, int nb, const PathFacts &facts, const Tuning &t) {
+                  bool uniform, char prec, const Config &cfg, int nb, const PathFacts &facts,
+                  const Tuning &t) {
   bp.nb = nb;
   bp.wr = cfg.wcycle_blocks;
   bp.we = std::max(1, cfg.wcycle_sweeps);
@@ -129,6 +132,11 @@ void fill_blocked(BlockedPlan &bp, const std::vector<int> &m, const std::vector<
   bp.mode.resize(k);
   bp.cublas.assign(k, 0);
   for (size_t i = 0; i < k; ++i) {
+    if (uniform && i > 0) {
+      bp.mode[i] = bp.mode[0];
+      bp.cublas[i] = bp.cublas[0];
+      continue;
+    }
     const int mw = std::max(m[i], n[i]), nw = std::min(m[i], n[i]);
     bp.mode[i] = blocked_pair_mode(prec, mw, cfg, nb, facts, t);
     const int nblk = (nw + nb - 1) / nb;
@@ -139,8 +147,8 @@ void fill_blocked(BlockedPlan &bp, const std::vector<int> &m, const std::vector<
   }
 }
 
-QrPlan qr_settings(bool pivoted, const std::vector<int> &m, const std::vector<int> &n, char prec,
-                   const PathFacts &facts, const Tuning &t) {
+QrPlan qr_settings(bool pivoted, const std::vector<int> &m, const std::vector<int> &n,
+                   bool uniform, char prec, const PathFacts &facts, const Tuning &t) {
   QrPlan q;
   q.pivoted = pivoted;
   q.wy = t.qr.wy;
@@ -149,7 +157,7 @@ QrPlan qr_settings(bool pivoted, const std::vector<int> &m, const std::vector<in
   q.threads = t.qr.threads_forced;
   // TSQR (Q in WY form) when every matrix of the call has two or more chunks.
   q.tsqr = !pivoted && !m.empty() && t.qr.tsqr && t.qr.wy;
-  for (size_t i = 0; i < m.size() && q.tsqr; ++i)
+  for (size_t i = 0; i < (uniform ? std::min<size_t>(m.size(), 1) : m.size()) && q.tsqr; ++i)
     q.tsqr = facts.tsqr_chunks(prec, std::max(m[i], n[i]), std::min(m[i], n[i])) >= 2;
   return q;
 }
@@ -271,21 +279,29 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device,
   qrcp.route = Route::kQrcp;
   cpu.route = Route::kCpu;
   const bool uniform = s.dims.uniform();
-  const Route r0 = route(prec, s.dims.m, s.dims.n, s.vectors, gpu, cfg, nb, p.precondition,
-                         p.fused_cols, facts, tuning);
-  for (int b = 0; b < s.count; ++b) {
-    const int m = s.dims.rows(b), n = s.dims.cols(b);
-    const Route r = uniform ? r0
-                            : route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition,
-                                    p.fused_cols, facts, tuning);
-    Group &g = r == Route::kFused     ? fused
-               : r == Route::kBlocked ? blocked
-               : r == Route::kQr      ? qr
-               : r == Route::kQrcp    ? qrcp
-                                      : cpu;
-    g.index.push_back(b);
-    g.m.push_back(m);
-    g.n.push_back(n);
+  auto group_of = [&](Route r) -> Group & {
+    return r == Route::kFused     ? fused
+           : r == Route::kBlocked ? blocked
+           : r == Route::kQr      ? qr
+           : r == Route::kQrcp    ? qrcp
+                                  : cpu;
+  };
+  if (uniform) { // one decision, every matrix (a call's host work stays small)
+    Group &g = group_of(route(prec, s.dims.m, s.dims.n, s.vectors, gpu, cfg, nb, p.precondition,
+                              p.fused_cols, facts, tuning));
+    g.index.resize(size_t(std::max(s.count, 0)));
+    std::iota(g.index.begin(), g.index.end(), 0);
+    g.m.assign(g.index.size(), s.dims.m);
+    g.n.assign(g.index.size(), s.dims.n);
+  } else {
+    for (int b = 0; b < s.count; ++b) {
+      const int m = s.dims.rows(b), n = s.dims.cols(b);
+      Group &g = group_of(route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition, p.fused_cols,
+                                facts, tuning));
+      g.index.push_back(b);
+      g.m.push_back(m);
+      g.n.push_back(n);
+    }
   }
 
   auto working = [](const Group &g, std::vector<int> &mw, std::vector<int> &nw) {
@@ -298,20 +314,33 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device,
   };
   std::vector<int> mw, nw;
   if (!fused.index.empty()) {
-    working(fused, mw, nw);
-    fused.fused = fused_launches(mw, nw, uniform, prec, s.vectors, facts, tuning);
+    if (uniform) {
+      FusedLaunch l;
+      l.members.resize(fused.index.size());
+      std::iota(l.members.begin(), l.members.end(), 0);
+      l.mw_max = std::max(s.dims.m, s.dims.n);
+      l.nw_max = std::min(s.dims.m, s.dims.n);
+      l.lanes = fused_lanes(tuning, std::max(l.mw_max, 1), long(l.members.size()), prec);
+      l.tpm_cap = fused_tpm_cap(tuning);
+      fused.fused.push_back(std::move(l));
+    } else {
+      working(fused, mw, nw);
+      fused.fused = fused_launches(mw, nw, false, prec, s.vectors, facts, tuning);
+    }
   }
   if (!qr.index.empty()) {
     working(qr, mw, nw);
-    // The fused kernel on the R factors (nw x nw), a variable-size batch.
-    qr.fused = fused_launches(nw, nw, false, prec, s.vectors, facts, tuning);
-    qr.qr = qr_settings(false, qr.m, qr.n, prec, facts, tuning);
+    // The fused kernel on the R factors (nw x nw), a variable-size batch
+    // (of one size when the call's is uniform: one launch, in order).
+    qr.fused = fused_launches(nw, nw, uniform, prec, s.vectors, facts, tuning);
+    qr.qr = qr_settings(false, qr.m, qr.n, uniform, prec, facts, tuning);
   }
-  if (!blocked.index.empty()) fill_blocked(blocked.blocked, blocked.m, blocked.n, prec, cfg, nb, facts, tuning);
+  if (!blocked.index.empty())
+    fill_blocked(blocked.blocked, blocked.m, blocked.n, uniform, prec, cfg, nb, facts, tuning);
   if (!qrcp.index.empty()) {
     working(qrcp, mw, nw);
-    fill_blocked(qrcp.blocked, nw, nw, prec, cfg, nb, facts, tuning); // B = R^H, nw x nw
-    qrcp.qr = qr_settings(true, qrcp.m, qrcp.n, prec, facts, tuning);
+    fill_blocked(qrcp.blocked, nw, nw, uniform, prec, cfg, nb, facts, tuning); // B = R^H
+    qrcp.qr = qr_settings(true, qrcp.m, qrcp.n, uniform, prec, facts, tuning);
   }
   // The fused kernel and the QR path beside the blocked path: its sweeps
   // wait on the host once each, and its last ones leave most of the GPU idle.

@@ -38,13 +38,18 @@ bool query(int dev, plan::DeviceDesc &d) {
 
 } // namespace
 
+// The devices a process sees are fixed when the CUDA runtime starts
+// (CUDA_VISIBLE_DEVICES is read once), so the count is queried once.
 bool gpu_visible() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError(); // (a sticky "no device" error would poison later calls)
-    return false;
-  }
-  return n > 0;
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError(); // (a sticky "no device" error would poison later calls)
+      return 0;
+    }
+    return n;
+  }();
+  return count > 0;
 }
 
 bool device_desc(int dev, plan::DeviceDesc &out) {
