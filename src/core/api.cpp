@@ -202,15 +202,13 @@ bsvd_status_t check_batch(const Batch<T> &b, const ArgPos &p, bool variable) {
   return 0;
 }
 
-// Orderings the cuda backend implements.
-bool cuda_runs(bsvd_ordering_t ordering) {
-  return ordering == BSVD_ORDERING_ROUND_ROBIN || ordering == BSVD_ORDERING_ODD_EVEN;
-}
-
-// BSVD_BACKEND_AUTO for host data: cuda when a GPU is visible and it runs
-// the ordering; else cpu, which implements them all. (Device data: cuda.)
-bsvd_backend_t auto_backend_for_host_data(const Config &cfg) {
-  return cuda_available() && cuda_runs(cfg.ordering) ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
+// BSVD_BACKEND_AUTO for host data: cuda when a GPU is visible, else cpu.
+// (Device data: cuda.) The cuda backend runs every ordering: the fused
+// kernel reads the tables of make_ordering, and the matrices of an
+// ordering the blocked path does not implement (it is round-robin only)
+// are solved on the host.
+bsvd_backend_t auto_backend_for_host_data(const Config &) {
+  return cuda_available() ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
 }
 
 // Backend resolution, workspace and the call itself.
@@ -224,7 +222,6 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
     return bad(arg ? arg : p.A, "pointer",
                "is in a different memory space (host / device) than A: all matrices of a call must be in one");
   bsvd_backend_t backend = o.backend;
-  const bool gpu_ordering = cuda_runs(cfg.ordering);
   if (backend == BSVD_BACKEND_AUTO)
     backend = where == 1 ? BSVD_BACKEND_CUDA : auto_backend_for_host_data(cfg);
   if (backend == BSVD_BACKEND_CPU && where == 1)
@@ -240,17 +237,6 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
     return BSVD_STATUS_BACKEND_UNAVAILABLE;
   }
 
-  if (backend == BSVD_BACKEND_CUDA && !gpu_ordering) {
-    // The fused kernel evaluates round-robin in closed form and odd-even in
-    // shared memory; it does not read the HBJ tables yet. Say so rather
-    // than run another ordering than the one asked for.
-    set_error("opts->ordering = %d (%s): the cuda backend implements the %s and %s orderings; "
-              "the others run on the cpu backend only",
-              int(cfg.ordering), bsvd_ordering_string(cfg.ordering),
-              bsvd_ordering_string(BSVD_ORDERING_ROUND_ROBIN),
-              bsvd_ordering_string(BSVD_ORDERING_ODD_EVEN));
-    return BSVD_STATUS_NOT_SUPPORTED;
-  }
   try {
     if (backend == BSVD_BACKEND_CUDA) {
       if (o.workspace && o.workspace_bytes < cuda_workspace_bytes(b, cfg)) {

@@ -266,4 +266,20 @@ Ordering make_wcycle_ordering(int nblk, int r, int E) {
   return o;
 }
 
+std::vector<int> packed_pair_table(bsvd_ordering_t kind, int n) {
+  const Ordering o = make_ordering(kind, std::max(n, 1));
+  const int half = (n + 1) / 2;
+  std::vector<int> t(1 + size_t(o.steps) * size_t(std::max(half, 1)), -1);
+  t[0] = o.steps;
+  for (int s = 0; s < o.steps; ++s) {
+    int k = 0;
+    for (int x = 0; x < o.pairs_per_step(); ++x) {
+      int p, q;
+      o.pair(s, x, p, q);
+      if (p < n && q < n) t[1 + size_t(s) * half + k++] = p | (q << 16);
+    }
+  }
+  return t;
+}
+
 } // namespace bsvd::detail

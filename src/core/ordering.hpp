@@ -14,14 +14,19 @@ namespace bsvd::detail {
 // Round-robin (circle method) for an even number N of slots, N - 1 steps of
 // N / 2 disjoint pairs; every pair of slots meets exactly once per sweep.
 // Step s pairs slot N-1 with s, and slots i != j with i + j = 2s mod (N-1).
+// (0 <= step < N - 1, 0 <= k < N / 2; no modulo: the GPU kernels evaluate it
+// in their inner loops.)
 BSVD_HD inline void round_robin_pair(int N, int step, int k, int &p, int &q) {
   if (k == 0) {
     p = step;
     q = N - 1;
   } else {
     const int M = N - 1;
-    p = (step + k) % M;
-    q = (step - k + M) % M;
+    int a = step + k, c = step - k;
+    a -= a >= M ? M : 0;
+    c += c < 0 ? M : 0;
+    p = a;
+    q = c;
   }
   if (p > q) { int t = p; p = q; q = t; }
 }
@@ -120,5 +125,21 @@ Ordering make_wcycle_ordering(int nblk, int r, int E);
 
 // The slots of make_ordering(ROW_PARALLEL or COLUMN_PARALLEL, n).
 int parallel_cyclic_slots(int n);
+
+// The table of make_ordering(kind, n) as the GPU kernels read it (the fused
+// kernel, for every ordering but round-robin, which it evaluates in closed
+// form): {steps, then per step its ceil(n / 2) pair entries}, an entry
+// p | q << 16 (p < q < n) or -1. The real pairs of each step come first in
+// the table's order; dummy pairs are dropped (a step of an HBJ ordering
+// with padded slots has at most n / 2 real pairs), so each step fits the
+// kernels' ceil(n / 2) pair slots. n <= 65535.
+std::vector<int> packed_pair_table(bsvd_ordering_t kind, int n);
+// The pair of a packed entry (false: none).
+BSVD_HD inline bool packed_pair(int entry, int &p, int &q) {
+  if (entry < 0) return false;
+  p = entry & 0xffff;
+  q = entry >> 16;
+  return true;
+}
 
 } // namespace bsvd::detail

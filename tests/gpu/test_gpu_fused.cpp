@@ -23,9 +23,10 @@ TYPED_TEST(GpuFused, MatchesCpuTwin) {
       {33, 33}, {48, 48}, {64, 64}, {big, big}, {5, 9},  {16, 40}, {500, 16}, {7, 1},
       {1, 7},   {100, 1}, {40, 24}};
   uint64_t seed = 1234;
-  for (bsvd_ordering_t ord : {BSVD_ORDERING_ROUND_ROBIN, BSVD_ORDERING_ODD_EVEN}) {
+  for (bsvd_ordering_t ord : {BSVD_ORDERING_ROUND_ROBIN, BSVD_ORDERING_ODD_EVEN,
+                              BSVD_ORDERING_ROW_PARALLEL, BSVD_ORDERING_COLUMN_PARALLEL}) {
     for (auto [m, n] : shapes) {
-      if (ord == BSVD_ORDERING_ODD_EVEN && std::max(m, n) > 64) continue;
+      if (ord != BSVD_ORDERING_ROUND_ROBIN && std::max(m, n) > 64) continue;
       const int batch = 3;
       const auto A = family_batch<T>(Family::Random, m, n, batch, seed += 17);
       // unblocked: every shape that fits on the fused kernel (auto sends the
@@ -224,23 +225,31 @@ TYPED_TEST(GpuFused, LargeBatchSmallMatrices) {
 
 } // namespace
 
-// Orderings the kernel does not implement are refused on the cuda backend,
-// never silently replaced; auto keeps such host data on the cpu backend.
-TEST(GpuApi, CpuOnlyOrderingIsRefusedNotReplaced) {
+// Every ordering runs on the cuda backend: the fused kernel reads the
+// ordering's table (a variable-size batch: one table per width) and gives
+// the CPU twin's results; a matrix beyond the fused kernel takes the CPU
+// twin, since the blocked path implements round-robin only.
+TEST(GpuApi, EveryOrderingRunsOnTheCudaBackend) {
   if (!bsvd::detail::cuda_available()) GTEST_SKIP() << "no CUDA GPU visible";
-  const int m = 12, n = 10, batch = 3;
-  std::vector<double> A(size_t(m) * n * batch);
-  bsvd::testing::generate<double>(bsvd::testing::Family::Random, m, n * batch, 1, 7, A.data(), m);
-  bsvd::Result<double> r;
-  bsvd_options_t o = bsvd::default_options();
-  o.ordering = BSVD_ORDERING_ROW_PARALLEL;
-  o.backend = BSVD_BACKEND_CUDA;
-  EXPECT_EQ(bsvd::svd(bsvd::Job::Vectors, m, n, A.data(), batch, r, o), BSVD_STATUS_NOT_SUPPORTED);
-  EXPECT_NE(std::string(bsvd_last_error()).find("ordering"), std::string::npos) << bsvd_last_error();
-  o.backend = BSVD_BACKEND_AUTO;
-  ASSERT_EQ(bsvd::svd(bsvd::Job::Vectors, m, n, A.data(), batch, r, o), 0) << bsvd_last_error();
-  for (int b = 0; b < batch; ++b) EXPECT_EQ(r.path[b], BSVD_PATH_CPU_UNBLOCKED);
-  o.ordering = BSVD_ORDERING_ROUND_ROBIN;
-  ASSERT_EQ(bsvd::svd(bsvd::Job::Vectors, m, n, A.data(), batch, r, o), 0) << bsvd_last_error();
-  for (int b = 0; b < batch; ++b) EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_FUSED);
+  for (bsvd_ordering_t ord : {BSVD_ORDERING_ODD_EVEN, BSVD_ORDERING_ROW_PARALLEL,
+                              BSVD_ORDERING_COLUMN_PARALLEL}) {
+    SCOPED_TRACE(testing::Message() << "ordering " << bsvd_ordering_string(ord));
+    const std::vector<std::pair<int, int>> dims = {{12, 10}, {40, 33}, {7, 20}, {300, 150}};
+    bsvd_options_t o = cuda_options();
+    o.ordering = ord;
+    const auto r = vbatched_solve<double>(
+        dims, 0,
+        [&](int b, int mm, int nn, double *A, int lda) {
+          bsvd::testing::generate<double>(bsvd::testing::Family::Random, mm, nn, 1, 40 + b, A, lda);
+        },
+        o);
+    ASSERT_EQ(r.status, 0) << bsvd_last_error();
+    for (int b = 0; b < 3; ++b) EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_FUSED) << b;
+    EXPECT_EQ(r.path[3], BSVD_PATH_CPU_UNBLOCKED);
+    for (int b = 0; b < 4; ++b) {
+      EXPECT_EQ(r.info[b], 0);
+      const auto q = r.ratios(b);
+      EXPECT_TRUE(q.pass()) << b << " " << ratio_text(q);
+    }
+  }
 }

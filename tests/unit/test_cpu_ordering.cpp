@@ -14,6 +14,9 @@
 using namespace bsvd_cpu_test;
 using bsvd::detail::make_ordering;
 using bsvd::detail::Ordering;
+using bsvd::detail::packed_pair;
+using bsvd::detail::packed_pair_table;
+using bsvd::detail::round_robin_pair;
 using bsvd::testing::Family;
 
 namespace {
@@ -244,3 +247,61 @@ TEST(CpuOrdering, WcycleSolvesAndChecksOptions) {
 }
 
 } // namespace
+
+// round_robin_pair (no modulo, as the GPU kernels evaluate it) is the
+// circle method: slot N - 1 with s, and i + j = 2s mod (N - 1).
+TEST(Ordering, RoundRobinPairIsTheCircleMethod) {
+  for (int N = 2; N <= 300; N += 2)
+    for (int s = 0; s < N - 1; ++s)
+      for (int k = 0; k < N / 2; ++k) {
+        int p, q;
+        round_robin_pair(N, s, k, p, q);
+        const int M = N - 1;
+        int a = k == 0 ? s : (s + k) % M, b = k == 0 ? N - 1 : (s - k + M) % M;
+        if (a > b) std::swap(a, b);
+        ASSERT_EQ(p, a) << N << " " << s << " " << k;
+        ASSERT_EQ(q, b) << N << " " << s << " " << k;
+      }
+}
+
+// The packed tables the GPU reads hold make_ordering's real pairs, step by
+// step in its order, within ceil(n / 2) slots per step: every pair of the
+// n items once per sweep, the pairs of a step disjoint.
+TEST(Ordering, PackedTablesHoldEveryPairOnce) {
+  for (bsvd_ordering_t kind : kAll)
+    for (int n : {1, 2, 3, 7, 16, 33, 64, 100, 118}) {
+      SCOPED_TRACE(testing::Message() << "ordering " << int(kind) << " n " << n);
+      const Ordering o = make_ordering(kind, n);
+      const std::vector<int> t = packed_pair_table(kind, n);
+      const int half = (n + 1) / 2;
+      ASSERT_EQ(t[0], o.steps);
+      std::vector<int> seen(size_t(n) * n, 0);
+      for (int s = 0; s < o.steps; ++s) {
+        std::vector<int> real, used(size_t(n), 0);
+        for (int x = 0; x < o.pairs_per_step(); ++x) {
+          int p, q;
+          o.pair(s, x, p, q);
+          if (p < n && q < n) real.push_back(p | (q << 16));
+        }
+        ASSERT_LE(int(real.size()), half);
+        for (int k = 0; k < half; ++k) {
+          const int e = t[1 + size_t(s) * half + k];
+          int p = -1, q = -1;
+          if (k < int(real.size())) {
+            ASSERT_EQ(e, real[size_t(k)]);
+            ASSERT_TRUE(packed_pair(e, p, q));
+            ASSERT_LT(p, q);
+            ASSERT_LT(q, n);
+            ASSERT_FALSE(used[size_t(p)] || used[size_t(q)]);
+            used[size_t(p)] = used[size_t(q)] = 1;
+            ++seen[size_t(p) * n + q];
+          } else {
+            ASSERT_EQ(e, -1);
+            ASSERT_FALSE(packed_pair(e, p, q));
+          }
+        }
+      }
+      for (int p = 0; p < n; ++p)
+        for (int q = p + 1; q < n; ++q) ASSERT_EQ(seen[size_t(p) * n + q], 1) << p << " " << q;
+    }
+}

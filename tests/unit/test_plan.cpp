@@ -321,3 +321,14 @@ TEST(BlockedSweep, PlansFollowTheTuning) {
   EXPECT_EQ(s.evd_threads, 128);
   EXPECT_EQ(s.split, 0);
 }
+
+// The HBJ orderings run on the fused kernel (its tables); the blocked path
+// is round-robin only, so the larger matrices take the CPU twin.
+TEST(Plan, TableOrderingsTakeTheFusedKernel) {
+  for (bsvd_ordering_t ord : {BSVD_ORDERING_ROW_PARALLEL, BSVD_ORDERING_COLUMN_PARALLEL}) {
+    Config c;
+    c.ordering = ord;
+    EXPECT_EQ(plan_uniform('d', 10, 64, 64, c).groups[0].route, Route::kFused);
+    EXPECT_EQ(plan_uniform('d', 10, 300, 300, c).groups[0].route, Route::kCpu);
+  }
+}

@@ -26,17 +26,20 @@ template <class T> struct FusedParams {
   int ngroups = 1;          // column-pair groups per matrix (G lanes each)
   int mw_max = 0, nw_max = 0; // largest W = A or A^H (mw >= nw)
   int ldw = 0, ldvw = 0;    // leading dimensions of W and V in shared memory
-  int slots_max = 2, steps_max = 1;
+  int slots_max = 2, steps_max = 1; // steps_max: the most steps of a sweep in the launch
   int pair_iters = 1;       // ceil(pairs per step / ngroups)
   int half_max = 1;         // pair slots per step (slots_max / 2)
   int col_iters = 1;        // ceil(nw_max / ngroups)
   int ordering = 0;         // bsvd_ordering_t
+  // Every ordering but round-robin (which the kernel evaluates in closed
+  // form): ord_tab + ord_off[nw] is the packed_pair_table of width nw
+  // (ordering.hpp) for each width of the launch; null for round-robin.
+  const int *ord_tab = nullptr, *ord_off = nullptr;
   int max_sweeps = 40;
   double tol = 0;           // <= 0: sqrt(mw) * u per matrix
   size_t smem_per_matrix = 0;
   // byte offsets inside one matrix's shared-memory slice
-  size_t off_v = 0, off_nrm = 0, off_anc = 0, off_expo = 0, off_at = 0,
-         off_rank = 0, off_flag = 0, off_x = 0, off_coef = 0, off_state = 0,
+  size_t off_v = 0, off_nrm = 0, off_anc = 0, off_expo = 0, off_rank = 0, off_flag = 0, off_x = 0, off_coef = 0, off_state = 0,
          off_rpq = 0, off_rmode = 0, off_rg = 0, off_rc = 0;
 };
 
@@ -64,9 +67,10 @@ constexpr int kMaxRowsPerLane = 8;
 constexpr int kLdPad = 1;
 constexpr int kAlignLdRows = 64;
 
-// Bytes of shared memory one matrix needs (mw >= nw are W's dimensions).
+// Bytes of shared memory one matrix needs (mw >= nw are W's dimensions);
+// margin: with the margin fused_fits counts.
 size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t elem_bytes,
-                        size_t real_bytes, bool odd_even);
+                        size_t real_bytes, bool margin);
 
 
 // Bytes of one element and of its real part for precision 's', 'd', 'c', 'z'.
@@ -79,9 +83,10 @@ constexpr size_t precision_real_bytes(char precision) {
 
 // Whether an m x n matrix (any shape) fits the fused kernel on a device
 // with smem bytes of shared memory per block (fused_fits), or on the
-// current device (fits). precision: 's', 'd', 'c', 'z'. The odd-even
-// ordering's position arrays are counted, so that the answer does not
-// depend on the ordering.
+// current device (fits). precision: 's', 'd', 'c', 'z'. It counts two ints
+// per column slot more than a launch lays out: the routing's measured
+// boundaries (the largest fused size, 118^2 in d with vectors; the fused
+// column caps; the QR rule) rest on this answer.
 bool fused_fits(char precision, int m, int n, bool vectors, size_t smem);
 bool fits(char precision, int m, int n, bool vectors);
 

@@ -24,10 +24,11 @@
 //     the shuffles with zeros), so full-mask shuffles are always legal.
 //
 // The iteration is exactly that of jacobi_unblocked (src/cpu/jacobi.hpp):
-// the same ordering (round_robin_pair, or the odd-even network of
-// make_ordering simulated in shared memory), the same rotation formula and
-// test, the same stopping rule (a sweep without rotations ends it), so the
-// CPU twin reproduces its singular values and sweep counts.
+// the same ordering (round_robin_pair in closed form, or for every other
+// ordering make_ordering's table, packed_pair_table, read from global
+// memory), the same rotation formula and test, the same stopping rule (a
+// sweep without rotations ends it), so the CPU twin reproduces its singular
+// values and sweep counts.
 #pragma once
 
 #include "../../core/ordering.hpp"
@@ -101,7 +102,6 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
   R *nrm = reinterpret_cast<R *>(base + P.off_nrm);   // carried norms; mantissas at the end
   R *anc = reinterpret_cast<R *>(base + P.off_anc);   // anchors of the carried norms
   int *expo = reinterpret_cast<int *>(base + P.off_expo);
-  int *at = reinterpret_cast<int *>(base + P.off_at);
   int *rank = reinterpret_cast<int *>(base + P.off_rank);
   int *flag = reinterpret_cast<int *>(base + P.off_flag);
   T *xs = reinterpret_cast<T *>(base + P.off_x);
@@ -124,8 +124,9 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
   const R tol = R(P.tol > 0 ? P.tol : sqrt(double(mw > 0 ? mw : 1)) * double(unit_u<R>()));
   const int slots = nw + (nw & 1);
   const int half = slots / 2;
-  const bool odd_even = P.ordering == BSVD_ORDERING_ODD_EVEN;
-  const int steps = odd_even ? slots : slots - 1;
+  // A table ordering's pairs of this matrix's width (null: round-robin).
+  const int *tab = P.ord_off && mvalid ? P.ord_tab + P.ord_off[nw] : nullptr;
+  const int steps = tab ? tab[0] : slots - 1;
   team.sync();
 
   // ---- 2. sweeps ---------------------------------------------------------
@@ -165,24 +166,8 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
   // Pair k of step s of the current sweep (false: none, or a dummy).
   auto pair_of = [&](bool act, int s, int k, int &p, int &q) -> bool {
     if (!(act && gvalid && s < steps && k < half)) return false;
-    if (odd_even) {
-      const int *cur = at + (s & 1) * P.slots_max;
-      const int i0 = (s & 1) + 2 * k;
-      if (i0 + 1 >= slots) return false;
-      const int a = cur[i0], c = cur[i0 + 1];
-      p = a < c ? a : c;
-      q = a < c ? c : a;
-    } else if (k == 0) { // round_robin_pair without the modulo
-      p = s;
-      q = slots - 1;
-    } else {
-      const int M = slots - 1;
-      int a = s + k, c = s - k;
-      a -= a >= M ? M : 0;
-      c += c < 0 ? M : 0;
-      p = a < c ? a : c;
-      q = a < c ? c : a;
-    }
+    if (tab) return packed_pair(tab[1 + s * half + k], p, q);
+    round_robin_pair(slots, s, k, p, q);
     return q < nw;
   };
   // Warp mode: the pair records of the current step (slot k < half_max) and
@@ -213,12 +198,9 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
       s = group_sum<G>(s);
       if (v && l == 0) nrm[j] = anc[j] = s;
     }
-    if (act && odd_even)
-      for (int i = t; i < slots; i += P.tpm) at[i] = i;
     if (t == 0 && act) st[kStRotated] = 0;
     team.sync();
     for (int s = 0; s < P.steps_max; ++s) {
-      const int *cur = at + (s & 1) * P.slots_max;
 
       if constexpr (WARP) {
         // Phase A: gamma of each pair, G lanes per pair, into the records.
@@ -442,19 +424,6 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
             anc[q] = ancq;
             st[kStRotated] = 1;
           }
-        }
-      }
-      if (act && odd_even && s < steps) {
-        // Every compared pair of positions exchanges its items.
-        int *nxt = at + ((s + 1) & 1) * P.slots_max;
-        const int first = s & 1;
-        for (int i = t; i < slots; i += P.tpm) {
-          int to = i;
-          if (i >= first) {
-            if (((i - first) & 1) == 0) { if (i + 1 < slots) to = i + 1; }
-            else to = i - 1;
-          }
-          nxt[to] = cur[i];
         }
       }
       team.sync();

@@ -12,11 +12,13 @@ namespace {
 size_t align16(size_t x) { return (x + 15) & ~size_t(15); }
 
 struct Layout {
-  size_t v, nrm, anc, expo, at, rank, flag, x, coef, rpq, rmode, rg, rc, state, total;
+  size_t v, nrm, anc, expo, rank, flag, x, coef, rpq, rmode, rg, rc, state, total;
 };
 
+// margin: two ints per column slot more than a launch needs, which fits()
+// counts (see fused_fits).
 Layout layout(int mw, int nw, int ldw, int ldvw, bool vectors, size_t eb,
-              size_t rb, bool odd_even) {
+              size_t rb, bool margin) {
   const int slots = std::max(2, nw + (nw & 1));
   Layout L{};
   size_t o = align16(size_t(ldw) * nw * eb);
@@ -28,8 +30,7 @@ Layout layout(int mw, int nw, int ldw, int ldvw, bool vectors, size_t eb,
   o = align16(o + size_t(nw) * rb);
   L.expo = o;
   o = align16(o + size_t(nw) * sizeof(int));
-  L.at = o;
-  if (odd_even) o = align16(o + 2 * size_t(slots) * sizeof(int));
+  if (margin) o = align16(o + 2 * size_t(slots) * sizeof(int));
   L.rank = o;
   o = align16(o + size_t(nw) * sizeof(int));
   L.flag = o;
@@ -56,8 +57,8 @@ Layout layout(int mw, int nw, int ldw, int ldvw, bool vectors, size_t eb,
 } // namespace
 
 size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t eb, size_t rb,
-                        bool odd_even) {
-  return layout(mw, nw, mw + kLdPad, nw + kLdPad, vectors, eb, rb, odd_even).total;
+                        bool margin) {
+  return layout(mw, nw, mw + kLdPad, nw + kLdPad, vectors, eb, rb, margin).total;
 }
 
 bool fused_fits(char precision, int m, int n, bool vectors, size_t smem) {
@@ -81,9 +82,9 @@ template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors, int G,
   while (rpl < need && rpl < kMaxRowsPerLane) rpl *= 2;
   shape.rows_per_lane = rpl;
 
-  const bool odd_even = P.ordering == BSVD_ORDERING_ODD_EVEN;
   P.slots_max = std::max(2, nw + (nw & 1));
-  P.steps_max = odd_even ? P.slots_max : P.slots_max - 1;
+  // (a table ordering's steps: the caller's, from its tables)
+  if (!P.ord_off) P.steps_max = P.slots_max - 1;
   const int half = P.slots_max / 2;
   P.ngroups = std::max(1, std::min(half, tpm_cap / G));
   int tpm = P.ngroups * G;
@@ -114,12 +115,11 @@ template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors, int G,
   };
   P.ldw = ld_of(mw);
   P.ldvw = ld_of(nw);
-  const Layout L = layout(mw, nw, P.ldw, P.ldvw, vectors, eb, rb, odd_even);
+  const Layout L = layout(mw, nw, P.ldw, P.ldvw, vectors, eb, rb, false);
   P.off_v = L.v;
   P.off_nrm = L.nrm;
   P.off_anc = L.anc;
   P.off_expo = L.expo;
-  P.off_at = L.at;
   P.off_rank = L.rank;
   P.off_flag = L.flag;
   P.off_x = L.x;

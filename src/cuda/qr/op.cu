@@ -41,7 +41,10 @@ bool QrOp::can_run(const plan::Plan &p, const plan::Group &g) {
 
 size_t QrOp::workspace_bytes(const plan::Plan &p, const plan::Group &g) {
   const size_t qr = layout_of(p, g).total;
-  if (!g.qr.pivoted) return qr;
+  if (!g.qr.pivoted) {
+    const size_t tables = fused_order_bytes(p.cfg.ordering, g.fused, min_sizes(g.m, g.n));
+    return tables ? ws_align(qr) + tables : qr;
+  }
   const std::vector<int> nw = min_sizes(g.m, g.n);
   return ws_align(qr) + blocked_workspace_bytes(nw, nw, g.blocked.mode, p.vectors,
                                                 precision_elem_bytes(p.precision), g.blocked.nb,
@@ -132,8 +135,9 @@ template <class T> bsvd_status_t QrOp::run(const GroupArgs<T> &a) {
   if (piv)
     BSVD_CUDA_TRY(run_blocked(qb, all, nwv, nwv, g.blocked, a.plan, stream, ws + ws_align(L.total)));
   else
-    BSVD_TRY_STATUS(launch_fused_sets(qb, g.fused, all, reinterpret_cast<int *>(ws + L.map),
-                                      a.plan.cfg, stream));
+    BSVD_TRY_STATUS(launch_fused_sets(qb, g.fused, all, nwv, reinterpret_cast<int *>(ws + L.map),
+                                      reinterpret_cast<int *>(ws + ws_align(L.total)), a.plan.cfg,
+                                      stream));
   BSVD_CUDA_TRY(qr_finish(kb, dmats, cnt, nw_max, ws, L, stream, launch, mats.data()));
   return BSVD_STATUS_SUCCESS;
 }
