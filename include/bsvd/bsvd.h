@@ -47,8 +47,12 @@ extern "C" {
 
 /* Complex values, layout-compatible with std::complex, C99 _Complex and
  * cuComplex: real part first. */
-typedef struct { float re, im; } bsvd_cfloat;
-typedef struct { double re, im; } bsvd_cdouble;
+typedef struct {
+  float re, im;
+} bsvd_cfloat;
+typedef struct {
+  double re, im;
+} bsvd_cdouble;
 
 /* 0, -position of an invalid argument, or a bsvd_status_code. */
 typedef int bsvd_status_t;
@@ -57,11 +61,11 @@ typedef int bsvd_status_t;
 enum bsvd_status_code {
   BSVD_STATUS_SUCCESS = 0,
   BSVD_STATUS_BACKEND_UNAVAILABLE = 1, /* backend not built, or no GPU */
-  BSVD_STATUS_NOT_SUPPORTED = 2,       /* valid request this build cannot do
+  BSVD_STATUS_NOT_SUPPORTED = 2, /* valid request this build cannot do
                                           (e.g. an ordering the cuda backend
                                           does not run) */
-  BSVD_STATUS_ALLOC_FAILED = 3,        /* host or device allocation failed */
-  BSVD_STATUS_DEVICE_ERROR = 4,        /* a CUDA call failed */
+  BSVD_STATUS_ALLOC_FAILED = 3, /* host or device allocation failed */
+  BSVD_STATUS_DEVICE_ERROR = 4, /* a CUDA call failed */
   BSVD_STATUS_WORKSPACE_TOO_SMALL = 5, /* opts->workspace_bytes too small */
   BSVD_STATUS_INTERNAL_ERROR = 6
 };
@@ -83,7 +87,7 @@ enum bsvd_status_code {
 
 /* What to compute. */
 typedef enum {
-  BSVD_JOB_VALUES = 0,  /* singular values only; U, V and their leading
+  BSVD_JOB_VALUES = 0, /* singular values only; U, V and their leading
                            dimensions and strides are not referenced */
   BSVD_JOB_VECTORS = 1, /* singular values and the economy U (m x k) and
                            V (n x k) */
@@ -96,7 +100,7 @@ typedef enum {
   BSVD_BACKEND_AUTO = 0, /* the default: cuda when the matrices are in
                             device memory, or when a GPU is visible and the
                             ordering is one the cuda backend runs; else cpu */
-  BSVD_BACKEND_CPU = 1,  /* host threads over the batch; host memory only */
+  BSVD_BACKEND_CPU = 1, /* host threads over the batch; host memory only */
   BSVD_BACKEND_CUDA = 2, /* the GPU; host or device memory. Some matrices
                             may still be solved on the host (those the GPU
                             paths cannot take); opts->path tells which */
@@ -114,7 +118,7 @@ typedef enum {
  * the cpu backend). See docs/design/orderings.md. */
 typedef enum {
   BSVD_ORDERING_ROUND_ROBIN = 0, /* Brent-Luk round-robin (the default) */
-  BSVD_ORDERING_ODD_EVEN = 1,    /* odd-even transposition ordering */
+  BSVD_ORDERING_ODD_EVEN = 1, /* odd-even transposition ordering */
   /* The parallel orderings closest to the sequential row-cyclic (resp.
      column-cyclic) ordering (Novakovic, SISC 2015, Sec. 3), run in
      reverse. Orders whose odd part exceeds 11 are padded with idle slots,
@@ -127,7 +131,7 @@ typedef enum {
 
 /* How the columns are rotated. */
 typedef enum {
-  BSVD_VARIANT_AUTO = 0,      /* the default. cpu: UNBLOCKED. cuda: per
+  BSVD_VARIANT_AUTO = 0, /* the default. cpu: UNBLOCKED. cuda: per
                                  matrix, QR first for tall or wide ones
                                  (opts->qr), the one-kernel solver for
                                  those that fit on chip up to a column cap,
@@ -136,7 +140,7 @@ typedef enum {
   BSVD_VARIANT_UNBLOCKED = 1, /* column-pair rotations. cuda: the one-kernel
                                  solver for matrices that fit on chip, the
                                  host for the others */
-  BSVD_VARIANT_BLOCKED = 2,   /* block-column pairs of block_size columns:
+  BSVD_VARIANT_BLOCKED = 2, /* block-column pairs of block_size columns:
                                  the pair's rotation from a small solve
                                  (pair_solver), applied as one update */
   BSVD_VARIANT_MAX_ENUM = 0x7fffffff
@@ -150,9 +154,9 @@ typedef enum {
  * algorithm as the GPU's) and GRAM for every other value. See
  * docs/design/blocked.md. */
 typedef enum {
-  BSVD_PAIR_AUTO = 0,   /* the default: per matrix, from its size and
+  BSVD_PAIR_AUTO = 0, /* the default: per matrix, from its size and
                            precision */
-  BSVD_PAIR_GRAM = 1,   /* G = A_ij^H A_ij, Jacobi eigenvectors Q of G,
+  BSVD_PAIR_GRAM = 1, /* G = A_ij^H A_ij, Jacobi eigenvectors Q of G,
                            A_ij Q, in global memory */
   BSVD_PAIR_EVD_SM = 2, /* the same with A_ij held in shared memory */
   BSVD_PAIR_SVD_SM = 3, /* one-sided Jacobi on A_ij in shared memory; its
@@ -164,22 +168,22 @@ typedef enum {
 /* Which path solved a matrix (reported per matrix through
  * bsvd_options_t::path). */
 typedef enum {
-  BSVD_PATH_TRIVIAL = 0,       /* empty matrix or non-finite input: nothing
+  BSVD_PATH_TRIVIAL = 0, /* empty matrix or non-finite input: nothing
                                   solved */
   BSVD_PATH_CPU_UNBLOCKED = 1, /* host, unblocked variant */
-  BSVD_PATH_CPU_BLOCKED = 2,   /* host, blocked variant */
-  BSVD_PATH_CUDA_FUSED = 3,    /* GPU, the one-kernel shared-memory solver
+  BSVD_PATH_CPU_BLOCKED = 2, /* host, blocked variant */
+  BSVD_PATH_CUDA_FUSED = 3, /* GPU, the one-kernel shared-memory solver
                                   (docs/design/fused.md) */
-  BSVD_PATH_CUDA_BLOCKED = 4,  /* GPU, blocked path, pairs by BSVD_PAIR_GRAM
+  BSVD_PATH_CUDA_BLOCKED = 4, /* GPU, blocked path, pairs by BSVD_PAIR_GRAM
                                   (docs/design/blocked.md) */
-  BSVD_PATH_CUDA_QR = 5,       /* GPU, Householder QR first, the one-kernel
+  BSVD_PATH_CUDA_QR = 5, /* GPU, Householder QR first, the one-kernel
                                   solver on R, U = Q U_R (opts->qr;
                                   docs/design/qr.md) */
   BSVD_PATH_CUDA_PAIR_EVD = 6, /* GPU, blocked path, pairs by
                                   BSVD_PAIR_EVD_SM */
   BSVD_PATH_CUDA_PAIR_SVD = 7, /* GPU, blocked path, pairs by
                                   BSVD_PAIR_SVD_SM */
-  BSVD_PATH_CUDA_QRCP = 8,     /* GPU, QR with column pivoting first, the
+  BSVD_PATH_CUDA_QRCP = 8, /* GPU, QR with column pivoting first, the
                                   blocked path on R^H (opts->precondition;
                                   docs/design/qrcp.md) */
   BSVD_PATH_MAX_ENUM = 0x7fffffff
@@ -190,27 +194,27 @@ typedef enum {
  * to change; a NULL opts means all defaults. "cpu" / "cuda" say which
  * backend reads a field; the other ignores it. */
 typedef struct {
-  bsvd_backend_t backend;   /* default BSVD_BACKEND_AUTO */
+  bsvd_backend_t backend; /* default BSVD_BACKEND_AUTO */
   bsvd_ordering_t ordering; /* default BSVD_ORDERING_ROUND_ROBIN */
-  bsvd_variant_t variant;   /* default BSVD_VARIANT_AUTO */
-  int block_size;  /* blocked variant: columns per block; 0 = auto (16),
+  bsvd_variant_t variant; /* default BSVD_VARIANT_AUTO */
+  int block_size; /* blocked variant: columns per block; 0 = auto (16),
                       the default. cuda: widths up to 16 in every
                       precision, 17 ... 32 in s, d and c (pairs by
                       BSVD_PAIR_GRAM only); a matrix asking for a wider
                       block is solved on the host. */
-  double tol;      /* rotate a pair when |a_i^H a_j| > tol ||a_i|| ||a_j||;
+  double tol; /* rotate a pair when |a_i^H a_j| > tol ||a_i|| ||a_j||;
                       must be < 1; <= 0 (the default) selects
                       sqrt(m) * u (u = unit roundoff of the precision),
                       as LAPACK's xGESVJ */
-  int max_sweeps;  /* sweep limit per matrix; 0 (the default) selects 80 */
-  int eig_sweeps;  /* blocked variant: sweeps of the inner solve of each
+  int max_sweeps; /* sweep limit per matrix; 0 (the default) selects 80 */
+  int eig_sweeps; /* blocked variant: sweeps of the inner solve of each
                       block pair. BSVD_EIG_SWEEPS_AUTO (-1, the default):
                       one, and two for a matrix once its convergence
                       stalls; 0: until the inner solve converges; k > 0:
                       k sweeps (1 = the inexact one-sweep mode) */
   int num_threads; /* cpu: threads over the batch; 0 (the default) = all
                       cores */
-  void *stream;    /* cuda: a cudaStream_t to work on; NULL (the default)
+  void *stream; /* cuda: a cudaStream_t to work on; NULL (the default)
                       = the default stream. The call synchronizes it
                       before returning. */
   void *workspace; /* NULL (the default): the library allocates what the
@@ -226,10 +230,10 @@ typedef struct {
                       its own.) */
   size_t workspace_bytes; /* size of workspace; must be 0 when workspace
                       is NULL */
-  int *path;       /* optional output (NULL: not reported): host array of
+  int *path; /* optional output (NULL: not reported): host array of
                       batch entries, the bsvd_path_t that solved each
                       matrix */
-  int qr;          /* cuda, tall or wide matrices: factor A = QR (A^H = QR
+  int qr; /* cuda, tall or wide matrices: factor A = QR (A^H = QR
                       when m < n) first and solve R with the one-kernel
                       solver (BSVD_PATH_CUDA_QR). 0 (the default) = auto:
                       when max(m, n) >= 32 min(m, n), max(m, n) >= 1000,
@@ -342,13 +346,11 @@ const char *bsvd_version(void);
  * opts->workspace must have. The backend is resolved as the call resolves
  * it for host data. precision is 's', 'd', 'c' or 'z'. Arguments are
  * checked as by the solver calls (-position, bsvd_last_error()). */
-bsvd_status_t bsvd_workspace_size(char precision, bsvd_job_t job, int m, int n,
-                                  int batch, const bsvd_options_t *opts,
-                                  size_t *bytes);
+bsvd_status_t bsvd_workspace_size(char precision, bsvd_job_t job, int m, int n, int batch,
+                                  const bsvd_options_t *opts, size_t *bytes);
 /* The same for a variable-size batch (m, n: host arrays of batch sizes). */
-bsvd_status_t bsvd_workspace_size_v(char precision, bsvd_job_t job,
-                                    const int *m, const int *n, int batch,
-                                    const bsvd_options_t *opts, size_t *bytes);
+bsvd_status_t bsvd_workspace_size_v(char precision, bsvd_job_t job, const int *m, const int *n,
+                                    int batch, const bsvd_options_t *opts, size_t *bytes);
 
 /* The plan of a call as text: which path each matrix would take and the
  * parameters of each group -- the table `bsvd plan` prints -- for a uniform
@@ -359,27 +361,23 @@ bsvd_status_t bsvd_workspace_size_v(char precision, bsvd_job_t job,
  * be NULL) receives the length of the whole text plus one. Arguments are
  * checked as by bsvd_workspace_size; buf is argument 7. */
 bsvd_status_t bsvd_explain(char precision, bsvd_job_t job, int m, int n, int batch,
-                           const bsvd_options_t *opts, char *buf, size_t len,
-                           size_t *needed);
-bsvd_status_t bsvd_explain_v(char precision, bsvd_job_t job, const int *m,
-                             const int *n, int batch, const bsvd_options_t *opts,
-                             char *buf, size_t len, size_t *needed);
+                           const bsvd_options_t *opts, char *buf, size_t len, size_t *needed);
+bsvd_status_t bsvd_explain_v(char precision, bsvd_job_t job, const int *m, const int *n, int batch,
+                             const bsvd_options_t *opts, char *buf, size_t len, size_t *needed);
 
-#define BSVD_DECLARE_GESVJ(p, T, R)                                            \
-  bsvd_status_t bsvd_##p##gesvj_strided_batched(                               \
-      bsvd_job_t job, int m, int n, const T *A, int lda, int64_t strideA,      \
-      R *S, int64_t strideS, T *U, int ldu, int64_t strideU, T *V, int ldv,    \
-      int64_t strideV, int *info, int *sweeps, int batch,                      \
-      const bsvd_options_t *opts);                                             \
-  bsvd_status_t bsvd_##p##gesvj_batched(                                       \
-      bsvd_job_t job, int m, int n, const T *const *A_array, int lda,          \
-      R *const *S_array, T *const *U_array, int ldu, T *const *V_array,        \
-      int ldv, int *info, int *sweeps, int batch, const bsvd_options_t *opts); \
-  bsvd_status_t bsvd_##p##gesvj_vbatched(                                      \
-      bsvd_job_t job, const int *m, const int *n, const T *const *A_array,     \
-      const int *lda, R *const *S_array, T *const *U_array, const int *ldu,    \
-      T *const *V_array, const int *ldv, int *info, int *sweeps, int batch,    \
-      const bsvd_options_t *opts);
+#define BSVD_DECLARE_GESVJ(p, T, R)                                                                \
+  bsvd_status_t bsvd_##p##gesvj_strided_batched(                                                   \
+      bsvd_job_t job, int m, int n, const T *A, int lda, int64_t strideA, R *S, int64_t strideS,   \
+      T *U, int ldu, int64_t strideU, T *V, int ldv, int64_t strideV, int *info, int *sweeps,      \
+      int batch, const bsvd_options_t *opts);                                                      \
+  bsvd_status_t bsvd_##p##gesvj_batched(bsvd_job_t job, int m, int n, const T *const *A_array,     \
+                                        int lda, R *const *S_array, T *const *U_array, int ldu,    \
+                                        T *const *V_array, int ldv, int *info, int *sweeps,        \
+                                        int batch, const bsvd_options_t *opts);                    \
+  bsvd_status_t bsvd_##p##gesvj_vbatched(                                                          \
+      bsvd_job_t job, const int *m, const int *n, const T *const *A_array, const int *lda,         \
+      R *const *S_array, T *const *U_array, const int *ldu, T *const *V_array, const int *ldv,     \
+      int *info, int *sweeps, int batch, const bsvd_options_t *opts);
 
 /* Arguments, in order (the positions of -i):
  *   strided_batched: job, m, n, A, lda, strideA, S, strideS, U, ldu,

@@ -37,46 +37,40 @@ inline bsvd_options_t default_options() {
 
 // Uniform batch in one array: matrix b starts at A + b * strideA.
 template <class T>
-bsvd_status_t gesvj_strided_batched(Job job, int m, int n, const T *A, int lda,
-                                    int64_t strideA, real_t<T> *S,
-                                    int64_t strideS, T *U, int ldu,
-                                    int64_t strideU, T *V, int ldv,
-                                    int64_t strideV, int *info, int *sweeps,
-                                    int batch,
-                                    const bsvd_options_t &opts = default_options());
+bsvd_status_t gesvj_strided_batched(Job job, int m, int n, const T *A, int lda, int64_t strideA,
+                                    real_t<T> *S, int64_t strideS, T *U, int ldu, int64_t strideU,
+                                    T *V, int ldv, int64_t strideV, int *info, int *sweeps,
+                                    int batch, const bsvd_options_t &opts = default_options());
 
 // Uniform batch given by an array of pointers.
-template <class T>
-bsvd_status_t gesvj_batched(Job job, int m, int n, const T *const *A_array,
-                            int lda, real_t<T> *const *S_array,
-                            T *const *U_array, int ldu, T *const *V_array,
-                            int ldv, int *info, int *sweeps, int batch,
-                            const bsvd_options_t &opts = default_options());
+template <class T> bsvd_status_t gesvj_batched(Job job, int m, int n, const T *const *A_array,
+                                               int lda, real_t<T> *const *S_array,
+                                               T *const *U_array, int ldu, T *const *V_array,
+                                               int ldv, int *info, int *sweeps, int batch,
+                                               const bsvd_options_t &opts = default_options());
 
 // Variable-size batch: per-matrix m, n and leading dimensions.
-template <class T>
-bsvd_status_t gesvj_vbatched(Job job, const int *m, const int *n,
-                             const T *const *A_array, const int *lda,
-                             real_t<T> *const *S_array, T *const *U_array,
-                             const int *ldu, T *const *V_array, const int *ldv,
-                             int *info, int *sweeps, int batch,
-                             const bsvd_options_t &opts = default_options());
+template <class T> bsvd_status_t gesvj_vbatched(Job job, const int *m, const int *n,
+                                                const T *const *A_array, const int *lda,
+                                                real_t<T> *const *S_array, T *const *U_array,
+                                                const int *ldu, T *const *V_array, const int *ldv,
+                                                int *info, int *sweeps, int batch,
+                                                const bsvd_options_t &opts = default_options());
 
 // Owned results of bsvd::svd for a uniform batch, k = min(m, n):
 // S[b*k + i]; U[b*m*k + i + j*m] (m x k); V[b*n*k + i + j*n] (n x k).
 template <class T> struct Result {
   int m = 0, n = 0, k = 0, batch = 0;
   std::vector<real_t<T>> S;
-  std::vector<T> U, V;      // empty for Job::Values
+  std::vector<T> U, V; // empty for Job::Values
   std::vector<int> info, sweeps;
-  std::vector<int> path;    // bsvd_path_t per matrix (bsvd_path_string names it)
+  std::vector<int> path; // bsvd_path_t per matrix (bsvd_path_string names it)
 };
 
 // Simple entry point: A holds batch column-major m x n matrices back to back
 // (lda = m). Allocates the outputs and the workspace.
-template <class T>
-bsvd_status_t svd(Job job, int m, int n, const T *A, int batch, Result<T> &out,
-                  const bsvd_options_t &opts = default_options());
+template <class T> bsvd_status_t svd(Job job, int m, int n, const T *A, int batch, Result<T> &out,
+                                     const bsvd_options_t &opts = default_options());
 
 } // namespace bsvd
 

@@ -47,8 +47,8 @@ namespace nb = nanobind;
 
 namespace {
 
-using Array = nb::ndarray<>;          // any dtype, device, layout
-using ROArray = nb::ndarray<nb::ro>;  // input: read-only is fine
+using Array = nb::ndarray<>; // any dtype, device, layout
+using ROArray = nb::ndarray<nb::ro>; // input: read-only is fine
 
 // ---- array checks ----------------------------------------------------------
 
@@ -62,17 +62,14 @@ struct Where {
 Where where_of(int device_type, int device_id, const char *what) {
   switch (device_type) {
   case nb::device::cpu::value:
-  case nb::device::cuda_host::value:
-    return {Space::Host, 0};
+  case nb::device::cuda_host::value: return {Space::Host, 0};
   case nb::device::cuda::value:
-  case nb::device::cuda_managed::value:
-    return {Space::Device, device_id};
+  case nb::device::cuda_managed::value: return {Space::Device, device_id};
   default:
-    throw nb::type_error(
-        (std::string("bsvd: ") + what +
-         " is on an unsupported device (DLPack device type " +
-         std::to_string(device_type) + "); only CPU and CUDA arrays are supported")
-            .c_str());
+    throw nb::type_error((std::string("bsvd: ") + what +
+                          " is on an unsupported device (DLPack device type " +
+                          std::to_string(device_type) + "); only CPU and CUDA arrays are supported")
+                             .c_str());
   }
 }
 
@@ -91,17 +88,18 @@ template <class Arr> int64_t span_of(const Arr &a, const char *what) {
 
 // Elements touched by a batch of column-major rows x cols matrices with
 // leading dimension ld, matrix b at offset + b * stride.
-int64_t extent(int64_t offset, int64_t rows, int64_t cols, int64_t ld,
-               int64_t stride, int64_t batch) {
+int64_t extent(int64_t offset, int64_t rows, int64_t cols, int64_t ld, int64_t stride,
+               int64_t batch) {
   if (rows <= 0 || cols <= 0 || batch <= 0) return 0;
   return offset + (batch - 1) * stride + (cols - 1) * ld + rows;
 }
 
 void need(int64_t extent_elems, int64_t span, const char *what) {
   if (extent_elems > span)
-    throw nb::value_error((std::string("bsvd: ") + what + " is too small for the requested layout (needs " +
-                           std::to_string(extent_elems) + " elements, has " + std::to_string(span) + ")")
-                              .c_str());
+    throw nb::value_error(
+        (std::string("bsvd: ") + what + " is too small for the requested layout (needs " +
+         std::to_string(extent_elems) + " elements, has " + std::to_string(span) + ")")
+            .c_str());
 }
 
 bool is_dtype(const nb::dlpack::dtype &d, nb::dlpack::dtype_code code, int bits) {
@@ -115,14 +113,16 @@ char precision_of(const nb::dlpack::dtype &d) {
   if (is_dtype(d, C::Float, 64)) return 'd';
   if (is_dtype(d, C::Complex, 64)) return 'c';
   if (is_dtype(d, C::Complex, 128)) return 'z';
-  throw nb::type_error("bsvd: unsupported dtype; expected float32, float64, complex64 or complex128");
+  throw nb::type_error(
+      "bsvd: unsupported dtype; expected float32, float64, complex64 or complex128");
 }
 
 void check_real_of(const Array &a, char prec, const char *what) {
   using C = nb::dlpack::dtype_code;
   const int bits = (prec == 's' || prec == 'c') ? 32 : 64;
   if (!is_dtype(a.dtype(), C::Float, bits))
-    throw nb::type_error((std::string("bsvd: ") + what + " must be float" + std::to_string(bits)).c_str());
+    throw nb::type_error(
+        (std::string("bsvd: ") + what + " must be float" + std::to_string(bits)).c_str());
 }
 
 void check_same_dtype(const Array &a, const nb::dlpack::dtype &d, const char *what) {
@@ -147,9 +147,10 @@ struct SpaceCheck {
       return;
     }
     if (x.space != w.space || (x.space == Space::Device && x.device_id != w.device_id))
-      throw nb::value_error((std::string("bsvd: ") + what +
-                             " is on a different device than A: all arrays of a call must be on one device")
-                                .c_str());
+      throw nb::value_error(
+          (std::string("bsvd: ") + what +
+           " is on a different device than A: all arrays of a call must be on one device")
+              .c_str());
   }
 };
 
@@ -195,7 +196,8 @@ struct DeviceGuard {
     if (cur != w.device_id) {
       if (cudaSetDevice(w.device_id) != cudaSuccess) {
         cudaGetLastError();
-        throw std::runtime_error("bsvd: cudaSetDevice failed for device " + std::to_string(w.device_id));
+        throw std::runtime_error("bsvd: cudaSetDevice failed for device " +
+                                 std::to_string(w.device_id));
       }
       previous = cur;
     }
@@ -218,12 +220,14 @@ void check_device_usable(const Where &w) {
 int to_int(int64_t v, const char *what) {
   if (v < 0 || v > INT_MAX)
     throw nb::value_error((std::string("bsvd: ") + what + " = " + std::to_string(v) +
-                           " does not fit the library's int").c_str());
+                           " does not fit the library's int")
+                              .c_str());
   return int(v);
 }
 
 template <class T> T *ptr_at(const Array &a, int64_t offset) {
-  return reinterpret_cast<T *>(static_cast<unsigned char *>(a.data()) + offset * int64_t(a.itemsize()));
+  return reinterpret_cast<T *>(static_cast<unsigned char *>(a.data()) +
+                               offset * int64_t(a.itemsize()));
 }
 
 using Result = std::tuple<int, std::string>;
@@ -260,7 +264,7 @@ struct Scratch {
     int device = -1;
     int *d = nullptr; // device: info, then sweeps
     int *h = nullptr; // pinned host copy
-    size_t cap = 0;   // ints in each
+    size_t cap = 0; // ints in each
   };
   std::vector<Device> devices;
 
@@ -384,9 +388,9 @@ public:
     return {0, std::string(), not_converged_, nonfinite_, std::move(i), std::move(s), std::move(p)};
   }
 
-  int *info = nullptr;   // handed to the library
+  int *info = nullptr; // handed to the library
   int *sweeps = nullptr; // details only
-  int *path = nullptr;   // details only (host memory)
+  int *path = nullptr; // details only (host memory)
 
 private:
   int64_t count_;
@@ -414,9 +418,9 @@ struct Strided { // a checked uniform batch
 
 // Every check of the arrays A, S, U, V; sc holds their memory space after.
 Strided check_strided(const ROArray &A, int64_t m, int64_t n, int64_t lda, int64_t strideA,
-                      const Array &S, int64_t strideS, const std::optional<Array> &U,
-                      int64_t ldu, int64_t strideU, const std::optional<Array> &V, int64_t ldv,
-                      int64_t strideV, int64_t batch, SpaceCheck &sc) {
+                      const Array &S, int64_t strideS, const std::optional<Array> &U, int64_t ldu,
+                      int64_t strideU, const std::optional<Array> &V, int64_t ldv, int64_t strideV,
+                      int64_t batch, SpaceCheck &sc) {
   Strided c;
   c.prec = precision_of(A.dtype());
   c.vectors = U.has_value();
@@ -466,12 +470,11 @@ Strided check_strided(const ROArray &A, int64_t m, int64_t n, int64_t lda, int64
 bsvd_status_t call_strided(const Strided &c, int *info, int *sweeps, const bsvd_options_t &opts) {
   const bsvd_job_t job = c.vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES;
   bsvd_status_t st = 0;
-#define BSVD_CALL(p, T, R)                                                     \
-  st = bsvd_##p##gesvj_strided_batched(                                        \
-      job, c.m, c.n, static_cast<const T *>(c.A), c.lda, c.strideA,            \
-      static_cast<R *>(c.S), c.strideS, static_cast<T *>(c.U), c.ldu,          \
-      c.strideU, static_cast<T *>(c.V), c.ldv, c.strideV, info, sweeps,        \
-      c.batch, &opts)
+#define BSVD_CALL(p, T, R)                                                                         \
+  st = bsvd_##p##gesvj_strided_batched(                                                            \
+      job, c.m, c.n, static_cast<const T *>(c.A), c.lda, c.strideA, static_cast<R *>(c.S),         \
+      c.strideS, static_cast<T *>(c.U), c.ldu, c.strideU, static_cast<T *>(c.V), c.ldv, c.strideV, \
+      info, sweeps, c.batch, &opts)
   switch (c.prec) {
   case 's': BSVD_CALL(s, float, float); break;
   case 'd': BSVD_CALL(d, double, double); break;
@@ -488,8 +491,8 @@ Summary svd_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t stride
                     std::optional<Array> V, int64_t ldv, int64_t strideV, int64_t batch,
                     const Opts &o, bool details) {
   SpaceCheck sc;
-  const Strided c = check_strided(A, m, n, lda, strideA, S, strideS, U, ldu, strideU, V, ldv,
-                                  strideV, batch, sc);
+  const Strided c =
+      check_strided(A, m, n, lda, strideA, S, strideS, U, ldu, strideU, V, ldv, strideV, batch, sc);
   DeviceGuard guard(sc.w);
   InfoBuffers ib(sc.w, batch, details);
   const bsvd_options_t opts = make_options(o, ib.path);
@@ -506,14 +509,14 @@ Summary svd_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t stride
 // space of A), sweeps (None or batch int32, likewise) and path (None or
 // host int32, batch): what bench.py times as "native", and the tests' way
 // to reach the library's own argument checks.
-Result gesvj_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t strideA,
-                     Array S, int64_t strideS, std::optional<Array> U, int64_t ldu,
-                     int64_t strideU, std::optional<Array> V, int64_t ldv, int64_t strideV,
-                     Array info, std::optional<Array> sweeps, std::optional<Array> path,
-                     int64_t batch, const Opts &o) {
+Result gesvj_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t strideA, Array S,
+                     int64_t strideS, std::optional<Array> U, int64_t ldu, int64_t strideU,
+                     std::optional<Array> V, int64_t ldv, int64_t strideV, Array info,
+                     std::optional<Array> sweeps, std::optional<Array> path, int64_t batch,
+                     const Opts &o) {
   SpaceCheck sc;
-  const Strided c = check_strided(A, m, n, lda, strideA, S, strideS, U, ldu, strideU, V, ldv,
-                                  strideV, batch, sc);
+  const Strided c =
+      check_strided(A, m, n, lda, strideA, S, strideS, U, ldu, strideU, V, ldv, strideV, batch, sc);
   sc.add(info.device_type(), info.device_id(), "info");
   check_int32(info, "info");
   need(batch, span_of(info, "info"), "info");
@@ -546,12 +549,11 @@ Result gesvj_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t strid
 // element offsets: S at S.data + offS[i]; U (m x k, ldu[i]) at U.data +
 // offU[i]; V (n x k, ldv[i]) at V.data + offV[i]. info kept by this layer
 // (see InfoBuffers).
-Summary svd_vbatched(std::vector<ROArray> A_list, std::vector<int64_t> m,
-                     std::vector<int64_t> n, std::vector<int64_t> lda, Array S,
-                     std::vector<int64_t> offS, std::optional<Array> U,
-                     std::vector<int64_t> ldu, std::vector<int64_t> offU,
-                     std::optional<Array> V, std::vector<int64_t> ldv,
-                     std::vector<int64_t> offV, const Opts &o, bool details) {
+Summary svd_vbatched(std::vector<ROArray> A_list, std::vector<int64_t> m, std::vector<int64_t> n,
+                     std::vector<int64_t> lda, Array S, std::vector<int64_t> offS,
+                     std::optional<Array> U, std::vector<int64_t> ldu, std::vector<int64_t> offU,
+                     std::optional<Array> V, std::vector<int64_t> ldv, std::vector<int64_t> offV,
+                     const Opts &o, bool details) {
   const size_t count = A_list.size();
   const bool vectors = U.has_value();
   if (vectors != V.has_value())
@@ -617,13 +619,13 @@ Summary svd_vbatched(std::vector<ROArray> A_list, std::vector<int64_t> m,
   bsvd_status_t st = 0;
   {
     nb::gil_scoped_release release;
-#define BSVD_CALL(p, T, R)                                                     \
-  st = bsvd_##p##gesvj_vbatched(                                               \
-      job, im.data(), in.data(), reinterpret_cast<const T *const *>(pA.data()), \
-      ilda.data(), reinterpret_cast<R *const *>(pS.data()),                    \
-      vectors ? reinterpret_cast<T *const *>(pU.data()) : nullptr, ildu.data(), \
-      vectors ? reinterpret_cast<T *const *>(pV.data()) : nullptr, ildv.data(), \
-      info.info, info.sweeps, ib, &opts)
+#define BSVD_CALL(p, T, R)                                                                         \
+  st = bsvd_##p##gesvj_vbatched(                                                                   \
+      job, im.data(), in.data(), reinterpret_cast<const T *const *>(pA.data()), ilda.data(),       \
+      reinterpret_cast<R *const *>(pS.data()),                                                     \
+      vectors ? reinterpret_cast<T *const *>(pU.data()) : nullptr, ildu.data(),                    \
+      vectors ? reinterpret_cast<T *const *>(pV.data()) : nullptr, ildv.data(), info.info,         \
+      info.sweeps, ib, &opts)
     switch (prec) {
     case 's': BSVD_CALL(s, float, float); break;
     case 'd': BSVD_CALL(d, double, double); break;
@@ -684,33 +686,32 @@ NB_MODULE(_bsvd, mod) {
 
   nb::class_<Opts>(mod, "Options")
       .def(nb::init<>())
-      .def("__init__",
-           [](Opts *o, int backend, int ordering, int variant, int block_size, double tol,
-              int max_sweeps, int eig_sweeps, int num_threads, uintptr_t stream,
-              int precondition) {
-             new (o) Opts{backend, ordering, variant, block_size, tol, max_sweeps,
-                          eig_sweeps, num_threads, stream, precondition};
-           },
-           nb::arg("backend"), nb::arg("ordering"), nb::arg("variant"), nb::arg("block_size"),
-           nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("eig_sweeps"),
-           nb::arg("num_threads"), nb::arg("stream"), nb::arg("precondition") = 0)
+      .def(
+          "__init__",
+          [](Opts *o, int backend, int ordering, int variant, int block_size, double tol,
+             int max_sweeps, int eig_sweeps, int num_threads, uintptr_t stream, int precondition) {
+            new (o) Opts{backend,    ordering,   variant,     block_size, tol,
+                         max_sweeps, eig_sweeps, num_threads, stream,     precondition};
+          },
+          nb::arg("backend"), nb::arg("ordering"), nb::arg("variant"), nb::arg("block_size"),
+          nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("eig_sweeps"), nb::arg("num_threads"),
+          nb::arg("stream"), nb::arg("precondition") = 0)
       .def_rw("backend", &Opts::backend)
       .def_rw("stream", &Opts::stream);
 
-  mod.def("gesvj_strided", &gesvj_strided, nb::arg("A"), nb::arg("m"), nb::arg("n"),
-          nb::arg("lda"), nb::arg("strideA"), nb::arg("S"), nb::arg("strideS"),
-          nb::arg("U").none(), nb::arg("ldu"), nb::arg("strideU"), nb::arg("V").none(),
-          nb::arg("ldv"), nb::arg("strideV"), nb::arg("info"), nb::arg("sweeps").none(),
-          nb::arg("path").none(), nb::arg("batch"), nb::arg("opts"));
-  mod.def("svd_strided", &svd_strided, nb::arg("A"), nb::arg("m"), nb::arg("n"),
-          nb::arg("lda"), nb::arg("strideA"), nb::arg("S"), nb::arg("strideS"),
-          nb::arg("U").none(), nb::arg("ldu"), nb::arg("strideU"), nb::arg("V").none(),
-          nb::arg("ldv"), nb::arg("strideV"), nb::arg("batch"), nb::arg("opts"),
+  mod.def("gesvj_strided", &gesvj_strided, nb::arg("A"), nb::arg("m"), nb::arg("n"), nb::arg("lda"),
+          nb::arg("strideA"), nb::arg("S"), nb::arg("strideS"), nb::arg("U").none(), nb::arg("ldu"),
+          nb::arg("strideU"), nb::arg("V").none(), nb::arg("ldv"), nb::arg("strideV"),
+          nb::arg("info"), nb::arg("sweeps").none(), nb::arg("path").none(), nb::arg("batch"),
+          nb::arg("opts"));
+  mod.def("svd_strided", &svd_strided, nb::arg("A"), nb::arg("m"), nb::arg("n"), nb::arg("lda"),
+          nb::arg("strideA"), nb::arg("S"), nb::arg("strideS"), nb::arg("U").none(), nb::arg("ldu"),
+          nb::arg("strideU"), nb::arg("V").none(), nb::arg("ldv"), nb::arg("strideV"),
+          nb::arg("batch"), nb::arg("opts"), nb::arg("details"));
+  mod.def("svd_vbatched", &svd_vbatched, nb::arg("A"), nb::arg("m"), nb::arg("n"), nb::arg("lda"),
+          nb::arg("S"), nb::arg("offS"), nb::arg("U").none(), nb::arg("ldu"), nb::arg("offU"),
+          nb::arg("V").none(), nb::arg("ldv"), nb::arg("offV"), nb::arg("opts"),
           nb::arg("details"));
-  mod.def("svd_vbatched", &svd_vbatched, nb::arg("A"), nb::arg("m"), nb::arg("n"),
-          nb::arg("lda"), nb::arg("S"), nb::arg("offS"), nb::arg("U").none(), nb::arg("ldu"),
-          nb::arg("offU"), nb::arg("V").none(), nb::arg("ldv"), nb::arg("offV"),
-          nb::arg("opts"), nb::arg("details"));
   mod.def("empty", &empty, nb::arg("count"), nb::arg("dtype"), nb::arg("device"),
           nb::arg("device_id"));
 

@@ -50,8 +50,8 @@ namespace {
 
 // Positions (1-based) of each argument in the three public prototypes.
 struct ArgPos {
-  int job, m, n, A, lda, strideA, S, strideS, U, ldu, strideU, V, ldv, strideV,
-      info, sweeps, batch, opts;
+  int job, m, n, A, lda, strideA, S, strideS, U, ldu, strideU, V, ldv, strideV, info, sweeps, batch,
+      opts;
 };
 constexpr ArgPos kStridedPos{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 constexpr ArgPos kArrayPos{1, 2, 3, 4, 5, 0, 6, 0, 7, 8, 0, 9, 10, 0, 11, 12, 13, 14};
@@ -75,16 +75,13 @@ bsvd_status_t check_options(const bsvd_options_t &o, int pos) {
     return bad(pos, "opts->ordering", "= %d is not a bsvd_ordering_t", int(o.ordering));
   if (int(o.variant) < 0 || int(o.variant) >= BSVD_VARIANT_COUNT)
     return bad(pos, "opts->variant", "= %d is not a bsvd_variant_t", int(o.variant));
-  if (o.block_size < 0)
-    return bad(pos, "opts->block_size", "= %d is negative", o.block_size);
+  if (o.block_size < 0) return bad(pos, "opts->block_size", "= %d is negative", o.block_size);
   if (!(o.tol < 1.0) || std::isnan(o.tol))
     return bad(pos, "opts->tol", "= %g must be a number below 1 (<= 0 selects the default)", o.tol);
-  if (o.max_sweeps < 0)
-    return bad(pos, "opts->max_sweeps", "= %d is negative", o.max_sweeps);
+  if (o.max_sweeps < 0) return bad(pos, "opts->max_sweeps", "= %d is negative", o.max_sweeps);
   if (o.eig_sweeps < BSVD_EIG_SWEEPS_AUTO)
     return bad(pos, "opts->eig_sweeps", "= %d is below BSVD_EIG_SWEEPS_AUTO (-1)", o.eig_sweeps);
-  if (o.qr < -1 || o.qr > 1)
-    return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o.qr);
+  if (o.qr < -1 || o.qr > 1) return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o.qr);
   if (o.precondition < -1 || o.precondition > 1)
     return bad(pos, "opts->precondition", "= %d is not -1, 0 or 1", o.precondition);
   if (int(o.pair_solver) < 0 || int(o.pair_solver) >= BSVD_PAIR_SOLVER_COUNT)
@@ -99,10 +96,10 @@ bsvd_status_t check_options(const bsvd_options_t &o, int pos) {
     return bad(pos, "opts->wcycle_blocks",
                "= %d needs opts->ordering = BSVD_ORDERING_ROUND_ROBIN (is %d)", o.wcycle_blocks,
                int(o.ordering));
-  if (o.num_threads < 0)
-    return bad(pos, "opts->num_threads", "= %d is negative", o.num_threads);
+  if (o.num_threads < 0) return bad(pos, "opts->num_threads", "= %d is negative", o.num_threads);
   if (!o.workspace && o.workspace_bytes != 0)
-    return bad(pos, "opts->workspace", "is NULL but opts->workspace_bytes = %zu", o.workspace_bytes);
+    return bad(pos, "opts->workspace", "is NULL but opts->workspace_bytes = %zu",
+               o.workspace_bytes);
   return 0;
 }
 
@@ -155,8 +152,7 @@ int cpu_threads(const bsvd_options_t &o, int batch) {
 
 // Checks the sizes and leading dimensions of every matrix and the pointers
 // that a non-empty matrix needs. Works for all three forms.
-template <class T>
-bsvd_status_t check_batch(const Batch<T> &b, const ArgPos &p, bool variable) {
+template <class T> bsvd_status_t check_batch(const Batch<T> &b, const ArgPos &p, bool variable) {
   const bool vec = b.vectors;
   // A uniform strided batch is described by its first matrix; the other
   // forms have per-matrix pointers (and sizes) to check one by one.
@@ -193,10 +189,13 @@ bsvd_status_t check_batch(const Batch<T> &b, const ArgPos &p, bool variable) {
       if (!each) break;
       continue;
     }
-    if (!b.A.ptr(i)) return bad(p.A, variable || b.A.array ? "A_array[i]" : "A", "is NULL for matrix %d", i);
+    if (!b.A.ptr(i))
+      return bad(p.A, variable || b.A.array ? "A_array[i]" : "A", "is NULL for matrix %d", i);
     if (!b.S.ptr(i)) return bad(p.S, b.S.array ? "S_array[i]" : "S", "is NULL for matrix %d", i);
-    if (vec && !b.U.ptr(i)) return bad(p.U, b.U.array ? "U_array[i]" : "U", "is NULL for matrix %d (job = VECTORS)", i);
-    if (vec && !b.V.ptr(i)) return bad(p.V, b.V.array ? "V_array[i]" : "V", "is NULL for matrix %d (job = VECTORS)", i);
+    if (vec && !b.U.ptr(i))
+      return bad(p.U, b.U.array ? "U_array[i]" : "U", "is NULL for matrix %d (job = VECTORS)", i);
+    if (vec && !b.V.ptr(i))
+      return bad(p.V, b.V.array ? "V_array[i]" : "V", "is NULL for matrix %d (job = VECTORS)", i);
     if (!each) break;
   }
   return 0;
@@ -220,7 +219,8 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
   const int where = cuda_locate(b, &arg);
   if (where < 0)
     return bad(arg ? arg : p.A, "pointer",
-               "is in a different memory space (host / device) than A: all matrices of a call must be in one");
+               "is in a different memory space (host / device) than A: all matrices of a call must "
+               "be in one");
   bsvd_backend_t backend = o.backend;
   if (backend == BSVD_BACKEND_AUTO)
     backend = where == 1 ? BSVD_BACKEND_CUDA : auto_backend_for_host_data(cfg);
@@ -276,8 +276,8 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
 
 // Checks shared by all forms before the batch is described.
 // o receives the full options (read_options).
-bsvd_status_t check_common(bsvd_job_t job, int batch, const int *info,
-                           const bsvd_options_t *opts, const ArgPos &p, bsvd_options_t &o) {
+bsvd_status_t check_common(bsvd_job_t job, int batch, const int *info, const bsvd_options_t *opts,
+                           const ArgPos &p, bsvd_options_t &o) {
   if (int(job) < 0 || int(job) >= BSVD_JOB_COUNT)
     return bad(p.job, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
   if (batch < 0) return bad(p.batch, "batch", "= %d is negative", batch);
@@ -286,11 +286,10 @@ bsvd_status_t check_common(bsvd_job_t job, int batch, const int *info,
   return 0;
 }
 
-template <class T>
-bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *A, int lda,
-                      int64_t sA, real_of_t<T> *S, int64_t sS, T *U, int ldu,
-                      int64_t sU, T *V, int ldv, int64_t sV, int *info,
-                      int *sweeps, int batch, const bsvd_options_t *opts) {
+template <class T> bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *A, int lda,
+                                         int64_t sA, real_of_t<T> *S, int64_t sS, T *U, int ldu,
+                                         int64_t sU, T *V, int ldv, int64_t sV, int *info,
+                                         int *sweeps, int batch, const bsvd_options_t *opts) {
   clear_error();
   const ArgPos &p = kStridedPos;
   bsvd_options_t o;
@@ -300,35 +299,44 @@ bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *A, int lda,
   b.count = batch;
   b.dims.m = m;
   b.dims.n = n;
-  b.A.base = A; b.A.stride = sA; b.A.ld = lda;
-  b.S.base = S; b.S.stride = sS;
-  b.U.base = U; b.U.stride = sU; b.U.ld = ldu;
-  b.V.base = V; b.V.stride = sV; b.V.ld = ldv;
+  b.A.base = A;
+  b.A.stride = sA;
+  b.A.ld = lda;
+  b.S.base = S;
+  b.S.stride = sS;
+  b.U.base = U;
+  b.U.stride = sU;
+  b.U.ld = ldu;
+  b.V.base = V;
+  b.V.stride = sV;
+  b.V.ld = ldv;
   b.info = info;
   b.sweeps = sweeps;
   if (bsvd_status_t s = check_batch(b, p, false)) return s;
   const int64_t k = std::min(m, n);
   if (batch > 1 && m > 0 && n > 0) {
     if (sA < int64_t(lda) * n)
-      return bad(p.strideA, "strideA", "= %lld is less than lda * n = %lld", (long long)sA, (long long)lda * n);
+      return bad(p.strideA, "strideA", "= %lld is less than lda * n = %lld", (long long)sA,
+                 (long long)lda * n);
     if (sS < k)
-      return bad(p.strideS, "strideS", "= %lld is less than min(m, n) = %lld", (long long)sS, (long long)k);
+      return bad(p.strideS, "strideS", "= %lld is less than min(m, n) = %lld", (long long)sS,
+                 (long long)k);
     if (b.vectors && sU < int64_t(ldu) * k)
-      return bad(p.strideU, "strideU", "= %lld is less than ldu * min(m, n) = %lld", (long long)sU, (long long)ldu * k);
+      return bad(p.strideU, "strideU", "= %lld is less than ldu * min(m, n) = %lld", (long long)sU,
+                 (long long)ldu * k);
     if (b.vectors && sV < int64_t(ldv) * k)
-      return bad(p.strideV, "strideV", "= %lld is less than ldv * min(m, n) = %lld", (long long)sV, (long long)ldv * k);
+      return bad(p.strideV, "strideV", "= %lld is less than ldv * min(m, n) = %lld", (long long)sV,
+                 (long long)ldv * k);
   }
   if (batch == 0) return 0;
   return dispatch(b, p, o);
 }
 
 template <class T>
-bsvd_status_t arrays(bsvd_job_t job, int m, const int *mv, int n, const int *nv,
-                     const T *const *A, int lda, const int *ldav,
-                     real_of_t<T> *const *S, T *const *U, int ldu,
-                     const int *lduv, T *const *V, int ldv, const int *ldvv,
-                     int *info, int *sweeps, int batch,
-                     const bsvd_options_t *opts, bool variable) {
+bsvd_status_t arrays(bsvd_job_t job, int m, const int *mv, int n, const int *nv, const T *const *A,
+                     int lda, const int *ldav, real_of_t<T> *const *S, T *const *U, int ldu,
+                     const int *lduv, T *const *V, int ldv, const int *ldvv, int *info, int *sweeps,
+                     int batch, const bsvd_options_t *opts, bool variable) {
   clear_error();
   const ArgPos &p = kArrayPos;
   bsvd_options_t o;
@@ -349,12 +357,21 @@ bsvd_status_t arrays(bsvd_job_t job, int m, const int *mv, int n, const int *nv,
   Batch<T> b;
   b.vectors = vec;
   b.count = batch;
-  b.dims.m = m; b.dims.n = n; b.dims.mv = mv; b.dims.nv = nv;
-  b.A.array = A; b.A.ld = lda; b.A.ldv = ldav;
+  b.dims.m = m;
+  b.dims.n = n;
+  b.dims.mv = mv;
+  b.dims.nv = nv;
+  b.A.array = A;
+  b.A.ld = lda;
+  b.A.ldv = ldav;
   b.S.array = S;
   if (vec) {
-    b.U.array = U; b.U.ld = ldu; b.U.ldv = lduv;
-    b.V.array = V; b.V.ld = ldv; b.V.ldv = ldvv;
+    b.U.array = U;
+    b.U.ld = ldu;
+    b.U.ldv = lduv;
+    b.V.array = V;
+    b.V.ld = ldv;
+    b.V.ldv = ldvv;
   }
   b.info = info;
   b.sweeps = sweeps;
@@ -396,9 +413,9 @@ constexpr WsPos kWsPos{};
 
 // The shared checks of the two queries (the workspace and the plan): the
 // job, batch and sizes, and the options into o; b describes the shapes.
-template <class T>
-bsvd_status_t query_shapes(bsvd_job_t job, int m, const int *mv, int n, const int *nv, int batch,
-                           const bsvd_options_t *opts, bsvd_options_t &o, Batch<T> &b) {
+template <class T> bsvd_status_t query_shapes(bsvd_job_t job, int m, const int *mv, int n,
+                                              const int *nv, int batch, const bsvd_options_t *opts,
+                                              bsvd_options_t &o, Batch<T> &b) {
   if (int(job) < 0 || int(job) >= BSVD_JOB_COUNT)
     return bad(kWsPos.job, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
   if (batch < 0) return bad(kWsPos.batch, "batch", "= %d is negative", batch);
@@ -409,14 +426,16 @@ bsvd_status_t query_shapes(bsvd_job_t job, int m, const int *mv, int n, const in
   }
   b.vectors = job == BSVD_JOB_VECTORS;
   b.count = batch;
-  b.dims.m = m; b.dims.n = n; b.dims.mv = mv; b.dims.nv = nv;
+  b.dims.m = m;
+  b.dims.n = n;
+  b.dims.mv = mv;
+  b.dims.nv = nv;
   return 0;
 }
 
-template <class T>
-bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n,
-                              const int *nv, int batch,
-                              const bsvd_options_t *opts, size_t *bytes) {
+template <class T> bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n,
+                                                 const int *nv, int batch,
+                                                 const bsvd_options_t *opts, size_t *bytes) {
   bsvd_options_t o;
   Batch<T> b;
   if (bsvd_status_t s = query_shapes(job, m, mv, n, nv, batch, opts, o, b)) return s;
@@ -456,9 +475,9 @@ template <class T> std::string explain_for(const Batch<T> &b, const bsvd_options
 // Position of bsvd_explain's argument buf (after the shapes and options).
 constexpr int kExplainBuf = 7;
 
-template <class T>
-bsvd_status_t explain_query(bsvd_job_t job, int m, const int *mv, int n, const int *nv, int batch,
-                            const bsvd_options_t *opts, char *buf, size_t len, size_t *needed) {
+template <class T> bsvd_status_t explain_query(bsvd_job_t job, int m, const int *mv, int n,
+                                               const int *nv, int batch, const bsvd_options_t *opts,
+                                               char *buf, size_t len, size_t *needed) {
   bsvd_options_t o;
   Batch<T> b;
   if (bsvd_status_t s = query_shapes(job, m, mv, n, nv, batch, opts, o, b)) return s;
@@ -484,17 +503,20 @@ bsvd_status_t explain_query(bsvd_job_t job, int m, const int *mv, int n, const i
 // Dispatch by the precision letter (argument 1 of both queries).
 template <class F> bsvd_status_t by_precision(char precision, F &&f) {
   switch (precision) {
-  case 's': case 'S': return f(float());
-  case 'd': case 'D': return f(double());
-  case 'c': case 'C': return f(std::complex<float>());
-  case 'z': case 'Z': return f(std::complex<double>());
+  case 's':
+  case 'S': return f(float());
+  case 'd':
+  case 'D': return f(double());
+  case 'c':
+  case 'C': return f(std::complex<float>());
+  case 'z':
+  case 'Z': return f(std::complex<double>());
   default: return bad(kWsPos.precision, "precision", "= '%c' is not one of s, d, c, z", precision);
   }
 }
 
-bsvd_status_t workspace_any(char precision, bsvd_job_t job, int m,
-                            const int *mv, int n, const int *nv, int batch,
-                            const bsvd_options_t *opts, size_t *bytes) {
+bsvd_status_t workspace_any(char precision, bsvd_job_t job, int m, const int *mv, int n,
+                            const int *nv, int batch, const bsvd_options_t *opts, size_t *bytes) {
   clear_error();
   return by_precision(precision, [&](auto t) {
     return workspace_query<decltype(t)>(job, m, mv, n, nv, batch, opts, bytes);
@@ -541,15 +563,13 @@ int bsvd_cuda_available(void) {
 
 const char *bsvd_version(void) { return BSVD_VERSION_STRING; }
 
-bsvd_status_t bsvd_workspace_size(char precision, bsvd_job_t job, int m, int n,
-                                  int batch, const bsvd_options_t *opts,
-                                  size_t *bytes) {
+bsvd_status_t bsvd_workspace_size(char precision, bsvd_job_t job, int m, int n, int batch,
+                                  const bsvd_options_t *opts, size_t *bytes) {
   return workspace_any(precision, job, m, nullptr, n, nullptr, batch, opts, bytes);
 }
 
-bsvd_status_t bsvd_workspace_size_v(char precision, bsvd_job_t job,
-                                    const int *m, const int *n, int batch,
-                                    const bsvd_options_t *opts, size_t *bytes) {
+bsvd_status_t bsvd_workspace_size_v(char precision, bsvd_job_t job, const int *m, const int *n,
+                                    int batch, const bsvd_options_t *opts, size_t *bytes) {
   if (batch > 0 && !m) return bad(kWsPos.m, "m", "is NULL");
   if (batch > 0 && !n) return bad(kWsPos.n, "n", "is NULL");
   if (batch == 0) {
@@ -568,9 +588,8 @@ bsvd_status_t bsvd_explain(char precision, bsvd_job_t job, int m, int n, int bat
   });
 }
 
-bsvd_status_t bsvd_explain_v(char precision, bsvd_job_t job, const int *m, const int *n,
-                             int batch, const bsvd_options_t *opts, char *buf, size_t len,
-                             size_t *needed) {
+bsvd_status_t bsvd_explain_v(char precision, bsvd_job_t job, const int *m, const int *n, int batch,
+                             const bsvd_options_t *opts, char *buf, size_t len, size_t *needed) {
   clear_error();
   if (batch > 0 && !m) return bad(kWsPos.m, "m", "is NULL");
   if (batch > 0 && !n) return bad(kWsPos.n, "n", "is NULL");
@@ -579,32 +598,27 @@ bsvd_status_t bsvd_explain_v(char precision, bsvd_job_t job, const int *m, const
   });
 }
 
-#define BSVD_DEFINE_GESVJ(p, T, R)                                             \
-  bsvd_status_t bsvd_##p##gesvj_strided_batched(                               \
-      bsvd_job_t job, int m, int n, const T *A, int lda, int64_t strideA,      \
-      R *S, int64_t strideS, T *U, int ldu, int64_t strideU, T *V, int ldv,    \
-      int64_t strideV, int *info, int *sweeps, int batch,                      \
-      const bsvd_options_t *opts) {                                            \
-    return strided(job, m, n, cpp(A), lda, strideA, S, strideS, cpp(U), ldu,   \
-                   strideU, cpp(V), ldv, strideV, info, sweeps, batch, opts);  \
-  }                                                                            \
-  bsvd_status_t bsvd_##p##gesvj_batched(                                       \
-      bsvd_job_t job, int m, int n, const T *const *A_array, int lda,          \
-      R *const *S_array, T *const *U_array, int ldu, T *const *V_array,        \
-      int ldv, int *info, int *sweeps, int batch,                              \
-      const bsvd_options_t *opts) {                                            \
-    return arrays(job, m, nullptr, n, nullptr, cpp(A_array), lda, nullptr,     \
-                  S_array, cpp(U_array), ldu, nullptr, cpp(V_array), ldv,      \
-                  nullptr, info, sweeps, batch, opts, false);                  \
-  }                                                                            \
-  bsvd_status_t bsvd_##p##gesvj_vbatched(                                      \
-      bsvd_job_t job, const int *m, const int *n, const T *const *A_array,     \
-      const int *lda, R *const *S_array, T *const *U_array, const int *ldu,    \
-      T *const *V_array, const int *ldv, int *info, int *sweeps, int batch,    \
-      const bsvd_options_t *opts) {                                            \
-    return arrays(job, 0, m, 0, n, cpp(A_array), 0, lda, S_array,              \
-                  cpp(U_array), 0, ldu, cpp(V_array), 0, ldv, info, sweeps,    \
-                  batch, opts, true);                                          \
+#define BSVD_DEFINE_GESVJ(p, T, R)                                                                 \
+  bsvd_status_t bsvd_##p##gesvj_strided_batched(                                                   \
+      bsvd_job_t job, int m, int n, const T *A, int lda, int64_t strideA, R *S, int64_t strideS,   \
+      T *U, int ldu, int64_t strideU, T *V, int ldv, int64_t strideV, int *info, int *sweeps,      \
+      int batch, const bsvd_options_t *opts) {                                                     \
+    return strided(job, m, n, cpp(A), lda, strideA, S, strideS, cpp(U), ldu, strideU, cpp(V), ldv, \
+                   strideV, info, sweeps, batch, opts);                                            \
+  }                                                                                                \
+  bsvd_status_t bsvd_##p##gesvj_batched(bsvd_job_t job, int m, int n, const T *const *A_array,     \
+                                        int lda, R *const *S_array, T *const *U_array, int ldu,    \
+                                        T *const *V_array, int ldv, int *info, int *sweeps,        \
+                                        int batch, const bsvd_options_t *opts) {                   \
+    return arrays(job, m, nullptr, n, nullptr, cpp(A_array), lda, nullptr, S_array, cpp(U_array),  \
+                  ldu, nullptr, cpp(V_array), ldv, nullptr, info, sweeps, batch, opts, false);     \
+  }                                                                                                \
+  bsvd_status_t bsvd_##p##gesvj_vbatched(                                                          \
+      bsvd_job_t job, const int *m, const int *n, const T *const *A_array, const int *lda,         \
+      R *const *S_array, T *const *U_array, const int *ldu, T *const *V_array, const int *ldv,     \
+      int *info, int *sweeps, int batch, const bsvd_options_t *opts) {                             \
+    return arrays(job, 0, m, 0, n, cpp(A_array), 0, lda, S_array, cpp(U_array), 0, ldu,            \
+                  cpp(V_array), 0, ldv, info, sweeps, batch, opts, true);                          \
   }
 
 BSVD_DEFINE_GESVJ(s, float, float)
@@ -619,43 +633,35 @@ BSVD_DEFINE_GESVJ(z, bsvd_cdouble, double)
 namespace bsvd {
 
 template <class T>
-bsvd_status_t gesvj_strided_batched(Job job, int m, int n, const T *A, int lda,
-                                    int64_t strideA, real_t<T> *S,
-                                    int64_t strideS, T *U, int ldu,
-                                    int64_t strideU, T *V, int ldv,
-                                    int64_t strideV, int *info, int *sweeps,
+bsvd_status_t gesvj_strided_batched(Job job, int m, int n, const T *A, int lda, int64_t strideA,
+                                    real_t<T> *S, int64_t strideS, T *U, int ldu, int64_t strideU,
+                                    T *V, int ldv, int64_t strideV, int *info, int *sweeps,
                                     int batch, const bsvd_options_t &opts) {
-  return detail::strided(bsvd_job_t(job), m, n, A, lda, strideA, S, strideS, U,
-                         ldu, strideU, V, ldv, strideV, info, sweeps, batch,
-                         &opts);
+  return detail::strided(bsvd_job_t(job), m, n, A, lda, strideA, S, strideS, U, ldu, strideU, V,
+                         ldv, strideV, info, sweeps, batch, &opts);
+}
+
+template <class T> bsvd_status_t gesvj_batched(Job job, int m, int n, const T *const *A_array,
+                                               int lda, real_t<T> *const *S_array,
+                                               T *const *U_array, int ldu, T *const *V_array,
+                                               int ldv, int *info, int *sweeps, int batch,
+                                               const bsvd_options_t &opts) {
+  return detail::arrays(bsvd_job_t(job), m, nullptr, n, nullptr, A_array, lda, nullptr, S_array,
+                        U_array, ldu, nullptr, V_array, ldv, nullptr, info, sweeps, batch, &opts,
+                        false);
 }
 
 template <class T>
-bsvd_status_t gesvj_batched(Job job, int m, int n, const T *const *A_array,
-                            int lda, real_t<T> *const *S_array,
-                            T *const *U_array, int ldu, T *const *V_array,
-                            int ldv, int *info, int *sweeps, int batch,
-                            const bsvd_options_t &opts) {
-  return detail::arrays(bsvd_job_t(job), m, nullptr, n, nullptr, A_array, lda,
-                        nullptr, S_array, U_array, ldu, nullptr, V_array, ldv,
-                        nullptr, info, sweeps, batch, &opts, false);
+bsvd_status_t gesvj_vbatched(Job job, const int *m, const int *n, const T *const *A_array,
+                             const int *lda, real_t<T> *const *S_array, T *const *U_array,
+                             const int *ldu, T *const *V_array, const int *ldv, int *info,
+                             int *sweeps, int batch, const bsvd_options_t &opts) {
+  return detail::arrays(bsvd_job_t(job), 0, m, 0, n, A_array, 0, lda, S_array, U_array, 0, ldu,
+                        V_array, 0, ldv, info, sweeps, batch, &opts, true);
 }
 
-template <class T>
-bsvd_status_t gesvj_vbatched(Job job, const int *m, const int *n,
-                             const T *const *A_array, const int *lda,
-                             real_t<T> *const *S_array, T *const *U_array,
-                             const int *ldu, T *const *V_array, const int *ldv,
-                             int *info, int *sweeps, int batch,
-                             const bsvd_options_t &opts) {
-  return detail::arrays(bsvd_job_t(job), 0, m, 0, n, A_array, 0, lda, S_array,
-                        U_array, 0, ldu, V_array, 0, ldv, info, sweeps, batch,
-                        &opts, true);
-}
-
-template <class T>
-bsvd_status_t svd(Job job, int m, int n, const T *A, int batch, Result<T> &out,
-                  const bsvd_options_t &opts) {
+template <class T> bsvd_status_t svd(Job job, int m, int n, const T *A, int batch, Result<T> &out,
+                                     const bsvd_options_t &opts) {
   detail::clear_error();
   if (m < 0) return detail::bad(2, "m", "= %d is negative", m);
   if (n < 0) return detail::bad(3, "n", "= %d is negative", n);
@@ -663,7 +669,10 @@ bsvd_status_t svd(Job job, int m, int n, const T *A, int batch, Result<T> &out,
   try {
     const int k = std::min(m, n);
     out = Result<T>();
-    out.m = m; out.n = n; out.k = k; out.batch = batch;
+    out.m = m;
+    out.n = n;
+    out.k = k;
+    out.batch = batch;
     out.S.assign(size_t(batch) * k, real_t<T>(0));
     if (job == Job::Vectors) {
       out.U.assign(size_t(batch) * m * k, T(0));
@@ -675,30 +684,28 @@ bsvd_status_t svd(Job job, int m, int n, const T *A, int batch, Result<T> &out,
     bsvd_options_t o = opts;
     o.path = out.path.data();
     const bool vec = job == Job::Vectors;
-    return gesvj_strided_batched<T>(
-        job, m, n, A, std::max(1, m), int64_t(m) * n, out.S.data(), k,
-        vec ? out.U.data() : nullptr, std::max(1, m), int64_t(m) * k,
-        vec ? out.V.data() : nullptr, std::max(1, n), int64_t(n) * k,
-        out.info.data(), out.sweeps.data(), batch, o);
+    return gesvj_strided_batched<T>(job, m, n, A, std::max(1, m), int64_t(m) * n, out.S.data(), k,
+                                    vec ? out.U.data() : nullptr, std::max(1, m), int64_t(m) * k,
+                                    vec ? out.V.data() : nullptr, std::max(1, n), int64_t(n) * k,
+                                    out.info.data(), out.sweeps.data(), batch, o);
   } catch (const std::bad_alloc &) {
     detail::set_error("could not allocate the outputs of %d matrices", batch);
     return BSVD_STATUS_ALLOC_FAILED;
   }
 }
 
-#define BSVD_INSTANTIATE(T)                                                    \
-  template bsvd_status_t gesvj_strided_batched<T>(                             \
-      Job, int, int, const T *, int, int64_t, real_t<T> *, int64_t, T *, int,  \
-      int64_t, T *, int, int64_t, int *, int *, int, const bsvd_options_t &);  \
-  template bsvd_status_t gesvj_batched<T>(                                     \
-      Job, int, int, const T *const *, int, real_t<T> *const *, T *const *,    \
-      int, T *const *, int, int *, int *, int, const bsvd_options_t &);        \
-  template bsvd_status_t gesvj_vbatched<T>(                                    \
-      Job, const int *, const int *, const T *const *, const int *,            \
-      real_t<T> *const *, T *const *, const int *, T *const *, const int *,    \
-      int *, int *, int, const bsvd_options_t &);                              \
-  template bsvd_status_t svd<T>(Job, int, int, const T *, int, Result<T> &,    \
-                                const bsvd_options_t &);
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t gesvj_strided_batched<T>(                                                 \
+      Job, int, int, const T *, int, int64_t, real_t<T> *, int64_t, T *, int, int64_t, T *, int,   \
+      int64_t, int *, int *, int, const bsvd_options_t &);                                         \
+  template bsvd_status_t gesvj_batched<T>(Job, int, int, const T *const *, int,                    \
+                                          real_t<T> *const *, T *const *, int, T *const *, int,    \
+                                          int *, int *, int, const bsvd_options_t &);              \
+  template bsvd_status_t gesvj_vbatched<T>(Job, const int *, const int *, const T *const *,        \
+                                           const int *, real_t<T> *const *, T *const *,            \
+                                           const int *, T *const *, const int *, int *, int *,     \
+                                           int, const bsvd_options_t &);                           \
+  template bsvd_status_t svd<T>(Job, int, int, const T *, int, Result<T> &, const bsvd_options_t &);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

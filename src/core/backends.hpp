@@ -16,10 +16,9 @@ size_t cpu_workspace_bytes(const Batch<T> &batch, const Config &cfg, int threads
 
 // Solves every matrix of the batch. workspace: at least cpu_workspace_bytes.
 // path (may be null): per-matrix bsvd_path_t.
-template <class T>
-bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &cfg,
-                        void *workspace, size_t workspace_bytes, int threads,
-                        int *path);
+template <class T> bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &cfg,
+                                           void *workspace, size_t workspace_bytes, int threads,
+                                           int *path);
 
 // ---- cuda backend (src/cuda; a stub returning BACKEND_UNAVAILABLE when the
 // library is built without CUDA) ----------------------------------------------
@@ -30,17 +29,14 @@ bool cuda_available();
 // disagrees with A when mixed. Host-only builds always report host.
 template <class T> int cuda_locate(const Batch<T> &batch, int *arg);
 
-template <class T>
-size_t cuda_workspace_bytes(const Batch<T> &batch, const Config &cfg);
+template <class T> size_t cuda_workspace_bytes(const Batch<T> &batch, const Config &cfg);
 
 // The plan of the call as text (plan::explain), with the workspace of
 // host-resident (loc 0) or device-resident (loc 1) data.
 template <class T> std::string cuda_explain(const Batch<T> &batch, const Config &cfg, int loc);
 
-template <class T>
-bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config &cfg,
-                         void *stream, void *workspace, size_t workspace_bytes,
-                         int *path);
+template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config &cfg, void *stream,
+                                            void *workspace, size_t workspace_bytes, int *path);
 
 // Thread-local error detail (bsvd_last_error).
 void set_error(const char *fmt, ...);

@@ -33,10 +33,10 @@ template <class T> using real_of_t = typename real_of<T>::type;
 
 // One operand of the batch: matrix b lives at ptr(b) with leading dim ldm(b).
 template <class P> struct Operand {
-  P base = nullptr;         // strided form
+  P base = nullptr; // strided form
   int64_t stride = 0;
   P const *array = nullptr; // pointer-array forms (takes precedence)
-  int ld = 0;               // uniform leading dimension
+  int ld = 0; // uniform leading dimension
   const int *ldv = nullptr; // per-matrix leading dimensions (vbatched)
 
   BSVD_HD P ptr(int b) const { return array ? array[b] : base + int64_t(b) * stride; }
@@ -44,8 +44,8 @@ template <class P> struct Operand {
 };
 
 struct Dims {
-  int m = 0, n = 0;         // uniform sizes
-  const int *mv = nullptr;  // per-matrix sizes (vbatched)
+  int m = 0, n = 0; // uniform sizes
+  const int *mv = nullptr; // per-matrix sizes (vbatched)
   const int *nv = nullptr;
   BSVD_HD int rows(int b) const { return mv ? mv[b] : m; }
   BSVD_HD int cols(int b) const { return nv ? nv[b] : n; }
@@ -76,21 +76,20 @@ constexpr int kDefaultMaxSweeps = 80;
 struct Config {
   bsvd_ordering_t ordering = BSVD_ORDERING_ROUND_ROBIN;
   bsvd_variant_t variant = BSVD_VARIANT_AUTO;
-  int block_size = 0;   // 0 = auto
-  double tol = 0;       // <= 0: sqrt(m) * u, resolved per matrix
+  int block_size = 0; // 0 = auto
+  double tol = 0; // <= 0: sqrt(m) * u, resolved per matrix
   int max_sweeps = kDefaultMaxSweeps;
   int eig_sweeps = BSVD_EIG_SWEEPS_AUTO; // blocked: < 0 auto (inner_sweeps.hpp), 0 = until
-                                         // converged, k > 0 = k sweeps (1 = inexact)
-  int num_threads = 0;  // 0 = hardware concurrency
-  int qr = 0;           // cuda: QR preprocessing, 0 auto, 1 when R fits, -1 never
+      // converged, k > 0 = k sweeps (1 = inexact)
+  int num_threads = 0; // 0 = hardware concurrency
+  int qr = 0; // cuda: QR preprocessing, 0 auto, 1 when R fits, -1 never
   bsvd_pair_solver_t pair_solver = BSVD_PAIR_AUTO; // blocked: how a pair is rotated
   int precondition = 0; // QR with column pivoting first: 1 on, -1 off, 0 auto (bsvd.h)
   int wcycle_blocks = 1; // blocked: blocks per outer block of the two-level ordering
-                         // (wcycle_pair, ordering.hpp); 1 = one level
+      // (wcycle_pair, ordering.hpp); 1 = one level
   int wcycle_sweeps = 1; // ... and its sweeps one level down per outer pair
 };
 inline constexpr int kWcycleMaxBlocks = 64, kWcycleMaxSweeps = 8;
-
 
 // Unit roundoff u = 2^-p (p significand bits including the implicit one).
 template <class R> constexpr R unit_roundoff();

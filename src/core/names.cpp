@@ -84,10 +84,10 @@ constexpr Entry kPath[] = {
     {BSVD_PATH_CUDA_QRCP, "cuda-qrcp"},
 };
 
-#define BSVD_CHECK_TABLE(table, count, last)                                   \
-  static_assert(dense(table), #table " must list the enumerators in order");   \
-  static_assert(sizeof(table) / sizeof(Entry) == size_t(count),                \
-                #table " must have " #count " entries");                       \
+#define BSVD_CHECK_TABLE(table, count, last)                                                       \
+  static_assert(dense(table), #table " must list the enumerators in order");                       \
+  static_assert(sizeof(table) / sizeof(Entry) == size_t(count),                                    \
+                #table " must have " #count " entries");                                           \
   static_assert(count == int(last) + 1, #count " must be " #last " + 1")
 BSVD_CHECK_TABLE(kStatus, BSVD_STATUS_COUNT, BSVD_STATUS_INTERNAL_ERROR);
 BSVD_CHECK_TABLE(kJob, BSVD_JOB_COUNT, BSVD_JOB_VECTORS);
@@ -162,10 +162,10 @@ const char *bsvd_status_string(bsvd_status_t status) {
   return s ? s : kStatusUnknown;
 }
 
-#define BSVD_DEFINE_NAMES(fn, tab)                                             \
-  const char *bsvd_##fn##_string(int value) { return name_of(tab, value); }    \
-  bsvd_status_t bsvd_##fn##_from_string(const char *name, int *value) {        \
-    return parse(tab, name, value);                                            \
+#define BSVD_DEFINE_NAMES(fn, tab)                                                                 \
+  const char *bsvd_##fn##_string(int value) { return name_of(tab, value); }                        \
+  bsvd_status_t bsvd_##fn##_from_string(const char *name, int *value) {                            \
+    return parse(tab, name, value);                                                                \
   }
 BSVD_DEFINE_NAMES(status_code, kStatusTable)
 BSVD_DEFINE_NAMES(job, kJobTable)

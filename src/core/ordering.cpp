@@ -30,8 +30,7 @@ public:
   ClosestSearch(int N, bool column, long budget) : N_(N), budget_(budget) {
     for (int q = 1; q < N; ++q)
       for (int p = 0; p < q; ++p) edges_.push_back({p, q});
-    if (!column)
-      std::sort(edges_.begin(), edges_.end()); // row-cyclic: by (p, q)
+    if (!column) std::sort(edges_.begin(), edges_.end()); // row-cyclic: by (p, q)
     // (column-cyclic: by (q, p), the order generated above)
     used_.assign(edges_.size(), 0);
     free_.assign(size_t(N), 1);
@@ -127,14 +126,14 @@ Steps expand(const Steps &S, bool column) {
     for (const auto &pq : S[size_t(i / 2 - 1)]) {
       const int p = pq.first, q = pq.second;
       if (i % 2 == 0) {
-        o.push_back({2 * p, 2 * q});         // NW
+        o.push_back({2 * p, 2 * q}); // NW
         o.push_back({2 * p + 1, 2 * q + 1}); // SE
       } else if (!column) {
-        o.push_back({2 * p, 2 * q + 1});     // NE
-        o.push_back({2 * p + 1, 2 * q});     // SW
+        o.push_back({2 * p, 2 * q + 1}); // NE
+        o.push_back({2 * p + 1, 2 * q}); // SW
       } else {
-        o.push_back({2 * p + 1, 2 * q});     // SW
-        o.push_back({2 * p, 2 * q + 1});     // NE
+        o.push_back({2 * p + 1, 2 * q}); // SW
+        o.push_back({2 * p, 2 * q + 1}); // NE
       }
     }
   }

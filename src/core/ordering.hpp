@@ -28,7 +28,11 @@ BSVD_HD inline void round_robin_pair(int N, int step, int k, int &p, int &q) {
     p = a;
     q = c;
   }
-  if (p > q) { int t = p; p = q; q = t; }
+  if (p > q) {
+    int t = p;
+    p = q;
+    q = t;
+  }
 }
 
 // The two-level (W-cycle) block ordering: WCYCLE Algorithm 2 with one level
@@ -84,10 +88,10 @@ BSVD_HD inline bool wcycle_pair(int nblk, int r, int E, int s, int x, int &bi, i
 }
 
 struct Ordering {
-  int n = 0;         // number of real items (columns or blocks)
-  int slots = 0;     // n rounded up to even (ROW/COLUMN_PARALLEL: possibly
-                     // more, see make_ordering); slots >= n are dummies
-  int steps = 0;     // steps per sweep
+  int n = 0; // number of real items (columns or blocks)
+  int slots = 0; // n rounded up to even (ROW/COLUMN_PARALLEL: possibly
+      // more, see make_ordering); slots >= n are dummies
+  int steps = 0; // steps per sweep
   std::vector<int> table; // steps * (slots / 2) pairs, each (p, q), p < q
 
   int pairs_per_step() const { return slots / 2; }

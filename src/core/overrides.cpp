@@ -35,38 +35,66 @@ struct Var {
 };
 
 const Var kVars[] = {
-    {"BSVD_FUSED_LANES", [](Overrides &o, const char *v) { o.fused_lanes = v ? choice(v, {4, 8, 16, 32}) : 0; }},
+    {"BSVD_FUSED_LANES",
+     [](Overrides &o, const char *v) {
+       o.fused_lanes = v ? choice(v, {4, 8, 16, 32}) : 0;
+     }},
     {"BSVD_FUSED_RULE", [](Overrides &o, const char *v) { o.fused_gcd_rule = v && v[0] == 'g'; }},
-    {"BSVD_FUSED_TPM", [](Overrides &o, const char *v) { o.fused_tpm = v ? choice(v, {32, 64, 128, 256}) : 0; }},
-    {"BSVD_FUSED_MAX_COLS", [](Overrides &o, const char *v) { o.fused_max_cols = v ? int(positive(v)) : 0; }},
-    {"BSVD_BESIDE", [](Overrides &o, const char *v) { o.fused_beside = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_FUSED_TPM",
+     [](Overrides &o, const char *v) {
+       o.fused_tpm = v ? choice(v, {32, 64, 128, 256}) : 0;
+     }},
+    {"BSVD_FUSED_MAX_COLS",
+     [](Overrides &o, const char *v) { o.fused_max_cols = v ? int(positive(v)) : 0; }},
+    {"BSVD_BESIDE",
+     [](Overrides &o, const char *v) { o.fused_beside = v ? on_off(v) : Force::kAuto; }},
     {"BSVD_GRAM",
      [](Overrides &o, const char *v) {
-       o.gram_cublas = !v ? Force::kAuto : v[0] == 'c' ? Force::kOn : v[0] == 'o' ? Force::kOff : Force::kAuto;
+       o.gram_cublas = !v            ? Force::kAuto
+                       : v[0] == 'c' ? Force::kOn
+                       : v[0] == 'o' ? Force::kOff
+                                     : Force::kAuto;
      }},
     {"BSVD_GRAM_TILE",
      [](Overrides &o, const char *v) {
-       o.gram_plan = !v              ? GramPlan::kAuto
-                     : v[0] == 's'   ? GramPlan::kSplit
-                     : v[0] == 'm'   ? GramPlan::kMma
+       o.gram_plan = !v                  ? GramPlan::kAuto
+                     : v[0] == 's'       ? GramPlan::kSplit
+                     : v[0] == 'm'       ? GramPlan::kMma
                      : std::atoi(v) == 2 ? GramPlan::kTile2
                      : std::atoi(v) == 4 ? GramPlan::kTile4
                                          : GramPlan::kAuto;
      }},
     {"BSVD_TLP_THRESHOLD", [](Overrides &o, const char *v) { o.tlp_warp = v ? positive(v) : 0; }},
-    {"BSVD_TLP_BLOCK_THRESHOLD", [](Overrides &o, const char *v) { o.tlp_block = v ? positive(v) : 0; }},
-    {"BSVD_EVD_THREADS", [](Overrides &o, const char *v) { o.evd_threads = v ? choice(v, {32, 128, 256}) : 0; }},
-    {"BSVD_EVD_LEAN", [](Overrides &o, const char *v) { o.evd_lean = v ? on_off(v) : Force::kAuto; }},
-    {"BSVD_BLK_GROUPS", [](Overrides &o, const char *v) { o.stream_groups = v ? choice(v, {1, 2}) : 0; }},
-    {"BSVD_PROFILE", [](Overrides &o, const char *v) { o.profile = v && std::strcmp(v, "0") != 0; }},
+    {"BSVD_TLP_BLOCK_THRESHOLD",
+     [](Overrides &o, const char *v) { o.tlp_block = v ? positive(v) : 0; }},
+    {"BSVD_EVD_THREADS",
+     [](Overrides &o, const char *v) {
+       o.evd_threads = v ? choice(v, {32, 128, 256}) : 0;
+     }},
+    {"BSVD_EVD_LEAN",
+     [](Overrides &o, const char *v) { o.evd_lean = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_BLK_GROUPS",
+     [](Overrides &o, const char *v) {
+       o.stream_groups = v ? choice(v, {1, 2}) : 0;
+     }},
+    {"BSVD_PROFILE",
+     [](Overrides &o, const char *v) { o.profile = v && std::strcmp(v, "0") != 0; }},
     {"BSVD_QR_WY", [](Overrides &o, const char *v) { o.qr_wy = v ? on_off(v) : Force::kAuto; }},
     {"BSVD_QR_TSQR", [](Overrides &o, const char *v) { o.qr_tsqr = v ? on_off(v) : Force::kAuto; }},
-    {"BSVD_QR_THREADS", [](Overrides &o, const char *v) { o.qr_threads = v ? choice(v, {256, 512, 1024}) : 0; }},
-    {"BSVD_QR_CLUSTER", [](Overrides &o, const char *v) { o.qr_cluster = v ? on_off(v) : Force::kAuto; }},
-    {"BSVD_QR_APPLY", [](Overrides &o, const char *v) { o.qr_apply = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_QR_THREADS",
+     [](Overrides &o, const char *v) {
+       o.qr_threads = v ? choice(v, {256, 512, 1024}) : 0;
+     }},
+    {"BSVD_QR_CLUSTER",
+     [](Overrides &o, const char *v) { o.qr_cluster = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_QR_APPLY",
+     [](Overrides &o, const char *v) { o.qr_apply = v ? on_off(v) : Force::kAuto; }},
     {"BSVD_QRCP_PLAN",
      [](Overrides &o, const char *v) {
-       o.qrcp_throughput = !v ? Force::kAuto : v[0] == 't' ? Force::kOn : v[0] == 'l' ? Force::kOff : Force::kAuto;
+       o.qrcp_throughput = !v            ? Force::kAuto
+                           : v[0] == 't' ? Force::kOn
+                           : v[0] == 'l' ? Force::kOff
+                                         : Force::kAuto;
      }},
     {"BSVD_QRCP_PLAN_TRACE", [](Overrides &o, const char *v) { o.qrcp_trace = v && v[0] == '1'; }},
 };

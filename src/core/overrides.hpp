@@ -24,39 +24,39 @@ enum class Force : signed char { kAuto = -1, kOff = 0, kOn = 1 };
 
 // The own Gram kernel's plans of the blocked path (src/cuda/blocked/gram*.cuh).
 enum class GramPlan : signed char {
-  kAuto = 0,  // the rule (plan/tuning.hpp, gram_plan)
+  kAuto = 0, // the rule (plan/tuning.hpp, gram_plan)
   kTile2 = 2, // latency plan: five warps per pair
   kTile4 = 4, // throughput plan: two warps per pair
   kSplit = 3, // tile 2 on one block per 128-row segment of each pair
-  kMma = 5,   // FP64 tensor cores (double only; elsewhere tile 4)
+  kMma = 5, // FP64 tensor cores (double only; elsewhere tile 4)
 };
 
 struct Overrides {
   // ---- fused kernel ----------------------------------------------------
-  int fused_lanes = 0;         // BSVD_FUSED_LANES: lanes per column pair 4/8/16/32; 0 = table
+  int fused_lanes = 0; // BSVD_FUSED_LANES: lanes per column pair 4/8/16/32; 0 = table
   bool fused_gcd_rule = false; // BSVD_FUSED_RULE=gcd: WCYCLE's gcd rule for the lanes
-  int fused_tpm = 0;           // BSVD_FUSED_TPM: threads per matrix cap 32..256; 0 = table
-  int fused_max_cols = 0;      // BSVD_FUSED_MAX_COLS: the fused kernel's column cap; 0 = rule
+  int fused_tpm = 0; // BSVD_FUSED_TPM: threads per matrix cap 32..256; 0 = table
+  int fused_max_cols = 0; // BSVD_FUSED_MAX_COLS: the fused kernel's column cap; 0 = rule
   Force fused_beside = Force::kAuto; // BSVD_BESIDE=0|1: fused/QR beside the blocked path
 
   // ---- blocked path ----------------------------------------------------
-  Force gram_cublas = Force::kAuto;   // BSVD_GRAM=cublas|own: the Gram stage by cuBLAS
+  Force gram_cublas = Force::kAuto; // BSVD_GRAM=cublas|own: the Gram stage by cuBLAS
   GramPlan gram_plan = GramPlan::kAuto; // BSVD_GRAM_TILE=2|4|s|m: the own Gram kernel's plan
-  long tlp_warp = 0;           // BSVD_TLP_THRESHOLD: the warp eigensolver plan's TLP threshold
-  long tlp_block = 0;          // BSVD_TLP_BLOCK_THRESHOLD: the 128-thread plan's
-  int evd_threads = 0;         // BSVD_EVD_THREADS=32|128|256: force an eigensolver plan
+  long tlp_warp = 0; // BSVD_TLP_THRESHOLD: the warp eigensolver plan's TLP threshold
+  long tlp_block = 0; // BSVD_TLP_BLOCK_THRESHOLD: the 128-thread plan's
+  int evd_threads = 0; // BSVD_EVD_THREADS=32|128|256: force an eigensolver plan
   Force evd_lean = Force::kAuto; // BSVD_EVD_LEAN=0|1: the lean warp kernel (d)
-  int stream_groups = 0;       // BSVD_BLK_GROUPS=1|2: Gram-path matrices in 1 or 2 streams
-  bool profile = false;        // BSVD_PROFILE=1: stage timers of the blocked path
+  int stream_groups = 0; // BSVD_BLK_GROUPS=1|2: Gram-path matrices in 1 or 2 streams
+  bool profile = false; // BSVD_PROFILE=1: stage timers of the blocked path
 
   // ---- QR front end and preconditioning -------------------------------
-  Force qr_wy = Force::kAuto;      // BSVD_QR_WY=0|1: Q applied in compact WY form
-  Force qr_tsqr = Force::kAuto;    // BSVD_QR_TSQR=0|1: TSQR for <= 32 columns
-  int qr_threads = 0;              // BSVD_QR_THREADS=256|512|1024: threads per QR matrix
+  Force qr_wy = Force::kAuto; // BSVD_QR_WY=0|1: Q applied in compact WY form
+  Force qr_tsqr = Force::kAuto; // BSVD_QR_TSQR=0|1: TSQR for <= 32 columns
+  int qr_threads = 0; // BSVD_QR_THREADS=256|512|1024: threads per QR matrix
   Force qr_cluster = Force::kAuto; // BSVD_QR_CLUSTER=0: pivoted factorization on one block
-  Force qr_apply = Force::kAuto;   // BSVD_QR_APPLY=0: Q formed in the finish kernel
+  Force qr_apply = Force::kAuto; // BSVD_QR_APPLY=0: Q formed in the finish kernel
   Force qrcp_throughput = Force::kAuto; // BSVD_QRCP_PLAN=throughput|latency
-  bool qrcp_trace = false;         // BSVD_QRCP_PLAN_TRACE=1: print the QRCP decisions
+  bool qrcp_trace = false; // BSVD_QRCP_PLAN_TRACE=1: print the QRCP decisions
 };
 
 // Sets the field of the variable `name` (one of the names above) from its

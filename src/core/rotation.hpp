@@ -39,7 +39,7 @@ BSVD_HD inline double babs(double x) { return fabs(x); }
 
 // sqrt(2 / eps) with eps = 2u: beyond it x^2 + 1 rounds to x^2.
 template <class R> BSVD_HD constexpr R big_cot();
-template <> BSVD_HD constexpr float big_cot<float>() { return 4096.0f; }           // 2^12
+template <> BSVD_HD constexpr float big_cot<float>() { return 4096.0f; } // 2^12
 template <> BSVD_HD constexpr double big_cot<double>() { return 94906265.62425156; } // 2^26.5
 
 template <class R> struct Rotation {
@@ -64,8 +64,12 @@ BSVD_HD inline double bldexp(double x, int e) { return ldexp(x, e); }
 BSVD_HD inline float bhypot(float x, float y) { return hypotf(x, y); }
 BSVD_HD inline double bhypot(double x, double y) { return hypot(x, y); }
 template <class R> BSVD_HD constexpr R phase_rescale_below();
-template <> BSVD_HD constexpr float phase_rescale_below<float>() { return 0x1p-102f; }  // 2^-126 / 2^-24
-template <> BSVD_HD constexpr double phase_rescale_below<double>() { return 0x1p-969; } // 2^-1022 / 2^-53
+template <> BSVD_HD constexpr float phase_rescale_below<float>() {
+  return 0x1p-102f;
+} // 2^-126 / 2^-24
+template <> BSVD_HD constexpr double phase_rescale_below<double>() {
+  return 0x1p-969;
+} // 2^-1022 / 2^-53
 template <class R> BSVD_HD inline void unit_phase(R re, R im, R abs_gamma, R &er, R &ei) {
   const R mx = bmax_abs(re, im);
   if (mx < phase_rescale_below<R>()) {
@@ -79,8 +83,7 @@ template <class R> BSVD_HD inline void unit_phase(R re, R im, R abs_gamma, R &er
 }
 
 // Rotation that annihilates gamma. Requires abs_gamma > 0 and finite inputs.
-template <class R>
-BSVD_HD inline Rotation<R> jacobi_rotation(R alpha, R beta, R abs_gamma) {
+template <class R> BSVD_HD inline Rotation<R> jacobi_rotation(R alpha, R beta, R abs_gamma) {
   Rotation<R> r;
   const R zeta = (beta - alpha) / (R(2) * abs_gamma);
   const R az = babs(zeta);
@@ -94,8 +97,7 @@ BSVD_HD inline Rotation<R> jacobi_rotation(R alpha, R beta, R abs_gamma) {
 // The convergence test of one pair: rotate when |gamma| > tol sqrt(alpha)
 // sqrt(beta). Written with two square roots so that alpha * beta cannot
 // overflow or underflow.
-template <class R>
-BSVD_HD inline bool needs_rotation(R alpha, R beta, R abs_gamma, R tol) {
+template <class R> BSVD_HD inline bool needs_rotation(R alpha, R beta, R abs_gamma, R tol) {
   return abs_gamma > tol * bsqrt(alpha) * bsqrt(beta);
 }
 
@@ -121,7 +123,8 @@ template <> BSVD_HD constexpr double min_normal<double>() { return 0x1p-1022; }
 constexpr int kUnderflowNoiseRows = 1 << 15;
 template <class R> BSVD_HD inline bool above_underflow_noise(R abs_gamma, int m) {
   const int rows = m > kUnderflowNoiseRows ? m : kUnderflowNoiseRows;
-  return abs_gamma > R(4) * R(rows) * min_normal<R>() * unit_roundoff<R>(); // a multiple of 2u min_normal
+  return abs_gamma >
+         R(4) * R(rows) * min_normal<R>() * unit_roundoff<R>(); // a multiple of 2u min_normal
 }
 
 // The blocked path's noise floors (CPU and GPU alike). A Gram-form step
@@ -239,8 +242,7 @@ template <class R> BSVD_HD inline bool completion_accepts(R left, R rho) {
   return left >= R(0.5) * rho;
 }
 
-template <class R>
-BSVD_HD inline bool blocked_counts(R a, R b, R pair_floor, R null_floor) {
+template <class R> BSVD_HD inline bool blocked_counts(R a, R b, R pair_floor, R null_floor) {
   const R lo = a < b ? a : b, hi = a < b ? b : a;
   return hi >= pair_floor && lo >= null_floor;
 }

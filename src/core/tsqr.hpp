@@ -13,7 +13,7 @@
 
 namespace bsvd::detail {
 
-constexpr int kTsqrRows = 256;   // rows per chunk, at most
+constexpr int kTsqrRows = 256; // rows per chunk, at most
 constexpr int kTsqrMaxCols = 32; // columns of the matrices TSQR takes, at most
 
 // Chunks of an mw x nw working matrix (mw >= nw); 0 when TSQR does not

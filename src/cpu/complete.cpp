@@ -26,13 +26,12 @@ namespace bsvd::detail {
 //   r_i downdated by the accepted columns.
 // b = 1 is the one-at-a-time greedy completion (the fused kernel's, and the
 // unblocked solver's).
-template <class T>
-void complete_basis(int mw, int nw, T *U, const char *null, int b, T *work) {
+template <class T> void complete_basis(int mw, int nw, T *U, const char *null, int b, T *work) {
   using namespace cpu;
   using R = real_of_t<T>;
   b = std::max(1, b);
   std::vector<char> done(size_t(nw), 0); // columns already orthonormal
-  std::vector<int> todo;                 // null columns, ascending
+  std::vector<int> todo; // null columns, ascending
   for (int j = 0; j < nw; ++j) {
     done[j] = !null[j];
     if (null[j]) todo.push_back(j);
@@ -44,9 +43,9 @@ void complete_basis(int mw, int nw, T *U, const char *null, int b, T *work) {
       if (done[c]) s += abs2_(U[i + int64_t(c) * mw]);
     resid[i] = R(1) - s;
   }
-  T *X = work;                         // mw x b, candidates
-  T *C = X + int64_t(mw) * b;          // nw x b, coefficients
-  T *y = C + int64_t(nw) * b;          // mw
+  T *X = work; // mw x b, candidates
+  T *C = X + int64_t(mw) * b; // nw x b, coefficients
+  T *y = C + int64_t(nw) * b; // mw
   std::vector<int> cand(static_cast<size_t>(b));
   std::vector<T> d(static_cast<size_t>(b));
   size_t next = 0;

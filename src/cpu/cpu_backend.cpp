@@ -53,9 +53,9 @@ size_t cpu_workspace_bytes(const Batch<T> &batch, const Config &cfg, int threads
   return cpu::Arena::add_sat(cpu::Arena::mul_sat(size_t(t), slice), kAlign);
 }
 
-template <class T>
-bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &cfg, void *workspace,
-                        size_t workspace_bytes, int threads, int *path) {
+template <class T> bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &cfg,
+                                           void *workspace, size_t workspace_bytes, int threads,
+                                           int *path) {
   if (batch.count <= 0) return BSVD_STATUS_SUCCESS;
   try {
     const int nthreads = clamp_threads(threads, batch.count);
@@ -70,8 +70,8 @@ bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &cfg, void *workspac
         ws = own.data();
         workspace_bytes = need;
       } else if (workspace_bytes < need) {
-        set_error("cpu workspace of %zu bytes is less than the %zu bytes required",
-                  workspace_bytes, need);
+        set_error("cpu workspace of %zu bytes is less than the %zu bytes required", workspace_bytes,
+                  need);
         return BSVD_STATUS_WORKSPACE_TOO_SMALL;
       }
       ws += (kAlign - reinterpret_cast<uintptr_t>(ws) % kAlign) % kAlign;
@@ -126,10 +126,9 @@ bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &cfg, void *workspac
   }
 }
 
-#define BSVD_INSTANTIATE(T)                                                                     \
-  template size_t cpu_workspace_bytes<T>(const Batch<T> &, const Config &, int);                \
-  template bsvd_status_t cpu_gesvj<T>(const Batch<T> &, const Config &, void *, size_t, int,    \
-                                      int *);
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template size_t cpu_workspace_bytes<T>(const Batch<T> &, const Config &, int);                   \
+  template bsvd_status_t cpu_gesvj<T>(const Batch<T> &, const Config &, void *, size_t, int, int *);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

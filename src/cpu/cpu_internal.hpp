@@ -39,7 +39,9 @@ template <class R> inline R real_(std::complex<R> x) { return x.real(); }
 
 // |x|^2 without a square root.
 template <class R> inline R abs2_(R x) { return x * x; }
-template <class R> inline R abs2_(std::complex<R> x) { return x.real() * x.real() + x.imag() * x.imag(); }
+template <class R> inline R abs2_(std::complex<R> x) {
+  return x.real() * x.real() + x.imag() * x.imag();
+}
 
 // Largest magnitude of the real components (|x| for real x, max(|re|,|im|)
 // for complex x): within a factor sqrt(2) of |x|, and what matters for the
@@ -241,16 +243,15 @@ private:
 // ---- workspace-taking variants ---------------------------------------------------
 // Unblocked: norms (carried squared norms) and anchor (see the .cpp) hold n
 // reals each.
-template <class T>
-SweepStats unblocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, const Ordering &ord,
-                          real_of_t<T> tol, int max_sweeps, real_of_t<T> *norms,
-                          real_of_t<T> *anchor);
+template <class T> SweepStats unblocked_impl(int m, int n, T *W, int ldw, T *V, int ldv,
+                                             const Ordering &ord, real_of_t<T> tol, int max_sweeps,
+                                             real_of_t<T> *norms, real_of_t<T> *anchor);
 
 struct EvdCount {
   long applied = 0; // rotations that passed the threshold test
-  long proper = 0;  // of those, the ones with cos != 1 (HBJ Sec. 4.3 step 4)
+  long proper = 0; // of those, the ones with cos != 1 (HBJ Sec. 4.3 step 4)
   long significant = 0; // of those, the ones that count for the stopping
-                        // rule (blocked_counts: pair and null floors)
+      // rule (blocked_counts: pair and null floors)
 };
 
 // blocked_tol, blocked_noise_floor, blocked_null_floor, blocked_counts:
@@ -272,10 +273,9 @@ template <class T> struct EvdWork {
   }
 };
 
-template <class T>
-EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, real_of_t<T> null_floor,
-                  int sweeps,
-                  const Ordering &ord, const EvdWork<T> &ws);
+template <class T> EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol,
+                                     real_of_t<T> null_floor, int sweeps, const Ordering &ord,
+                                     const EvdWork<T> &ws);
 
 // Scratch of the blocked solver; kmax = largest pair width (<= n).
 template <class T> struct BlockedWork {
@@ -303,20 +303,19 @@ inline int blocked_kmax(int n, int nb) {
   return std::min(n, 2 * nb);
 }
 
-template <class T>
-SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
-                        const Ordering &block_ord, real_of_t<T> tol, int max_sweeps,
-                        int eig_sweeps, bsvd_ordering_t eig_ordering, OrderingCache &cache,
-                        const BlockedWork<T> &ws, bool pair_svd = false);
+template <class T> SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
+                                           const Ordering &block_ord, real_of_t<T> tol,
+                                           int max_sweeps, int eig_sweeps,
+                                           bsvd_ordering_t eig_ordering, OrderingCache &cache,
+                                           const BlockedWork<T> &ws, bool pair_svd = false);
 
 // Scratch bytes of one solve for the given configuration (the exact layout
 // of solve_one_impl; its base must be aligned to alignof(T)), and the solve
 // itself with a per-worker ordering cache.
 template <class T> size_t solve_one_scratch_bytes(int m, int n, bool vectors, const Config &cfg);
 
-template <class T>
-int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
-                   OrderingCache &cache);
+template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
+                                      OrderingCache &cache);
 
 // Effective block width of the blocked variant: the rule both backends
 // share (plan::block_width), at most n.

@@ -30,9 +30,9 @@
 namespace bsvd::detail {
 namespace cpu {
 
-template <class T>
-EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, real_of_t<T> null_floor,
-                  int sweeps, const Ordering &ord, const EvdWork<T> &ws) {
+template <class T> EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol,
+                                     real_of_t<T> null_floor, int sweeps, const Ordering &ord,
+                                     const EvdWork<T> &ws) {
   using R = real_of_t<T>;
   EvdCount cnt;
   if (k < 2) return cnt;
@@ -69,15 +69,15 @@ EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, real_of
       in_sweep += np;
       // G J: columns p' = c (g_p - t conj(e) g_q), q' = c (g_q + t e g_p).
       for (int r = 0; r < np; ++r)
-        rotate(k, G + int64_t(ws.p[r]) * ldg, 1, G + int64_t(ws.q[r]) * ldg, 1, ws.c[r],
-               ws.te[r], false);
+        rotate(k, G + int64_t(ws.p[r]) * ldg, 1, G + int64_t(ws.q[r]) * ldg, 1, ws.c[r], ws.te[r],
+               false);
       // J^H G: rows p' = c (g_p - t e g_q), q' = c (g_q + t conj(e) g_p).
       for (int r = 0; r < np; ++r)
         rotate(k, G + ws.p[r], ldg, G + ws.q[r], ldg, ws.c[r], conj_(ws.te[r]), false);
       // Q J, as for the columns of G.
       for (int r = 0; r < np; ++r)
-        rotate(k, Q + int64_t(ws.p[r]) * ldq, 1, Q + int64_t(ws.q[r]) * ldq, 1, ws.c[r],
-               ws.te[r], false);
+        rotate(k, Q + int64_t(ws.p[r]) * ldq, 1, Q + int64_t(ws.q[r]) * ldq, 1, ws.c[r], ws.te[r],
+               false);
       for (int r = 0; r < np; ++r) {
         const int p = ws.p[r], q = ws.q[r];
         G[p + int64_t(p) * ldg] = ws.anew[r];
@@ -94,9 +94,8 @@ EvdCount evd_impl(int k, T *G, int ldg, T *Q, int ldq, real_of_t<T> tol, real_of
 
 } // namespace cpu
 
-template <class T>
-long hermitian_jacobi_evd(int k, T *G, int ldg, T *Q, int ldq, double tol, int sweeps,
-                          bsvd_ordering_t ordering) {
+template <class T> long hermitian_jacobi_evd(int k, T *G, int ldg, T *Q, int ldq, double tol,
+                                             int sweeps, bsvd_ordering_t ordering) {
   using R = real_of_t<T>;
   if (k < 2) return 0;
   const Ordering ord = make_ordering(ordering, k);
@@ -110,9 +109,9 @@ long hermitian_jacobi_evd(int k, T *G, int ldg, T *Q, int ldq, double tol, int s
   return cpu::evd_impl(k, G, ldg, Q, ldq, R(tol), R(0), sweeps, ord, ws).applied;
 }
 
-#define BSVD_INSTANTIATE(T)                                                                     \
-  template cpu::EvdCount cpu::evd_impl<T>(int, T *, int, T *, int, real_of_t<T>, real_of_t<T>, int,           \
-                                          const Ordering &, const cpu::EvdWork<T> &);           \
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template cpu::EvdCount cpu::evd_impl<T>(int, T *, int, T *, int, real_of_t<T>, real_of_t<T>,     \
+                                          int, const Ordering &, const cpu::EvdWork<T> &);         \
   template long hermitian_jacobi_evd<T>(int, T *, int, T *, int, double, int, bsvd_ordering_t);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)

@@ -13,7 +13,7 @@
 namespace bsvd::detail {
 
 struct SweepStats {
-  int sweeps = 0;     // sweeps performed
+  int sweeps = 0; // sweeps performed
   bool converged = false;
 };
 
@@ -24,9 +24,8 @@ struct SweepStats {
 // hold the identity, or any matrix to post-multiply, on entry).
 // tol: rotate a pair when |a_p^H a_q| > tol ||a_p|| ||a_q||.
 // A sweep in which no pair needs a rotation ends the iteration.
-template <class T>
-SweepStats jacobi_unblocked(int m, int n, T *W, int ldw, T *V, int ldv,
-                            const Ordering &ord, double tol, int max_sweeps);
+template <class T> SweepStats jacobi_unblocked(int m, int n, T *W, int ldw, T *V, int ldv,
+                                               const Ordering &ord, double tol, int max_sweeps);
 
 // Blocked one-sided Jacobi: columns split into blocks of nb; for each block
 // pair (i, j) of the ordering over blocks: G = [W_i W_j]^H [W_i W_j], its
@@ -35,10 +34,10 @@ SweepStats jacobi_unblocked(int m, int n, T *W, int ldw, T *V, int ldv,
 // off-diagonal entry over tol (relative to its diagonal). pair_svd: each
 // pair's rotation by one-sided Jacobi on its own columns instead (WCYCLE
 // Observation 1; the twin of the GPU's shared-memory pair SVD).
-template <class T>
-SweepStats jacobi_blocked(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
-                          const Ordering &block_ord, double tol, int max_sweeps,
-                          int eig_sweeps, bsvd_ordering_t eig_ordering, bool pair_svd = false);
+template <class T> SweepStats jacobi_blocked(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
+                                             const Ordering &block_ord, double tol, int max_sweeps,
+                                             int eig_sweeps, bsvd_ordering_t eig_ordering,
+                                             bool pair_svd = false);
 
 // Two-sided Jacobi eigensolver of the k x k Hermitian G (lower and upper
 // triangles both read and updated), the twin of the GPU shared-memory
@@ -49,9 +48,8 @@ SweepStats jacobi_blocked(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
 // sweeps > 0: exactly that many sweeps at most (1 = the inexact mode).
 // Returns the number of rotations applied (0 means G was already diagonal
 // to the tolerance).
-template <class T>
-long hermitian_jacobi_evd(int k, T *G, int ldg, T *Q, int ldq, double tol,
-                          int sweeps, bsvd_ordering_t ordering);
+template <class T> long hermitian_jacobi_evd(int k, T *G, int ldg, T *Q, int ldq, double tol,
+                                             int sweeps, bsvd_ordering_t ordering);
 
 // The finish's orthonormal completion: the columns of U (mw x nw, ld mw)
 // flagged by null[j] become unit vectors orthogonal to the others and to
@@ -60,8 +58,7 @@ long hermitian_jacobi_evd(int k, T *G, int ldg, T *Q, int ldq, double tol,
 // rotation.hpp). work: completion_work(mw, nw, b) elements. The twin of
 // the GPU finish (b = completion_width: the blocked path's rounds, 1 on the
 // unblocked / fused path).
-template <class T>
-void complete_basis(int mw, int nw, T *U, const char *null, int b, T *work);
+template <class T> void complete_basis(int mw, int nw, T *U, const char *null, int b, T *work);
 inline size_t completion_work(int mw, int nw, int b) {
   return size_t(mw + nw) * size_t(b < 1 ? 1 : b) + size_t(mw);
 }
@@ -79,7 +76,6 @@ size_t solve_one_scratch(int m, int n, bool vectors);
 // null columns of U completed to an orthonormal set, descending sort, swap
 // back for m < n, scaling undone) and writes S, U, V, info, sweeps.
 // Returns the bsvd_path_t taken.
-template <class T>
-int solve_one(const Batch<T> &batch, int b, const Config &cfg, T *scratch);
+template <class T> int solve_one(const Batch<T> &batch, int b, const Config &cfg, T *scratch);
 
 } // namespace bsvd::detail

@@ -73,8 +73,7 @@ constexpr int kSortMinNb = 8;
 
 // G = W_c^H W_c for the k columns listed in cols (both triangles; the
 // diagonal is real).
-template <class T>
-void form_gram(int m, int k, const T *W, int ldw, const int *cols, T *G) {
+template <class T> void form_gram(int m, int k, const T *W, int ldw, const int *cols, T *G) {
   for (int c = 0; c < k; ++c) {
     const T *wc = W + int64_t(cols[c]) * ldw;
     G[c + int64_t(c) * k] = nrm2sq(m, wc);
@@ -88,9 +87,8 @@ void form_gram(int m, int k, const T *W, int ldw, const int *cols, T *G) {
 
 // X(:, cols) <- X(:, cols) * Q(:, perm), row by row (one row of k entries
 // of temporary storage).
-template <class T>
-void update_cols(int rows, int k, T *X, int ldx, const int *cols, const T *Q, const int *perm,
-                 T *row) {
+template <class T> void update_cols(int rows, int k, T *X, int ldx, const int *cols, const T *Q,
+                                    const int *perm, T *row) {
   for (int i = 0; i < rows; ++i) {
     for (int r = 0; r < k; ++r) row[r] = X[i + int64_t(cols[r]) * ldx];
     for (int c = 0; c < k; ++c) {
@@ -143,9 +141,8 @@ template <class T> void set_identity(int k, T *Q) {
 // (ws.G is overwritten), its columns ordered by descending eig (stable; the
 // block analogue of the 2x2 sorting, larger columns move to the lower
 // block) when sorting, then [W_i W_j] and [V_i V_j] multiplied by it.
-template <class T>
-void apply_pair_rotation(int m, int n, T *W, int ldw, T *V, int ldv, int k, bool sort,
-                         const BlockedWork<T> &ws) {
+template <class T> void apply_pair_rotation(int m, int n, T *W, int ldw, T *V, int ldv, int k,
+                                            bool sort, const BlockedWork<T> &ws) {
   using R = real_of_t<T>;
   for (int c = 0; c < k; ++c) ws.perm[c] = c;
   reorthogonalize(k, ws.Q, ws.G, ws.row);
@@ -158,11 +155,10 @@ void apply_pair_rotation(int m, int n, T *W, int ldw, T *V, int ldv, int k, bool
 }
 
 // One pair: Gram, EVD, update. Returns the eigensolver's rotation counts.
-template <class T>
-EvdCount rotate_block_pair(int m, int n, T *W, int ldw, T *V, int ldv, int k, bool sort,
-                           real_of_t<T> tol, real_of_t<T> null_floor, int eig_sweeps,
-                           const Ordering &eig_ord,
-                           const BlockedWork<T> &ws) {
+template <class T> EvdCount rotate_block_pair(int m, int n, T *W, int ldw, T *V, int ldv, int k,
+                                              bool sort, real_of_t<T> tol, real_of_t<T> null_floor,
+                                              int eig_sweeps, const Ordering &eig_ord,
+                                              const BlockedWork<T> &ws) {
   form_gram(m, k, W, ldw, ws.cols, ws.G);
   set_identity(k, ws.Q);
   const EvdCount cnt =
@@ -190,10 +186,10 @@ EvdCount rotate_block_pair(int m, int n, T *W, int ldw, T *V, int ldv, int k, bo
 // to 30 (z arith 70 x 45) against 4.5-9 with the update (CPU, all four
 // precisions, the six families at 70 x 45 and 30 x 52).
 
-template <class T>
-EvdCount rotate_block_pair_svd(int m, int n, T *W, int ldw, T *V, int ldv, int k, bool sort,
-                               real_of_t<T> tol, real_of_t<T> null_floor, int eig_sweeps,
-                               const Ordering &ord, const BlockedWork<T> &ws) {
+template <class T> EvdCount rotate_block_pair_svd(int m, int n, T *W, int ldw, T *V, int ldv, int k,
+                                                  bool sort, real_of_t<T> tol,
+                                                  real_of_t<T> null_floor, int eig_sweeps,
+                                                  const Ordering &ord, const BlockedWork<T> &ws) {
   using R = real_of_t<T>;
   EvdCount cnt;
   if (k < 2) return cnt;
@@ -240,11 +236,11 @@ EvdCount rotate_block_pair_svd(int m, int n, T *W, int ldw, T *V, int ldv, int k
 
 } // namespace
 
-template <class T>
-SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
-                        const Ordering &block_ord, real_of_t<T> tol, int max_sweeps,
-                        int eig_sweeps, bsvd_ordering_t eig_ordering, OrderingCache &cache,
-                        const BlockedWork<T> &ws, bool pair_svd) {
+template <class T> SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
+                                           const Ordering &block_ord, real_of_t<T> tol,
+                                           int max_sweeps, int eig_sweeps,
+                                           bsvd_ordering_t eig_ordering, OrderingCache &cache,
+                                           const BlockedWork<T> &ws, bool pair_svd) {
   SweepStats st;
   if (n <= 0 || m <= 0) {
     st.converged = true;
@@ -264,10 +260,10 @@ SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
   InnerSweepRule rule;
   auto rotate_pair = [&](int k, bool sort, const Ordering &eo) {
     const int inner = inner_sweep_cap(eig_sweeps, rule, kInnerConvergeCap);
-    return pair_svd ? rotate_block_pair_svd(m, n, W, ldw, V, ldv, k, sort, tol, null_floor,
-                                            inner, eo, ws)
-                    : rotate_block_pair(m, n, W, ldw, V, ldv, k, sort, tol, null_floor, inner,
-                                        eo, ws);
+    return pair_svd
+               ? rotate_block_pair_svd(m, n, W, ldw, V, ldv, k, sort, tol, null_floor, inner, eo,
+                                       ws)
+               : rotate_block_pair(m, n, W, ldw, V, ldv, k, sort, tol, null_floor, inner, eo, ws);
   };
 
   if (nblk == 1) {
@@ -313,10 +309,10 @@ SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
 
 } // namespace cpu
 
-template <class T>
-SweepStats jacobi_blocked(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
-                          const Ordering &block_ord, double tol, int max_sweeps, int eig_sweeps,
-                          bsvd_ordering_t eig_ordering, bool pair_svd) {
+template <class T> SweepStats jacobi_blocked(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
+                                             const Ordering &block_ord, double tol, int max_sweeps,
+                                             int eig_sweeps, bsvd_ordering_t eig_ordering,
+                                             bool pair_svd) {
   using R = real_of_t<T>;
   if (nb <= 0 || nb > n) nb = std::max(n, 1);
   const int kmax = cpu::blocked_kmax(n, nb);
@@ -332,12 +328,11 @@ SweepStats jacobi_blocked(int m, int n, T *W, int ldw, T *V, int ldv, int nb,
                            eig_ordering, cache, ws, pair_svd);
 }
 
-#define BSVD_INSTANTIATE(T)                                                                     \
-  template SweepStats cpu::blocked_impl<T>(int, int, T *, int, T *, int, int, const Ordering &, \
-                                           real_of_t<T>, int, int, bsvd_ordering_t,            \
-                                           cpu::OrderingCache &, const cpu::BlockedWork<T> &,   \
-                                           bool);                                                \
-  template SweepStats jacobi_blocked<T>(int, int, T *, int, T *, int, int, const Ordering &,    \
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template SweepStats cpu::blocked_impl<T>(                                                        \
+      int, int, T *, int, T *, int, int, const Ordering &, real_of_t<T>, int, int,                 \
+      bsvd_ordering_t, cpu::OrderingCache &, const cpu::BlockedWork<T> &, bool);                   \
+  template SweepStats jacobi_blocked<T>(int, int, T *, int, T *, int, int, const Ordering &,       \
                                         double, int, int, bsvd_ordering_t, bool);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)

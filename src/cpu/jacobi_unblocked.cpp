@@ -67,10 +67,9 @@ template <class R> constexpr R kRecompute = R(0.1);
 // end. Kept as a switch so the GPU twin can be compared either way.
 constexpr bool kSort2x2 = false;
 
-template <class T>
-SweepStats unblocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, const Ordering &ord,
-                          real_of_t<T> tol, int max_sweeps, real_of_t<T> *norms,
-                          real_of_t<T> *anchor) {
+template <class T> SweepStats unblocked_impl(int m, int n, T *W, int ldw, T *V, int ldv,
+                                             const Ordering &ord, real_of_t<T> tol, int max_sweeps,
+                                             real_of_t<T> *norms, real_of_t<T> *anchor) {
   using R = real_of_t<T>;
   SweepStats st;
   if (n <= 0 || m <= 0) {
@@ -99,7 +98,7 @@ SweepStats unblocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, const Orde
 
         const Rotation<R> rot = jacobi_rotation(a, b, ag);
         const T te = rot.t * conj_(phase_(g, ag)); // t conj(e)
-        R anew = a - rot.t * ag;            // WCYCLE eq. 6
+        R anew = a - rot.t * ag; // WCYCLE eq. 6
         R bnew = b + rot.t * ag;
         R ancp = std::max(anchor[p], anew);
         R ancq = std::max(anchor[q], bnew);
@@ -128,21 +127,19 @@ SweepStats unblocked_impl(int m, int n, T *W, int ldw, T *V, int ldv, const Orde
 
 } // namespace cpu
 
-template <class T>
-SweepStats jacobi_unblocked(int m, int n, T *W, int ldw, T *V, int ldv, const Ordering &ord,
-                            double tol, int max_sweeps) {
+template <class T> SweepStats jacobi_unblocked(int m, int n, T *W, int ldw, T *V, int ldv,
+                                               const Ordering &ord, double tol, int max_sweeps) {
   using R = real_of_t<T>;
   std::vector<R> norms(size_t(std::max(n, 1))), anchor(size_t(std::max(n, 1)));
   return cpu::unblocked_impl(m, n, W, ldw, V, ldv, ord, R(tol), max_sweeps, norms.data(),
                              anchor.data());
 }
 
-#define BSVD_INSTANTIATE(T)                                                                     \
-  template SweepStats cpu::unblocked_impl<T>(int, int, T *, int, T *, int, const Ordering &,    \
-                                             real_of_t<T>, int, real_of_t<T> *,                 \
-                                             real_of_t<T> *);                                   \
-  template SweepStats jacobi_unblocked<T>(int, int, T *, int, T *, int, const Ordering &,       \
-                                          double, int);
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template SweepStats cpu::unblocked_impl<T>(int, int, T *, int, T *, int, const Ordering &,       \
+                                             real_of_t<T>, int, real_of_t<T> *, real_of_t<T> *);   \
+  template SweepStats jacobi_unblocked<T>(int, int, T *, int, T *, int, const Ordering &, double,  \
+                                          int);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

@@ -18,7 +18,9 @@ template <class R> R im_(std::complex<R> x) { return x.imag(); }
 template <class R> R cj_(R x) { return x; }
 template <class R> std::complex<R> cj_(std::complex<R> x) { return std::conj(x); }
 template <class R> R mx_(R x) { return std::fabs(x); }
-template <class R> R mx_(std::complex<R> x) { return std::max(std::fabs(x.real()), std::fabs(x.imag())); }
+template <class R> R mx_(std::complex<R> x) {
+  return std::max(std::fabs(x.real()), std::fabs(x.imag()));
+}
 template <class R> R sq_(R x) { return x * x; }
 template <class R> R sq_(std::complex<R> x) { return x.real() * x.real() + x.imag() * x.imag(); }
 
@@ -146,19 +148,18 @@ void apply_householder_q(int m, int n, const T *Y, int ldy, const T *tau, int k,
   }
 }
 
-template <class T>
-void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, const T *Z, T *X,
-                            int ldx) {
+template <class T> void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau,
+                                               const T *Z, T *X, int ldx) {
   apply_householder_q_wy(m, n, Y, ldy, tau, Z, n, X, ldx);
 }
 
-template <class T>
-void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, const T *Z, int ldz,
-                            T *X, int ldx) {
+template <class T> void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau,
+                                               const T *Z, int ldz, T *X, int ldx) {
   const auto v = [&](int r, int k) {
     return r < k ? T(0) : r == k ? T(1) : Y[r + int64_t(k) * ldy];
   };
-  std::vector<T> G(size_t(n) * n, T(0)), Tm(size_t(n) * n, T(0)), W(size_t(n) * n), M(size_t(n) * n);
+  std::vector<T> G(size_t(n) * n, T(0)), Tm(size_t(n) * n, T(0)), W(size_t(n) * n),
+      M(size_t(n) * n);
   for (int j = 1; j < n; ++j)
     for (int i = 0; i < j; ++i) {
       T acc = T(0);
@@ -168,7 +169,8 @@ void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, con
   for (int j = 0; j < n; ++j) {
     for (int i = 0; i < j; ++i) {
       T acc = T(0);
-      for (int k = i; k < j; ++k) acc += Tm[i + size_t(k) * n] * (T(0) - tau[j] * G[k + size_t(j) * n]);
+      for (int k = i; k < j; ++k)
+        acc += Tm[i + size_t(k) * n] * (T(0) - tau[j] * G[k + size_t(j) * n]);
       Tm[i + size_t(j) * n] = acc;
     }
     Tm[j + size_t(j) * n] = tau[j];
@@ -200,14 +202,14 @@ template <class T> void tsqr_factor(int m, int n, int nc, T *Y, int ldy, T *tau1
     T *Yc = Y + r0;
     householder_qr(rows, n, Yc, ldy, tau1 + int64_t(c) * n);
     for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) Z[c * n + i + int64_t(j) * lz] = i <= j ? Yc[i + int64_t(j) * ldy] : T(0);
+      for (int i = 0; i < n; ++i)
+        Z[c * n + i + int64_t(j) * lz] = i <= j ? Yc[i + int64_t(j) * ldy] : T(0);
   }
   householder_qr(lz, n, Z, lz, tau2);
 }
 
-template <class T>
-void tsqr_apply_q_wy(int m, int n, int nc, const T *Y, int ldy, const T *tau1, const T *Z,
-                     const T *tau2, const T *Zs, T *X, int ldx) {
+template <class T> void tsqr_apply_q_wy(int m, int n, int nc, const T *Y, int ldy, const T *tau1,
+                                        const T *Z, const T *tau2, const T *Zs, T *X, int ldx) {
   const int hc = tsqr_chunk_height(m, nc), lz = nc * n;
   std::vector<T> X2(size_t(lz) * n);
   apply_householder_q_wy(lz, n, Z, lz, tau2, Zs, n, X2.data(), lz);
@@ -218,16 +220,17 @@ void tsqr_apply_q_wy(int m, int n, int nc, const T *Y, int ldy, const T *tau1, c
   }
 }
 
-#define BSVD_INSTANTIATE(T)                                                                     \
-  template void householder_qr<T>(int, int, T *, int, T *);                                     \
-  template void householder_qr_pivoted<T>(int, int, T *, int, T *, int *);                      \
-  template void apply_householder_q<T>(int, int, const T *, int, const T *, int, T *, int); \
-  template void apply_householder_q_wy<T>(int, int, const T *, int, const T *, const T *, T *, int); \
-  template void apply_householder_q_wy<T>(int, int, const T *, int, const T *, const T *, int, T *, \
-                                          int);                                                 \
-  template void tsqr_factor<T>(int, int, int, T *, int, T *, T *, T *);                         \
-  template void tsqr_apply_q_wy<T>(int, int, int, const T *, int, const T *, const T *,         \
-                                   const T *, const T *, T *, int);
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template void householder_qr<T>(int, int, T *, int, T *);                                        \
+  template void householder_qr_pivoted<T>(int, int, T *, int, T *, int *);                         \
+  template void apply_householder_q<T>(int, int, const T *, int, const T *, int, T *, int);        \
+  template void apply_householder_q_wy<T>(int, int, const T *, int, const T *, const T *, T *,     \
+                                          int);                                                    \
+  template void apply_householder_q_wy<T>(int, int, const T *, int, const T *, const T *, int,     \
+                                          T *, int);                                               \
+  template void tsqr_factor<T>(int, int, int, T *, int, T *, T *, T *);                            \
+  template void tsqr_apply_q_wy<T>(int, int, int, const T *, int, const T *, const T *, const T *, \
+                                   const T *, T *, int);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

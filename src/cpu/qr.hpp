@@ -45,13 +45,11 @@ void apply_householder_q(int m, int n, const T *Y, int ldy, const T *tau, int k,
 // the GPU's qr_wy_m_kernel and qr_wy_apply_kernel (src/cuda/qr/wy.cuh):
 // every sum in the same order (G over the rows upward from j, T's and M's
 // over k upward, X's row over k upward).
-template <class T>
-void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, const T *Z, T *X,
-                            int ldx);
+template <class T> void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau,
+                                               const T *Z, T *X, int ldx);
 // The same with Z's leading dimension ldz.
-template <class T>
-void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau, const T *Z, int ldz,
-                            T *X, int ldx);
+template <class T> void apply_householder_q_wy(int m, int n, const T *Y, int ldy, const T *tau,
+                                               const T *Z, int ldz, T *X, int ldx);
 
 // TSQR (src/core/tsqr.hpp), the twin of the GPU's factorization of tall
 // matrices of few columns (qr_tsqr_factor_kernel): W (m x n, in Y, leading
@@ -67,8 +65,7 @@ template <class T> void tsqr_factor(int m, int n, int nc, T *Y, int ldy, T *tau1
 // apply_householder_q_wy on Z, then chunk c's rows X_c = Q_c [X2_c; 0]
 // with X2_c the rows [c n, c n + n) of X2 -- the twin of the GPU's two
 // levels of qr_wy_m_kernel / qr_wy_apply_kernel (the same sums).
-template <class T>
-void tsqr_apply_q_wy(int m, int n, int nc, const T *Y, int ldy, const T *tau1, const T *Z,
-                     const T *tau2, const T *Zs, T *X, int ldx);
+template <class T> void tsqr_apply_q_wy(int m, int n, int nc, const T *Y, int ldy, const T *tau1,
+                                        const T *Z, const T *tau2, const T *Zs, T *X, int ldx);
 
 } // namespace bsvd::detail

@@ -28,8 +28,8 @@ template <class T> struct SolveLayout {
   using R = real_of_t<T>;
   T *W = nullptr, *V = nullptr, *cand = nullptr;
   R *norms = nullptr, *anchor = nullptr; // unblocked
-  BlockedWork<T> blk;                    // blocked
-  R *mant = nullptr;                     // sigma_j = mant_j * 2^expo_j
+  BlockedWork<T> blk; // blocked
+  R *mant = nullptr; // sigma_j = mant_j * 2^expo_j
   int *expo = nullptr, *perm = nullptr;
 
   // mw >= nw: working dimensions. kmax = 0: unblocked.
@@ -130,8 +130,7 @@ template <class R> struct Pow2 {
 // < 2, so their squares neither overflow (sum < 8m) nor lose anything that
 // matters to underflow (only entries below 2^-500 M). r = sqrt(sum) >= 1.
 // When unit != null it receives x / ||x|| = (x 2^-ex) / r.
-template <class T>
-void scaled_norm(int m, const T *x, real_of_t<T> &mant, int &expo, T *unit) {
+template <class T> void scaled_norm(int m, const T *x, real_of_t<T> &mant, int &expo, T *unit) {
   using R = real_of_t<T>;
   R mx = 0;
   for (int i = 0; i < m; ++i) mx = std::max(mx, maxpart_(x[i]));
@@ -178,9 +177,8 @@ template <class T> void fill_nonfinite(const Batch<T> &batch, int b, int m, int 
 
 } // namespace
 
-template <class T>
-int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
-                   OrderingCache &cache);
+template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
+                                      OrderingCache &cache);
 
 namespace {
 
@@ -192,14 +190,13 @@ namespace {
 // W's left vectors are Q [V_x; 0], its right ones P U_x (row perm[i] of P U_x
 // is row i of U_x). W (mw x nw) in P.W holds A (A^H when trans) scaled by
 // 2^escale. The twin of the GPU's path cuda-qrcp (src/cuda/qr/).
-template <class T>
-int solve_preconditioned(const Batch<T> &batch, int b, const Config &cfg, const PreLayout<T> &P,
-                         int mw, int nw, bool trans, int escale, OrderingCache &cache) {
+template <class T> int solve_preconditioned(const Batch<T> &batch, int b, const Config &cfg,
+                                            const PreLayout<T> &P, int mw, int nw, bool trans,
+                                            int escale, OrderingCache &cache) {
   using R = real_of_t<T>;
   householder_qr_pivoted(mw, nw, P.W, mw, P.tau, P.perm);
   // R's rows kept for R^H (qrcp_rank, rotation.hpp)
-  const int kr =
-      qrcp_rank<R>(nw, [&](int j) { return R(std::abs(P.W[j + int64_t(j) * mw])); });
+  const int kr = qrcp_rank<R>(nw, [&](int j) { return R(std::abs(P.W[j + int64_t(j) * mw])); });
   for (int c = 0; c < nw; ++c)
     for (int r = 0; r < nw; ++r)
       P.X[r + int64_t(c) * nw] = r >= c && c < kr ? conj_(P.W[c + int64_t(r) * mw]) : T(0);
@@ -243,9 +240,8 @@ int solve_preconditioned(const Batch<T> &batch, int b, const Config &cfg, const 
 
 } // namespace
 
-template <class T>
-int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
-                   OrderingCache &cache) {
+template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
+                                      OrderingCache &cache) {
   using R = real_of_t<T>;
   const int m = batch.dims.rows(b), n = batch.dims.cols(b);
   const int k = std::min(m, n);
@@ -336,12 +332,13 @@ int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
   {
     const double u = double(unit_roundoff<R>());
     const double lo = std::sqrt(double(std::numeric_limits<R>::min())) / u;
-    const double hi = std::sqrt(double(std::numeric_limits<R>::max())) /
-                      std::sqrt(8.0 * double(mw) * double(nw));
+    const double hi =
+        std::sqrt(double(std::numeric_limits<R>::max())) / std::sqrt(8.0 * double(mw) * double(nw));
     if (double(amax) < lo || double(amax) > hi) {
       escale = -std::ilogb(amax);
       for (int j = 0; j < nw; ++j)
-        for (int i = 0; i < mw; ++i) W[i + int64_t(j) * mw] = ldexp_(W[i + int64_t(j) * mw], escale);
+        for (int i = 0; i < mw; ++i)
+          W[i + int64_t(j) * mw] = ldexp_(W[i + int64_t(j) * mw], escale);
     }
   }
 
@@ -362,8 +359,8 @@ int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
     // the block pairs by the two-level ordering when cfg.wcycle_blocks asks.
     const int nb = effective_nb(cfg, nw);
     const Ordering &bo = cache.blocks(cfg, (nw + nb - 1) / nb);
-    st = blocked_impl(mw, nw, W, mw, Vw, nw, nb, bo, tol, max_sweeps, cfg.eig_sweeps,
-                      cfg.ordering, cache, L.blk, cfg.pair_solver == BSVD_PAIR_SVD_SM);
+    st = blocked_impl(mw, nw, W, mw, Vw, nw, nb, bo, tol, max_sweeps, cfg.eig_sweeps, cfg.ordering,
+                      cache, L.blk, cfg.pair_solver == BSVD_PAIR_SVD_SM);
   } else {
     const Ordering &o = cache.get(cfg.ordering, nw);
     st = unblocked_impl(mw, nw, W, mw, Vw, nw, o, tol, max_sweeps, L.norms, L.anchor);
@@ -399,9 +396,8 @@ int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
         finish_null_ratio<R>(blocked ? blocked_kmax(nw, effective_nb(cfg, nw)) : 1);
     for (int j = 0; j < nw; ++j) {
       // ||w_j|| / sigma_max, 0 when it underflows.
-      const R ratio = L.mant[j] == R(0)
-                          ? R(0)
-                          : std::ldexp(L.mant[j] / L.mant[jmax], L.expo[j] - L.expo[jmax]);
+      const R ratio =
+          L.mant[j] == R(0) ? R(0) : std::ldexp(L.mant[j] / L.mant[jmax], L.expo[j] - L.expo[jmax]);
       null[j] = ratio < null_ratio;
       any_null = any_null || null[j];
     }
@@ -491,10 +487,10 @@ template <class T> int solve_one(const Batch<T> &batch, int b, const Config &cfg
   return cpu::solve_one_impl(batch, b, cfg, scratch, cache);
 }
 
-#define BSVD_INSTANTIATE(T)                                                                     \
-  template int cpu::solve_one_impl<T>(const Batch<T> &, int, const Config &, T *,               \
-                                      cpu::OrderingCache &);                                    \
-  template int solve_one<T>(const Batch<T> &, int, const Config &, T *);                        \
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template int cpu::solve_one_impl<T>(const Batch<T> &, int, const Config &, T *,                  \
+                                      cpu::OrderingCache &);                                       \
+  template int solve_one<T>(const Batch<T> &, int, const Config &, T *);                           \
   template size_t cpu::solve_one_scratch_bytes<T>(int, int, bool, const Config &);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)

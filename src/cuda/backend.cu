@@ -149,9 +149,9 @@ template <class T> bsvd_status_t run_group(const cuda::GroupArgs<T> &a) {
 // run on a side stream: they touch disjoint matrices and disjoint parts of
 // the workspace. The call's stream joins it before this returns (also on
 // an error: SideStream's destructor).
-template <class T>
-bsvd_status_t run_groups(const plan::Plan &p, const CallLayout &L, const Batch<T> &kb,
-                         const Batch<T> &hb, unsigned char *ws, cudaStream_t stream) {
+template <class T> bsvd_status_t run_groups(const plan::Plan &p, const CallLayout &L,
+                                            const Batch<T> &kb, const Batch<T> &hb,
+                                            unsigned char *ws, cudaStream_t stream) {
   cuda::SideStream side(stream);
   cudaStream_t beside = stream;
   for (const Group &g : p.groups)
@@ -162,8 +162,8 @@ bsvd_status_t run_groups(const plan::Plan &p, const CallLayout &L, const Batch<T
   for (size_t i = 0; i < p.groups.size(); ++i) {
     const Group &g = p.groups[i];
     if (g.route == Route::kCpu) continue;
-    const cuda::GroupArgs<T> a{p, g, kb, hb, L.kernel_indices(p, i), ws + L.off[i],
-                               g.beside ? beside : stream};
+    const cuda::GroupArgs<T> a{
+        p, g, kb, hb, L.kernel_indices(p, i), ws + L.off[i], g.beside ? beside : stream};
     BSVD_TRY_STATUS(run_group(a));
   }
   BSVD_CUDA_TRY(side.join());
@@ -228,9 +228,8 @@ template <class T> struct CpuPart {
   EventGuard copied;
 };
 
-template <class T>
-bsvd_status_t fetch_cpu_part(const Group &g, const Batch<T> &batch, CpuPart<T> &c,
-                             cudaStream_t stream) {
+template <class T> bsvd_status_t fetch_cpu_part(const Group &g, const Batch<T> &batch,
+                                                CpuPart<T> &c, cudaStream_t stream) {
   const size_t nc = g.index.size();
   c.A.resize(nc);
   c.S.resize(nc);
@@ -266,9 +265,9 @@ bsvd_status_t fetch_cpu_part(const Group &g, const Batch<T> &batch, CpuPart<T> &
 
 // Solves the CPU part once its inputs are on the host and copies its
 // results back to the caller's device memory (on the stream).
-template <class T>
-bsvd_status_t solve_cpu_part(const Group &g, const Batch<T> &batch, const Config &cfg,
-                             CpuPart<T> &c, cudaStream_t stream) {
+template <class T> bsvd_status_t solve_cpu_part(const Group &g, const Batch<T> &batch,
+                                                const Config &cfg, CpuPart<T> &c,
+                                                cudaStream_t stream) {
   using R = real_of_t<T>;
   BSVD_CUDA_TRY(cudaEventSynchronize(c.copied.ev));
   const bsvd_status_t st = cuda::solve_on_cpu(c.h.batch, cfg, c.h.path.data());
@@ -289,8 +288,8 @@ bsvd_status_t solve_cpu_part(const Group &g, const Batch<T> &batch, const Config
                                       c.V[i].data(), size_t(n) * sizeof(T), size_t(n) * sizeof(T),
                                       k, cudaMemcpyHostToDevice, stream));
     }
-    BSVD_CUDA_TRY(cudaMemcpyAsync(batch.info + b, &c.h.info[i], sizeof(int),
-                                  cudaMemcpyHostToDevice, stream));
+    BSVD_CUDA_TRY(
+        cudaMemcpyAsync(batch.info + b, &c.h.info[i], sizeof(int), cudaMemcpyHostToDevice, stream));
     if (batch.sweeps)
       BSVD_CUDA_TRY(cudaMemcpyAsync(batch.sweeps + b, &c.h.sweeps[i], sizeof(int),
                                     cudaMemcpyHostToDevice, stream));
@@ -298,9 +297,9 @@ bsvd_status_t solve_cpu_part(const Group &g, const Batch<T> &batch, const Config
   return BSVD_STATUS_SUCCESS;
 }
 
-template <class T>
-bsvd_status_t run_device_data(const Batch<T> &batch, const plan::Plan &p, const CallLayout &L,
-                              cudaStream_t stream, unsigned char *ws, int *path) {
+template <class T> bsvd_status_t run_device_data(const Batch<T> &batch, const plan::Plan &p,
+                                                 const CallLayout &L, cudaStream_t stream,
+                                                 unsigned char *ws, int *path) {
   const Group *cg = cpu_group(p);
   CpuPart<T> cpu;
   if (cg) BSVD_TRY_STATUS(fetch_cpu_part(*cg, batch, cpu, stream));
@@ -319,7 +318,8 @@ bsvd_status_t run_device_data(const Batch<T> &batch, const plan::Plan &p, const 
       BSVD_CUDA_TRY(cudaMemcpy(info.data(), batch.info, size_t(batch.count) * sizeof(int),
                                cudaMemcpyDeviceToHost));
     }
-    report_paths(p, [&](int b) { return info[size_t(b)]; }, cpu.h.path, path);
+    report_paths(
+        p, [&](int b) { return info[size_t(b)]; }, cpu.h.path, path);
   }
   return BSVD_STATUS_SUCCESS;
 }
@@ -342,9 +342,8 @@ template <class T> struct Packed {
 
 // Packs the GPU's matrices (L.gpu) of the caller's host batch and copies
 // them, their pointer arrays and sizes to the workspace (on the stream).
-template <class T>
-bsvd_status_t pack_in(const Batch<T> &batch, const CallLayout &L, unsigned char *ws, Packed<T> &pk,
-                      cudaStream_t stream) {
+template <class T> bsvd_status_t pack_in(const Batch<T> &batch, const CallLayout &L,
+                                         unsigned char *ws, Packed<T> &pk, cudaStream_t stream) {
   using R = real_of_t<T>;
   const size_t nf = L.gpu.size();
   pk.tot = cuda::pack_totals(batch, L.gpu);
@@ -353,8 +352,10 @@ bsvd_status_t pack_in(const Batch<T> &batch, const CallLayout &L, unsigned char 
   unsigned char *stage = ws + L.off_stage;
   pk.dA = reinterpret_cast<T *>(stage);
   pk.dS = reinterpret_cast<R *>(stage + cuda::ws_align(pk.tot.a * sizeof(T)));
-  pk.dU = reinterpret_cast<T *>(reinterpret_cast<unsigned char *>(pk.dS) + cuda::ws_align(pk.tot.s * sizeof(R)));
-  pk.dV = reinterpret_cast<T *>(reinterpret_cast<unsigned char *>(pk.dU) + cuda::ws_align(pk.tot.u * sizeof(T)));
+  pk.dU = reinterpret_cast<T *>(reinterpret_cast<unsigned char *>(pk.dS) +
+                                cuda::ws_align(pk.tot.s * sizeof(R)));
+  pk.dV = reinterpret_cast<T *>(reinterpret_cast<unsigned char *>(pk.dU) +
+                                cuda::ws_align(pk.tot.u * sizeof(T)));
   pk.A.resize(pk.tot.a);
   pk.U.resize(pk.tot.u);
   pk.V.resize(pk.tot.v);
@@ -394,8 +395,8 @@ bsvd_status_t pack_in(const Batch<T> &batch, const CallLayout &L, unsigned char 
   }
   BSVD_CUDA_TRY(cudaMemcpyAsync(arr, host.data(), L.bytes_arrays, cudaMemcpyHostToDevice, stream));
   if (pk.tot.a)
-    BSVD_CUDA_TRY(cudaMemcpyAsync(pk.dA, pk.A.data(), pk.tot.a * sizeof(T), cudaMemcpyHostToDevice,
-                                  stream));
+    BSVD_CUDA_TRY(
+        cudaMemcpyAsync(pk.dA, pk.A.data(), pk.tot.a * sizeof(T), cudaMemcpyHostToDevice, stream));
   // The packed batch: ld = rows (A, U) or n (V); the ld arrays hold max(., 1).
   int *dm = reinterpret_cast<int *>(arr + 4 * nf * sizeof(void *));
   int *dn = dm + nf;
@@ -422,8 +423,8 @@ bsvd_status_t pack_in(const Batch<T> &batch, const CallLayout &L, unsigned char 
     std::vector<int> sz(2 * nf);
     std::copy(pk.fm.begin(), pk.fm.end(), sz.begin());
     std::copy(pk.fn.begin(), pk.fn.end(), sz.begin() + long(nf));
-    BSVD_CUDA_TRY(cudaMemcpyAsync(dsz, sz.data(), 2 * nf * sizeof(int), cudaMemcpyHostToDevice,
-                                  stream));
+    BSVD_CUDA_TRY(
+        cudaMemcpyAsync(dsz, sz.data(), 2 * nf * sizeof(int), cudaMemcpyHostToDevice, stream));
     kb.dims.mv = dsz;
     kb.dims.nv = dsz + nf;
   }
@@ -440,13 +441,18 @@ template <class T> bsvd_status_t copy_out(Packed<T> &pk, cudaStream_t stream) {
   using R = real_of_t<T>;
   const size_t nf = pk.fm.size();
   if (pk.tot.s)
-    BSVD_CUDA_TRY(cudaMemcpyAsync(pk.S.data(), pk.dS, pk.tot.s * sizeof(R), cudaMemcpyDeviceToHost, stream));
+    BSVD_CUDA_TRY(
+        cudaMemcpyAsync(pk.S.data(), pk.dS, pk.tot.s * sizeof(R), cudaMemcpyDeviceToHost, stream));
   if (pk.tot.u)
-    BSVD_CUDA_TRY(cudaMemcpyAsync(pk.U.data(), pk.dU, pk.tot.u * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    BSVD_CUDA_TRY(
+        cudaMemcpyAsync(pk.U.data(), pk.dU, pk.tot.u * sizeof(T), cudaMemcpyDeviceToHost, stream));
   if (pk.tot.v)
-    BSVD_CUDA_TRY(cudaMemcpyAsync(pk.V.data(), pk.dV, pk.tot.v * sizeof(T), cudaMemcpyDeviceToHost, stream));
-  BSVD_CUDA_TRY(cudaMemcpyAsync(pk.info.data(), pk.dinfo, nf * sizeof(int), cudaMemcpyDeviceToHost, stream));
-  BSVD_CUDA_TRY(cudaMemcpyAsync(pk.sweeps.data(), pk.dsweeps, nf * sizeof(int), cudaMemcpyDeviceToHost, stream));
+    BSVD_CUDA_TRY(
+        cudaMemcpyAsync(pk.V.data(), pk.dV, pk.tot.v * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  BSVD_CUDA_TRY(
+      cudaMemcpyAsync(pk.info.data(), pk.dinfo, nf * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  BSVD_CUDA_TRY(cudaMemcpyAsync(pk.sweeps.data(), pk.dsweeps, nf * sizeof(int),
+                                cudaMemcpyDeviceToHost, stream));
   return BSVD_STATUS_SUCCESS;
 }
 
@@ -475,9 +481,9 @@ template <class T> void unpack(const Batch<T> &batch, const CallLayout &L, const
   }
 }
 
-template <class T>
-bsvd_status_t run_host_data(const Batch<T> &batch, const plan::Plan &p, const CallLayout &L,
-                            cudaStream_t stream, unsigned char *ws, int *path) {
+template <class T> bsvd_status_t run_host_data(const Batch<T> &batch, const plan::Plan &p,
+                                               const CallLayout &L, cudaStream_t stream,
+                                               unsigned char *ws, int *path) {
   Packed<T> pk;
   if (L.ngpu > 0) {
     BSVD_TRY_STATUS(pack_in(batch, L, ws, pk, stream));
@@ -512,7 +518,9 @@ bsvd_status_t run_host_data(const Batch<T> &batch, const plan::Plan &p, const Ca
   }
   BSVD_CUDA_TRY(cudaStreamSynchronize(stream));
   unpack(batch, L, pk);
-  if (path) report_paths(p, [&](int b) { return batch.info[b]; }, h.path, path);
+  if (path)
+    report_paths(
+        p, [&](int b) { return batch.info[b]; }, h.path, path);
   return BSVD_STATUS_SUCCESS;
 }
 
@@ -579,9 +587,9 @@ template <class T> std::string cuda_explain(const Batch<T> &batch, const Config 
   return plan::explain(p);
 }
 
-template <class T>
-bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config &cfg, void *stream_ptr,
-                         void *workspace, size_t workspace_bytes, int *path) {
+template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config &cfg,
+                                            void *stream_ptr, void *workspace,
+                                            size_t workspace_bytes, int *path) {
   if (batch.count <= 0) return BSVD_STATUS_SUCCESS;
   if (!cuda_available()) {
     set_error("cuda backend: no CUDA device is visible");
@@ -613,11 +621,11 @@ bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config &cfg, void *stream_
                   : run_host_data(batch, p, L, stream, ws, path);
 }
 
-#define BSVD_INSTANTIATE(T)                                                                  \
-  template int cuda_locate<T>(const Batch<T> &, int *);                                      \
-  template size_t cuda_workspace_bytes<T>(const Batch<T> &, const Config &);                 \
-  template std::string cuda_explain<T>(const Batch<T> &, const Config &, int);               \
-  template bsvd_status_t cuda_gesvj<T>(const Batch<T> &, const Config &, void *, void *, size_t, \
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template int cuda_locate<T>(const Batch<T> &, int *);                                            \
+  template size_t cuda_workspace_bytes<T>(const Batch<T> &, const Config &);                       \
+  template std::string cuda_explain<T>(const Batch<T> &, const Config &, int);                     \
+  template bsvd_status_t cuda_gesvj<T>(const Batch<T> &, const Config &, void *, void *, size_t,   \
                                        int *);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)

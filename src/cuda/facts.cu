@@ -20,7 +20,8 @@ int CudaFacts::blocked_max_nb(char prec) const {
 }
 
 bool CudaFacts::pair_fits(char prec, int mw, int nb) const {
-  return blocked_k_of(nb) == kBlockedKmax && blocked_pair_smem_bytes(prec, mw) <= size_t(d_.smem_optin);
+  return blocked_k_of(nb) == kBlockedKmax &&
+         blocked_pair_smem_bytes(prec, mw) <= size_t(d_.smem_optin);
 }
 
 int CudaFacts::qrcp_cluster_blocks(char prec, int mw, int nw) const {
@@ -58,9 +59,9 @@ plan::Tuning current_tuning() {
 plan::Plan call_plan(const plan::Shapes &shapes, const Config &cfg) {
   const plan::DeviceDesc d = current_desc();
   const CudaFacts facts(d);
-  return plan::make_plan(shapes, cfg, d, facts,
-                         plan::with_overrides(plan::tuning_table(d.cc_major, d.cc_minor),
-                                              current_overrides()));
+  return plan::make_plan(
+      shapes, cfg, d, facts,
+      plan::with_overrides(plan::tuning_table(d.cc_major, d.cc_minor), current_overrides()));
 }
 
 bool qr_route(char prec, int m, int n, bool vectors, int qr) {

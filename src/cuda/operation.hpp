@@ -32,20 +32,20 @@ template <class T> struct GroupArgs {
 };
 
 // Every CUDA call is checked; a failure names the call (bsvd_last_error).
-#define BSVD_CUDA_TRY(call)                                                    \
-  do {                                                                         \
-    const cudaError_t bsvd_err_ = (call);                                      \
-    if (bsvd_err_ != cudaSuccess) {                                            \
-      set_error("%s failed: %s (%s)", #call, cudaGetErrorName(bsvd_err_),      \
-                cudaGetErrorString(bsvd_err_));                                \
-      return BSVD_STATUS_DEVICE_ERROR;                                         \
-    }                                                                          \
+#define BSVD_CUDA_TRY(call)                                                                        \
+  do {                                                                                             \
+    const cudaError_t bsvd_err_ = (call);                                                          \
+    if (bsvd_err_ != cudaSuccess) {                                                                \
+      set_error("%s failed: %s (%s)", #call, cudaGetErrorName(bsvd_err_),                          \
+                cudaGetErrorString(bsvd_err_));                                                    \
+      return BSVD_STATUS_DEVICE_ERROR;                                                             \
+    }                                                                                              \
   } while (0)
 
-#define BSVD_TRY_STATUS(call)                                                  \
-  do {                                                                         \
-    const bsvd_status_t bsvd_st_ = (call);                                     \
-    if (bsvd_st_ != BSVD_STATUS_SUCCESS) return bsvd_st_;                      \
+#define BSVD_TRY_STATUS(call)                                                                      \
+  do {                                                                                             \
+    const bsvd_status_t bsvd_st_ = (call);                                                         \
+    if (bsvd_st_ != BSVD_STATUS_SUCCESS) return bsvd_st_;                                          \
   } while (0)
 
 } // namespace bsvd::detail::cuda

@@ -31,9 +31,8 @@ inline size_t device_arrays_bytes(int count) {
 
 // kb = batch with its pointer and size arrays copied to d (the caller's
 // arrays are host memory; the kernels read them on the device).
-template <class T>
-bsvd_status_t upload_arrays(const Batch<T> &batch, unsigned char *d, size_t bytes, Batch<T> &kb,
-                            cudaStream_t stream) {
+template <class T> bsvd_status_t upload_arrays(const Batch<T> &batch, unsigned char *d,
+                                               size_t bytes, Batch<T> &kb, cudaStream_t stream) {
   const int cnt = batch.count;
   std::vector<unsigned char> host(bytes, 0);
   size_t o = 0;
@@ -90,8 +89,7 @@ template <class T> struct PackTotals {
            ws_align(v * sizeof(T));
   }
 };
-template <class T>
-PackTotals<T> pack_totals(const Batch<T> &batch, const std::vector<int> &gpu) {
+template <class T> PackTotals<T> pack_totals(const Batch<T> &batch, const std::vector<int> &gpu) {
   PackTotals<T> t;
   auto add = [&](int m, int n, size_t mult) {
     const PackSizes s = pack_sizes(m, n, batch.vectors);
@@ -100,7 +98,8 @@ PackTotals<T> pack_totals(const Batch<T> &batch, const std::vector<int> &gpu) {
     t.u += s.u * mult;
     t.v += s.v * mult;
   };
-  if (batch.dims.uniform()) add(batch.dims.m, batch.dims.n, gpu.size());
+  if (batch.dims.uniform())
+    add(batch.dims.m, batch.dims.n, gpu.size());
   else
     for (int b : gpu) add(batch.dims.rows(b), batch.dims.cols(b), 1);
   return t;

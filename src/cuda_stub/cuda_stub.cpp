@@ -13,9 +13,7 @@ template <class T> int cuda_locate(const Batch<T> &, int *arg) {
   return 0; // without CUDA every pointer is taken as host memory
 }
 
-template <class T> size_t cuda_workspace_bytes(const Batch<T> &, const Config &) {
-  return 0;
-}
+template <class T> size_t cuda_workspace_bytes(const Batch<T> &, const Config &) { return 0; }
 
 template <class T> std::string cuda_explain(const Batch<T> &batch, const Config &cfg, int) {
   plan::Shapes s;
@@ -25,22 +23,22 @@ template <class T> std::string cuda_explain(const Batch<T> &batch, const Config 
   s.dims = batch.dims;
   const plan::NoDeviceFacts facts;
   return "the cuda backend is not built into this library\n" +
-         plan::explain(plan::make_plan(s, cfg, plan::DeviceDesc(), facts, plan::tuning_table(0, 0)));
+         plan::explain(
+             plan::make_plan(s, cfg, plan::DeviceDesc(), facts, plan::tuning_table(0, 0)));
 }
 
 template <class T>
-bsvd_status_t cuda_gesvj(const Batch<T> &, const Config &, void *, void *,
-                         size_t, int *) {
+bsvd_status_t cuda_gesvj(const Batch<T> &, const Config &, void *, void *, size_t, int *) {
   set_error("the cuda backend is not built into this library (configured without CUDA)");
   return BSVD_STATUS_BACKEND_UNAVAILABLE;
 }
 
-#define BSVD_INSTANTIATE(T)                                                    \
-  template int cuda_locate<T>(const Batch<T> &, int *);                        \
-  template size_t cuda_workspace_bytes<T>(const Batch<T> &, const Config &);   \
-  template std::string cuda_explain<T>(const Batch<T> &, const Config &, int); \
-  template bsvd_status_t cuda_gesvj<T>(const Batch<T> &, const Config &,       \
-                                       void *, void *, size_t, int *);
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template int cuda_locate<T>(const Batch<T> &, int *);                                            \
+  template size_t cuda_workspace_bytes<T>(const Batch<T> &, const Config &);                       \
+  template std::string cuda_explain<T>(const Batch<T> &, const Config &, int);                     \
+  template bsvd_status_t cuda_gesvj<T>(const Batch<T> &, const Config &, void *, void *, size_t,   \
+                                       int *);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

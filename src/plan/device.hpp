@@ -7,10 +7,10 @@
 namespace bsvd::detail::plan {
 
 struct DeviceDesc {
-  int id = -1;                 // CUDA device ordinal; -1: none
+  int id = -1; // CUDA device ordinal; -1: none
   int cc_major = 0, cc_minor = 0;
-  int sm_count = 1;            // multiprocessors
-  int smem_optin = 48 * 1024;  // dynamic shared memory per block (opt-in), bytes
+  int sm_count = 1; // multiprocessors
+  int smem_optin = 48 * 1024; // dynamic shared memory per block (opt-in), bytes
 };
 
 // Shapes the compiled GPU paths can hold on one device. mw >= nw are a

@@ -49,8 +49,8 @@ const char *path_name(const Group &g, const Config &cfg) {
 std::string fused_params(const std::vector<FusedLaunch> &launches) {
   std::map<int, int> lanes; // lanes -> launches
   for (const FusedLaunch &l : launches) ++lanes[l.lanes];
-  std::string s = format("%zu launch%s, lanes per pair", launches.size(),
-                         launches.size() == 1 ? "" : "es");
+  std::string s =
+      format("%zu launch%s, lanes per pair", launches.size(), launches.size() == 1 ? "" : "es");
   for (const auto &kv : lanes)
     s += kv.second == 1 ? format(" %d", kv.first) : format(" %d (x%d)", kv.first, kv.second);
   if (!launches.empty()) s += format(", <= %d threads per matrix", launches[0].tpm_cap);
@@ -72,8 +72,10 @@ std::string blocked_params(const BlockedPlan &b, const Tuning &t) {
 
 std::string qr_params(const QrPlan &q) {
   std::string s = q.pivoted ? "QR with column pivoting" : q.tsqr ? "TSQR" : "Householder QR";
-  if (q.pivoted) s += q.cluster ? " on clusters" : " on one block";
-  else s += q.wy ? ", Q in WY form" : q.apply ? ", Q by a grid" : ", Q in the finish";
+  if (q.pivoted)
+    s += q.cluster ? " on clusters" : " on one block";
+  else
+    s += q.wy ? ", Q in WY form" : q.apply ? ", Q by a grid" : ", Q in the finish";
   if (q.threads) s += format(", %d threads", q.threads);
   return s;
 }
@@ -83,11 +85,12 @@ std::string group_params(const Group &g, const Plan &p) {
   case Route::kFused: return fused_params(g.fused);
   case Route::kBlocked: return blocked_params(g.blocked, p.tuning);
   case Route::kQr: return qr_params(g.qr) + "; R by the fused kernel: " + fused_params(g.fused);
-  case Route::kQrcp: return qr_params(g.qr) + "; R^H by the blocked path: " +
-                            blocked_params(g.blocked, p.tuning);
+  case Route::kQrcp:
+    return qr_params(g.qr) + "; R^H by the blocked path: " + blocked_params(g.blocked, p.tuning);
   case Route::kCpu: {
     std::string s = format("the CPU solver, ordering %s", bsvd_ordering_string(p.cfg.ordering));
-    if (p.cfg.variant == BSVD_VARIANT_BLOCKED) s += format(", block width %d", block_width(p.cfg.block_size));
+    if (p.cfg.variant == BSVD_VARIANT_BLOCKED)
+      s += format(", block width %d", block_width(p.cfg.block_size));
     return s;
   }
   }
@@ -117,7 +120,9 @@ std::string explain(const Plan &p) {
   for (const Group &g : p.groups) {
     out += format("%3d  %-13s %9zu  %-20s %-6s %10s  %s\n", ++k, path_name(g, p.cfg),
                   g.index.size(), (range(g.m) + " x " + range(g.n)).c_str(),
-                  g.route == Route::kCpu ? "host" : g.beside ? "side" : "main",
+                  g.route == Route::kCpu ? "host"
+                  : g.beside             ? "side"
+                                         : "main",
                   bytes(g.workspace_bytes).c_str(), group_params(g, p).c_str());
   }
   out += format("workspace: %s\n", bytes(p.workspace_bytes).c_str());

@@ -89,9 +89,8 @@ std::vector<FusedLaunch> fused_launches(const std::vector<int> &mw, const std::v
   if (uniform || k <= 1) {
     sets.push_back(order);
   } else {
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return nw[a] != nw[b] ? nw[a] < nw[b] : mw[a] < mw[b];
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return nw[a] != nw[b] ? nw[a] < nw[b] : mw[a] < mw[b]; });
     int gm = 0, gn = 0;
     for (int i : order) {
       const int m2 = std::max(gm, mw[i]), n2 = std::max(gn, nw[i]);
@@ -147,8 +146,8 @@ void fill_blocked(BlockedPlan &bp, const std::vector<int> &m, const std::vector<
   }
 }
 
-QrPlan qr_settings(bool pivoted, const std::vector<int> &m, const std::vector<int> &n,
-                   bool uniform, char prec, const PathFacts &facts, const Tuning &t) {
+QrPlan qr_settings(bool pivoted, const std::vector<int> &m, const std::vector<int> &n, bool uniform,
+                   char prec, const PathFacts &facts, const Tuning &t) {
   QrPlan q;
   q.pivoted = pivoted;
   q.wy = t.qr.wy;
@@ -254,8 +253,8 @@ Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, 
   return blk_ok ? blk : Route::kCpu;
 }
 
-Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device,
-               const PathFacts &facts, const Tuning &tuning) {
+Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, const PathFacts &facts,
+               const Tuning &tuning) {
   Plan p;
   p.precision = s.precision;
   p.vectors = s.vectors;
@@ -268,8 +267,10 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device,
   const bool gpu = device.id >= 0;
   const int nb = blocked_nb(cfg, prec, facts);
   p.fused_cols = gpu ? call_fused_cols(s, cfg, device, facts, tuning) : tuning.fused.max_cols;
-  if (cfg.precondition > 0) p.precondition = true;
-  else if (cfg.precondition == 0 && gpu) auto_precondition(p, s, nb, facts);
+  if (cfg.precondition > 0)
+    p.precondition = true;
+  else if (cfg.precondition == 0 && gpu)
+    auto_precondition(p, s, nb, facts);
 
   // Every matrix's route; a uniform batch takes one decision.
   Group fused, blocked, qr, qrcp, cpu;
@@ -296,8 +297,8 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device,
   } else {
     for (int b = 0; b < s.count; ++b) {
       const int m = s.dims.rows(b), n = s.dims.cols(b);
-      Group &g = group_of(route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition, p.fused_cols,
-                                facts, tuning));
+      Group &g = group_of(
+          route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition, p.fused_cols, facts, tuning));
       g.index.push_back(b);
       g.m.push_back(m);
       g.n.push_back(n);

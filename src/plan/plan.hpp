@@ -23,11 +23,11 @@ namespace bsvd::detail::plan {
 
 // The GPU paths (src/cuda/<path>/) and the CPU fallback.
 enum class Route : unsigned char {
-  kFused,   // one kernel per matrix set, the matrix in shared memory
+  kFused, // one kernel per matrix set, the matrix in shared memory
   kBlocked, // block Jacobi in global memory: Gram, eigensolver, update per step
-  kQr,      // QR (TSQR) first, the fused kernel on R, Q applied
-  kQrcp,    // QR with column pivoting first, the blocked path on R^H
-  kCpu,     // what no GPU path implements (an ordering, a block width), on the CPU
+  kQr, // QR (TSQR) first, the fused kernel on R, Q applied
+  kQrcp, // QR with column pivoting first, the blocked path on R^H
+  kCpu, // what no GPU path implements (an ordering, a block width), on the CPU
 };
 const char *route_name(Route r);
 
@@ -36,36 +36,36 @@ const char *route_name(Route r);
 struct FusedLaunch {
   std::vector<int> members; // positions in the group's index list
   int mw_max = 0, nw_max = 0;
-  int lanes = 32;           // lanes of a warp per column pair
-  int tpm_cap = 256;        // threads per matrix, at most
+  int lanes = 32; // lanes of a warp per column pair
+  int tpm_cap = 256; // threads per matrix, at most
 };
 
 // The blocked path's settings for its matrices (kBlocked, or R^H of kQrcp).
 struct BlockedPlan {
-  int nb = 0;               // block width
-  int wr = 1, we = 1;       // two-level ordering: blocks per outer block, inner sweeps
-  std::vector<int> mode;    // per matrix: bsvd_pair_solver_t, never AUTO
+  int nb = 0; // block width
+  int wr = 1, we = 1; // two-level ordering: blocks per outer block, inner sweeps
+  std::vector<int> mode; // per matrix: bsvd_pair_solver_t, never AUTO
   std::vector<char> cublas; // per matrix: its Gram matrices by cuBLAS
 };
 
 // The QR front end's settings (kQr, kQrcp).
 struct QrPlan {
-  bool pivoted = false;     // QR with column pivoting (kQrcp)
-  bool tsqr = false;        // the factorization by TSQR (every matrix has >= 2 chunks)
-  bool wy = true;           // Q applied in compact WY form
-  bool cluster = true;      // pivoted factorization on thread-block clusters
-  bool apply = true;        // Q applied by a grid of blocks
-  int threads = 256;        // threads per matrix of the one-block kernels
+  bool pivoted = false; // QR with column pivoting (kQrcp)
+  bool tsqr = false; // the factorization by TSQR (every matrix has >= 2 chunks)
+  bool wy = true; // Q applied in compact WY form
+  bool cluster = true; // pivoted factorization on thread-block clusters
+  bool apply = true; // Q applied by a grid of blocks
+  int threads = 256; // threads per matrix of the one-block kernels
 };
 
 struct Group {
   Route route = Route::kCpu;
-  std::vector<int> index;   // the call's matrices, ascending
-  std::vector<int> m, n;    // their sizes
-  bool beside = false;      // on a side stream, beside the blocked path
+  std::vector<int> index; // the call's matrices, ascending
+  std::vector<int> m, n; // their sizes
+  bool beside = false; // on a side stream, beside the blocked path
   std::vector<FusedLaunch> fused; // kFused: its launches; kQr: those of the R factors
-  BlockedPlan blocked;      // kBlocked; kQrcp (on R^H)
-  QrPlan qr;                // kQr, kQrcp
+  BlockedPlan blocked; // kBlocked; kQrcp (on R^H)
+  QrPlan qr; // kQr, kQrcp
   size_t workspace_bytes = 0; // set by the backend that sizes it
 };
 
@@ -73,11 +73,11 @@ struct Plan {
   char precision = 'd';
   bool vectors = false;
   int count = 0;
-  bool uniform = true;      // one size for every matrix
+  bool uniform = true; // one size for every matrix
   Config cfg;
-  Tuning tuning;            // the GPU's table with the call's overrides
-  DeviceDesc device;        // id -1: no GPU (every matrix on the CPU)
-  int fused_cols = 0;       // the call's fused column cap (variant auto)
+  Tuning tuning; // the GPU's table with the call's overrides
+  DeviceDesc device; // id -1: no GPU (every matrix on the CPU)
+  int fused_cols = 0; // the call's fused column cap (variant auto)
   // The preconditioning of the blocked-path matrices: whether, and for the
   // automatic choice its prediction (precondition_count matrices of the
   // largest's size, precondition_cols columns; cost as a fraction).

@@ -79,7 +79,8 @@ GramPlan gram_plan(const Tuning &t, char prec, long pairs, long slots, int segs,
   switch (b.gram_forced) {
   case GramPlan::kSplit: return fits ? GramPlan::kSplit : GramPlan::kTile2;
   case GramPlan::kMma: return throughput;
-  case GramPlan::kTile2: case GramPlan::kTile4: return b.gram_forced;
+  case GramPlan::kTile2:
+  case GramPlan::kTile4: return b.gram_forced;
   case GramPlan::kAuto: break;
   }
   if (pairs >= b.gram_tile4_min_pairs) return throughput;

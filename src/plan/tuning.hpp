@@ -29,39 +29,39 @@ struct FusedTuning {
   long big_batch = 0;
   int rows_le[3] = {};
   int lanes_small[3] = {}, lanes_big[3] = {};
-  int lanes_beyond[4] = {};       // m* beyond rows_le[2]
-  int threads_per_matrix = 0;     // at most, per matrix
+  int lanes_beyond[4] = {}; // m* beyond rows_le[2]
+  int threads_per_matrix = 0; // at most, per matrix
   // Column cap of the automatic routing: matrices of up to max_cols columns
   // take the fused kernel; in calls with few matrices beyond it, up to
   // wide_cols (at most 2 SMs' worth of them) or window_cols (3/4 to 1 SM's
   // worth).
   int max_cols = 0;
   int wide_cols[4] = {}, window_cols[4] = {};
-  bool beside_blocked = true;     // fused and QR matrices on a side stream
-  int lanes_forced = 0;           // forced: 4, 8, 16, 32
-  bool lanes_gcd_rule = false;    // forced: WCYCLE's gcd rule instead of the table
-  int max_cols_forced = 0;        // forced: this cap for every call
+  bool beside_blocked = true; // fused and QR matrices on a side stream
+  int lanes_forced = 0; // forced: 4, 8, 16, 32
+  bool lanes_gcd_rule = false; // forced: WCYCLE's gcd rule instead of the table
+  int max_cols_forced = 0; // forced: this cap for every call
 };
 
 // The blocked path (src/cuda/blocked/).
 struct BlockedTuning {
-  int pair_solver = 0;            // the solver BSVD_PAIR_AUTO resolves to
+  int pair_solver = 0; // the solver BSVD_PAIR_AUTO resolves to
   // Eigensolver plan per step (WCYCLE's TLP model): the warp plan when
   // pairs x 32 >= tlp_warp, else 128 threads when pairs x 128 >= tlp_block,
   // else 256; tlp_warp for steps whose pairs are all full, or not.
   long tlp_warp_full[4] = {}, tlp_warp_ragged[4] = {};
   long tlp_block = 0;
-  bool lean = true;               // the lean warp kernel (d) where it applies
+  bool lean = true; // the lean warp kernel (d) where it applies
   // Own Gram kernel: the throughput plan from gram_tile4_min_pairs pairs
   // per step; below, the split plan while its blocks stay within
   // gram_split_max_blocks, else tile 2.
   long gram_tile4_min_pairs = 0, gram_split_max_blocks = 0;
   int gram_cublas_min_rows[4] = {}; // cuBLAS forms the Gram matrices from this many rows; 0 never
-  int stream_groups = 1;          // streams the Gram-path matrices are split over
-  int evd_threads_forced = 0;     // forced: 32, 128, 256
+  int stream_groups = 1; // streams the Gram-path matrices are split over
+  int evd_threads_forced = 0; // forced: 32, 128, 256
   GramPlan gram_forced = GramPlan::kAuto;
   Force gram_cublas_forced = Force::kAuto;
-  bool profile = false;           // stage timers (benchmarks)
+  bool profile = false; // stage timers (benchmarks)
 };
 
 // QR preprocessing of tall and wide matrices (src/cuda/qr/).
@@ -74,11 +74,11 @@ struct QrTuning {
   int auto_ratio = 0, auto_min_rows = 0, auto_max_cols = 0;
   size_t auto_max_bytes = 0;
   int auto_max_cols_grid = 0, auto_apply_cols = 0;
-  bool wy = true;                 // Q in compact WY form
-  bool tsqr = true;               // TSQR for matrices of two or more chunks
-  bool cluster = true;            // pivoted factorization on thread-block clusters
-  bool apply = true;              // Q applied by a grid of blocks
-  int threads_forced = 0;         // forced: threads per QR matrix
+  bool wy = true; // Q in compact WY form
+  bool tsqr = true; // TSQR for matrices of two or more chunks
+  bool cluster = true; // pivoted factorization on thread-block clusters
+  bool apply = true; // Q applied by a grid of blocks
+  int threads_forced = 0; // forced: threads per QR matrix
 };
 
 // QR with column pivoting, the preconditioning (src/cuda/qr/).
@@ -92,7 +92,7 @@ struct QrcpTuning {
   // weighted by throughput_step_cost, are fewer than the latency plan's.
   double throughput_step_cost = 1;
   Force throughput_forced = Force::kAuto;
-  bool trace = false;             // print the decisions (stderr)
+  bool trace = false; // print the decisions (stderr)
 };
 
 struct Tuning {
@@ -114,15 +114,21 @@ Tuning with_overrides(Tuning t, const Overrides &o);
 // Columns per block of the blocked variant: the caller's, else 16 -- on the
 // CPU twin as on the GPU, so that the twins take the same steps.
 constexpr int kDefaultBlockWidth = 16;
-constexpr int block_width(int block_size) { return block_size > 0 ? block_size : kDefaultBlockWidth; }
+constexpr int block_width(int block_size) {
+  return block_size > 0 ? block_size : kDefaultBlockWidth;
+}
 
 // ---- fused kernel -----------------------------------------------------------
 // Lanes per column pair of a launch whose largest row count is m_star.
 int fused_lanes(const Tuning &t, int m_star, long batch, char prec);
 // Threads per matrix, at most.
 inline int fused_tpm_cap(const Tuning &t) { return t.fused.threads_per_matrix; }
-inline int fused_wide_cols(const Tuning &t, char prec) { return t.fused.wide_cols[prec_index(prec)]; }
-inline int fused_window_cols(const Tuning &t, char prec) { return t.fused.window_cols[prec_index(prec)]; }
+inline int fused_wide_cols(const Tuning &t, char prec) {
+  return t.fused.wide_cols[prec_index(prec)];
+}
+inline int fused_window_cols(const Tuning &t, char prec) {
+  return t.fused.window_cols[prec_index(prec)];
+}
 // The column cap of a call with `wide` / `window` matrices beyond max_cols
 // (see FusedTuning) on a GPU of `sms` multiprocessors.
 int fused_call_cols(const Tuning &t, char prec, long wide, long window, int sms);

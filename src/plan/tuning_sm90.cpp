@@ -35,14 +35,15 @@ Tuning make_sm90() {
   // TLP thresholds.
   const long warp_full[4] = {28963, 28963, 370728, 370728};
   const long warp_ragged[4] = {62706, 92682, 370728, 370728};
-  for (int p = 0; p < 4; ++p) b.tlp_warp_full[p] = warp_full[p], b.tlp_warp_ragged[p] = warp_ragged[p];
+  for (int p = 0; p < 4; ++p)
+    b.tlp_warp_full[p] = warp_full[p], b.tlp_warp_ragged[p] = warp_ragged[p];
   b.tlp_block = 46341;
   b.lean = true;
   // Gram plans (decisions/0005-gram-kernel-plans.md).
   b.gram_tile4_min_pairs = 1024;
   b.gram_split_max_blocks = 1848; // two waves of tile-2 blocks: 132 SMs x 7
   b.gram_cublas_min_rows[3] = 512; // z only: cuBLAS wins from 512 rows
-  b.stream_groups = 2;             // (decisions/0006-two-stream-groups.md)
+  b.stream_groups = 2; // (decisions/0006-two-stream-groups.md)
 
   // QR preprocessing (decisions/0007-qr-preprocessing-rule.md).
   QrTuning &q = t.qr;

@@ -96,10 +96,9 @@ void check_dims(int m, int n, int lda) {
 }
 
 // A = U diag(sigma) V^H (r = sigma.size() columns of U and V), in D.
-template <class D>
-std::vector<D> form_product(int m, int n, const std::vector<D> &U,
-                            const std::vector<double> &sigma,
-                            const std::vector<D> &V) {
+template <class D> std::vector<D> form_product(int m, int n, const std::vector<D> &U,
+                                               const std::vector<double> &sigma,
+                                               const std::vector<D> &V) {
   const int r = static_cast<int>(sigma.size());
   std::vector<D> A(static_cast<size_t>(m) * n, D(0));
   for (int j = 0; j < n; ++j) {
@@ -114,21 +113,18 @@ std::vector<D> form_product(int m, int n, const std::vector<D> &U,
 }
 
 template <class T>
-void store(int m, int n, const std::vector<wide_t<T>> &W, T *A, int lda,
-           double scale = 1.0) {
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < m; ++i)
-      A[i + static_cast<size_t>(j) * lda] = detail::convert_<T>(
-          W[i + static_cast<size_t>(j) * m] * scale);
-}
-
-template <class T>
-void fill_random(int m, int n, uint64_t seed, T *A, int lda) {
-  Rng rng(stream_seed(seed, kStreamEntries));
+void store(int m, int n, const std::vector<wide_t<T>> &W, T *A, int lda, double scale = 1.0) {
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i)
       A[i + static_cast<size_t>(j) * lda] =
-          detail::convert_<T>(rng.uniform_scalar<wide_t<T>>());
+          detail::convert_<T>(W[i + static_cast<size_t>(j) * m] * scale);
+}
+
+template <class T> void fill_random(int m, int n, uint64_t seed, T *A, int lda) {
+  Rng rng(stream_seed(seed, kStreamEntries));
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      A[i + static_cast<size_t>(j) * lda] = detail::convert_<T>(rng.uniform_scalar<wide_t<T>>());
 }
 
 std::vector<double> arith_sigma(int k, double kappa) {
@@ -139,10 +135,9 @@ std::vector<double> arith_sigma(int k, double kappa) {
 }
 
 // U diag(sigma) V^H with sigma.size() columns, Haar factors from the seed.
-template <class D>
-void factors_for_sigma(int m, int n, uint64_t seed, std::vector<double> sigma,
-                       std::vector<D> &U, std::vector<double> &sigma_out,
-                       std::vector<D> &V) {
+template <class D> void factors_for_sigma(int m, int n, uint64_t seed, std::vector<double> sigma,
+                                          std::vector<D> &U, std::vector<double> &sigma_out,
+                                          std::vector<D> &V) {
   const int r = static_cast<int>(sigma.size());
   U.assign(static_cast<size_t>(m) * r, D(0));
   V.assign(static_cast<size_t>(n) * r, D(0));
@@ -151,8 +146,7 @@ void factors_for_sigma(int m, int n, uint64_t seed, std::vector<double> sigma,
   sigma_out = std::move(sigma);
 }
 
-template <class T>
-void scaled_logrand(int m, int n, uint64_t seed, T *A, int lda, double target) {
+template <class T> void scaled_logrand(int m, int n, uint64_t seed, T *A, int lda, double target) {
   using D = wide_t<T>;
   std::vector<D> U, V;
   std::vector<double> sigma;
@@ -230,8 +224,7 @@ std::vector<double> family_sigma(Family f, int k, double kappa, uint64_t seed) {
   return s;
 }
 
-template <class D>
-void haar_orthonormal(int m, int k, uint64_t seed, D *Q, int ldq) {
+template <class D> void haar_orthonormal(int m, int k, uint64_t seed, D *Q, int ldq) {
   if (k < 0 || m < k || ldq < std::max(1, m))
     throw std::invalid_argument("bsvd::testing::haar_orthonormal: bad m, k or ldq");
   if (k == 0) return;
@@ -257,8 +250,7 @@ void haar_orthonormal(int m, int k, uint64_t seed, D *Q, int ldq) {
       continue;
     }
     const double ar = detail::real_(alpha);
-    const double beta =
-        -std::copysign(std::sqrt(std::norm(alpha) + xnorm2), ar);
+    const double beta = -std::copysign(std::sqrt(std::norm(alpha) + xnorm2), ar);
     tau[j] = (D(beta) - alpha) / beta;
     const D scal = D(1) / (alpha - D(beta));
     for (int i = 1; i < len; ++i) x[i] *= scal;
@@ -294,26 +286,22 @@ void haar_orthonormal(int m, int k, uint64_t seed, D *Q, int ldq) {
   // Sign fix: Q D with D = diag(sign(R_jj)) makes R's diagonal positive, and
   // the Q of a QR with positive diagonal of a Gaussian matrix is Haar.
   for (int j = 0; j < k; ++j)
-    for (int i = 0; i < m; ++i)
-      Q[i + static_cast<size_t>(j) * ldq] = W[i + j * M] * phase[j];
+    for (int i = 0; i < m; ++i) Q[i + static_cast<size_t>(j) * ldq] = W[i + j * M] * phase[j];
 }
 
-template <class D>
-void generate_factors(Family f, int m, int n, double kappa, uint64_t seed,
-                      std::vector<D> &U, std::vector<double> &sigma,
-                      std::vector<D> &V) {
+template <class D> void generate_factors(Family f, int m, int n, double kappa, uint64_t seed,
+                                         std::vector<D> &U, std::vector<double> &sigma,
+                                         std::vector<D> &V) {
   if (f == Family::Random)
     throw std::invalid_argument(
         "bsvd::testing::generate_factors: the random family has no factors");
-  if (m < 0 || n < 0)
-    throw std::invalid_argument("bsvd::testing::generate_factors: bad m or n");
+  if (m < 0 || n < 0) throw std::invalid_argument("bsvd::testing::generate_factors: bad m or n");
   const int k = std::min(m, n);
   factors_for_sigma<D>(m, n, seed, family_sigma(f, k, kappa, seed), U, sigma, V);
 }
 
-template <class T>
-void generate(Family f, int m, int n, double kappa, uint64_t seed, T *A,
-              int lda, std::vector<double> *sigma_out) {
+template <class T> void generate(Family f, int m, int n, double kappa, uint64_t seed, T *A, int lda,
+                                 std::vector<double> *sigma_out) {
   check_dims(m, n, lda);
   if (f == Family::Random) {
     fill_random(m, n, seed, A, lda);
@@ -356,8 +344,7 @@ std::vector<Edge> all_edges() {
           Edge::Underflow, Edge::Nan,      Edge::Inf,           Edge::TinyColumns};
 }
 
-template <class T>
-void generate_edge(Edge e, int m, int n, uint64_t seed, T *A, int lda) {
+template <class T> void generate_edge(Edge e, int m, int n, uint64_t seed, T *A, int lda) {
   check_dims(m, n, lda);
   using R = detail::real_t<T>;
   const int k = std::min(m, n);
@@ -389,8 +376,7 @@ void generate_edge(Edge e, int m, int n, uint64_t seed, T *A, int lda) {
     return;
   }
   case Edge::Underflow:
-    scaled_logrand(m, n, seed, A, lda,
-                   1e3 * double(std::numeric_limits<R>::min()));
+    scaled_logrand(m, n, seed, A, lda, 1e3 * double(std::numeric_limits<R>::min()));
     return;
   case Edge::TinyColumns: {
     fill_random(m, n, seed, A, lda);
@@ -406,8 +392,8 @@ void generate_edge(Edge e, int m, int n, uint64_t seed, T *A, int lda) {
     Rng rng(stream_seed(seed, kStreamPosition));
     const uint64_t p = rng.bits() % (uint64_t(m) * uint64_t(n));
     const size_t i = p % m, j = p / m;
-    const R bad = e == Edge::Nan ? std::numeric_limits<R>::quiet_NaN()
-                                 : std::numeric_limits<R>::infinity();
+    const R bad =
+        e == Edge::Nan ? std::numeric_limits<R>::quiet_NaN() : std::numeric_limits<R>::infinity();
     T &a = A[i + j * lda];
     if constexpr (detail::is_complex_v<T>)
       a = T(bad, a.imag());
@@ -418,9 +404,8 @@ void generate_edge(Edge e, int m, int n, uint64_t seed, T *A, int lda) {
   }
 }
 
-#define BSVD_INSTANTIATE(T)                                                    \
-  template void generate<T>(Family, int, int, double, uint64_t, T *, int,      \
-                            std::vector<double> *);                            \
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template void generate<T>(Family, int, int, double, uint64_t, T *, int, std::vector<double> *);  \
   template void generate_edge<T>(Edge, int, int, uint64_t, T *, int);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
@@ -428,15 +413,14 @@ BSVD_INSTANTIATE(std::complex<float>)
 BSVD_INSTANTIATE(std::complex<double>)
 #undef BSVD_INSTANTIATE
 
-template void generate_factors<double>(Family, int, int, double, uint64_t,
-                                       std::vector<double> &,
-                                       std::vector<double> &,
-                                       std::vector<double> &);
-template void generate_factors<std::complex<double>>(
-    Family, int, int, double, uint64_t, std::vector<std::complex<double>> &,
-    std::vector<double> &, std::vector<std::complex<double>> &);
+template void generate_factors<double>(Family, int, int, double, uint64_t, std::vector<double> &,
+                                       std::vector<double> &, std::vector<double> &);
+template void generate_factors<std::complex<double>>(Family, int, int, double, uint64_t,
+                                                     std::vector<std::complex<double>> &,
+                                                     std::vector<double> &,
+                                                     std::vector<std::complex<double>> &);
 template void haar_orthonormal<double>(int, int, uint64_t, double *, int);
-template void haar_orthonormal<std::complex<double>>(int, int, uint64_t,
-                                                     std::complex<double> *, int);
+template void haar_orthonormal<std::complex<double>>(int, int, uint64_t, std::complex<double> *,
+                                                     int);
 
 } // namespace bsvd::testing

@@ -23,7 +23,7 @@ namespace bsvd::testing {
 
 namespace {
 
-constexpr uint64_t kMaxNpyHeader = 1u << 20;      // bytes
+constexpr uint64_t kMaxNpyHeader = 1u << 20; // bytes
 constexpr int64_t kMaxMatrixMarketElements = 100000000; // m * n (1e8)
 
 std::string base_name(const std::string &path) {
@@ -59,8 +59,7 @@ struct HeaderParser {
   std::string why;
 
   void ws() {
-    while (p < s.size() && (s[p] == ' ' || s[p] == '\t' || s[p] == '\n' || s[p] == '\r'))
-      ++p;
+    while (p < s.size() && (s[p] == ' ' || s[p] == '\t' || s[p] == '\n' || s[p] == '\r')) ++p;
   }
   bool expect(char c) {
     ws();
@@ -104,8 +103,10 @@ struct HeaderParser {
   }
   bool boolean(bool &out) {
     ws();
-    if (word("True")) out = true;
-    else if (word("False")) out = false;
+    if (word("True"))
+      out = true;
+    else if (word("False"))
+      out = false;
     else {
       why = "malformed header: fortran_order must be True or False";
       return false;
@@ -183,22 +184,40 @@ bool parse_npy_header(const std::string &h, NpyArray &out, std::string &why) {
       return false;
     }
     if (key == "descr") {
-      if (have_descr) { why = "malformed header: duplicate key 'descr'"; return false; }
+      if (have_descr) {
+        why = "malformed header: duplicate key 'descr'";
+        return false;
+      }
       have_descr = true;
       P.ws();
       if (P.p < h.size() && (h[P.p] == '[' || h[P.p] == '{')) {
         why = "structured dtypes are not supported (expected <f4, <f8, <c8, <c16 or <i4)";
         return false;
       }
-      if (!P.string_lit(descr)) { why = P.why; return false; }
+      if (!P.string_lit(descr)) {
+        why = P.why;
+        return false;
+      }
     } else if (key == "fortran_order") {
-      if (have_order) { why = "malformed header: duplicate key 'fortran_order'"; return false; }
+      if (have_order) {
+        why = "malformed header: duplicate key 'fortran_order'";
+        return false;
+      }
       have_order = true;
-      if (!P.boolean(out.fortran_order)) { why = P.why; return false; }
+      if (!P.boolean(out.fortran_order)) {
+        why = P.why;
+        return false;
+      }
     } else if (key == "shape") {
-      if (have_shape) { why = "malformed header: duplicate key 'shape'"; return false; }
+      if (have_shape) {
+        why = "malformed header: duplicate key 'shape'";
+        return false;
+      }
       have_shape = true;
-      if (!P.shape(out.shape)) { why = P.why; return false; }
+      if (!P.shape(out.shape)) {
+        why = P.why;
+        return false;
+      }
     } else {
       why = "malformed header: unexpected key '" + key.substr(0, 40) + "'";
       return false;
@@ -208,7 +227,10 @@ bool parse_npy_header(const std::string &h, NpyArray &out, std::string &why) {
       ++P.p;
       continue;
     }
-    if (!P.expect('}')) { why = P.why; return false; }
+    if (!P.expect('}')) {
+      why = P.why;
+      return false;
+    }
     break;
   }
   P.ws();
@@ -218,7 +240,10 @@ bool parse_npy_header(const std::string &h, NpyArray &out, std::string &why) {
   }
   if (!have_descr || !have_order || !have_shape) {
     why = std::string("malformed header: missing key '") +
-          (!have_descr ? "descr" : !have_order ? "fortran_order" : "shape") + "'";
+          (!have_descr   ? "descr"
+           : !have_order ? "fortran_order"
+                         : "shape") +
+          "'";
     return false;
   }
   // dtype
@@ -325,8 +350,9 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
     return fail(err, path, "not a .npy file (bad magic string)");
   const int major = pre[6], minor = pre[7];
   if ((major != 1 && major != 2 && major != 3) || minor != 0)
-    return fail(err, path, "unsupported .npy format version " + std::to_string(major) +
-                               "." + std::to_string(minor) + " (expected 1.0, 2.0 or 3.0)");
+    return fail(err, path,
+                "unsupported .npy format version " + std::to_string(major) + "." +
+                    std::to_string(minor) + " (expected 1.0, 2.0 or 3.0)");
   int prelude = 10;
   uint64_t hlen = le(pre + 8, 2);
   if (major >= 2) {
@@ -335,15 +361,14 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
     prelude = 12;
     hlen = le(pre + 8, 4);
   }
-  if (hlen > kMaxNpyHeader) return fail(err, path, "header length " + std::to_string(hlen) + " is implausible");
-  if (static_cast<uint64_t>(size - prelude) < hlen)
-    return fail(err, path, "truncated .npy header");
+  if (hlen > kMaxNpyHeader)
+    return fail(err, path, "header length " + std::to_string(hlen) + " is implausible");
+  if (static_cast<uint64_t>(size - prelude) < hlen) return fail(err, path, "truncated .npy header");
   std::string header(hlen, '\0');
   if (hlen && !f.read(&header[0], static_cast<std::streamsize>(hlen)))
     return fail(err, path, "cannot read the .npy header");
   for (unsigned char c : header)
-    if (c == 0 || c >= 0x80)
-      return fail(err, path, "malformed header: non-ASCII bytes");
+    if (c == 0 || c >= 0x80) return fail(err, path, "malformed header: non-ASCII bytes");
   std::string why;
   if (!parse_npy_header(header, out, why)) {
     out = NpyArray{};
@@ -355,14 +380,23 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
   uint64_t need = out.itemsize();
   bool beyond = false;
   for (int64_t d : out.shape) {
-    if (d == 0) { need = 0; beyond = false; break; }
-    if (beyond || need > avail / static_cast<uint64_t>(d)) beyond = true;
-    else need *= static_cast<uint64_t>(d);
+    if (d == 0) {
+      need = 0;
+      beyond = false;
+      break;
+    }
+    if (beyond || need > avail / static_cast<uint64_t>(d))
+      beyond = true;
+    else
+      need *= static_cast<uint64_t>(d);
   }
   if (beyond || need > avail) {
     std::ostringstream os;
     os << "truncated data: the header's shape needs ";
-    if (beyond) os << "more than " << avail; else os << need;
+    if (beyond)
+      os << "more than " << avail;
+    else
+      os << need;
     os << " bytes, the file holds " << avail;
     out = NpyArray{};
     return fail(err, path, os.str());
@@ -370,11 +404,13 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
   if (need < avail) {
     const uint64_t extra = avail - need;
     out = NpyArray{};
-    return fail(err, path, std::to_string(extra) +
-                               " unexpected bytes after the array data (shape and size disagree)");
+    return fail(err, path,
+                std::to_string(extra) +
+                    " unexpected bytes after the array data (shape and size disagree)");
   }
   out.data.resize(need);
-  if (need && !f.read(reinterpret_cast<char *>(out.data.data()), static_cast<std::streamsize>(need))) {
+  if (need &&
+      !f.read(reinterpret_cast<char *>(out.data.data()), static_cast<std::streamsize>(need))) {
     out = NpyArray{};
     return fail(err, path, "read error in the array data");
   }
@@ -388,10 +424,10 @@ bool write_npy(const std::string &path, const NpyArray &arr, std::string &err) {
   if (e < 0) return fail(err, path, "bad shape (negative or overflowing)");
   if (static_cast<uint64_t>(e) > SIZE_MAX / arr.itemsize() ||
       arr.data.size() != static_cast<size_t>(e) * arr.itemsize())
-    return fail(err, path, "data size " + std::to_string(arr.data.size()) +
-                               " does not match shape and dtype");
-  std::string h = "{'descr': '<" + arr.dtype + "', 'fortran_order': " +
-                  (arr.fortran_order ? "True" : "False") + ", 'shape': (";
+    return fail(err, path,
+                "data size " + std::to_string(arr.data.size()) + " does not match shape and dtype");
+  std::string h = "{'descr': '<" + arr.dtype +
+                  "', 'fortran_order': " + (arr.fortran_order ? "True" : "False") + ", 'shape': (";
   for (size_t i = 0; i < arr.shape.size(); ++i) {
     if (i) h += ", ";
     h += std::to_string(arr.shape[i]);
@@ -429,8 +465,7 @@ bool write_npy(const std::string &path, const NpyArray &arr, std::string &err) {
   return true;
 }
 
-bool read_matrix_market(const std::string &path, DenseMatrix &out,
-                        std::string &err) {
+bool read_matrix_market(const std::string &path, DenseMatrix &out, std::string &err) {
   out = DenseMatrix{};
   const int64_t size = file_size(path);
   if (size < 0) return fail(err, path, "cannot open (missing or not a regular file)");
@@ -449,11 +484,11 @@ bool read_matrix_market(const std::string &path, DenseMatrix &out,
   ++lineno;
   std::vector<std::string> tok;
   split(line, tok);
-  if (tok.empty() || lower(tok[0]) != "%%matrixmarket")
-    return bad("missing %%MatrixMarket banner");
-  if (tok.size() != 5) return bad("banner must be: %%MatrixMarket matrix <format> <field> <symmetry>");
-  const std::string object = lower(tok[1]), format = lower(tok[2]),
-                    field = lower(tok[3]), symmetry = lower(tok[4]);
+  if (tok.empty() || lower(tok[0]) != "%%matrixmarket") return bad("missing %%MatrixMarket banner");
+  if (tok.size() != 5)
+    return bad("banner must be: %%MatrixMarket matrix <format> <field> <symmetry>");
+  const std::string object = lower(tok[1]), format = lower(tok[2]), field = lower(tok[3]),
+                    symmetry = lower(tok[4]);
   if (object != "matrix") return bad("unsupported object '" + tok[1] + "' (only 'matrix')");
   if (format != "coordinate" && format != "array")
     return bad("unknown format '" + tok[2] + "' (coordinate or array)");
@@ -507,9 +542,7 @@ bool read_matrix_market(const std::string &path, DenseMatrix &out,
   out.m = static_cast<int>(m);
   out.n = static_cast<int>(n);
   out.a.assign(static_cast<size_t>(elements), 0.0);
-  auto at = [&](int64_t i, int64_t j) -> double & {
-    return out.a[static_cast<size_t>(i + j * m)];
-  };
+  auto at = [&](int64_t i, int64_t j) -> double & { return out.a[static_cast<size_t>(i + j * m)]; };
 
   int64_t seen = 0;
   int64_t ai = skew ? 1 : 0, aj = 0; // array format: next position
@@ -523,16 +556,19 @@ bool read_matrix_market(const std::string &path, DenseMatrix &out,
     if (coordinate) {
       const size_t nf = pattern ? 2 : 3;
       if (tok.size() != nf)
-        return bad("expected " + std::to_string(nf) + " fields, found " + std::to_string(tok.size()));
+        return bad("expected " + std::to_string(nf) + " fields, found " +
+                   std::to_string(tok.size()));
       if (!parse_int(tok[0], i) || !parse_int(tok[1], j)) return bad("index is not an integer");
       if (i < 1 || i > m || j < 1 || j > n)
         return bad("index (" + tok[0] + ", " + tok[1] + ") out of range");
       --i;
       --j;
-      if (!pattern && !parse_real(tok[2], v)) return bad("value '" + tok[2].substr(0, 40) + "' is not a finite number");
+      if (!pattern && !parse_real(tok[2], v))
+        return bad("value '" + tok[2].substr(0, 40) + "' is not a finite number");
     } else {
       if (tok.size() != 1) return bad("expected 1 field, found " + std::to_string(tok.size()));
-      if (!parse_real(tok[0], v)) return bad("value '" + tok[0].substr(0, 40) + "' is not a finite number");
+      if (!parse_real(tok[0], v))
+        return bad("value '" + tok[0].substr(0, 40) + "' is not a finite number");
       i = ai;
       j = aj;
       // next position: column-major over the stored triangle

@@ -36,8 +36,7 @@ struct DenseMatrix {
   std::vector<double> a; // a[i + j * m]
 };
 
-bool read_matrix_market(const std::string &path, DenseMatrix &out,
-                        std::string &err);
+bool read_matrix_market(const std::string &path, DenseMatrix &out, std::string &err);
 
 // Directory holding the SuiteSparse matrices shipped with the repository.
 std::string default_matrix_dir();

@@ -45,52 +45,43 @@ template <class R> void fill_nan(int k, R *S) {
   for (int i = 0; i < k; ++i) S[i] = std::numeric_limits<R>::quiet_NaN();
 }
 
-lapack_int gesvd(char ju, char jv, int m, int n, float *A, int lda, float *S,
-                 float *U, int ldu, float *VT, int ldvt, float *superb) {
-  return LAPACKE_sgesvd(LAPACK_COL_MAJOR, ju, jv, m, n, A, lda, S, U, ldu, VT,
-                        ldvt, superb);
+lapack_int gesvd(char ju, char jv, int m, int n, float *A, int lda, float *S, float *U, int ldu,
+                 float *VT, int ldvt, float *superb) {
+  return LAPACKE_sgesvd(LAPACK_COL_MAJOR, ju, jv, m, n, A, lda, S, U, ldu, VT, ldvt, superb);
 }
-lapack_int gesvd(char ju, char jv, int m, int n, double *A, int lda, double *S,
-                 double *U, int ldu, double *VT, int ldvt, double *superb) {
-  return LAPACKE_dgesvd(LAPACK_COL_MAJOR, ju, jv, m, n, A, lda, S, U, ldu, VT,
-                        ldvt, superb);
+lapack_int gesvd(char ju, char jv, int m, int n, double *A, int lda, double *S, double *U, int ldu,
+                 double *VT, int ldvt, double *superb) {
+  return LAPACKE_dgesvd(LAPACK_COL_MAJOR, ju, jv, m, n, A, lda, S, U, ldu, VT, ldvt, superb);
 }
-lapack_int gesvd(char ju, char jv, int m, int n, cf *A, int lda, float *S,
-                 cf *U, int ldu, cf *VT, int ldvt, float *superb) {
-  return LAPACKE_cgesvd(LAPACK_COL_MAJOR, ju, jv, m, n, A, lda, S, U, ldu, VT,
-                        ldvt, superb);
+lapack_int gesvd(char ju, char jv, int m, int n, cf *A, int lda, float *S, cf *U, int ldu, cf *VT,
+                 int ldvt, float *superb) {
+  return LAPACKE_cgesvd(LAPACK_COL_MAJOR, ju, jv, m, n, A, lda, S, U, ldu, VT, ldvt, superb);
 }
-lapack_int gesvd(char ju, char jv, int m, int n, cd *A, int lda, double *S,
-                 cd *U, int ldu, cd *VT, int ldvt, double *superb) {
-  return LAPACKE_zgesvd(LAPACK_COL_MAJOR, ju, jv, m, n, A, lda, S, U, ldu, VT,
-                        ldvt, superb);
+lapack_int gesvd(char ju, char jv, int m, int n, cd *A, int lda, double *S, cd *U, int ldu, cd *VT,
+                 int ldvt, double *superb) {
+  return LAPACKE_zgesvd(LAPACK_COL_MAJOR, ju, jv, m, n, A, lda, S, U, ldu, VT, ldvt, superb);
 }
 
-lapack_int gesvj(char ju, char jv, int m, int n, float *A, int lda, float *S,
-                 float *V, int ldv, float *stat) {
-  return LAPACKE_sgesvj(LAPACK_COL_MAJOR, 'G', ju, jv, m, n, A, lda, S, 0, V,
-                        ldv, stat);
+lapack_int gesvj(char ju, char jv, int m, int n, float *A, int lda, float *S, float *V, int ldv,
+                 float *stat) {
+  return LAPACKE_sgesvj(LAPACK_COL_MAJOR, 'G', ju, jv, m, n, A, lda, S, 0, V, ldv, stat);
 }
-lapack_int gesvj(char ju, char jv, int m, int n, double *A, int lda, double *S,
-                 double *V, int ldv, double *stat) {
-  return LAPACKE_dgesvj(LAPACK_COL_MAJOR, 'G', ju, jv, m, n, A, lda, S, 0, V,
-                        ldv, stat);
+lapack_int gesvj(char ju, char jv, int m, int n, double *A, int lda, double *S, double *V, int ldv,
+                 double *stat) {
+  return LAPACKE_dgesvj(LAPACK_COL_MAJOR, 'G', ju, jv, m, n, A, lda, S, 0, V, ldv, stat);
 }
-lapack_int gesvj(char ju, char jv, int m, int n, cf *A, int lda, float *S,
-                 cf *V, int ldv, float *stat) {
-  return LAPACKE_cgesvj(LAPACK_COL_MAJOR, 'G', ju, jv, m, n, A, lda, S, 0, V,
-                        ldv, stat);
+lapack_int gesvj(char ju, char jv, int m, int n, cf *A, int lda, float *S, cf *V, int ldv,
+                 float *stat) {
+  return LAPACKE_cgesvj(LAPACK_COL_MAJOR, 'G', ju, jv, m, n, A, lda, S, 0, V, ldv, stat);
 }
-lapack_int gesvj(char ju, char jv, int m, int n, cd *A, int lda, double *S,
-                 cd *V, int ldv, double *stat) {
-  return LAPACKE_zgesvj(LAPACK_COL_MAJOR, 'G', ju, jv, m, n, A, lda, S, 0, V,
-                        ldv, stat);
+lapack_int gesvj(char ju, char jv, int m, int n, cd *A, int lda, double *S, cd *V, int ldv,
+                 double *stat) {
+  return LAPACKE_zgesvj(LAPACK_COL_MAJOR, 'G', ju, jv, m, n, A, lda, S, 0, V, ldv, stat);
 }
 
 } // namespace
 
-template <class T>
-int reference_singular_values(int m, int n, const T *A, int lda, double *S) {
+template <class T> int reference_singular_values(int m, int n, const T *A, int lda, double *S) {
   const int k = std::min(m, n);
   if (k <= 0) return 0;
   if (!all_finite(m, n, A, lda)) {
@@ -101,17 +92,14 @@ int reference_singular_values(int m, int n, const T *A, int lda, double *S) {
   std::vector<D> W(static_cast<size_t>(m) * n);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i)
-      W[i + static_cast<size_t>(j) * m] =
-          detail::convert_<D>(A[i + static_cast<size_t>(j) * lda]);
+      W[i + static_cast<size_t>(j) * m] = detail::convert_<D>(A[i + static_cast<size_t>(j) * lda]);
   std::vector<double> superb(std::max(1, k - 1));
   D dummy{};
-  return gesvd('N', 'N', m, n, W.data(), m, S, &dummy, 1, &dummy, 1,
-               superb.data());
+  return gesvd('N', 'N', m, n, W.data(), m, S, &dummy, 1, &dummy, 1, superb.data());
 }
 
 template <class T, class R>
-int lapack_gesvd(bool vectors, int m, int n, T *A, int lda, R *S, T *U, int ldu,
-                 T *VT, int ldvt) {
+int lapack_gesvd(bool vectors, int m, int n, T *A, int lda, R *S, T *U, int ldu, T *VT, int ldvt) {
   static_assert(std::is_same_v<R, real_t<T>>, "S must be T's real type");
   const int k = std::min(m, n);
   if (k <= 0) return 0;
@@ -122,9 +110,8 @@ int lapack_gesvd(bool vectors, int m, int n, T *A, int lda, R *S, T *U, int ldu,
   std::vector<R> superb(std::max(1, k - 1));
   T dummy{};
   const char job = vectors ? 'S' : 'N';
-  return gesvd(job, job, m, n, A, lda, S, vectors ? U : &dummy,
-               vectors ? ldu : 1, vectors ? VT : &dummy, vectors ? ldvt : 1,
-               superb.data());
+  return gesvd(job, job, m, n, A, lda, S, vectors ? U : &dummy, vectors ? ldu : 1,
+               vectors ? VT : &dummy, vectors ? ldvt : 1, superb.data());
 }
 
 template <class T, class R>
@@ -146,8 +133,8 @@ int lapack_gesvj(bool vectors, int m, int n, T *A, int lda, R *S, T *V, int ldv)
   }
   // stat(1) is read by LAPACKE (it matters for jobu = 'C' only).
   R stat[6] = {1, 0, 0, 0, 0, 0};
-  const int info = gesvj(vectors ? 'U' : 'N', vectors ? 'V' : 'N', m, n, A, lda,
-                         S, vectors ? V : &dummy, vectors ? ldv : 1, stat);
+  const int info = gesvj(vectors ? 'U' : 'N', vectors ? 'V' : 'N', m, n, A, lda, S,
+                         vectors ? V : &dummy, vectors ? ldv : 1, stat);
   // xGESVJ returns SCALE in work(1) (rwork(1) for complex), which LAPACKE
   // copies to stat[0]: the singular values are SCALE * SVA(1:n). SCALE != 1
   // only when the values span (nearly) the whole exponent range.
@@ -156,11 +143,9 @@ int lapack_gesvj(bool vectors, int m, int n, T *A, int lda, R *S, T *V, int ldv)
   return info;
 }
 
-#define BSVD_INSTANTIATE(T, R)                                                 \
-  template int reference_singular_values<T>(int, int, const T *, int,          \
-                                            double *);                         \
-  template int lapack_gesvd<T, R>(bool, int, int, T *, int, R *, T *, int,     \
-                                  T *, int);                                   \
+#define BSVD_INSTANTIATE(T, R)                                                                     \
+  template int reference_singular_values<T>(int, int, const T *, int, double *);                   \
+  template int lapack_gesvd<T, R>(bool, int, int, T *, int, R *, T *, int, T *, int);              \
   template int lapack_gesvj<T, R>(bool, int, int, T *, int, R *, T *, int);
 BSVD_INSTANTIATE(float, float)
 BSVD_INSTANTIATE(double, double)

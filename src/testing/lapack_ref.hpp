@@ -6,8 +6,7 @@ namespace bsvd::testing {
 
 // Singular values of A (m x n) in double precision, descending: single and
 // single-complex input is promoted, then xGESVD. Returns LAPACK's info.
-template <class T>
-int reference_singular_values(int m, int n, const T *A, int lda, double *S);
+template <class T> int reference_singular_values(int m, int n, const T *A, int lda, double *S);
 
 // Working-precision LAPACK drivers on a copy of A (the baselines):
 // gesvd with economy U and V^H (or values only), and gesvj (one-sided
@@ -20,8 +19,7 @@ int reference_singular_values(int m, int n, const T *A, int lda, double *S);
 // filled with NaN and the result is LAPACKE's code for a bad A (-6 for
 // gesvd, -7 for gesvj).
 template <class T, class R>
-int lapack_gesvd(bool vectors, int m, int n, T *A, int lda, R *S, T *U, int ldu,
-                 T *VT, int ldvt);
+int lapack_gesvd(bool vectors, int m, int n, T *A, int lda, R *S, T *U, int ldu, T *VT, int ldvt);
 template <class T, class R>
 int lapack_gesvj(bool vectors, int m, int n, T *A, int lda, R *S, T *V, int ldv);
 

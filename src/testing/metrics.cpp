@@ -60,9 +60,8 @@ template <class T> LD norm1(int m, int n, const T *A, int lda) {
 // ||A - U diag(S) V^H||_1. Entry (i, j) of the residual is a_ij minus the
 // dot product of row i of U with c_j = diag(S) conj(V(j, :)); U is
 // transposed once so that its rows are contiguous.
-template <class T, class R>
-LD residual_norm1(int m, int n, int k, const T *A, int lda, const R *S,
-                  const T *U, int ldu, const T *V, int ldv) {
+template <class T, class R> LD residual_norm1(int m, int n, int k, const T *A, int lda, const R *S,
+                                              const T *U, int ldu, const T *V, int ldv) {
   constexpr bool cplx = detail::is_complex_v<T>;
   std::vector<T> Ut(static_cast<size_t>(m) * k);
   for (int l = 0; l < k; ++l)
@@ -142,8 +141,10 @@ template <class T> LD orthogonality_norm1(int m, int k, const T *Q, int ldq) {
     for (int a = 0; a < k; ++a) {
       const size_t p = a + static_cast<size_t>(b) * k;
       const LD dr = (a == b ? LD(1) : LD(0)) - Gr[p];
-      if constexpr (cplx) s += modulus(dr, Gi[p]);
-      else s += std::fabs(dr);
+      if constexpr (cplx)
+        s += modulus(dr, Gi[p]);
+      else
+        s += std::fabs(dr);
     }
     best = nanmax_ld(best, s);
   }
@@ -152,9 +153,7 @@ template <class T> LD orthogonality_norm1(int m, int k, const T *Q, int ldq) {
 
 } // namespace
 
-double Ratios::worst() const {
-  return nanmax(nanmax(nanmax(t1, t2u), nanmax(t2v, t3)), t4);
-}
+double Ratios::worst() const { return nanmax(nanmax(nanmax(t1, t2u), nanmax(t2v, t3)), t4); }
 
 bool Ratios::pass(double k) const {
   // Written as "all below k" so that a NaN ratio fails.
@@ -174,9 +173,9 @@ template <> double unit_roundoff<double>() { return 0x1.0p-53; }
 template <> double unit_roundoff<std::complex<float>>() { return 0x1.0p-24; }
 template <> double unit_roundoff<std::complex<double>>() { return 0x1.0p-53; }
 
-template <class T, class R>
-Ratios accuracy(int m, int n, const T *A, int lda, const R *S, const T *U,
-                int ldu, const T *V, int ldv, const double *S_ref) {
+template <class T, class R> Ratios accuracy(int m, int n, const T *A, int lda, const R *S,
+                                            const T *U, int ldu, const T *V, int ldv,
+                                            const double *S_ref) {
   Ratios r;
   const int k = std::min(m, n);
   if (k <= 0) return r;
@@ -217,19 +216,17 @@ Ratios accuracy(int m, int n, const T *A, int lda, const R *S, const T *U,
   return r;
 }
 
-template Ratios accuracy<float, float>(int, int, const float *, int, const float *,
-                                       const float *, int, const float *, int,
-                                       const double *);
-template Ratios accuracy<double, double>(int, int, const double *, int,
-                                         const double *, const double *, int,
-                                         const double *, int, const double *);
-template Ratios accuracy<std::complex<float>, float>(
-    int, int, const std::complex<float> *, int, const float *,
-    const std::complex<float> *, int, const std::complex<float> *, int,
-    const double *);
-template Ratios accuracy<std::complex<double>, double>(
-    int, int, const std::complex<double> *, int, const double *,
-    const std::complex<double> *, int, const std::complex<double> *, int,
-    const double *);
+template Ratios accuracy<float, float>(int, int, const float *, int, const float *, const float *,
+                                       int, const float *, int, const double *);
+template Ratios accuracy<double, double>(int, int, const double *, int, const double *,
+                                         const double *, int, const double *, int, const double *);
+template Ratios accuracy<std::complex<float>, float>(int, int, const std::complex<float> *, int,
+                                                     const float *, const std::complex<float> *,
+                                                     int, const std::complex<float> *, int,
+                                                     const double *);
+template Ratios accuracy<std::complex<double>, double>(int, int, const std::complex<double> *, int,
+                                                       const double *, const std::complex<double> *,
+                                                       int, const std::complex<double> *, int,
+                                                       const double *);
 
 } // namespace bsvd::testing

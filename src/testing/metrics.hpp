@@ -27,8 +27,8 @@ template <class T> double unit_roundoff(); // 2^-24 or 2^-53
 
 // U, V may be null (values-only: t1 and t2 are reported as 0). S_ref may be
 // null (t3 reported as 0). k = min(m, n); U is m x k, V is n x k.
-template <class T, class R>
-Ratios accuracy(int m, int n, const T *A, int lda, const R *S, const T *U,
-                int ldu, const T *V, int ldv, const double *S_ref);
+template <class T, class R> Ratios accuracy(int m, int n, const T *A, int lda, const R *S,
+                                            const T *U, int ldu, const T *V, int ldv,
+                                            const double *S_ref);
 
 } // namespace bsvd::testing

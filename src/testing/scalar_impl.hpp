@@ -10,8 +10,8 @@ namespace bsvd::testing::detail {
 
 template <class T> struct scalar_traits {
   using real = T;
-  using wide = double;             // the type the generators work in
-  using accum = long double;       // the type the metrics accumulate in
+  using wide = double; // the type the generators work in
+  using accum = long double; // the type the metrics accumulate in
   static constexpr bool is_complex = false;
 };
 template <class R> struct scalar_traits<std::complex<R>> {
@@ -28,9 +28,7 @@ template <class T> constexpr bool is_complex_v = scalar_traits<T>::is_complex;
 
 // conj / abs2 / finiteness without std::conj's promotion of reals to complex.
 template <class R> inline R conj_(R x) { return x; }
-template <class R> inline std::complex<R> conj_(const std::complex<R> &x) {
-  return std::conj(x);
-}
+template <class R> inline std::complex<R> conj_(const std::complex<R> &x) { return std::conj(x); }
 template <class R> inline R real_(R x) { return x; }
 template <class R> inline R real_(const std::complex<R> &x) { return x.real(); }
 template <class R> inline R imag_(R) { return R(0); }

@@ -41,9 +41,9 @@ using bsvd::testing::Edge;
 using bsvd::testing::Family;
 template <class T> using R_t = bsvd::detail::real_of_t<T>;
 
-#define SKIP_WITHOUT_GPU()                                                     \
-  do {                                                                         \
-    if (!bsvd::detail::cuda_available()) GTEST_SKIP() << "no CUDA GPU visible"; \
+#define SKIP_WITHOUT_GPU()                                                                         \
+  do {                                                                                             \
+    if (!bsvd::detail::cuda_available()) GTEST_SKIP() << "no CUDA GPU visible";                    \
   } while (0)
 
 namespace cu = bsvd::detail::cuda;
@@ -53,7 +53,7 @@ namespace pl = bsvd::detail::plan;
 // environment variable, set for the life of the object; the overrides are
 // restored at its end, also when an ASSERT leaves the test early.
 class ScopedOverride {
- public:
+public:
   explicit ScopedOverride(const char *name)
       : name_(name), saved_(bsvd::detail::current_overrides()) {}
   void set(const char *value) { put(value); }
@@ -62,7 +62,7 @@ class ScopedOverride {
   ScopedOverride(const ScopedOverride &) = delete;
   ScopedOverride &operator=(const ScopedOverride &) = delete;
 
- private:
+private:
   void put(const char *value) {
     bsvd::detail::Overrides o = bsvd::detail::current_overrides();
     EXPECT_TRUE(bsvd::detail::set_override(o, name_.c_str(), value)) << name_;
@@ -74,10 +74,14 @@ class ScopedOverride {
 
 template <class T> double uroff() { return double(bsvd::detail::unit_roundoff<R_t<T>>()); }
 template <class T> char prec() {
-  if constexpr (std::is_same_v<T, float>) return 's';
-  else if constexpr (std::is_same_v<T, double>) return 'd';
-  else if constexpr (std::is_same_v<T, std::complex<float>>) return 'c';
-  else return 'z';
+  if constexpr (std::is_same_v<T, float>)
+    return 's';
+  else if constexpr (std::is_same_v<T, double>)
+    return 'd';
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return 'c';
+  else
+    return 'z';
 }
 
 // A uniform batch solved by one call; outputs packed (ld = m, n).
@@ -97,11 +101,13 @@ template <class T>
 Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vectors = true,
                     bsvd_ordering_t ord = BSVD_ORDERING_ROUND_ROBIN, int max_sweeps = 0,
                     bsvd_variant_t variant = BSVD_VARIANT_AUTO, int block_size = 0,
-                    int eig_sweeps = 1, int qr = 0,
-                    bsvd_pair_solver_t pair = BSVD_PAIR_AUTO, int precondition = -1,
-                    int wcycle_blocks = 0, int wcycle_sweeps = 0) {
+                    int eig_sweeps = 1, int qr = 0, bsvd_pair_solver_t pair = BSVD_PAIR_AUTO,
+                    int precondition = -1, int wcycle_blocks = 0, int wcycle_sweeps = 0) {
   Solved<T> r;
-  r.m = m; r.n = n; r.k = std::min(m, n); r.batch = batch;
+  r.m = m;
+  r.n = n;
+  r.k = std::min(m, n);
+  r.batch = batch;
   r.S.assign(size_t(batch) * r.k, R_t<T>(-7));
   if (vectors) {
     r.U.assign(size_t(batch) * m * r.k, T(-3));
@@ -138,7 +144,10 @@ Solved<T> gpu_solve_device(int m, int n, int batch, const std::vector<T> &A, boo
                            bsvd_variant_t variant = BSVD_VARIANT_AUTO, int qr = 0,
                            bsvd_pair_solver_t pair = BSVD_PAIR_AUTO) {
   Solved<T> r;
-  r.m = m; r.n = n; r.k = std::min(m, n); r.batch = batch;
+  r.m = m;
+  r.n = n;
+  r.k = std::min(m, n);
+  r.batch = batch;
   const size_t nA = A.size(), nS = size_t(batch) * r.k, nU = size_t(batch) * m * r.k,
                nV = size_t(batch) * n * r.k;
   T *dA = nullptr, *dU = nullptr, *dV = nullptr;
@@ -160,10 +169,10 @@ Solved<T> gpu_solve_device(int m, int n, int batch, const std::vector<T> &A, boo
   o.pair_solver = pair;
   o.precondition = -1;
   o.path = r.path.data();
-  r.status = bsvd::gesvj_strided_batched<T>(
-      vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n, dA, m, int64_t(m) * n, dS, r.k,
-      vectors ? dU : nullptr, m, int64_t(m) * r.k, vectors ? dV : nullptr, n, int64_t(n) * r.k,
-      dinfo, dsw, batch, o);
+  r.status = bsvd::gesvj_strided_batched<T>(vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n,
+                                            dA, m, int64_t(m) * n, dS, r.k, vectors ? dU : nullptr,
+                                            m, int64_t(m) * r.k, vectors ? dV : nullptr, n,
+                                            int64_t(n) * r.k, dinfo, dsw, batch, o);
   r.S.resize(nS);
   r.info.resize(batch);
   r.sweeps.resize(batch);
@@ -176,7 +185,12 @@ Solved<T> gpu_solve_device(int m, int n, int batch, const std::vector<T> &A, boo
     cudaMemcpy(r.U.data(), dU, nU * sizeof(T), cudaMemcpyDeviceToHost);
     cudaMemcpy(r.V.data(), dV, nV * sizeof(T), cudaMemcpyDeviceToHost);
   }
-  cudaFree(dA); cudaFree(dS); cudaFree(dU); cudaFree(dV); cudaFree(dinfo); cudaFree(dsw);
+  cudaFree(dA);
+  cudaFree(dS);
+  cudaFree(dU);
+  cudaFree(dV);
+  cudaFree(dinfo);
+  cudaFree(dsw);
   return r;
 }
 
@@ -185,9 +199,8 @@ template <class T> struct Twin {
   std::vector<R_t<T>> S;
   int info = 99, sweeps = -1;
 };
-template <class T>
-Twin<T> cpu_twin(int m, int n, const T *A, bool vectors, bsvd_ordering_t ord,
-                 Config cfg = Config{}) {
+template <class T> Twin<T> cpu_twin(int m, int n, const T *A, bool vectors, bsvd_ordering_t ord,
+                                    Config cfg = Config{}) {
   Twin<T> t;
   const int k = std::min(m, n);
   t.S.assign(std::max(k, 1), R_t<T>(0));
@@ -233,10 +246,10 @@ template <class T> void expect_same_bits(const Solved<T> &a, const Solved<T> &b)
 
 // Host and device operands give the same bits (S, U, V, sweeps), and values
 // only gives the S and sweeps of the full solve; every matrix took `path`.
-template <class T>
-void expect_host_device_values_agree(int m, int n, int batch, const std::vector<T> &A,
-                                     bsvd_variant_t variant, int qr, int path,
-                                     bsvd_pair_solver_t pair = BSVD_PAIR_AUTO) {
+template <class T> void expect_host_device_values_agree(int m, int n, int batch,
+                                                        const std::vector<T> &A,
+                                                        bsvd_variant_t variant, int qr, int path,
+                                                        bsvd_pair_solver_t pair = BSVD_PAIR_AUTO) {
   // the library's default inner sweeps, as gpu_solve_device's options
   const int eig = BSVD_EIG_SWEEPS_AUTO;
   const auto h =
@@ -253,25 +266,25 @@ void expect_host_device_values_agree(int m, int n, int batch, const std::vector<
   for (int b = 0; b < batch; ++b) EXPECT_EQ(d.path[b], path);
 }
 
-template <class T>
-bsvd::testing::Ratios ratios(const Solved<T> &r, const std::vector<T> &A, int b,
-                             bool with_ref = true) {
+template <class T> bsvd::testing::Ratios ratios(const Solved<T> &r, const std::vector<T> &A, int b,
+                                                bool with_ref = true) {
   const int m = r.m, n = r.n, k = r.k;
   std::vector<double> ref(std::max(k, 1));
   const T *Ab = A.data() + size_t(b) * m * n;
   bool have_ref = false;
-  if (with_ref) have_ref = bsvd::testing::reference_singular_values<T>(m, n, Ab, m, ref.data()) == 0;
-  return bsvd::testing::accuracy<T, R_t<T>>(
-      m, n, Ab, std::max(m, 1), r.S.data() + size_t(b) * k,
-      r.U.empty() ? nullptr : r.U.data() + size_t(b) * m * k, std::max(m, 1),
-      r.V.empty() ? nullptr : r.V.data() + size_t(b) * n * k, std::max(n, 1),
-      have_ref ? ref.data() : nullptr);
+  if (with_ref)
+    have_ref = bsvd::testing::reference_singular_values<T>(m, n, Ab, m, ref.data()) == 0;
+  return bsvd::testing::accuracy<T, R_t<T>>(m, n, Ab, std::max(m, 1), r.S.data() + size_t(b) * k,
+                                            r.U.empty() ? nullptr : r.U.data() + size_t(b) * m * k,
+                                            std::max(m, 1),
+                                            r.V.empty() ? nullptr : r.V.data() + size_t(b) * n * k,
+                                            std::max(n, 1), have_ref ? ref.data() : nullptr);
 }
 
 std::string ratio_text(const bsvd::testing::Ratios &q) {
   char s[160];
-  std::snprintf(s, sizeof s, "t1=%.3g t2u=%.3g t2v=%.3g t3=%.3g t4=%.3g", q.t1, q.t2u, q.t2v,
-                q.t3, q.t4);
+  std::snprintf(s, sizeof s, "t1=%.3g t2u=%.3g t2v=%.3g t3=%.3g t4=%.3g", q.t1, q.t2u, q.t2v, q.t3,
+                q.t4);
   return s;
 }
 
@@ -288,17 +301,16 @@ template <class T> struct VSolved {
   bsvd::testing::Ratios ratios(int b) const {
     const auto [m, n] = dims[b];
     std::vector<double> ref(std::min(m, n));
-    const bool have = bsvd::testing::reference_singular_values<T>(m, n, A[b].data(), lda[b],
-                                                                  ref.data()) == 0;
+    const bool have =
+        bsvd::testing::reference_singular_values<T>(m, n, A[b].data(), lda[b], ref.data()) == 0;
     EXPECT_TRUE(have);
-    return bsvd::testing::accuracy<T, R_t<T>>(m, n, A[b].data(), lda[b], S[b].data(),
-                                              U[b].data(), ldu[b], V[b].data(), ldv[b],
+    return bsvd::testing::accuracy<T, R_t<T>>(m, n, A[b].data(), lda[b], S[b].data(), U[b].data(),
+                                              ldu[b], V[b].data(), ldv[b],
                                               have ? ref.data() : nullptr);
   }
 };
-template <class T, class Fill>
-VSolved<T> vbatched_solve(const std::vector<std::pair<int, int>> &dims, int pad, Fill fill,
-                          bsvd_options_t o) {
+template <class T, class Fill> VSolved<T>
+vbatched_solve(const std::vector<std::pair<int, int>> &dims, int pad, Fill fill, bsvd_options_t o) {
   VSolved<T> r;
   r.dims = dims;
   const int batch = int(dims.size());
@@ -306,11 +318,15 @@ VSolved<T> vbatched_solve(const std::vector<std::pair<int, int>> &dims, int pad,
   std::vector<const T *> pA;
   std::vector<R_t<T> *> pS;
   std::vector<T *> pU, pV;
-  r.A.resize(batch); r.U.resize(batch); r.V.resize(batch); r.S.resize(batch);
+  r.A.resize(batch);
+  r.U.resize(batch);
+  r.V.resize(batch);
+  r.S.resize(batch);
   for (int b = 0; b < batch; ++b) {
     const auto [m, n] = dims[b];
     const int k = std::min(m, n);
-    mv.push_back(m); nv.push_back(n);
+    mv.push_back(m);
+    nv.push_back(n);
     r.lda.push_back(std::max(m, 1) + pad);
     r.ldu.push_back(std::max(m, 1) + pad);
     r.ldv.push_back(std::max(n, 1) + pad);
@@ -319,8 +335,10 @@ VSolved<T> vbatched_solve(const std::vector<std::pair<int, int>> &dims, int pad,
     r.S[b].assign(std::max(k, 1), R_t<T>(-1));
     r.U[b].assign(size_t(r.ldu[b]) * std::max(k, 1), T(-1));
     r.V[b].assign(size_t(r.ldv[b]) * std::max(k, 1), T(-1));
-    pA.push_back(r.A[b].data()); pS.push_back(r.S[b].data());
-    pU.push_back(r.U[b].data()); pV.push_back(r.V[b].data());
+    pA.push_back(r.A[b].data());
+    pS.push_back(r.S[b].data());
+    pU.push_back(r.U[b].data());
+    pV.push_back(r.V[b].data());
   }
   r.info.assign(batch, 99);
   r.sweeps.assign(batch, -1);
@@ -398,6 +416,5 @@ template <class T> int largest_fitting(bool vectors) {
   while (bsvd::detail::cuda::fits(prec<T>(), n + 1, n + 1, vectors)) ++n;
   return n;
 }
-
 
 } // namespace

@@ -33,8 +33,8 @@ constexpr bsvd_pair_solver_t kPairSolvers[] = {BSVD_PAIR_GRAM, BSVD_PAIR_EVD_SM,
 // The path a blocked m x n matrix reports with pair solver `pair`: the
 // shared-memory solvers only where the pair fits (blocked_pair_mode).
 template <class T> int blocked_path_for(int m, int n, bsvd_pair_solver_t pair, int nb = 0) {
-  const int mode = bsvd::detail::cuda::blocked_pair_mode(
-      prec<T>(), m, n, blocked_cfg(nb, 1, pair), nb > 0 ? nb : kBlockedDefaultNb);
+  const int mode = bsvd::detail::cuda::blocked_pair_mode(prec<T>(), m, n, blocked_cfg(nb, 1, pair),
+                                                         nb > 0 ? nb : kBlockedDefaultNb);
   return mode == BSVD_PAIR_SVD_SM   ? BSVD_PATH_CUDA_PAIR_SVD
          : mode == BSVD_PAIR_EVD_SM ? BSVD_PATH_CUDA_PAIR_EVD
                                     : BSVD_PATH_CUDA_BLOCKED;
@@ -47,9 +47,9 @@ template <class T> int blocked_path_for(int m, int n, bsvd_pair_solver_t pair, i
 // opts.wcycle_blocks / wcycle_sweeps): singular values within
 // 8 sqrt(max(m, n)) u, the twin's info, sweeps within `slack`; and passes
 // T1-T4.
-template <class T>
-void expect_matches_twin(const Solved<T> &r, const std::vector<T> &A, int b, int eig, int path,
-                         int slack, int nb = kBlockedDefaultNb, int wr = 0, int we = 0) {
+template <class T> void expect_matches_twin(const Solved<T> &r, const std::vector<T> &A, int b,
+                                            int eig, int path, int slack,
+                                            int nb = kBlockedDefaultNb, int wr = 0, int we = 0) {
   const int m = r.m, n = r.n;
   EXPECT_EQ(r.path[b], path);
   Config cfg =
@@ -76,30 +76,30 @@ TYPED_TEST(GpuBlocked, MatchesCpuTwin) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   const std::vector<std::pair<int, int>> shapes = {
-      {1, 1},   {5, 3},   {16, 16},  {17, 17},  {33, 33},  {48, 48}, {64, 64},
+      {1, 1},     {5, 3},    {16, 16},  {17, 17},  {33, 33},  {48, 48}, {64, 64},
       {100, 100}, {130, 70}, {70, 130}, {500, 16}, {200, 40}, {3, 90}};
   uint64_t seed = 4321;
   for (bsvd_pair_solver_t pair : kPairSolvers)
-  for (int eig : {1, 0}) {
-    for (auto [m, n] : shapes) {
-      if (eig == 0 && std::max(m, n) > 64) continue;
-      const int batch = 2;
-      const auto A = family_batch<T>(Family::Random, m, n, batch, seed += 13);
-      const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
-                                  BSVD_VARIANT_BLOCKED, kBlockedDefaultNb, eig, 0, pair);
-      ASSERT_EQ(r.status, 0) << bsvd_last_error();
-      const int path = blocked_path_for<T>(m, n, pair);
-      for (int b = 0; b < batch; ++b) {
-        SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b << " eig_sweeps=" << eig
-                                        << " pair solver " << int(pair) << " path " << path);
-        // The pair SVD run to inner convergence (eig_sweeps = 0) ends each
-        // pair at rotations decided by rounding (its GPU inner products sum
-        // in another order): c 33 x 33 took 6 sweeps against the twin's 4.
-        const int slack = path == BSVD_PATH_CUDA_PAIR_SVD && eig == 0 ? 2 : 1;
-        expect_matches_twin<T>(r, A, b, eig, path, slack);
+    for (int eig : {1, 0}) {
+      for (auto [m, n] : shapes) {
+        if (eig == 0 && std::max(m, n) > 64) continue;
+        const int batch = 2;
+        const auto A = family_batch<T>(Family::Random, m, n, batch, seed += 13);
+        const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                    BSVD_VARIANT_BLOCKED, kBlockedDefaultNb, eig, 0, pair);
+        ASSERT_EQ(r.status, 0) << bsvd_last_error();
+        const int path = blocked_path_for<T>(m, n, pair);
+        for (int b = 0; b < batch; ++b) {
+          SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b << " eig_sweeps=" << eig
+                                          << " pair solver " << int(pair) << " path " << path);
+          // The pair SVD run to inner convergence (eig_sweeps = 0) ends each
+          // pair at rotations decided by rounding (its GPU inner products sum
+          // in another order): c 33 x 33 took 6 sweeps against the twin's 4.
+          const int slack = path == BSVD_PATH_CUDA_PAIR_SVD && eig == 0 ? 2 : 1;
+          expect_matches_twin<T>(r, A, b, eig, path, slack);
+        }
       }
     }
-  }
 }
 
 // The wide instance (K = 64: block widths 17 ... 32; s, d, c) against the
@@ -112,9 +112,11 @@ TYPED_TEST(GpuBlocked, WideBlocksMatchCpuTwin) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   const bool wide = bsvd::detail::cuda::blocked_has_wide(prec<T>());
-  struct Shape { int m, n, nb; };
-  const std::vector<Shape> shapes = {{20, 20, 32},  {33, 33, 32},   {64, 64, 32},
-                                     {100, 100, 32}, {130, 70, 32}, {70, 130, 32},
+  struct Shape {
+    int m, n, nb;
+  };
+  const std::vector<Shape> shapes = {{20, 20, 32},   {33, 33, 32},   {64, 64, 32},
+                                     {100, 100, 32}, {130, 70, 32},  {70, 130, 32},
                                      {200, 40, 32},  {150, 150, 24}, {300, 256, 32}};
   uint64_t seed = 6061;
   for (int eig : {1, 0, int(BSVD_EIG_SWEEPS_AUTO)})
@@ -153,7 +155,9 @@ TYPED_TEST(GpuBlocked, WideBlocksMatchCpuTwin) {
 TYPED_TEST(GpuBlocked, WcycleMatchesCpuTwin) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  struct Shape { int m, n, nb; };
+  struct Shape {
+    int m, n, nb;
+  };
   std::vector<Shape> shapes = {{64, 64, 16},   {100, 100, 16}, {160, 96, 16}, {96, 160, 16},
                                {150, 150, 16}, {40, 40, 16},   {300, 80, 8}};
   if (bsvd::detail::cuda::blocked_has_wide(prec<T>())) shapes.push_back({130, 130, 24});
@@ -170,9 +174,9 @@ TYPED_TEST(GpuBlocked, WcycleMatchesCpuTwin) {
         ASSERT_EQ(r.status, 0) << bsvd_last_error();
         const int path = blocked_path_for<T>(sh.m, sh.n, pair, sh.nb);
         for (int b = 0; b < batch; ++b) {
-          SCOPED_TRACE(testing::Message() << sh.m << "x" << sh.n << " nb " << sh.nb << " b=" << b
-                                          << " wcycle " << wr << "x" << we << " pair solver "
-                                          << int(pair));
+          SCOPED_TRACE(testing::Message()
+                       << sh.m << "x" << sh.n << " nb " << sh.nb << " b=" << b << " wcycle " << wr
+                       << "x" << we << " pair solver " << int(pair));
           // sweep slack 2, that of expect_near_twin and the SuiteSparse
           // tests: the GPU's Gram sums differ from the twin's in the last
           // places, and a slow logrand matrix turns that into a sweep more or
@@ -255,10 +259,9 @@ TYPED_TEST(GpuBlocked, PairSolversSmall) {
       for (int b = 0; b < batch; ++b) {
         SCOPED_TRACE(testing::Message() << m << "x" << n << " pair solver " << int(pair));
         EXPECT_EQ(r.path[b], blocked_path_for<T>(m, n, pair, 8));
-        const auto tw = cpu_twin<T>(m, n, A.data() + size_t(b) * m * n, true,
-                                    BSVD_ORDERING_ROUND_ROBIN,
-                                    blocked_cfg(8, 1, pair == BSVD_PAIR_SVD_SM ? pair
-                                                                               : BSVD_PAIR_GRAM));
+        const auto tw =
+            cpu_twin<T>(m, n, A.data() + size_t(b) * m * n, true, BSVD_ORDERING_ROUND_ROBIN,
+                        blocked_cfg(8, 1, pair == BSVD_PAIR_SVD_SM ? pair : BSVD_PAIR_GRAM));
         EXPECT_LE(twin_gap(r, b, tw), 8.0 * std::sqrt(double(std::max(m, n))));
         EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 1) << "cpu twin " << tw.sweeps;
         const auto q = ratios(r, A, b);
@@ -282,12 +285,13 @@ TYPED_TEST(GpuBlocked, PairSolversSmall) {
 TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  struct Shape { int m, n, nb, eig; };
-  const std::vector<Shape> shapes = {{100, 100, 16, 1}, {130, 70, 16, 1},  {70, 130, 16, 1},
-                                     {45, 45, 8, 1},    {200, 40, 16, 1},  {48, 48, 16, 0},
-                                     {37, 29, 4, 0},    {96, 96, 16, 2},   {128, 96, 16, -1},
-                                     {64, 64, 16, 1},   {160, 128, 16, 1}, {96, 160, 16, 1},
-                                     {200, 16, 16, 1}};
+  struct Shape {
+    int m, n, nb, eig;
+  };
+  const std::vector<Shape> shapes = {
+      {100, 100, 16, 1}, {130, 70, 16, 1}, {70, 130, 16, 1}, {45, 45, 8, 1},    {200, 40, 16, 1},
+      {48, 48, 16, 0},   {37, 29, 4, 0},   {96, 96, 16, 2},  {128, 96, 16, -1}, {64, 64, 16, 1},
+      {160, 128, 16, 1}, {96, 160, 16, 1}, {200, 16, 16, 1}};
   ScopedOverride plan("BSVD_EVD_THREADS"), lean("BSVD_EVD_LEAN");
   constexpr bool kLean = std::is_same_v<T, double>;
   uint64_t seed = 991;
@@ -298,7 +302,9 @@ TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
     const int w = std::min(sh.m, sh.n);
     const bool full = sh.nb == 16 && w % 16 == 0 && w >= 32 && sh.eig != 0 && sh.eig != 2;
     std::vector<Solved<T>> res;
-    struct Plan { const char *threads, *lean; };
+    struct Plan {
+      const char *threads, *lean;
+    };
     for (const Plan pl : {Plan{"32", "1"}, Plan{"128", "1"}, Plan{"256", "1"}, Plan{"32", "0"}}) {
       plan.set(pl.threads);
       lean.set(pl.lean);
@@ -308,8 +314,8 @@ TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
       if (kLean && full && pl.threads[0] == '3' && pl.lean[0] == '1')
         EXPECT_GT(ran, 0) << sh.m << "x" << sh.n << ": the lean kernel did not run";
       else
-        EXPECT_EQ(ran, 0) << sh.m << "x" << sh.n << " plan " << pl.threads << " lean "
-                          << pl.lean << ": the lean kernel ran";
+        EXPECT_EQ(ran, 0) << sh.m << "x" << sh.n << " plan " << pl.threads << " lean " << pl.lean
+                          << ": the lean kernel ran";
     }
     for (size_t p = 0; p < res.size(); ++p) {
       SCOPED_TRACE(testing::Message() << sh.m << "x" << sh.n << " nb " << sh.nb << " eig_sweeps "
@@ -336,12 +342,13 @@ TYPED_TEST(GpuBlocked, EvdPlansGiveTheSameBits) {
 TYPED_TEST(GpuBlocked, GramPlansGiveTheSameBits) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  struct Shape { int m, n, nb; };
+  struct Shape {
+    int m, n, nb;
+  };
   // Rows beyond kGramSegRows = 128 exercise the segments (the split plan
   // runs one block per segment; with one segment "s" runs tile 2 unsplit).
-  const std::vector<Shape> shapes = {{100, 100, 16}, {130, 70, 16}, {70, 130, 16},
-                                     {45, 45, 8},    {200, 40, 16}, {33, 33, 16},
-                                     {300, 48, 16},  {40, 390, 8}};
+  const std::vector<Shape> shapes = {{100, 100, 16}, {130, 70, 16}, {70, 130, 16}, {45, 45, 8},
+                                     {200, 40, 16},  {33, 33, 16},  {300, 48, 16}, {40, 390, 8}};
   ScopedOverride tile("BSVD_GRAM_TILE"), gram("BSVD_GRAM");
   gram.set("own");
   uint64_t seed = 4242;
@@ -390,9 +397,11 @@ TYPED_TEST(GpuBlocked, GramPlansGiveTheSameBits) {
 TEST(GpuBlockedMma, GramByTensorCoresMatchesTwin) {
   SKIP_WITHOUT_GPU();
   using T = double;
-  struct Shape { int m, n, nb; };
-  const std::vector<Shape> shapes = {{100, 100, 16}, {130, 70, 16}, {70, 130, 16}, {45, 45, 8},
-                                     {200, 40, 16},  {33, 33, 16},  {300, 48, 16}, {20, 20, 16},
+  struct Shape {
+    int m, n, nb;
+  };
+  const std::vector<Shape> shapes = {{100, 100, 16}, {130, 70, 16},  {70, 130, 16}, {45, 45, 8},
+                                     {200, 40, 16},  {33, 33, 16},   {300, 48, 16}, {20, 20, 16},
                                      {150, 150, 32}, {257, 100, 24}, {64, 64, 32}};
   ScopedOverride tile("BSVD_GRAM_TILE"), gram("BSVD_GRAM");
   gram.set("own");
@@ -434,11 +443,20 @@ TYPED_TEST(GpuBlocked, FittingMatricesRoutedByColumns) {
   const int wide = pl::fused_wide_cols(t, prec<T>()), window = pl::fused_window_cols(t, prec<T>());
   EXPECT_EQ(wide, (d ? 72 : c ? 76 : 64));
   EXPECT_EQ(window, (d || c ? 88 : s ? 72 : 80));
-  struct Case { int m, n, batch; };
-  const std::vector<Case> cases = {{64, 64, 2},   {96, 96, 2},      {200, 64, 2},
-                                   {70, 90, 2},   {80, 80, 3},      {80, 80, sms},
-                                   {80, 80, sms + 1}, {72, 72, 2 * sms}, {72, 72, 2 * sms + 1},
-                                   {72, 72, (3 * sms + 3) / 4}, {72, 72, (3 * sms + 3) / 4 - 1}};
+  struct Case {
+    int m, n, batch;
+  };
+  const std::vector<Case> cases = {{64, 64, 2},
+                                   {96, 96, 2},
+                                   {200, 64, 2},
+                                   {70, 90, 2},
+                                   {80, 80, 3},
+                                   {80, 80, sms},
+                                   {80, 80, sms + 1},
+                                   {72, 72, 2 * sms},
+                                   {72, 72, 2 * sms + 1},
+                                   {72, 72, (3 * sms + 3) / 4},
+                                   {72, 72, (3 * sms + 3) / 4 - 1}};
   for (const Case &cs : cases) {
     const int m = cs.m, n = cs.n, batch = cs.batch;
     SCOPED_TRACE(testing::Message() << batch << " x " << m << "x" << n);
@@ -517,8 +535,10 @@ TYPED_TEST(GpuBlocked, StreamGroupsGiveTheSameBits) {
           o));
       ASSERT_EQ(res.back().status, 0) << bsvd_last_error();
       const auto pr = bsvd::detail::cuda::blocked_last_profile();
-      if (ng[0] == '2') EXPECT_GT(pr.split_sweeps, 0) << "two groups were asked for";
-      else EXPECT_EQ(pr.split_sweeps, 0);
+      if (ng[0] == '2')
+        EXPECT_GT(pr.split_sweeps, 0) << "two groups were asked for";
+      else
+        EXPECT_EQ(pr.split_sweeps, 0);
     }
     SCOPED_TRACE(testing::Message() << "Gram " << g);
     for (int b = 0; b < int(dims.size()); ++b) {
@@ -545,7 +565,9 @@ TYPED_TEST(GpuBlocked, EvdPlansSmall) {
   using T = TypeParam;
   ScopedOverride plan("BSVD_EVD_THREADS");
   uint64_t seed = 313;
-  struct Shape { int m, n, nb, eig; };
+  struct Shape {
+    int m, n, nb, eig;
+  };
   for (const char *nt : {"32", "128", "256"})
     for (auto [m, n, nb, eig] :
          std::vector<Shape>{{40, 40, 8, 1}, {33, 21, 8, 1}, {48, 48, 16, 1}, {48, 48, 16, 2}}) {
@@ -555,15 +577,17 @@ TYPED_TEST(GpuBlocked, EvdPlansSmall) {
         for (int b = 0; b < 2; ++b)
           for (int j = 11; j < n; ++j)
             for (int i = 0; i < m; ++i)
-              A[size_t(b) * m * n + i + size_t(j) * m] = A[size_t(b) * m * n + i + size_t(j - 11) * m];
+              A[size_t(b) * m * n + i + size_t(j) * m] =
+                  A[size_t(b) * m * n + i + size_t(j - 11) * m];
       const auto r = gpu_solve<T>(m, n, 2, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
                                   BSVD_VARIANT_BLOCKED, nb, eig, 0, BSVD_PAIR_GRAM);
       ASSERT_EQ(r.status, 0) << bsvd_last_error();
       for (int b = 0; b < 2; ++b) {
-        SCOPED_TRACE(testing::Message() << m << "x" << n << " nb " << nb << " eig_sweeps " << eig
-                                        << " plan " << nt);
-        const auto tw = cpu_twin<T>(m, n, A.data() + size_t(b) * m * n, true,
-                                    BSVD_ORDERING_ROUND_ROBIN, blocked_cfg(nb, eig, BSVD_PAIR_GRAM));
+        SCOPED_TRACE(testing::Message()
+                     << m << "x" << n << " nb " << nb << " eig_sweeps " << eig << " plan " << nt);
+        const auto tw =
+            cpu_twin<T>(m, n, A.data() + size_t(b) * m * n, true, BSVD_ORDERING_ROUND_ROBIN,
+                        blocked_cfg(nb, eig, BSVD_PAIR_GRAM));
         EXPECT_LE(twin_gap(r, b, tw), 8.0 * std::sqrt(double(std::max(m, n))));
         // Rank-deficient: the last sweeps rotate columns at the noise floor,
         // where rounding decides (the SuiteSparse tests' slack of 2); so do
@@ -591,10 +615,14 @@ TYPED_TEST(GpuBlocked, NullColumnsInRounds) {
   std::normal_distribution<double> nd(0.0, 1.0);
   std::bernoulli_distribution bit(0.3);
   auto gauss = [&]() {
-    if constexpr (std::is_same_v<T, R>) return T(R(nd(g)));
-    else return T(R(nd(g)), R(nd(g)));
+    if constexpr (std::is_same_v<T, R>)
+      return T(R(nd(g)));
+    else
+      return T(R(nd(g)), R(nd(g)));
   };
-  struct Shape { int m, n, rank; }; // rank 0: the pattern matrix
+  struct Shape {
+    int m, n, rank;
+  }; // rank 0: the pattern matrix
   for (auto [m, n, rank] : std::vector<Shape>{{300, 200, 20}, {200, 300, 5}, {160, 160, 0}}) {
     const int batch = 2;
     std::vector<T> A(size_t(batch) * m * n, T(0));
@@ -616,9 +644,9 @@ TYPED_TEST(GpuBlocked, NullColumnsInRounds) {
                                                  : T(R(bit(g)));
       }
     }
-    const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
-                                BSVD_VARIANT_BLOCKED, kBlockedDefaultNb, BSVD_EIG_SWEEPS_AUTO, 0,
-                                BSVD_PAIR_GRAM);
+    const auto r =
+        gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, BSVD_VARIANT_BLOCKED,
+                     kBlockedDefaultNb, BSVD_EIG_SWEEPS_AUTO, 0, BSVD_PAIR_GRAM);
     ASSERT_EQ(r.status, 0) << bsvd_last_error();
     const int path = blocked_path_for<T>(m, n, BSVD_PAIR_GRAM);
     for (int b = 0; b < batch; ++b) {
@@ -636,23 +664,25 @@ TYPED_TEST(GpuBlocked, FamiliesPassT1toT4) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   uint64_t seed = 99;
-  for (bsvd_pair_solver_t pair : {BSVD_PAIR_AUTO, BSVD_PAIR_GRAM, BSVD_PAIR_EVD_SM, BSVD_PAIR_SVD_SM})
-  for (Family f : bsvd::testing::all_families())
-    for (auto [m, n] : std::vector<std::pair<int, int>>{{200, 200}, {256, 256}, {400, 150}, {150, 400}}) {
-      const int batch = 2;
-      const auto A = family_batch<T>(f, m, n, batch, seed += 31);
-      const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
-                                  BSVD_VARIANT_AUTO, 0, BSVD_EIG_SWEEPS_AUTO, 0, pair);
-      ASSERT_EQ(r.status, 0) << bsvd_last_error();
-      for (int b = 0; b < batch; ++b) {
-        SCOPED_TRACE(testing::Message() << bsvd::testing::family_name(f) << " " << m << "x" << n
-                                        << " pair solver " << int(pair));
-        EXPECT_EQ(r.path[b], blocked_path_for<T>(m, n, pair));
-        EXPECT_EQ(r.info[b], 0) << r.sweeps[b] << " sweeps";
-        const auto q = ratios(r, A, b);
-        EXPECT_TRUE(q.pass()) << ratio_text(q);
+  for (bsvd_pair_solver_t pair :
+       {BSVD_PAIR_AUTO, BSVD_PAIR_GRAM, BSVD_PAIR_EVD_SM, BSVD_PAIR_SVD_SM})
+    for (Family f : bsvd::testing::all_families())
+      for (auto [m, n] :
+           std::vector<std::pair<int, int>>{{200, 200}, {256, 256}, {400, 150}, {150, 400}}) {
+        const int batch = 2;
+        const auto A = family_batch<T>(f, m, n, batch, seed += 31);
+        const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                    BSVD_VARIANT_AUTO, 0, BSVD_EIG_SWEEPS_AUTO, 0, pair);
+        ASSERT_EQ(r.status, 0) << bsvd_last_error();
+        for (int b = 0; b < batch; ++b) {
+          SCOPED_TRACE(testing::Message() << bsvd::testing::family_name(f) << " " << m << "x" << n
+                                          << " pair solver " << int(pair));
+          EXPECT_EQ(r.path[b], blocked_path_for<T>(m, n, pair));
+          EXPECT_EQ(r.info[b], 0) << r.sweeps[b] << " sweeps";
+          const auto q = ratios(r, A, b);
+          EXPECT_TRUE(q.pass()) << ratio_text(q);
+        }
       }
-    }
 }
 
 // Large matrices (one of each: the parallelism is the pairs of one matrix).
@@ -667,13 +697,12 @@ TYPED_TEST(GpuBlocked, LargeMatrices) {
     const auto A = family_batch<T>(f, m, n, 1, 7000 + m + n);
     // qr = -1: tall and wide shapes stay on the blocked path (test_gpu_qr.cpp
     // covers the QR preprocessing the automatic choice would take).
-    const auto r = gpu_solve<T>(m, n, 1, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
-                                BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
+    const auto r = gpu_solve<T>(m, n, 1, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, BSVD_VARIANT_AUTO,
+                                0, 1, /*qr=*/-1);
     ASSERT_EQ(r.status, 0) << bsvd_last_error();
     SCOPED_TRACE(testing::Message() << m << "x" << n);
-    EXPECT_EQ(r.path[0], auto_fused<T>(m, n)
-                             ? BSVD_PATH_CUDA_FUSED
-                             : blocked_path_for<T>(m, n, BSVD_PAIR_AUTO));
+    EXPECT_EQ(r.path[0], auto_fused<T>(m, n) ? BSVD_PATH_CUDA_FUSED
+                                             : blocked_path_for<T>(m, n, BSVD_PAIR_AUTO));
     EXPECT_EQ(r.info[0], 0) << r.sweeps[0] << " sweeps";
     const auto q = ratios(r, A, 0);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
@@ -685,39 +714,40 @@ TYPED_TEST(GpuBlocked, LargeMatrices) {
 TYPED_TEST(GpuBlocked, EdgeCases) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  const std::vector<Edge> edges = {Edge::Zero, Edge::Identity, Edge::RankDeficient,
-                                   Edge::Overflow, Edge::Underflow, Edge::Nan, Edge::Inf,
-                                   Edge::TinyColumns};
+  const std::vector<Edge> edges = {Edge::Zero,     Edge::Identity,   Edge::RankDeficient,
+                                   Edge::Overflow, Edge::Underflow,  Edge::Nan,
+                                   Edge::Inf,      Edge::TinyColumns};
   for (bsvd_pair_solver_t pair : kPairSolvers)
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{40, 40}, {60, 25}, {25, 60}, {1, 5}, {180, 180}}) {
-    const int batch = int(edges.size()) + 2;
-    std::vector<T> A(size_t(batch) * m * n);
-    bsvd::testing::generate<T>(Family::Random, m, n, 1, 5, A.data(), m);
-    for (size_t e = 0; e < edges.size(); ++e)
-      bsvd::testing::generate_edge<T>(edges[e], m, n, 40 + e, A.data() + (e + 1) * m * n, m);
-    bsvd::testing::generate<T>(Family::Geo, m, n, bsvd::testing::default_kappa<T>(), 6,
-                               A.data() + size_t(batch - 1) * m * n, m);
-    const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
-                                BSVD_VARIANT_BLOCKED, 0, 1, 0, pair);
-    ASSERT_EQ(r.status, 0) << bsvd_last_error();
-    for (int b = 0; b < batch; ++b) {
-      const bool bad = b >= 1 && b <= int(edges.size()) &&
-                       (edges[b - 1] == Edge::Nan || edges[b - 1] == Edge::Inf);
-      SCOPED_TRACE(testing::Message() << m << "x" << n << " matrix " << b << " pair solver "
-                                      << int(pair));
-      if (bad) {
-        EXPECT_EQ(r.info[b], BSVD_INFO_NONFINITE);
-        EXPECT_EQ(r.path[b], BSVD_PATH_TRIVIAL);
-        for (int j = 0; j < r.k; ++j) EXPECT_TRUE(std::isnan(double(r.S[size_t(b) * r.k + j])));
-        EXPECT_TRUE(std::isnan(std::abs(r.U[size_t(b) * m * r.k])));
-        continue;
+    for (auto [m, n] :
+         std::vector<std::pair<int, int>>{{40, 40}, {60, 25}, {25, 60}, {1, 5}, {180, 180}}) {
+      const int batch = int(edges.size()) + 2;
+      std::vector<T> A(size_t(batch) * m * n);
+      bsvd::testing::generate<T>(Family::Random, m, n, 1, 5, A.data(), m);
+      for (size_t e = 0; e < edges.size(); ++e)
+        bsvd::testing::generate_edge<T>(edges[e], m, n, 40 + e, A.data() + (e + 1) * m * n, m);
+      bsvd::testing::generate<T>(Family::Geo, m, n, bsvd::testing::default_kappa<T>(), 6,
+                                 A.data() + size_t(batch - 1) * m * n, m);
+      const auto r = gpu_solve<T>(m, n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
+                                  BSVD_VARIANT_BLOCKED, 0, 1, 0, pair);
+      ASSERT_EQ(r.status, 0) << bsvd_last_error();
+      for (int b = 0; b < batch; ++b) {
+        const bool bad = b >= 1 && b <= int(edges.size()) &&
+                         (edges[b - 1] == Edge::Nan || edges[b - 1] == Edge::Inf);
+        SCOPED_TRACE(testing::Message()
+                     << m << "x" << n << " matrix " << b << " pair solver " << int(pair));
+        if (bad) {
+          EXPECT_EQ(r.info[b], BSVD_INFO_NONFINITE);
+          EXPECT_EQ(r.path[b], BSVD_PATH_TRIVIAL);
+          for (int j = 0; j < r.k; ++j) EXPECT_TRUE(std::isnan(double(r.S[size_t(b) * r.k + j])));
+          EXPECT_TRUE(std::isnan(std::abs(r.U[size_t(b) * m * r.k])));
+          continue;
+        }
+        EXPECT_EQ(r.path[b], blocked_path_for<T>(m, n, pair));
+        EXPECT_EQ(r.info[b], 0);
+        const auto q = ratios(r, A, b);
+        EXPECT_TRUE(q.pass()) << ratio_text(q);
       }
-      EXPECT_EQ(r.path[b], blocked_path_for<T>(m, n, pair));
-      EXPECT_EQ(r.info[b], 0);
-      const auto q = ratios(r, A, b);
-      EXPECT_TRUE(q.pass()) << ratio_text(q);
     }
-  }
 }
 
 // Host and device pointers: the same launches, the same bits; values only
@@ -742,7 +772,7 @@ TYPED_TEST(GpuBlocked, DeviceHostAndValuesOnlyAgree) {
 TYPED_TEST(GpuBlocked, MixedSizeBatch) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  const std::vector<std::pair<int, int>> dims = {{300, 300}, {20, 20}, {130, 200}, {0, 5},
+  const std::vector<std::pair<int, int>> dims = {{300, 300}, {20, 20},   {130, 200}, {0, 5},
                                                  {150, 150}, {1000, 17}, {140, 140}, {9, 300}};
   const int nan_b = 4, zero_b = 6;
   const auto r = vbatched_solve<T>(
@@ -782,8 +812,7 @@ TYPED_TEST(GpuBlocked, MixedSizeBatch) {
 // a packed copy: singular values within 8 sqrt(max(m, n)) u of the twin's
 // (relative to its sigma_1), sweeps within 2 (rounding decides the last
 // sweep where the summation orders differ).
-template <class T>
-void expect_near_twin(const VSolved<T> &r, int b, const Config &cfg) {
+template <class T> void expect_near_twin(const VSolved<T> &r, int b, const Config &cfg) {
   const auto [m, n] = r.dims[b];
   std::vector<T> Ap(size_t(m) * n);
   for (int j = 0; j < n; ++j)
@@ -857,8 +886,8 @@ TYPED_TEST(GpuBlocked, MixedPairSolvers) {
   using T = TypeParam;
   int tall = 64; // the shortest W whose pair does not fit (SVD_SM requested)
   while (blocked_path_for<T>(tall, 40, BSVD_PAIR_SVD_SM) != BSVD_PATH_CUDA_BLOCKED) tall += 64;
-  const std::vector<std::pair<int, int>> dims = {{tall, 40}, {300, 300}, {64, 200}, {40, 40},
-                                                 {150, 150}};
+  const std::vector<std::pair<int, int>> dims = {
+      {tall, 40}, {300, 300}, {64, 200}, {40, 40}, {150, 150}};
   for (bsvd_pair_solver_t pair : {BSVD_PAIR_AUTO, BSVD_PAIR_EVD_SM, BSVD_PAIR_SVD_SM}) {
     bsvd_options_t o = cuda_options();
     o.variant = BSVD_VARIANT_BLOCKED;
@@ -884,10 +913,10 @@ TYPED_TEST(GpuBlocked, MixedPairSolvers) {
       const auto q = r.ratios(b);
       EXPECT_TRUE(q.pass()) << ratio_text(q);
       // the library's default inner sweeps (auto), as the call above
-      expect_near_twin<T>(r, b,
-                          blocked_cfg(0, BSVD_EIG_SWEEPS_AUTO,
-                                      path == BSVD_PATH_CUDA_PAIR_SVD ? BSVD_PAIR_SVD_SM
-                                                                      : BSVD_PAIR_GRAM));
+      expect_near_twin<T>(
+          r, b,
+          blocked_cfg(0, BSVD_EIG_SWEEPS_AUTO,
+                      path == BSVD_PATH_CUDA_PAIR_SVD ? BSVD_PAIR_SVD_SM : BSVD_PAIR_GRAM));
     }
     if (pair != BSVD_PAIR_AUTO) EXPECT_GE(kinds, 2) << "the batch mixes pair solvers";
   }
@@ -905,8 +934,8 @@ TYPED_TEST(GpuBlocked, GramByCublas) {
   gram.set("cublas");
   // eligible: 64^2 (twice: one group), 96 x 64, 200 x 32 (three row counts);
   // own kernel: 130 x 70, 40 x 100 (ragged blocks)
-  const std::vector<std::pair<int, int>> dims = {{64, 64}, {130, 70}, {96, 64},
-                                                 {200, 32}, {64, 64}, {40, 100}};
+  const std::vector<std::pair<int, int>> dims = {{64, 64},  {130, 70}, {96, 64},
+                                                 {200, 32}, {64, 64},  {40, 100}};
   bsvd_options_t o = cuda_options();
   o.variant = BSVD_VARIANT_BLOCKED;
   o.pair_solver = BSVD_PAIR_GRAM;
@@ -955,11 +984,18 @@ template <class T> void suitesparse_blocked(bsvd_pair_solver_t pair, int precond
   std::vector<T *> pU, pV;
   for (int b = 0; b < batch; ++b) {
     const int m = mats[b].m, n = mats[b].n, k = std::min(m, n);
-    mv.push_back(m); nv.push_back(n); kv.push_back(k);
+    mv.push_back(m);
+    nv.push_back(n);
+    kv.push_back(k);
     A[b].resize(mats[b].a.size());
     for (size_t i = 0; i < A[b].size(); ++i) A[b][i] = T(R_t<T>(mats[b].a[i]));
-    S[b].resize(k); U[b].resize(size_t(m) * k); V[b].resize(size_t(n) * k);
-    pA.push_back(A[b].data()); pS.push_back(S[b].data()); pU.push_back(U[b].data()); pV.push_back(V[b].data());
+    S[b].resize(k);
+    U[b].resize(size_t(m) * k);
+    V[b].resize(size_t(n) * k);
+    pA.push_back(A[b].data());
+    pS.push_back(S[b].data());
+    pU.push_back(U[b].data());
+    pV.push_back(V[b].data());
   }
   bsvd_options_t o;
   bsvd_options_init(&o);
@@ -984,23 +1020,24 @@ template <class T> void suitesparse_blocked(bsvd_pair_solver_t pair, int precond
     bsvd_options_t c = o;
     c.backend = BSVD_BACKEND_CPU;
     c.path = nullptr;
-    ASSERT_EQ(bsvd::gesvj_vbatched<T>(bsvd::Job::Values, mv.data(), nv.data(), pA.data(),
-                                      mv.data(), pcS.data(), nullptr, mv.data(), nullptr,
-                                      nv.data(), cinfo.data(), csweeps.data(), batch, c),
+    ASSERT_EQ(bsvd::gesvj_vbatched<T>(bsvd::Job::Values, mv.data(), nv.data(), pA.data(), mv.data(),
+                                      pcS.data(), nullptr, mv.data(), nullptr, nv.data(),
+                                      cinfo.data(), csweeps.data(), batch, c),
               0)
         << bsvd_last_error();
   }
   long gsum = 0, csum = 0;
   for (int b = 0; b < batch; ++b) {
     SCOPED_TRACE(testing::Message() << mats[b].name << " " << mv[b] << "x" << nv[b]);
-    EXPECT_EQ(path[b], precondition > 0 ? BSVD_PATH_CUDA_QRCP : blocked_path_for<T>(mv[b], nv[b], pair));
+    EXPECT_EQ(path[b],
+              precondition > 0 ? BSVD_PATH_CUDA_QRCP : blocked_path_for<T>(mv[b], nv[b], pair));
     EXPECT_EQ(info[b], 0) << sweeps[b] << " sweeps";
     std::vector<double> ref(kv[b]);
     const bool have = bsvd::testing::reference_singular_values<T>(mv[b], nv[b], A[b].data(), mv[b],
                                                                   ref.data()) == 0;
-    const auto q = bsvd::testing::accuracy<T, R_t<T>>(mv[b], nv[b], A[b].data(), mv[b],
-                                                     S[b].data(), U[b].data(), mv[b],
-                                                     V[b].data(), nv[b], have ? ref.data() : nullptr);
+    const auto q = bsvd::testing::accuracy<T, R_t<T>>(mv[b], nv[b], A[b].data(), mv[b], S[b].data(),
+                                                      U[b].data(), mv[b], V[b].data(), nv[b],
+                                                      have ? ref.data() : nullptr);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
     if constexpr (std::is_same_v<T, double>) {
       // Rounding differs (FMA, summation order of the Gram entries), so a

@@ -18,10 +18,10 @@ TYPED_TEST(GpuFused, MatchesCpuTwin) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   const int big = largest_fitting<T>(true);
-  std::vector<std::pair<int, int>> shapes = {
-      {1, 1},   {2, 2},   {3, 3},   {7, 7},   {8, 8},   {16, 16}, {31, 31}, {32, 32},
-      {33, 33}, {48, 48}, {64, 64}, {big, big}, {5, 9},  {16, 40}, {500, 16}, {7, 1},
-      {1, 7},   {100, 1}, {40, 24}};
+  std::vector<std::pair<int, int>> shapes = {{1, 1},   {2, 2},     {3, 3},   {7, 7},   {8, 8},
+                                             {16, 16}, {31, 31},   {32, 32}, {33, 33}, {48, 48},
+                                             {64, 64}, {big, big}, {5, 9},   {16, 40}, {500, 16},
+                                             {7, 1},   {1, 7},     {100, 1}, {40, 24}};
   uint64_t seed = 1234;
   for (bsvd_ordering_t ord : {BSVD_ORDERING_ROUND_ROBIN, BSVD_ORDERING_ODD_EVEN,
                               BSVD_ORDERING_ROW_PARALLEL, BSVD_ORDERING_COLUMN_PARALLEL}) {
@@ -57,7 +57,8 @@ TYPED_TEST(GpuFused, FamiliesPassT1toT4) {
   using T = TypeParam;
   uint64_t seed = 77;
   for (Family f : bsvd::testing::all_families())
-    for (auto [m, n] : std::vector<std::pair<int, int>>{{8, 8}, {16, 16}, {32, 32}, {45, 30}, {30, 45}, {64, 64}}) {
+    for (auto [m, n] : std::vector<std::pair<int, int>>{
+             {8, 8}, {16, 16}, {32, 32}, {45, 30}, {30, 45}, {64, 64}}) {
       const int batch = 4;
       const auto A = family_batch<T>(f, m, n, batch, seed += 31);
       // The geometric and log-random families at 64 columns take 30-45
@@ -80,9 +81,9 @@ TYPED_TEST(GpuFused, FamiliesPassT1toT4) {
 TYPED_TEST(GpuFused, EdgeCases) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  const std::vector<Edge> edges = {Edge::Zero, Edge::Identity, Edge::RankDeficient,
-                                   Edge::Overflow, Edge::Underflow, Edge::Nan, Edge::Inf,
-                                   Edge::TinyColumns};
+  const std::vector<Edge> edges = {Edge::Zero,     Edge::Identity,   Edge::RankDeficient,
+                                   Edge::Overflow, Edge::Underflow,  Edge::Nan,
+                                   Edge::Inf,      Edge::TinyColumns};
   for (auto [m, n] : std::vector<std::pair<int, int>>{{12, 12}, {20, 9}, {9, 20}, {1, 5}}) {
     const int batch = int(edges.size()) + 2;
     std::vector<T> A(size_t(batch) * m * n);
@@ -108,8 +109,8 @@ TYPED_TEST(GpuFused, EdgeCases) {
       EXPECT_EQ(r.info[b], 0);
       const auto q = ratios(r, A, b);
       EXPECT_TRUE(q.pass()) << ratio_text(q);
-      const auto tw = cpu_twin<T>(m, n, A.data() + size_t(b) * m * n, true,
-                                  BSVD_ORDERING_ROUND_ROBIN);
+      const auto tw =
+          cpu_twin<T>(m, n, A.data() + size_t(b) * m * n, true, BSVD_ORDERING_ROUND_ROBIN);
       EXPECT_LE(std::abs(r.sweeps[b] - tw.sweeps), 1);
     }
   }
@@ -128,8 +129,8 @@ TYPED_TEST(GpuFused, SuiteSparseMatricesThatFit) {
     if (!bsvd::detail::cuda::fits(prec<T>(), dm.m, dm.n, true)) continue;
     std::vector<T> A(dm.a.size());
     for (size_t i = 0; i < A.size(); ++i) A[i] = T(R_t<T>(dm.a[i]));
-    const auto r = gpu_solve<T>(dm.m, dm.n, 1, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
-                                BSVD_VARIANT_UNBLOCKED);
+    const auto r =
+        gpu_solve<T>(dm.m, dm.n, 1, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, BSVD_VARIANT_UNBLOCKED);
     ASSERT_EQ(r.status, 0) << bsvd_last_error();
     EXPECT_EQ(r.path[0], BSVD_PATH_CUDA_FUSED) << dm.name;
     const auto q = ratios(r, A, 0);
@@ -183,7 +184,8 @@ TYPED_TEST(GpuFused, VariableSizeBatch) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   const int huge = largest_fitting<T>(true) + 8;
-  const std::vector<std::pair<int, int>> dims = {{5, 5}, {32, 17}, {0, 4}, {9, 40}, {huge, huge}, {1, 1}, {64, 64}};
+  const std::vector<std::pair<int, int>> dims = {{5, 5},       {32, 17}, {0, 4},  {9, 40},
+                                                 {huge, huge}, {1, 1},   {64, 64}};
   const auto r = vbatched_solve<T>(
       dims, 3,
       [](int b, int m, int n, T *A, int lda) {
@@ -231,8 +233,8 @@ TYPED_TEST(GpuFused, LargeBatchSmallMatrices) {
 // twin, since the blocked path implements round-robin only.
 TEST(GpuApi, EveryOrderingRunsOnTheCudaBackend) {
   if (!bsvd::detail::cuda_available()) GTEST_SKIP() << "no CUDA GPU visible";
-  for (bsvd_ordering_t ord : {BSVD_ORDERING_ODD_EVEN, BSVD_ORDERING_ROW_PARALLEL,
-                              BSVD_ORDERING_COLUMN_PARALLEL}) {
+  for (bsvd_ordering_t ord :
+       {BSVD_ORDERING_ODD_EVEN, BSVD_ORDERING_ROW_PARALLEL, BSVD_ORDERING_COLUMN_PARALLEL}) {
     SCOPED_TRACE(testing::Message() << "ordering " << bsvd_ordering_string(ord));
     const std::vector<std::pair<int, int>> dims = {{12, 10}, {40, 33}, {7, 20}, {300, 150}};
     bsvd_options_t o = cuda_options();

@@ -36,9 +36,8 @@ template <class T> struct GpuFactor {
 };
 // tsqr: the TSQR factorization (qr_tsqr_offsets; the shape must take it),
 // else the one-matrix-per-block or cluster kernels.
-template <class T>
-GpuFactor<T> gpu_factor(const std::vector<T> &A, int m, int n, int batch, bool piv,
-                        bool tsqr = false) {
+template <class T> GpuFactor<T> gpu_factor(const std::vector<T> &A, int m, int n, int batch,
+                                           bool piv, bool tsqr = false) {
   using namespace bsvd::detail;
   GpuFactor<T> f;
   const int mw = std::max(m, n), nw = std::min(m, n);
@@ -47,7 +46,8 @@ GpuFactor<T> gpu_factor(const std::vector<T> &A, int m, int n, int batch, bool p
   std::vector<int> mv(batch, m), nv(batch, n);
   const bool take = tsqr && !piv && cuda::qr_tsqr_chunks(mw, nw, sizeof(T)) >= 2;
   const cuda::QrLayout L = cuda::qr_layout(mv, nv, false, sizeof(T), sizeof(R_t<T>), piv, take);
-  if (cudaMalloc(&dA, A.size() * sizeof(T)) != cudaSuccess || cudaMalloc(&ws, L.total) != cudaSuccess)
+  if (cudaMalloc(&dA, A.size() * sizeof(T)) != cudaSuccess ||
+      cudaMalloc(&ws, L.total) != cudaSuccess)
     return f;
   cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice);
   Batch<T> kb;
@@ -59,8 +59,8 @@ GpuFactor<T> gpu_factor(const std::vector<T> &A, int m, int n, int batch, bool p
   kb.A.ld = m;
   std::vector<cuda::QrMat> mats(batch);
   for (int b = 0; b < batch; ++b) {
-    mats[b] = {b, m, n, mw, nw, (long long)b * mw * nw, (long long)b * nw,
-               (long long)b * nw * nw, 0, 0, 0};
+    mats[b] = {b, m, n, mw, nw, (long long)b * mw * nw, (long long)b * nw, (long long)b * nw * nw,
+               0, 0, 0};
     mats[b].piv = piv ? 1 : 0;
   }
   if (tsqr) {
@@ -75,15 +75,16 @@ GpuFactor<T> gpu_factor(const std::vector<T> &A, int m, int n, int batch, bool p
   qp.cluster = t.qr.cluster;
   qp.wy = t.qr.wy;
   qp.apply = t.qr.apply;
-  const cudaError_t e = cuda::qr_factor(kb, reinterpret_cast<const cuda::QrMat *>(ws + L.mats),
-                                        batch, nw, ws, L, nullptr, cuda::qr_launch(qp, t),
-                                        mats.data());
+  const cudaError_t e =
+      cuda::qr_factor(kb, reinterpret_cast<const cuda::QrMat *>(ws + L.mats), batch, nw, ws, L,
+                      nullptr, cuda::qr_launch(qp, t), mats.data());
   f.B.resize(size_t(batch) * nw * nw);
   f.escale.resize(batch);
   f.perm.resize(size_t(batch) * nw);
   cudaMemcpy(f.B.data(), ws + L.B, f.B.size() * sizeof(T), cudaMemcpyDeviceToHost);
   cudaMemcpy(f.escale.data(), ws + L.escale, batch * sizeof(int), cudaMemcpyDeviceToHost);
-  if (piv) cudaMemcpy(f.perm.data(), ws + L.perm, f.perm.size() * sizeof(int), cudaMemcpyDeviceToHost);
+  if (piv)
+    cudaMemcpy(f.perm.data(), ws + L.perm, f.perm.size() * sizeof(int), cudaMemcpyDeviceToHost);
   f.Y.resize(size_t(batch) * mw * nw);
   f.tau.resize(size_t(batch) * nw);
   cudaMemcpy(f.Y.data(), ws + L.Y, f.Y.size() * sizeof(T), cudaMemcpyDeviceToHost);
@@ -103,17 +104,18 @@ template <class T> long double working_matrix(int m, int n, const T *A, std::vec
     for (int i = 0; i < m; ++i) {
       const T a = A[i + size_t(j) * m];
       an += std::norm(std::complex<long double>(std::real(a), std::imag(a)));
-      if (m >= n) W[i + size_t(j) * mw] = a;
-      else W[j + size_t(i) * mw] = cj(a);
+      if (m >= n)
+        W[i + size_t(j) * mw] = a;
+      else
+        W[j + size_t(i) * mw] = cj(a);
     }
   return an;
 }
 
 // ||R_gpu - R_cpu||_F / ||A||_F: R_cpu in the upper triangle of Y (mw x nw,
 // householder_qr's), the GPU's B = R or (flip) R^H, prescaled by 2^escale.
-template <class T>
-double r_gap(int mw, int nw, const std::vector<T> &Y, const T *B, bool flip, int escale,
-             long double an) {
+template <class T> double r_gap(int mw, int nw, const std::vector<T> &Y, const T *B, bool flip,
+                                int escale, long double an) {
   long double dn = 0;
   for (int c = 0; c < nw; ++c)
     for (int r = 0; r < nw; ++r) {
@@ -131,8 +133,8 @@ double r_gap(int mw, int nw, const std::vector<T> &Y, const T *B, bool flip, int
 TYPED_TEST(GpuQr, FactorMatchesCpuTwin) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{200, 7}, {2000, 16}, {37, 37}, {50, 300},
-                                                      {1, 1}, {90, 33}}) {
+  for (auto [m, n] : std::vector<std::pair<int, int>>{
+           {200, 7}, {2000, 16}, {37, 37}, {50, 300}, {1, 1}, {90, 33}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
     const auto A = family_batch<T>(Family::Logrand, m, n, batch, 70 + m);
@@ -153,7 +155,8 @@ TYPED_TEST(GpuQr, FactorMatchesCpuTwin) {
 TYPED_TEST(GpuQr, FamiliesPassT1toT4) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {16, 2000}, {1500, 40}, {700, 5}}) {
+  for (auto [m, n] :
+       std::vector<std::pair<int, int>>{{2000, 16}, {16, 2000}, {1500, 40}, {700, 5}}) {
     for (Family f : bsvd::testing::all_families()) {
       SCOPED_TRACE(testing::Message() << m << "x" << n << " " << bsvd::testing::family_name(f));
       const int batch = 4;
@@ -190,8 +193,8 @@ TYPED_TEST(GpuQr, OptionForcesOrAvoids) {
     }
   }
   const auto A = family_batch<T>(Family::Random, 2000, 16, 2, 5);
-  const auto r = gpu_solve<T>(2000, 16, 2, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
-                              BSVD_VARIANT_AUTO, 0, 1, /*qr=*/-1);
+  const auto r = gpu_solve<T>(2000, 16, 2, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, BSVD_VARIANT_AUTO,
+                              0, 1, /*qr=*/-1);
   ASSERT_EQ(r.status, 0);
   const bool fits = bsvd::detail::cuda::fits(prec<T>(), 2000, 16, true);
   for (int b = 0; b < 2; ++b)
@@ -203,9 +206,9 @@ TYPED_TEST(GpuQr, OptionForcesOrAvoids) {
 TYPED_TEST(GpuQr, EdgeCases) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  const std::vector<Edge> edges = {Edge::Zero, Edge::Identity, Edge::RankDeficient,
-                                   Edge::Overflow, Edge::Underflow, Edge::Nan, Edge::Inf,
-                                   Edge::TinyColumns};
+  const std::vector<Edge> edges = {Edge::Zero,     Edge::Identity,   Edge::RankDeficient,
+                                   Edge::Overflow, Edge::Underflow,  Edge::Nan,
+                                   Edge::Inf,      Edge::TinyColumns};
   for (auto [m, n] : std::vector<std::pair<int, int>>{{400, 12}, {12, 400}}) {
     const int batch = int(edges.size()) + 1;
     std::vector<T> A(size_t(batch) * m * n);
@@ -258,18 +261,25 @@ TEST(GpuQrRoute, DoubleShapesAsMeasured) {
   SKIP_WITHOUT_GPU();
   using bsvd::detail::cuda::qr_route;
   if (bsvd::detail::cuda::max_smem_optin() < 227 * 1024) GTEST_SKIP() << "fitted on the H100";
-  for (auto [m, n] : std::vector<std::pair<int, int>>{
-           {1000, 16}, {1500, 16}, {2000, 16}, {16, 2000}, {3000, 16}, {2000, 24}, {1024, 32}, {4000, 8},
-           {2000, 32}})
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{1000, 16},
+                                                      {1500, 16},
+                                                      {2000, 16},
+                                                      {16, 2000},
+                                                      {3000, 16},
+                                                      {2000, 24},
+                                                      {1024, 32},
+                                                      {4000, 8},
+                                                      {2000, 32}})
     EXPECT_TRUE(qr_route('d', m, n, true, 0)) << m << "x" << n;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{900, 16}, {2000, 63}, {1000, 33}, {2000, 40}})
+  for (auto [m, n] :
+       std::vector<std::pair<int, int>>{{900, 16}, {2000, 63}, {1000, 33}, {2000, 40}})
     EXPECT_FALSE(qr_route('d', m, n, true, 0)) << m << "x" << n;
   {
     ScopedOverride tsqr("BSVD_QR_TSQR");
     tsqr.set("0");
     EXPECT_FALSE(qr_route('d', 2000, 32, true, 0)) << "2000x32 without TSQR";
   }
-  EXPECT_TRUE(qr_route('d', 3000, 16, true, 1));   // forced: R fits
+  EXPECT_TRUE(qr_route('d', 3000, 16, true, 1)); // forced: R fits
   EXPECT_FALSE(qr_route('d', 1000, 16, true, -1)); // never
   ScopedOverride wy("BSVD_QR_WY");
   wy.set("0");
@@ -287,12 +297,12 @@ TYPED_TEST(GpuQr, MixedWithOtherPaths) {
   // {1100, 4} fits the fused kernel in every precision, so the automatic
   // choice takes QR for it (qr_route); the others depend on the precision.
   const std::vector<std::pair<int, int>> dims = {{1500, 10}, {30, 30}, {300, 300}, {12, 900},
-                                                 {2000, 16}, {0, 4}, {1100, 4}};
+                                                 {2000, 16}, {0, 4},   {1100, 4}};
   const auto r = vbatched_solve<T>(
       dims, 0,
       [](int b, int m, int n, T *A, int lda) {
-        bsvd::testing::generate<T>(Family::Arith, m, n, bsvd::testing::default_kappa<T>(), 9 + b,
-                                   A, lda);
+        bsvd::testing::generate<T>(Family::Arith, m, n, bsvd::testing::default_kappa<T>(), 9 + b, A,
+                                   lda);
       },
       cuda_options());
   ASSERT_EQ(r.status, 0) << bsvd_last_error();
@@ -304,8 +314,10 @@ TYPED_TEST(GpuQr, MixedWithOtherPaths) {
     if (m == 0 || n == 0) continue;
     const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
     via_qr += qr;
-    if (qr) EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_QR);
-    else EXPECT_NE(r.path[b], BSVD_PATH_CUDA_QR);
+    if (qr)
+      EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_QR);
+    else
+      EXPECT_NE(r.path[b], BSVD_PATH_CUDA_QR);
     const auto q = r.ratios(b);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
   }
@@ -330,8 +342,8 @@ TYPED_TEST_SUITE(GpuQrcp, Types);
 TYPED_TEST(GpuQrcp, PivotedFactorMatchesCpuTwin) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{90, 90}, {300, 70}, {70, 300}, {1, 1},
-                                                      {40, 3}}) {
+  for (auto [m, n] :
+       std::vector<std::pair<int, int>>{{90, 90}, {300, 70}, {70, 300}, {1, 1}, {40, 3}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
     const auto A = family_batch<T>(Family::Logrand, m, n, batch, 170 + m);
@@ -385,35 +397,42 @@ TYPED_TEST(GpuQrcp, ClusterFactorGivesTheSameBits) {
   using T = TypeParam;
   ScopedOverride threads("BSVD_QR_THREADS"), plan("BSVD_QRCP_PLAN");
   for (const char *pl : {"latency", "throughput"})
-  for (const bool piv : {true, false})
-    for (auto [m, n] : std::vector<std::pair<int, int>>{
-             {512, 512}, {300, 260}, {140, 140}, {90, 90}, {70, 300}, {2000, 16}, {40, 3}, {1, 1}}) {
-      SCOPED_TRACE(testing::Message() << m << "x" << n << (piv ? " pivoted " : " unpivoted ") << pl);
-      threads.set(pl[0] == 'l' ? "1024" : "256");
-      plan.set(pl);
-      const int batch = 4, nw = std::min(m, n);
-      auto A = family_batch<T>(Family::Logrand, m, n, batch, 510 + m);
-      T *A1 = A.data() + size_t(m) * n, *A2 = A1 + size_t(m) * n, *A3 = A2 + size_t(m) * n;
-      for (int j = 0; j < n; ++j) // 0/1 entries, two per column: ties everywhere
-        for (int i = 0; i < m; ++i) A1[i + size_t(j) * m] = T((i * 7 + j * 3) % 5 < 2 ? 1 : 0);
-      for (int j = 0; j < n; ++j) // zero and repeated columns
-        for (int i = 0; i < m; ++i)
-          A2[i + size_t(j) * m] = j % 3 == 0 ? T(0) : A2[i + size_t(j % 7) * m];
-      if (m * n > 1) A3[m * n / 2] = T(R_t<T>(NAN));
-      ScopedOverride env("BSVD_QR_CLUSTER");
-      env.set("0");
-      const GpuFactor<T> ref = gpu_factor(A, m, n, batch, piv);
-      env.unset();
-      const GpuFactor<T> got = gpu_factor(A, m, n, batch, piv);
-      ASSERT_TRUE(ref.ok && got.ok);
-      if (piv) EXPECT_EQ(got.perm, ref.perm);
-      EXPECT_EQ(got.escale, ref.escale);
-      EXPECT_TRUE(same_bits(got.B, ref.B)) << "B";
-      // Y and tau of the finite matrices (a NaN matrix's Y is its load only)
-      const size_t ny = got.Y.size() / batch, nt = size_t(nw);
-      EXPECT_TRUE(std::memcmp(got.Y.data(), ref.Y.data(), 3 * ny * sizeof(T)) == 0) << "Y";
-      EXPECT_TRUE(std::memcmp(got.tau.data(), ref.tau.data(), 3 * nt * sizeof(T)) == 0) << "tau";
-    }
+    for (const bool piv : {true, false})
+      for (auto [m, n] : std::vector<std::pair<int, int>>{{512, 512},
+                                                          {300, 260},
+                                                          {140, 140},
+                                                          {90, 90},
+                                                          {70, 300},
+                                                          {2000, 16},
+                                                          {40, 3},
+                                                          {1, 1}}) {
+        SCOPED_TRACE(testing::Message()
+                     << m << "x" << n << (piv ? " pivoted " : " unpivoted ") << pl);
+        threads.set(pl[0] == 'l' ? "1024" : "256");
+        plan.set(pl);
+        const int batch = 4, nw = std::min(m, n);
+        auto A = family_batch<T>(Family::Logrand, m, n, batch, 510 + m);
+        T *A1 = A.data() + size_t(m) * n, *A2 = A1 + size_t(m) * n, *A3 = A2 + size_t(m) * n;
+        for (int j = 0; j < n; ++j) // 0/1 entries, two per column: ties everywhere
+          for (int i = 0; i < m; ++i) A1[i + size_t(j) * m] = T((i * 7 + j * 3) % 5 < 2 ? 1 : 0);
+        for (int j = 0; j < n; ++j) // zero and repeated columns
+          for (int i = 0; i < m; ++i)
+            A2[i + size_t(j) * m] = j % 3 == 0 ? T(0) : A2[i + size_t(j % 7) * m];
+        if (m * n > 1) A3[m * n / 2] = T(R_t<T>(NAN));
+        ScopedOverride env("BSVD_QR_CLUSTER");
+        env.set("0");
+        const GpuFactor<T> ref = gpu_factor(A, m, n, batch, piv);
+        env.unset();
+        const GpuFactor<T> got = gpu_factor(A, m, n, batch, piv);
+        ASSERT_TRUE(ref.ok && got.ok);
+        if (piv) EXPECT_EQ(got.perm, ref.perm);
+        EXPECT_EQ(got.escale, ref.escale);
+        EXPECT_TRUE(same_bits(got.B, ref.B)) << "B";
+        // Y and tau of the finite matrices (a NaN matrix's Y is its load only)
+        const size_t ny = got.Y.size() / batch, nt = size_t(nw);
+        EXPECT_TRUE(std::memcmp(got.Y.data(), ref.Y.data(), 3 * ny * sizeof(T)) == 0) << "Y";
+        EXPECT_TRUE(std::memcmp(got.tau.data(), ref.tau.data(), 3 * nt * sizeof(T)) == 0) << "tau";
+      }
 }
 
 // Q applied by a grid of blocks per matrix (qr_apply_q_kernel) gives the
@@ -423,12 +442,18 @@ TYPED_TEST(GpuQrcp, ClusterFactorGivesTheSameBits) {
 TYPED_TEST(GpuQrcp, QApplyGivesTheSameBits) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  struct Case { int m, n, qr, pre; };
+  struct Case {
+    int m, n, qr, pre;
+  };
   // 4000 x 8: in d, c and z X's columns are too tall for the grid's shared
   // memory (a column and eight staged reflectors), so the finish forms X
   // itself in both runs; s takes the grid
-  for (const Case c : std::vector<Case>{{130, 130, 0, 1}, {260, 90, 0, 1}, {90, 260, 0, 1},
-                                        {2000, 16, 1, 0}, {24, 1500, 1, 0}, {4000, 8, 1, 0}}) {
+  for (const Case c : std::vector<Case>{{130, 130, 0, 1},
+                                        {260, 90, 0, 1},
+                                        {90, 260, 0, 1},
+                                        {2000, 16, 1, 0},
+                                        {24, 1500, 1, 0},
+                                        {4000, 8, 1, 0}}) {
     SCOPED_TRACE(testing::Message() << c.m << "x" << c.n);
     const int batch = 3;
     auto A = family_batch<T>(Family::Logrand, c.m, c.n, batch, 77 + c.m);
@@ -437,13 +462,13 @@ TYPED_TEST(GpuQrcp, QApplyGivesTheSameBits) {
     wy.set("0");
     ScopedOverride env("BSVD_QR_APPLY");
     env.set("0");
-    const auto ref = gpu_solve<T>(c.m, c.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
-                                  BSVD_VARIANT_AUTO, 0, BSVD_EIG_SWEEPS_AUTO, c.qr, BSVD_PAIR_AUTO,
-                                  c.pre);
+    const auto ref =
+        gpu_solve<T>(c.m, c.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, BSVD_VARIANT_AUTO, 0,
+                     BSVD_EIG_SWEEPS_AUTO, c.qr, BSVD_PAIR_AUTO, c.pre);
     env.unset();
-    const auto got = gpu_solve<T>(c.m, c.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0,
-                                  BSVD_VARIANT_AUTO, 0, BSVD_EIG_SWEEPS_AUTO, c.qr, BSVD_PAIR_AUTO,
-                                  c.pre);
+    const auto got =
+        gpu_solve<T>(c.m, c.n, batch, A, true, BSVD_ORDERING_ROUND_ROBIN, 0, BSVD_VARIANT_AUTO, 0,
+                     BSVD_EIG_SWEEPS_AUTO, c.qr, BSVD_PAIR_AUTO, c.pre);
     ASSERT_EQ(ref.status, 0) << bsvd_last_error();
     ASSERT_EQ(got.status, 0) << bsvd_last_error();
     EXPECT_EQ(got.path, ref.path);
@@ -469,7 +494,8 @@ TYPED_TEST(GpuQr, WyApplicationMatchesGrid) {
   using T = TypeParam;
   ScopedOverride tsqr("BSVD_QR_TSQR"); // the one-level factorization on both sides
   tsqr.set("0");
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {1100, 4}, {24, 1500}, {4000, 8}, {600, 30}}) {
+  for (auto [m, n] :
+       std::vector<std::pair<int, int>>{{2000, 16}, {1100, 4}, {24, 1500}, {4000, 8}, {600, 30}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
     auto A = family_batch<T>(Family::Logrand, m, n, batch, 310 + m);
@@ -492,7 +518,8 @@ TYPED_TEST(GpuQr, WyApplicationMatchesGrid) {
     const bool wide = m < n;
     const auto &gq = wide ? got.V : got.U, &rq = wide ? ref.V : ref.U;
     const auto &go = wide ? got.U : got.V, &ro = wide ? ref.U : ref.V;
-    EXPECT_TRUE(std::memcmp(go.data(), ro.data(), go.size() * sizeof(T)) == 0) << "the side without Q";
+    EXPECT_TRUE(std::memcmp(go.data(), ro.data(), go.size() * sizeof(T)) == 0)
+        << "the side without Q";
     double worst = 0;
     for (int b = 0; b < batch; ++b) {
       const size_t off = size_t(b) * mw * nw;
@@ -517,8 +544,8 @@ TYPED_TEST(GpuQr, WyApplicationMatchesGrid) {
 TYPED_TEST(GpuQr, TsqrFactorMatchesCpuTwin) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {300, 7}, {16, 2000}, {1000, 32},
-                                                      {513, 20}, {257, 1}}) {
+  for (auto [m, n] : std::vector<std::pair<int, int>>{
+           {2000, 16}, {300, 7}, {16, 2000}, {1000, 32}, {513, 20}, {257, 1}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
     const int nc = bsvd::detail::cuda::qr_tsqr_chunks(mw, nw, sizeof(T));
@@ -550,8 +577,8 @@ TYPED_TEST(GpuQr, TsqrFactorMatchesCpuTwin) {
 TYPED_TEST(GpuQr, TsqrMatchesOneLevel) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {1100, 4}, {24, 1500}, {4000, 8},
-                                                      {600, 30}, {3000, 16}}) {
+  for (auto [m, n] : std::vector<std::pair<int, int>>{
+           {2000, 16}, {1100, 4}, {24, 1500}, {4000, 8}, {600, 30}, {3000, 16}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     const int batch = 3, mw = std::max(m, n), nw = std::min(m, n);
     auto A = family_batch<T>(Family::Logrand, m, n, batch, 410 + m);
@@ -608,7 +635,8 @@ Config qrcp_twin_cfg() {
 TYPED_TEST(GpuQrcp, MatchesCpuTwin) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{100, 100}, {260, 90}, {90, 260}, {130, 130}}) {
+  for (auto [m, n] :
+       std::vector<std::pair<int, int>>{{100, 100}, {260, 90}, {90, 260}, {130, 130}}) {
     for (Family f : {Family::Logrand, Family::Random, Family::Geo}) {
       SCOPED_TRACE(testing::Message() << m << "x" << n << " " << bsvd::testing::family_name(f));
       const int batch = 3;
@@ -645,9 +673,9 @@ TYPED_TEST(GpuQrcp, MatchesCpuTwin) {
 TYPED_TEST(GpuQrcp, MixedBatch) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
-  const std::vector<std::pair<int, int>> dims = {{300, 300}, {20, 20}, {150, 100}, {90, 260},
-                                                 {0, 5},     {120, 120}, {140, 140}, {1100, 4},
-                                                 {200, 200}};
+  const std::vector<std::pair<int, int>> dims = {{300, 300}, {20, 20},  {150, 100},
+                                                 {90, 260},  {0, 5},    {120, 120},
+                                                 {140, 140}, {1100, 4}, {200, 200}};
   const int nan_b = 5, zero_b = 6, lowrank_b = 8;
   bsvd_options_t on = cuda_options();
   on.precondition = 1;
@@ -677,9 +705,9 @@ TYPED_TEST(GpuQrcp, MixedBatch) {
     EXPECT_EQ(r.info[b], 0);
     if (m == 0 || n == 0) continue;
     const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
-    const int want = qr                                                   ? BSVD_PATH_CUDA_QR
+    const int want = qr                                                    ? BSVD_PATH_CUDA_QR
                      : auto_fused<T>(m, n, true, call_fused_cols<T>(dims)) ? BSVD_PATH_CUDA_FUSED
-                                                                          : BSVD_PATH_CUDA_QRCP;
+                                                                           : BSVD_PATH_CUDA_QRCP;
     EXPECT_EQ(r.path[b], want);
     pre += want == BSVD_PATH_CUDA_QRCP;
     const auto q = r.ratios(b);
@@ -727,8 +755,10 @@ TYPED_TEST(GpuQrcp, AutomaticChoice) {
     ASSERT_EQ(a.status, 0) << bsvd_last_error();
     ASSERT_EQ(on.status, 0) << bsvd_last_error();
     for (int b = 0; b < batch; ++b) {
-      if (single) EXPECT_NE(a.path[b], BSVD_PATH_CUDA_QRCP);
-      else EXPECT_EQ(a.path[b], BSVD_PATH_CUDA_QRCP);
+      if (single)
+        EXPECT_NE(a.path[b], BSVD_PATH_CUDA_QRCP);
+      else
+        EXPECT_EQ(a.path[b], BSVD_PATH_CUDA_QRCP);
       EXPECT_EQ(a.info[b], 0);
       const auto q = ratios(a, A, b);
       EXPECT_TRUE(q.pass()) << ratio_text(q);

@@ -40,9 +40,10 @@ struct Call {
   bsvd_job_t job = BSVD_JOB_VECTORS;
   int64_t strideA = 0; // 0: lda * n
   bsvd_status_t run() {
-    return bsvd_dgesvj_strided_batched(job, m, n, A.data(), lda, strideA ? strideA : int64_t(lda) * n, S.data(), std::min(m, n),
-                                       U.data(), ldu, int64_t(ldu) * std::min(m, n), V.data(), ldv,
-                                       int64_t(ldv) * std::min(m, n), info.data(), sweeps.data(), batch, &o);
+    return bsvd_dgesvj_strided_batched(
+        job, m, n, A.data(), lda, strideA ? strideA : int64_t(lda) * n, S.data(), std::min(m, n),
+        U.data(), ldu, int64_t(ldu) * std::min(m, n), V.data(), ldv, int64_t(ldv) * std::min(m, n),
+        info.data(), sweeps.data(), batch, &o);
   }
 };
 
@@ -62,12 +63,20 @@ TEST(Api, BadArgumentsNameThemselves) {
       {"job", -1, [](Call &c) { c.job = bsvd_job_t(7); }},
       {"m", -2, [](Call &c) { c.m = -1; }},
       {"n", -3, [](Call &c) { c.n = -2; }},
-      {"A", -4, [](Call &c) { c.A.clear(); c.A.shrink_to_fit(); }},
+      {"A", -4,
+       [](Call &c) {
+         c.A.clear();
+         c.A.shrink_to_fit();
+       }},
       {"lda", -5, [](Call &c) { c.lda = 4; }},
       {"strideA", -6, [](Call &c) { c.strideA = 7; }},
       {"ldu", -10, [](Call &c) { c.ldu = 2; }},
       {"ldv", -13, [](Call &c) { c.ldv = 3; }},
-      {"info", -15, [](Call &c) { c.info.clear(); c.info.shrink_to_fit(); }},
+      {"info", -15,
+       [](Call &c) {
+         c.info.clear();
+         c.info.shrink_to_fit();
+       }},
       {"batch", -17, [](Call &c) { c.batch = -1; }},
       {"opts->tol", -18, [](Call &c) { c.o.tol = NAN; }},
       {"opts->backend", -18, [](Call &c) { c.o.backend = bsvd_backend_t(9); }},
@@ -103,9 +112,9 @@ TEST(Api, ValuesOnlyIgnoresVectorArguments) {
   c.job = BSVD_JOB_VALUES;
   c.ldu = 0;
   c.ldv = 0;
-  const bsvd_status_t st = bsvd_dgesvj_strided_batched(c.job, c.m, c.n, c.A.data(), c.lda, 20, c.S.data(), 4,
-                                                       nullptr, 0, 0, nullptr, 0, 0, c.info.data(), nullptr,
-                                                       c.batch, &c.o);
+  const bsvd_status_t st =
+      bsvd_dgesvj_strided_batched(c.job, c.m, c.n, c.A.data(), c.lda, 20, c.S.data(), 4, nullptr, 0,
+                                  0, nullptr, 0, 0, c.info.data(), nullptr, c.batch, &c.o);
   EXPECT_EQ(st, 0) << bsvd_last_error();
   Call v;
   ASSERT_EQ(v.run(), 0);
@@ -114,12 +123,12 @@ TEST(Api, ValuesOnlyIgnoresVectorArguments) {
 
 TEST(Api, EmptyBatchesAndZeroSizesReturnAtOnce) {
   bsvd_options_t o = cpu_opts();
-  EXPECT_EQ(bsvd_dgesvj_strided_batched(BSVD_JOB_VECTORS, 3, 3, nullptr, 3, 9, nullptr, 3, nullptr, 3, 9, nullptr,
-                                        3, 9, nullptr, nullptr, 0, &o),
+  EXPECT_EQ(bsvd_dgesvj_strided_batched(BSVD_JOB_VECTORS, 3, 3, nullptr, 3, 9, nullptr, 3, nullptr,
+                                        3, 9, nullptr, 3, 9, nullptr, nullptr, 0, &o),
             0);
   std::vector<int> info(4, 9), sweeps(4, 9);
-  EXPECT_EQ(bsvd_dgesvj_strided_batched(BSVD_JOB_VECTORS, 0, 5, nullptr, 1, 0, nullptr, 0, nullptr, 1, 0, nullptr, 5,
-                                        0, info.data(), sweeps.data(), 4, &o),
+  EXPECT_EQ(bsvd_dgesvj_strided_batched(BSVD_JOB_VECTORS, 0, 5, nullptr, 1, 0, nullptr, 0, nullptr,
+                                        1, 0, nullptr, 5, 0, info.data(), sweeps.data(), 4, &o),
             0)
       << bsvd_last_error();
   for (int i = 0; i < 4; ++i) {
@@ -131,8 +140,8 @@ TEST(Api, EmptyBatchesAndZeroSizesReturnAtOnce) {
 TEST(Api, NullOptionsMeanDefaults) {
   Call c;
   const bsvd_status_t st = bsvd_dgesvj_strided_batched(
-      c.job, c.m, c.n, c.A.data(), c.lda, 20, c.S.data(), 4, c.U.data(), c.ldu, 20, c.V.data(), c.ldv, 16,
-      c.info.data(), nullptr, c.batch, nullptr);
+      c.job, c.m, c.n, c.A.data(), c.lda, 20, c.S.data(), 4, c.U.data(), c.ldu, 20, c.V.data(),
+      c.ldv, 16, c.info.data(), nullptr, c.batch, nullptr);
   EXPECT_EQ(st, 0) << bsvd_last_error();
 }
 
@@ -140,11 +149,13 @@ TEST(Api, ThreeFormsAgree) {
   const int m = 9, n = 6, batch = 4, k = 6;
   auto A = random_matrix(m, n * batch, 3);
   bsvd_options_t o = cpu_opts();
-  std::vector<double> S1(batch * k), S2(batch * k), S3(batch * k), U(batch * m * k), V(batch * n * k);
+  std::vector<double> S1(batch * k), S2(batch * k), S3(batch * k), U(batch * m * k),
+      V(batch * n * k);
   std::vector<int> info(batch), path(batch, -1);
   o.path = path.data();
-  ASSERT_EQ(bsvd_dgesvj_strided_batched(BSVD_JOB_VECTORS, m, n, A.data(), m, m * n, S1.data(), k, U.data(), m, m * k,
-                                        V.data(), n, n * k, info.data(), nullptr, batch, &o),
+  ASSERT_EQ(bsvd_dgesvj_strided_batched(BSVD_JOB_VECTORS, m, n, A.data(), m, m * n, S1.data(), k,
+                                        U.data(), m, m * k, V.data(), n, n * k, info.data(),
+                                        nullptr, batch, &o),
             0);
   for (int p : path) EXPECT_EQ(p, BSVD_PATH_CPU_UNBLOCKED);
   std::vector<const double *> pA(batch);
@@ -156,13 +167,14 @@ TEST(Api, ThreeFormsAgree) {
     pV[b] = V.data() + b * n * k;
   }
   o.path = nullptr;
-  ASSERT_EQ(bsvd_dgesvj_batched(BSVD_JOB_VECTORS, m, n, pA.data(), m, pS.data(), pU.data(), m, pV.data(), n,
-                                info.data(), nullptr, batch, &o),
+  ASSERT_EQ(bsvd_dgesvj_batched(BSVD_JOB_VECTORS, m, n, pA.data(), m, pS.data(), pU.data(), m,
+                                pV.data(), n, info.data(), nullptr, batch, &o),
             0);
   std::vector<int> ms(batch, m), ns(batch, n), ldas(batch, m), ldus(batch, m), ldvs(batch, n);
   for (int b = 0; b < batch; ++b) pS[b] = S3.data() + b * k;
-  ASSERT_EQ(bsvd_dgesvj_vbatched(BSVD_JOB_VECTORS, ms.data(), ns.data(), pA.data(), ldas.data(), pS.data(), pU.data(),
-                                 ldus.data(), pV.data(), ldvs.data(), info.data(), nullptr, batch, &o),
+  ASSERT_EQ(bsvd_dgesvj_vbatched(BSVD_JOB_VECTORS, ms.data(), ns.data(), pA.data(), ldas.data(),
+                                 pS.data(), pU.data(), ldus.data(), pV.data(), ldvs.data(),
+                                 info.data(), nullptr, batch, &o),
             0);
   EXPECT_EQ(S1, S2);
   EXPECT_EQ(S1, S3);
@@ -189,27 +201,31 @@ TEST(Api, VariableSizesAndPerMatrixErrors) {
     ldv[b] = std::max(1, n[b]);
   }
   bsvd_options_t o = cpu_opts();
-  ASSERT_EQ(bsvd_dgesvj_vbatched(BSVD_JOB_VECTORS, m.data(), n.data(), pA.data(), lda.data(), pS.data(), pU.data(),
-                                 ldu.data(), pV.data(), ldv.data(), info.data(), sweeps.data(), batch, &o),
+  ASSERT_EQ(bsvd_dgesvj_vbatched(BSVD_JOB_VECTORS, m.data(), n.data(), pA.data(), lda.data(),
+                                 pS.data(), pU.data(), ldu.data(), pV.data(), ldv.data(),
+                                 info.data(), sweeps.data(), batch, &o),
             0)
       << bsvd_last_error();
   for (int b = 0; b < batch; ++b) EXPECT_EQ(info[b], 0) << b;
   // A too-small leading dimension of one matrix names that matrix.
   lda[2] = 3;
-  EXPECT_EQ(bsvd_dgesvj_vbatched(BSVD_JOB_VECTORS, m.data(), n.data(), pA.data(), lda.data(), pS.data(), pU.data(),
-                                 ldu.data(), pV.data(), ldv.data(), info.data(), sweeps.data(), batch, &o),
+  EXPECT_EQ(bsvd_dgesvj_vbatched(BSVD_JOB_VECTORS, m.data(), n.data(), pA.data(), lda.data(),
+                                 pS.data(), pU.data(), ldu.data(), pV.data(), ldv.data(),
+                                 info.data(), sweeps.data(), batch, &o),
             -5);
   EXPECT_NE(std::string(bsvd_last_error()).find("lda[2]"), std::string::npos) << bsvd_last_error();
   lda[2] = 7;
   m[4] = -1;
-  EXPECT_EQ(bsvd_dgesvj_vbatched(BSVD_JOB_VECTORS, m.data(), n.data(), pA.data(), lda.data(), pS.data(), pU.data(),
-                                 ldu.data(), pV.data(), ldv.data(), info.data(), sweeps.data(), batch, &o),
+  EXPECT_EQ(bsvd_dgesvj_vbatched(BSVD_JOB_VECTORS, m.data(), n.data(), pA.data(), lda.data(),
+                                 pS.data(), pU.data(), ldu.data(), pV.data(), ldv.data(),
+                                 info.data(), sweeps.data(), batch, &o),
             -2);
   EXPECT_NE(std::string(bsvd_last_error()).find("m[4]"), std::string::npos) << bsvd_last_error();
   m[4] = 12;
   pA[3] = nullptr;
-  EXPECT_EQ(bsvd_dgesvj_vbatched(BSVD_JOB_VECTORS, m.data(), n.data(), pA.data(), lda.data(), pS.data(), pU.data(),
-                                 ldu.data(), pV.data(), ldv.data(), info.data(), sweeps.data(), batch, &o),
+  EXPECT_EQ(bsvd_dgesvj_vbatched(BSVD_JOB_VECTORS, m.data(), n.data(), pA.data(), lda.data(),
+                                 pS.data(), pU.data(), ldu.data(), pV.data(), ldv.data(),
+                                 info.data(), sweeps.data(), batch, &o),
             -4);
 }
 
@@ -223,15 +239,17 @@ TEST(Api, ComplexThroughTheCApi) {
   std::vector<bsvd_cdouble> U(m * k), V(n * k);
   int info = -7, sweeps = 0;
   bsvd_options_t o = cpu_opts();
-  ASSERT_EQ(bsvd_zgesvj_strided_batched(BSVD_JOB_VECTORS, m, n, A.data(), m, m * n, S.data(), k, U.data(), m, m * k,
-                                        V.data(), n, n * k, &info, &sweeps, 1, &o),
+  ASSERT_EQ(bsvd_zgesvj_strided_batched(BSVD_JOB_VECTORS, m, n, A.data(), m, m * n, S.data(), k,
+                                        U.data(), m, m * k, V.data(), n, n * k, &info, &sweeps, 1,
+                                        &o),
             0);
   EXPECT_EQ(info, 0);
   EXPECT_GT(sweeps, 0);
   // Reconstruct A(0,0) from the factors as a smoke check of the layout.
   std::complex<double> a00 = 0;
   for (int j = 0; j < k; ++j)
-    a00 += std::complex<double>(U[j * m].re, U[j * m].im) * S[j] * std::conj(std::complex<double>(V[j * n].re, V[j * n].im));
+    a00 += std::complex<double>(U[j * m].re, U[j * m].im) * S[j] *
+           std::conj(std::complex<double>(V[j * n].re, V[j * n].im));
   EXPECT_NEAR(a00.real(), A[0].re, 1e-12);
   EXPECT_NEAR(a00.imag(), A[0].im, 1e-12);
 }
@@ -311,7 +329,8 @@ TEST(Api, StructSizeZeroReadsTheFieldsAsGiven) {
 }
 
 TEST(Api, StructSizeTooSmallIsRejectedWithItsPosition) {
-  for (size_t bad : {size_t(1), size_t(8), offsetof(bsvd_options_t, struct_size), kThisVersion - 1}) {
+  for (size_t bad :
+       {size_t(1), size_t(8), offsetof(bsvd_options_t, struct_size), kThisVersion - 1}) {
     Call c;
     c.o.struct_size = bad;
     EXPECT_EQ(c.run(), -18) << bad;
@@ -320,8 +339,9 @@ TEST(Api, StructSizeTooSmallIsRejectedWithItsPosition) {
     // The pointer-array form: opts is argument 14.
     std::vector<const double *> pA = {c.A.data()};
     std::vector<double *> pS = {c.S.data()}, pU = {c.U.data()}, pV = {c.V.data()};
-    EXPECT_EQ(bsvd_dgesvj_batched(BSVD_JOB_VECTORS, c.m, c.n, pA.data(), c.lda, pS.data(), pU.data(),
-                                  c.ldu, pV.data(), c.ldv, c.info.data(), nullptr, 1, &c.o),
+    EXPECT_EQ(bsvd_dgesvj_batched(BSVD_JOB_VECTORS, c.m, c.n, pA.data(), c.lda, pS.data(),
+                                  pU.data(), c.ldu, pV.data(), c.ldv, c.info.data(), nullptr, 1,
+                                  &c.o),
               -14);
     // The workspace query: opts is argument 6.
     size_t bytes = 0;
@@ -347,8 +367,8 @@ TEST(Api, StructSizeOfALaterVersionReadsTheKnownFields) {
   later.o.variant = BSVD_VARIANT_BLOCKED;
   later.o.block_size = 2;
   const bsvd_status_t st = bsvd_dgesvj_strided_batched(
-      c.job, c.m, c.n, c.A.data(), c.lda, 20, c.S.data(), 4, c.U.data(), c.ldu, 20, c.V.data(), c.ldv, 16,
-      c.info.data(), nullptr, c.batch, &later.o);
+      c.job, c.m, c.n, c.A.data(), c.lda, 20, c.S.data(), 4, c.U.data(), c.ldu, 20, c.V.data(),
+      c.ldv, 16, c.info.data(), nullptr, c.batch, &later.o);
   ASSERT_EQ(st, 0) << bsvd_last_error();
   for (int p : path) EXPECT_EQ(p, BSVD_PATH_CPU_BLOCKED);
 }
@@ -396,7 +416,8 @@ TEST(Api, ExplainPrintsThePlan) {
       << bsvd_last_error();
   ASSERT_GT(need, 20u);
   std::string text(need, '\0');
-  ASSERT_EQ(bsvd_explain('d', BSVD_JOB_VECTORS, 64, 32, 10, &o, text.data(), text.size(), nullptr), 0);
+  ASSERT_EQ(bsvd_explain('d', BSVD_JOB_VECTORS, 64, 32, 10, &o, text.data(), text.size(), nullptr),
+            0);
   EXPECT_EQ(std::strlen(text.c_str()), need - 1);
   EXPECT_NE(text.find("plan: 10 matrices"), std::string::npos) << text;
   EXPECT_NE(text.find("cpu-unblocked"), std::string::npos) << text;
@@ -412,7 +433,8 @@ TEST(Api, ExplainPrintsThePlan) {
   need = 0;
   ASSERT_EQ(bsvd_explain_v('s', BSVD_JOB_VALUES, m, n, 3, &o, nullptr, 0, &need), 0);
   text.assign(need, '\0');
-  ASSERT_EQ(bsvd_explain_v('s', BSVD_JOB_VALUES, m, n, 3, &o, text.data(), text.size(), nullptr), 0);
+  ASSERT_EQ(bsvd_explain_v('s', BSVD_JOB_VALUES, m, n, 3, &o, text.data(), text.size(), nullptr),
+            0);
   EXPECT_NE(text.find("cpu-blocked"), std::string::npos) << text;
   EXPECT_NE(text.find("0..100 x 3..50"), std::string::npos) << text;
   EXPECT_NE(text.find("S only"), std::string::npos) << text;

@@ -11,23 +11,22 @@
 
 static int passed = 0, failed = 0;
 
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (cond) {                                                                \
-      ++passed;                                                                \
-    } else {                                                                   \
-      ++failed;                                                                \
-      fprintf(stderr, "%s:%d: FAILED: %s (%s)\n", __FILE__, __LINE__, #cond,   \
-              bsvd_last_error());                                              \
-    }                                                                          \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (cond) {                                                                                    \
+      ++passed;                                                                                    \
+    } else {                                                                                       \
+      ++failed;                                                                                    \
+      fprintf(stderr, "%s:%d: FAILED: %s (%s)\n", __FILE__, __LINE__, #cond, bsvd_last_error());   \
+    }                                                                                              \
   } while (0)
 
 /* A 3 x 2 matrix and its singular values sqrt(10) and 0... any small solve
  * that succeeds will do; the values are checked for order only. */
 static bsvd_status_t solve(const bsvd_options_t *opts, double S[2], int *info) {
   const double A[6] = {1, 2, 3, 4, 5, 7};
-  return bsvd_dgesvj_strided_batched(BSVD_JOB_VALUES, 3, 2, A, 3, 6, S, 2, NULL, 1, 0, NULL, 1,
-                                     0, info, NULL, 1, opts);
+  return bsvd_dgesvj_strided_batched(BSVD_JOB_VALUES, 3, 2, A, 3, 6, S, 2, NULL, 1, 0, NULL, 1, 0,
+                                     info, NULL, 1, opts);
 }
 
 int main(void) {
@@ -48,8 +47,23 @@ int main(void) {
   /* A positional initializer of the fields before struct_size (code
    * written for earlier headers): struct_size is 0, the fields are read. */
   {
-    bsvd_options_t p = {BSVD_BACKEND_CPU, BSVD_ORDERING_ODD_EVEN, BSVD_VARIANT_AUTO, 0, 0.0, 0,
-                        BSVD_EIG_SWEEPS_AUTO, 1, NULL, NULL, 0, NULL, 0, BSVD_PAIR_AUTO, 0, 0, 0};
+    bsvd_options_t p = {BSVD_BACKEND_CPU,
+                        BSVD_ORDERING_ODD_EVEN,
+                        BSVD_VARIANT_AUTO,
+                        0,
+                        0.0,
+                        0,
+                        BSVD_EIG_SWEEPS_AUTO,
+                        1,
+                        NULL,
+                        NULL,
+                        0,
+                        NULL,
+                        0,
+                        BSVD_PAIR_AUTO,
+                        0,
+                        0,
+                        0};
     CHECK(p.struct_size == 0);
     CHECK(solve(&p, S, &info) == 0);
     p.ordering = (bsvd_ordering_t)BSVD_ORDERING_COUNT;
@@ -63,8 +77,7 @@ int main(void) {
   CHECK(strstr(bsvd_last_error(), "struct_size") != NULL);
 
   /* Names: count up until NULL. */
-  for (n = 0; bsvd_path_string(n); ++n) {
-  }
+  for (n = 0; bsvd_path_string(n); ++n) {}
   CHECK(n == BSVD_PATH_COUNT);
   s = bsvd_path_string(BSVD_PATH_CUDA_QRCP);
   CHECK(s != NULL && bsvd_path_from_string(s, &v) == 0 && v == BSVD_PATH_CUDA_QRCP);

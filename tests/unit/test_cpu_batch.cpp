@@ -16,8 +16,10 @@ using Types = ::testing::Types<float, double, std::complex<float>, std::complex<
 TYPED_TEST_SUITE(CpuBatch, Types);
 
 template <class T> bool is_nan(T x) {
-  if constexpr (std::is_same_v<T, R_t<T>>) return std::isnan(x);
-  else return std::isnan(x.real()) && std::isnan(x.imag());
+  if constexpr (std::is_same_v<T, R_t<T>>)
+    return std::isnan(x);
+  else
+    return std::isnan(x.real()) && std::isnan(x.imag());
 }
 
 // A strided batch with its storage.
@@ -99,8 +101,10 @@ TYPED_TEST(CpuBatch, NonFiniteMatrixIsolated) {
         EXPECT_EQ(s.path[i], BSVD_PATH_TRIVIAL);
         for (int j = 0; j < s.k; ++j) {
           EXPECT_TRUE(std::isnan(s.S[size_t(i) * s.k + j]));
-          for (int r = 0; r < s.m; ++r) EXPECT_TRUE(is_nan(s.U[size_t(i) * s.ldu * s.k + r + size_t(j) * s.ldu]));
-          for (int r = 0; r < s.n; ++r) EXPECT_TRUE(is_nan(s.V[size_t(i) * s.ldv * s.k + r + size_t(j) * s.ldv]));
+          for (int r = 0; r < s.m; ++r)
+            EXPECT_TRUE(is_nan(s.U[size_t(i) * s.ldu * s.k + r + size_t(j) * s.ldu]));
+          for (int r = 0; r < s.n; ++r)
+            EXPECT_TRUE(is_nan(s.V[size_t(i) * s.ldv * s.k + r + size_t(j) * s.ldv]));
           // padding untouched
           EXPECT_EQ(s.U[size_t(i) * s.ldu * s.k + s.m + size_t(j) * s.ldu], T(-5));
         }
@@ -130,8 +134,8 @@ TYPED_TEST(CpuBatch, EdgeMatrices) {
         ASSERT_EQ(r.status, 0);
         EXPECT_EQ(r.info, 0) << bsvd::testing::edge_name(e);
         const Measures ms = measure(m, n, A.data(), lda, r, {});
-        EXPECT_LT(ms.worst(), kLimit) << bsvd::testing::edge_name(e) << " " << m << "x" << n << " "
-                                      << ratios_str(ms);
+        EXPECT_LT(ms.worst(), kLimit)
+            << bsvd::testing::edge_name(e) << " " << m << "x" << n << " " << ratios_str(ms);
         for (R_t<T> x : r.S) EXPECT_TRUE(std::isfinite(x));
         const int k = std::min(m, n);
         if (e == Edge::Zero) {
@@ -145,7 +149,8 @@ TYPED_TEST(CpuBatch, EdgeMatrices) {
           for (int j = 0; j < k; ++j) EXPECT_EQ(r.S[j], R_t<T>(1));
         if (e == Edge::RankDeficient) {
           const int rank = std::max(1, k / 2);
-          for (int j = rank; j < k; ++j) EXPECT_LT(double(r.S[j]), 30 * k * uroff<T>() * double(r.S[0]));
+          for (int j = rank; j < k; ++j)
+            EXPECT_LT(double(r.S[j]), 30 * k * uroff<T>() * double(r.S[0]));
         }
       }
 }
@@ -196,8 +201,10 @@ TYPED_TEST(CpuBatch, BadlyScaled) {
       bsvd::testing::generate<D>(Family::Geo, m, n, kappa, 99, Ad.data(), m, &sigma);
       std::vector<T> A(Ad.size());
       for (size_t i = 0; i < Ad.size(); ++i) {
-        if constexpr (std::is_same_v<T, R>) A[i] = T(Ad[i] * scale);
-        else A[i] = T(R(Ad[i].real() * scale), R(Ad[i].imag() * scale));
+        if constexpr (std::is_same_v<T, R>)
+          A[i] = T(Ad[i] * scale);
+        else
+          A[i] = T(R(Ad[i].real() * scale), R(Ad[i].imag() * scale));
       }
       for (double &s : sigma) s *= scale;
       for (bsvd_variant_t var : {BSVD_VARIANT_UNBLOCKED, BSVD_VARIANT_BLOCKED}) {

@@ -30,10 +30,14 @@ template <class T> using R_t = real_of_t<T>;
 template <class T> double uroff() { return double(bsvd::detail::unit_roundoff<R_t<T>>()); }
 
 template <class T> const char *type_name() {
-  if constexpr (std::is_same_v<T, float>) return "s";
-  else if constexpr (std::is_same_v<T, double>) return "d";
-  else if constexpr (std::is_same_v<T, std::complex<float>>) return "c";
-  else return "z";
+  if constexpr (std::is_same_v<T, float>)
+    return "s";
+  else if constexpr (std::is_same_v<T, double>)
+    return "d";
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return "c";
+  else
+    return "z";
 }
 
 // Result of one solve with padded leading dimensions.
@@ -47,9 +51,8 @@ template <class T> struct Result {
 
 // Solves one matrix through cpu_gesvj (a strided batch of one).
 // pad adds rows to ldu / ldv and fills the padding with a sentinel.
-template <class T>
-Result<T> solve(int m, int n, const T *A, int lda, const Config &cfg, bool vectors = true,
-                int threads = 1, int pad = 0) {
+template <class T> Result<T> solve(int m, int n, const T *A, int lda, const Config &cfg,
+                                   bool vectors = true, int threads = 1, int pad = 0) {
   Result<T> r;
   r.m = m;
   r.n = n;
@@ -91,20 +94,19 @@ Result<T> solve(int m, int n, const T *A, int lda, const Config &cfg, bool vecto
 
 struct Measures {
   bsvd::testing::Ratios r; // t1, t2u, t2v, t3 (Frobenius form), t4
-  double t3max = 0;        // max_i |sigma_i - sigma_true_i| / (sigma_1 u)
+  double t3max = 0; // max_i |sigma_i - sigma_true_i| / (sigma_1 u)
   double worst() const { return std::max(r.worst(), t3max); }
 };
 
 // Ratios of the brief; sigma_true may be empty (no value check).
-template <class T>
-Measures measure(int m, int n, const T *A, int lda, const Result<T> &res,
-                 const std::vector<double> &sigma_true) {
+template <class T> Measures measure(int m, int n, const T *A, int lda, const Result<T> &res,
+                                    const std::vector<double> &sigma_true) {
   Measures ms;
   const bool vec = !res.U.empty();
   std::vector<double> sref(sigma_true);
-  ms.r = bsvd::testing::accuracy<T, R_t<T>>(m, n, A, lda, res.S.data(), vec ? res.U.data() : nullptr,
-                                            res.ldu, vec ? res.V.data() : nullptr, res.ldv,
-                                            sref.empty() ? nullptr : sref.data());
+  ms.r = bsvd::testing::accuracy<T, R_t<T>>(
+      m, n, A, lda, res.S.data(), vec ? res.U.data() : nullptr, res.ldu,
+      vec ? res.V.data() : nullptr, res.ldv, sref.empty() ? nullptr : sref.data());
   if (!sref.empty() && res.k > 0) {
     const double s1 = std::max(sref[0], std::numeric_limits<double>::min());
     double mx = 0;
@@ -128,9 +130,8 @@ constexpr double kLimit = 30.0;
 
 // Generates a matrix of the family with the default kappa of T, solves it
 // and checks every ratio; returns the measures (for the worst-ratio log).
-template <class T>
-Measures check_family(bsvd::testing::Family f, int m, int n, const Config &cfg, uint64_t seed,
-                      double kappa = 0) {
+template <class T> Measures check_family(bsvd::testing::Family f, int m, int n, const Config &cfg,
+                                         uint64_t seed, double kappa = 0) {
   if (kappa <= 0) kappa = bsvd::testing::default_kappa<T>();
   const int lda = std::max(1, m) + 1;
   std::vector<T> A(size_t(lda) * std::max(n, 1), T(0));
@@ -144,10 +145,8 @@ Measures check_family(bsvd::testing::Family f, int m, int n, const Config &cfg, 
                                 << m << "x" << n << ": " << ratios_str(ms);
   // Padding rows of U and V untouched.
   for (int j = 0; j < res.k; ++j) {
-    for (int i = std::max(1, m); i < res.ldu; ++i)
-      EXPECT_EQ(res.U[i + size_t(j) * res.ldu], T(-3));
-    for (int i = std::max(1, n); i < res.ldv; ++i)
-      EXPECT_EQ(res.V[i + size_t(j) * res.ldv], T(-3));
+    for (int i = std::max(1, m); i < res.ldu; ++i) EXPECT_EQ(res.U[i + size_t(j) * res.ldu], T(-3));
+    for (int i = std::max(1, n); i < res.ldv; ++i) EXPECT_EQ(res.V[i + size_t(j) * res.ldv], T(-3));
   }
   return ms;
 }

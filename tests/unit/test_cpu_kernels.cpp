@@ -20,18 +20,24 @@ template <class R> struct Wide<std::complex<R>> { using type = std::complex<LD>;
 template <class T> using wide_t = typename Wide<T>::type;
 
 template <class T> wide_t<T> wide(T x) {
-  if constexpr (std::is_same_v<T, R_t<T>>) return LD(x);
-  else return wide_t<T>(LD(x.real()), LD(x.imag()));
+  if constexpr (std::is_same_v<T, R_t<T>>)
+    return LD(x);
+  else
+    return wide_t<T>(LD(x.real()), LD(x.imag()));
 }
 template <class W> W cj(W x) {
-  if constexpr (std::is_same_v<W, LD>) return x;
-  else return std::conj(x);
+  if constexpr (std::is_same_v<W, LD>)
+    return x;
+  else
+    return std::conj(x);
 }
 
 template <class T> T rnd(std::mt19937_64 &g) {
   std::normal_distribution<double> d;
-  if constexpr (std::is_same_v<T, R_t<T>>) return T(d(g));
-  else return T(R_t<T>(d(g)), R_t<T>(d(g)));
+  if constexpr (std::is_same_v<T, R_t<T>>)
+    return T(d(g));
+  else
+    return T(R_t<T>(d(g)), R_t<T>(d(g)));
 }
 
 // C = X^H Y (long double), X: m x p (ldx), Y: m x q (ldy). Result p x q.
@@ -41,7 +47,8 @@ std::vector<wide_t<T>> xhy(int m, int p, int q, const T *X, int ldx, const T *Y,
   for (int j = 0; j < q; ++j)
     for (int i = 0; i < p; ++i) {
       wide_t<T> s = 0;
-      for (int r = 0; r < m; ++r) s += cj(wide(X[r + size_t(i) * ldx])) * wide(Y[r + size_t(j) * ldy]);
+      for (int r = 0; r < m; ++r)
+        s += cj(wide(X[r + size_t(i) * ldx])) * wide(Y[r + size_t(j) * ldy]);
       C[i + size_t(j) * p] = s;
     }
   return C;
@@ -78,7 +85,8 @@ template <class T> std::vector<T> hermitian(int k, bool psd, std::mt19937_64 &g)
     for (int i = 0; i <= j; ++i) {
       wide_t<T> s = 0;
       if (psd)
-        for (int r = 0; r < k; ++r) s += cj(wide(B[r + size_t(i) * k])) * wide(B[r + size_t(j) * k]);
+        for (int r = 0; r < k; ++r)
+          s += cj(wide(B[r + size_t(i) * k])) * wide(B[r + size_t(j) * k]);
       else
         s = (wide(B[i + size_t(j) * k]) + cj(wide(B[j + size_t(i) * k]))) / LD(2);
       if (i == j) s = wide_t<T>(std::real(s));
@@ -104,7 +112,8 @@ TYPED_TEST(CpuKernels, EvdDiagonalizesAndQUnitary) {
         std::vector<T> G = G0, Q(size_t(k) * k, T(0));
         for (int i = 0; i < k; ++i) Q[i + size_t(i) * k] = T(1);
         const double tol = std::sqrt(double(k)) * u;
-        const long rot = bsvd::detail::hermitian_jacobi_evd(k, G.data(), k, Q.data(), k, tol, 0, ord);
+        const long rot =
+            bsvd::detail::hermitian_jacobi_evd(k, G.data(), k, Q.data(), k, tol, 0, ord);
         if (k > 1) EXPECT_GT(rot, 0);
         EXPECT_LT(orth_err(k, k, Q.data(), k), 10 * k * u) << "k=" << k;
         // D = Q^H G0 Q: off-diagonal negligible, diagonal = returned G's.
@@ -115,17 +124,22 @@ TYPED_TEST(CpuKernels, EvdDiagonalizesAndQUnitary) {
         for (int j = 0; j < k; ++j)
           for (int i = 0; i < k; ++i) {
             wide_t<T> s = 0;
-            for (int r = 0; r < k; ++r) s += wide(G0[i + size_t(r) * k]) * wide(Q[r + size_t(j) * k]);
-            if constexpr (std::is_same_v<T, R_t<T>>) G0Q[i + size_t(j) * k] = T(s);
-            else G0Q[i + size_t(j) * k] = T(R_t<T>(s.real()), R_t<T>(s.imag()));
+            for (int r = 0; r < k; ++r)
+              s += wide(G0[i + size_t(r) * k]) * wide(Q[r + size_t(j) * k]);
+            if constexpr (std::is_same_v<T, R_t<T>>)
+              G0Q[i + size_t(j) * k] = T(s);
+            else
+              G0Q[i + size_t(j) * k] = T(R_t<T>(s.real()), R_t<T>(s.imag()));
           }
         const auto D = xhy(k, k, k, Q.data(), k, G0Q.data(), k);
         for (int j = 0; j < k; ++j)
           for (int i = 0; i < k; ++i) {
             const double bound = 10.0 * k * u * double(nrm);
-            if (i != j) EXPECT_LT(double(std::abs(D[i + size_t(j) * k])), bound) << k;
-            else EXPECT_NEAR(double(std::real(D[i + size_t(i) * k])),
-                             double(std::real(wide(G[i + size_t(i) * k]))), bound);
+            if (i != j)
+              EXPECT_LT(double(std::abs(D[i + size_t(j) * k])), bound) << k;
+            else
+              EXPECT_NEAR(double(std::real(D[i + size_t(i) * k])),
+                          double(std::real(wide(G[i + size_t(i) * k]))), bound);
           }
         // The returned G is diagonal to the relative tolerance.
         for (int j = 0; j < k; ++j)
@@ -152,9 +166,8 @@ TYPED_TEST(CpuKernels, EvdOffNormDecreasesPerSweep) {
     double off = off_frob(k, G.data(), k);
     int sweeps = 0;
     for (; sweeps < 30; ++sweeps) {
-      const long rot = bsvd::detail::hermitian_jacobi_evd(k, G.data(), k, Q.data(), k,
-                                                          std::sqrt(double(k)) * u, 1,
-                                                          BSVD_ORDERING_ROUND_ROBIN);
+      const long rot = bsvd::detail::hermitian_jacobi_evd(
+          k, G.data(), k, Q.data(), k, std::sqrt(double(k)) * u, 1, BSVD_ORDERING_ROUND_ROBIN);
       if (rot == 0) break;
       const double off2 = off_frob(k, G.data(), k);
       EXPECT_LT(off2, off) << "k=" << k << " sweep " << sweeps;
@@ -201,8 +214,8 @@ void check_jacobi(bool blocked, int m, int n, int nb, bsvd_ordering_t ord, uint6
   bsvd::detail::SweepStats st;
   if (blocked) {
     const Ordering bo = make_ordering(ord, (n + nb - 1) / nb);
-    st = bsvd::detail::jacobi_blocked(m, n, W.data(), ldw, V.data(), n, nb, bo, tol, 40,
-                                      eig_sweeps, ord, pair_svd);
+    st = bsvd::detail::jacobi_blocked(m, n, W.data(), ldw, V.data(), n, nb, bo, tol, 40, eig_sweeps,
+                                      ord, pair_svd);
   } else {
     st = bsvd::detail::jacobi_unblocked(m, n, W.data(), ldw, V.data(), n, make_ordering(ord, n),
                                         tol, 40);
@@ -268,8 +281,7 @@ TYPED_TEST(CpuKernels, BlockedPairSvdDirect) {
   for (bsvd_ordering_t ord : {BSVD_ORDERING_ROUND_ROBIN, BSVD_ORDERING_ODD_EVEN})
     for (int nb : {1, 2, 5, 16, 40})
       for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {6, 4}, {30, 17}, {50, 40}})
-        for (int es : {0, 1})
-          check_jacobi<T>(true, m, n, nb, ord, 29 + m + nb, true, es);
+        for (int es : {0, 1}) check_jacobi<T>(true, m, n, nb, ord, 29 + m + nb, true, es);
   for (int nb : {4, 8, 16}) {
     int s_gram = 0, s_svd = 0;
     check_jacobi<T>(true, 120, 70, nb, BSVD_ORDERING_ROUND_ROBIN, 5 + nb, false, 1, &s_gram);
@@ -281,9 +293,8 @@ TYPED_TEST(CpuKernels, BlockedPairSvdDirect) {
 TYPED_TEST(CpuKernels, UnblockedSingleColumnOneSweep) {
   using T = TypeParam;
   std::vector<T> W = {T(3), T(4)};
-  const auto st = bsvd::detail::jacobi_unblocked(2, 1, W.data(), 2, (T *)nullptr, 1,
-                                                 make_ordering(BSVD_ORDERING_ROUND_ROBIN, 1),
-                                                 1e-7, 40);
+  const auto st = bsvd::detail::jacobi_unblocked(
+      2, 1, W.data(), 2, (T *)nullptr, 1, make_ordering(BSVD_ORDERING_ROUND_ROBIN, 1), 1e-7, 40);
   EXPECT_TRUE(st.converged);
   EXPECT_EQ(st.sweeps, 1);
   EXPECT_EQ(W[0], T(3));
@@ -361,10 +372,10 @@ TEST(RotationHelpers, UnderflowNoiseFloor) {
   using bsvd::detail::above_underflow_noise;
   const float fmn = std::numeric_limits<float>::min();
   const double dmn = std::numeric_limits<double>::min();
-  EXPECT_TRUE(above_underflow_noise(fmn, 100));          // a normal |gamma|
+  EXPECT_TRUE(above_underflow_noise(fmn, 100)); // a normal |gamma|
   EXPECT_TRUE(above_underflow_noise(dmn, 100));
   const float ff = 4.0f * 32768.0f * fmn * bsvd::detail::unit_roundoff<float>();
-  EXPECT_FALSE(above_underflow_noise(ff, 100));          // at the floor: noise
+  EXPECT_FALSE(above_underflow_noise(ff, 100)); // at the floor: noise
   EXPECT_TRUE(above_underflow_noise(ff * 2.0f, 100));
   EXPECT_FALSE(above_underflow_noise(ff * 2.0f, 1 << 17)); // 4x the rows: 4x the floor
   EXPECT_FALSE(above_underflow_noise(0.0, 1));

@@ -36,8 +36,10 @@ TYPED_TEST(CpuNullColumns, TinyAndDuplicateColumnsKeepUOrthonormal) {
   // and columns scaled to the edge of underflow: rank far below n.
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) {
-      if (j % 3 == 2) A[i + j * m] = A[i + (j - 1) * m];               // duplicate
-      else A[i + j * m] = T(R(bit(g)));
+      if (j % 3 == 2)
+        A[i + j * m] = A[i + (j - 1) * m]; // duplicate
+      else
+        A[i + j * m] = T(R(bit(g)));
       if (j % 5 == 4) A[i + j * m] *= R(std::numeric_limits<R>::min()) * R(1e3); // tiny column
     }
   bsvd::Result<T> r;
@@ -46,8 +48,8 @@ TYPED_TEST(CpuNullColumns, TinyAndDuplicateColumnsKeepUOrthonormal) {
   ASSERT_EQ(bsvd::svd(bsvd::Job::Vectors, m, n, A.data(), 1, r, o), 0) << bsvd_last_error();
   std::vector<double> ref(n);
   ASSERT_EQ(bsvd::testing::reference_singular_values<T>(m, n, A.data(), m, ref.data()), 0);
-  const auto q = bsvd::testing::accuracy<T, R>(m, n, A.data(), m, r.S.data(), r.U.data(), m, r.V.data(), n,
-                                               ref.data());
+  const auto q = bsvd::testing::accuracy<T, R>(m, n, A.data(), m, r.S.data(), r.U.data(), m,
+                                               r.V.data(), n, ref.data());
   EXPECT_TRUE(q.pass()) << "T1 " << q.t1 << " T2u " << q.t2u << " T2v " << q.t2v << " T3 " << q.t3;
   EXPECT_EQ(r.info[0], 0);
 }
@@ -117,7 +119,10 @@ TYPED_TEST(CpuNullColumns, CompletionRoundsStayOrthonormal) {
   using R = bsvd::real_t<T>;
   const double u = double(std::numeric_limits<R>::epsilon()) / 2;
   std::mt19937 g(5);
-  struct Case { const char *name; int mw, nw; };
+  struct Case {
+    const char *name;
+    int mw, nw;
+  };
   for (Case cs : {Case{"pairs", 16, 16}, Case{"units", 40, 40}, Case{"random", 70, 50},
                   Case{"random wide D", 90, 24}})
     for (int b : {1, 3, 16}) {
@@ -149,8 +154,10 @@ TYPED_TEST(CpuNullColumns, CompletionRoundsStayOrthonormal) {
         bsvd::testing::haar_orthonormal<D>(mw, nd, g(), Qd.data(), mw);
         std::vector<T> Q(Qd.size());
         for (size_t e = 0; e < Qd.size(); ++e) {
-          if constexpr (std::is_same_v<T, R>) Q[e] = T(R(Qd[e]));
-          else Q[e] = T(R(Qd[e].real()), R(Qd[e].imag()));
+          if constexpr (std::is_same_v<T, R>)
+            Q[e] = T(R(Qd[e]));
+          else
+            Q[e] = T(R(Qd[e].real()), R(Qd[e].imag()));
         }
         std::vector<int> cols(nw);
         for (int c = 0; c < nw; ++c) cols[c] = c;

@@ -92,8 +92,11 @@ TEST(CpuOrdering, ParallelCyclicShape) {
 // HBJ Fig. 3.1's order: R||_6 step by step (reversed here), 0-based.
 TEST(CpuOrdering, RowParallelOrderSix) {
   const Ordering o = make_ordering(BSVD_ORDERING_ROW_PARALLEL, 6);
-  const int want[5][6] = {{0, 5, 1, 2, 3, 4}, {0, 4, 1, 3, 2, 5}, {0, 3, 1, 5, 2, 4},
-                          {0, 2, 1, 4, 3, 5}, {0, 1, 2, 3, 4, 5}};
+  const int want[5][6] = {{0, 5, 1, 2, 3, 4},
+                          {0, 4, 1, 3, 2, 5},
+                          {0, 3, 1, 5, 2, 4},
+                          {0, 2, 1, 4, 3, 5},
+                          {0, 1, 2, 3, 4, 5}};
   ASSERT_EQ(o.steps, 5);
   for (int s = 0; s < 5; ++s)
     for (int k = 0; k < 3; ++k) {
@@ -170,8 +173,10 @@ void check_wcycle(int nblk, int r, int E) {
           int p, q, p2, q2;
           o.pair(s, k, p, q);
           rr.pair(s, k, p2, q2);
-          if (p2 >= nblk || q2 >= nblk) EXPECT_TRUE(p >= nblk || q >= nblk);
-          else EXPECT_EQ(std::make_pair(p, q), std::make_pair(p2, q2));
+          if (p2 >= nblk || q2 >= nblk)
+            EXPECT_TRUE(p >= nblk || q >= nblk);
+          else
+            EXPECT_EQ(std::make_pair(p, q), std::make_pair(p2, q2));
         }
     }
     return;
@@ -218,12 +223,16 @@ TEST(CpuOrdering, WcycleSolvesAndChecksOptions) {
       cfg.wcycle_blocks = r;
       cfg.wcycle_sweeps = E;
       worst_of<double>().add(check_family<double>(f, 90, 70, cfg, ++seed));
-      worst_of<std::complex<float>>().add(check_family<std::complex<float>>(f, 40, 100, cfg, ++seed));
+      worst_of<std::complex<float>>().add(
+          check_family<std::complex<float>>(f, 40, 100, cfg, ++seed));
     }
   const int m = 30, n = 20;
   std::vector<double> A(size_t(m) * n);
   bsvd::testing::generate<double>(Family::Random, m, n, 1e3, 5, A.data(), m);
-  struct Bad { int blocks, sweeps; bsvd_ordering_t ord; };
+  struct Bad {
+    int blocks, sweeps;
+    bsvd_ordering_t ord;
+  };
   for (Bad b : {Bad{-1, 0, BSVD_ORDERING_ROUND_ROBIN}, Bad{65, 0, BSVD_ORDERING_ROUND_ROBIN},
                 Bad{2, 9, BSVD_ORDERING_ROUND_ROBIN}, Bad{2, -1, BSVD_ORDERING_ROUND_ROBIN},
                 Bad{2, 1, BSVD_ORDERING_ODD_EVEN}}) {

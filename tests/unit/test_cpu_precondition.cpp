@@ -29,7 +29,8 @@ Config pre_cfg(bsvd_variant_t variant) {
 TYPED_TEST(CpuPrecondition, FamiliesPassT1toT4) {
   using T = TypeParam;
   for (bsvd_variant_t v : {BSVD_VARIANT_UNBLOCKED, BSVD_VARIANT_BLOCKED})
-    for (auto [m, n] : std::vector<std::pair<int, int>>{{40, 40}, {75, 33}, {33, 75}, {2, 2}, {9, 1}})
+    for (auto [m, n] :
+         std::vector<std::pair<int, int>>{{40, 40}, {75, 33}, {33, 75}, {2, 2}, {9, 1}})
       for (Family f : bsvd::testing::all_families())
         worst_of<T>().add(check_family<T>(f, m, n, pre_cfg(v), 500 + m + 3 * n));
 }
@@ -40,8 +41,8 @@ TYPED_TEST(CpuPrecondition, ValuesOnlySameS) {
   using T = TypeParam;
   const int m = 60, n = 45;
   std::vector<T> A(size_t(m) * n);
-  bsvd::testing::generate<T>(Family::Logrand, m, n, bsvd::testing::default_kappa<T>(), 17,
-                             A.data(), m);
+  bsvd::testing::generate<T>(Family::Logrand, m, n, bsvd::testing::default_kappa<T>(), 17, A.data(),
+                             m);
   const Config cfg = pre_cfg(BSVD_VARIANT_BLOCKED);
   const auto full = solve(m, n, A.data(), m, cfg, true);
   const auto vals = solve(m, n, A.data(), m, cfg, false);
@@ -56,8 +57,8 @@ TYPED_TEST(CpuPrecondition, ValuesOnlySameS) {
 TYPED_TEST(CpuPrecondition, EdgeCases) {
   using T = TypeParam;
   const int m = 30, n = 20;
-  for (Edge e : {Edge::Zero, Edge::Identity, Edge::RankDeficient, Edge::Overflow,
-                 Edge::Underflow, Edge::Nan, Edge::Inf, Edge::TinyColumns}) {
+  for (Edge e : {Edge::Zero, Edge::Identity, Edge::RankDeficient, Edge::Overflow, Edge::Underflow,
+                 Edge::Nan, Edge::Inf, Edge::TinyColumns}) {
     SCOPED_TRACE(testing::Message() << "edge " << int(e));
     std::vector<T> A(size_t(m) * n);
     bsvd::testing::generate_edge<T>(e, m, n, 31, A.data(), m);

@@ -20,9 +20,9 @@ using LD = long double;
 template <class T> std::complex<LD> wide(T x) { return {LD(std::real(x)), LD(std::imag(x))}; }
 
 // Y, tau: the factorization of A (m x n, leading dimension m).
-template <class T>
-void check_factors(int m, int n, const std::vector<T> &A, const std::vector<T> &Y,
-                   const std::vector<T> &tau, double scale) {
+template <class T> void check_factors(int m, int n, const std::vector<T> &A,
+                                      const std::vector<T> &Y, const std::vector<T> &tau,
+                                      double scale) {
   const double u = uroff<T>();
   // Q explicitly: Q I (m x m), then A - Q R and I - Q^H Q.
   std::vector<T> Q(size_t(m) * m, T(0));
@@ -40,7 +40,8 @@ void check_factors(int m, int n, const std::vector<T> &A, const std::vector<T> &
   for (int j = 0; j < m; ++j)
     for (int i = 0; i < m; ++i) {
       std::complex<LD> s = 0;
-      for (int r = 0; r < m; ++r) s += std::conj(wide(Q[r + size_t(i) * m])) * wide(Q[r + size_t(j) * m]);
+      for (int r = 0; r < m; ++r)
+        s += std::conj(wide(Q[r + size_t(i) * m])) * wide(Q[r + size_t(j) * m]);
       on += std::norm(s - LD(i == j));
     }
   EXPECT_LE(double(std::sqrt(rn)), 10.0 * m * u * double(std::sqrt(an)) + 1e-300 * scale);
@@ -57,8 +58,10 @@ template <class T> void check_qr(int m, int n, const std::vector<T> &A, double s
 
 template <class T> T random_entry(std::mt19937_64 &g, double scale) {
   std::normal_distribution<double> d;
-  if constexpr (std::is_same_v<T, R_t<T>>) return T(d(g) * scale);
-  else return T(R_t<T>(d(g) * scale), R_t<T>(d(g) * scale));
+  if constexpr (std::is_same_v<T, R_t<T>>)
+    return T(d(g) * scale);
+  else
+    return T(R_t<T>(d(g) * scale), R_t<T>(d(g) * scale));
 }
 
 TYPED_TEST(CpuQr, FactorsAndQIsUnitary) {
@@ -71,8 +74,10 @@ TYPED_TEST(CpuQr, FactorsAndQIsUnitary) {
       SCOPED_TRACE(testing::Message() << m << "x" << n << " scale " << scale);
       std::vector<T> A(size_t(m) * n);
       for (auto &a : A) {
-        if constexpr (std::is_same_v<T, R_t<T>>) a = T(d(g) * scale);
-        else a = T(R_t<T>(d(g) * scale), R_t<T>(d(g) * scale));
+        if constexpr (std::is_same_v<T, R_t<T>>)
+          a = T(d(g) * scale);
+        else
+          a = T(R_t<T>(d(g) * scale), R_t<T>(d(g) * scale));
       }
       if (n >= 3) // a zero column: tau = 0 there
         for (int i = 0; i < m; ++i) A[i + size_t(2) * m] = T(0);
@@ -93,14 +98,15 @@ TYPED_TEST(CpuQr, PivotedFactorsAndOrdersTheDiagonal) {
   using R = R_t<T>;
   const double u = uroff<T>();
   std::mt19937_64 g(11);
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {5, 1}, {6, 6}, {40, 7}, {90, 33}, {33, 33}}) {
+  for (auto [m, n] :
+       std::vector<std::pair<int, int>>{{1, 1}, {5, 1}, {6, 6}, {40, 7}, {90, 33}, {33, 33}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     std::vector<T> A(size_t(m) * n);
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < m; ++i)
         A[i + size_t(j) * m] = random_entry<T>(g, std::pow(10.0, -0.5 * (n - 1 - j) * 8.0 / n));
     if (n >= 4) {
-      for (int i = 0; i < m; ++i) A[i + size_t(1) * m] = T(0);            // zero column
+      for (int i = 0; i < m; ++i) A[i + size_t(1) * m] = T(0); // zero column
       for (int i = 0; i < m; ++i) A[i + size_t(3) * m] = A[i + size_t(n - 1) * m]; // repeat
     }
     std::vector<T> Y = A, tau(n);
@@ -132,7 +138,8 @@ TYPED_TEST(CpuQr, PivotedFactorsAndOrdersTheDiagonal) {
   for (auto &c : C) c = random_entry<T>(g, 1.0);
   for (int j = 0; j < n; ++j)
     for (int l = 0; l < r; ++l)
-      for (int i = 0; i < m; ++i) A[i + size_t(j) * m] += B[i + size_t(l) * m] * C[l + size_t(j) * r];
+      for (int i = 0; i < m; ++i)
+        A[i + size_t(j) * m] += B[i + size_t(l) * m] * C[l + size_t(j) * r];
   std::vector<T> Y = A, tau(n);
   std::vector<int> perm(n);
   bsvd::detail::householder_qr_pivoted(m, n, Y.data(), m, tau.data(), perm.data());
@@ -154,7 +161,8 @@ TYPED_TEST(CpuQr, WyApplicationMatchesReflectors) {
   using T = TypeParam;
   std::mt19937_64 g(11);
   const double u = uroff<T>();
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {300, 7}, {40, 1}, {33, 33}, {500, 40}}) {
+  for (auto [m, n] :
+       std::vector<std::pair<int, int>>{{2000, 16}, {300, 7}, {40, 1}, {33, 33}, {500, 40}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     std::vector<T> Y(size_t(m) * n), tau(n), Z(size_t(n) * n);
     for (auto &a : Y) a = random_entry<T>(g, 1.0);
@@ -181,7 +189,8 @@ TYPED_TEST(CpuQr, WyApplicationMatchesReflectors) {
     for (int a = 0; a < n; ++a)
       for (int b = 0; b < n; ++b) {
         std::complex<LD> s = 0;
-        for (int r = 0; r < m; ++r) s += std::conj(wide(Xw[r + size_t(a) * m])) * wide(Xw[r + size_t(b) * m]);
+        for (int r = 0; r < m; ++r)
+          s += std::conj(wide(Xw[r + size_t(a) * m])) * wide(Xw[r + size_t(b) * m]);
         orth = std::max(orth, double(std::abs(s - std::complex<LD>(a == b ? 1 : 0))));
       }
     EXPECT_LE(orth, 4.0 * (m + n) * u);
@@ -198,8 +207,8 @@ TYPED_TEST(CpuQr, TsqrFactorsAndAppliesQ) {
   using T = TypeParam;
   std::mt19937_64 g(23);
   const double u = uroff<T>();
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{2000, 16}, {300, 7}, {1000, 32}, {513, 20},
-                                                      {257, 1}, {777, 3}}) {
+  for (auto [m, n] : std::vector<std::pair<int, int>>{
+           {2000, 16}, {300, 7}, {1000, 32}, {513, 20}, {257, 1}, {777, 3}}) {
     SCOPED_TRACE(testing::Message() << m << "x" << n);
     const int nc = bsvd::detail::tsqr_chunks(m, n);
     ASSERT_GE(nc, 2);
@@ -226,7 +235,8 @@ TYPED_TEST(CpuQr, TsqrFactorsAndAppliesQ) {
     for (int a = 0; a < n; ++a)
       for (int b = 0; b < n; ++b) {
         std::complex<LD> s = 0;
-        for (int r = 0; r < m; ++r) s += std::conj(wide(X[r + size_t(a) * m])) * wide(X[r + size_t(b) * m]);
+        for (int r = 0; r < m; ++r)
+          s += std::conj(wide(X[r + size_t(a) * m])) * wide(X[r + size_t(b) * m]);
         on += std::norm(s - LD(a == b));
       }
     EXPECT_LE(double(std::sqrt(rn)), 10.0 * m * u * double(std::sqrt(an)));
@@ -263,8 +273,8 @@ TEST(CpuTsqr, Chunking) {
   using bsvd::detail::kTsqrRows;
   using bsvd::detail::tsqr_chunk_height;
   using bsvd::detail::tsqr_chunks;
-  EXPECT_EQ(tsqr_chunks(kTsqrRows, 16), 0);     // one chunk
-  EXPECT_EQ(tsqr_chunks(2000, 33), 0);          // too many columns
+  EXPECT_EQ(tsqr_chunks(kTsqrRows, 16), 0); // one chunk
+  EXPECT_EQ(tsqr_chunks(2000, 33), 0); // too many columns
   EXPECT_EQ(tsqr_chunks(2000, 0), 0);
   EXPECT_EQ(tsqr_chunks(2000, 16), 8);
   EXPECT_EQ(tsqr_chunk_height(2000, 8), 250);

@@ -14,8 +14,8 @@ using bsvd::testing::Family;
 namespace {
 
 const std::vector<std::pair<int, int>> kShapes = {
-    {1, 1},   {2, 2},   {3, 3},  {7, 7},   {16, 16}, {31, 31}, {33, 33}, {64, 64},
-    {100, 100}, {300, 7}, {7, 300}, {1, 9},  {9, 1},   {300, 1}, {20, 33}, {45, 31}};
+    {1, 1},     {2, 2},   {3, 3},   {7, 7}, {16, 16}, {31, 31}, {33, 33}, {64, 64},
+    {100, 100}, {300, 7}, {7, 300}, {1, 9}, {9, 1},   {300, 1}, {20, 33}, {45, 31}};
 
 template <class T> class CpuSolve : public ::testing::Test {};
 using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;

@@ -24,18 +24,36 @@ struct Enum {
 std::vector<Enum> all_enums() {
   return {
       {"bsvd_job_t", bsvd_job_string, bsvd_job_from_string, BSVD_JOB_COUNT, {"values", "vectors"}},
-      {"bsvd_backend_t", bsvd_backend_string, bsvd_backend_from_string, BSVD_BACKEND_COUNT,
+      {"bsvd_backend_t",
+       bsvd_backend_string,
+       bsvd_backend_from_string,
+       BSVD_BACKEND_COUNT,
        {"auto", "cpu", "cuda"}},
-      {"bsvd_ordering_t", bsvd_ordering_string, bsvd_ordering_from_string, BSVD_ORDERING_COUNT,
+      {"bsvd_ordering_t",
+       bsvd_ordering_string,
+       bsvd_ordering_from_string,
+       BSVD_ORDERING_COUNT,
        {"round-robin", "odd-even", "row-parallel", "column-parallel"}},
-      {"bsvd_variant_t", bsvd_variant_string, bsvd_variant_from_string, BSVD_VARIANT_COUNT,
+      {"bsvd_variant_t",
+       bsvd_variant_string,
+       bsvd_variant_from_string,
+       BSVD_VARIANT_COUNT,
        {"auto", "unblocked", "blocked"}},
-      {"bsvd_pair_solver_t", bsvd_pair_solver_string, bsvd_pair_solver_from_string,
-       BSVD_PAIR_SOLVER_COUNT, {"auto", "gram", "evd", "svd"}},
-      {"bsvd_path_t", bsvd_path_string, bsvd_path_from_string, BSVD_PATH_COUNT,
+      {"bsvd_pair_solver_t",
+       bsvd_pair_solver_string,
+       bsvd_pair_solver_from_string,
+       BSVD_PAIR_SOLVER_COUNT,
+       {"auto", "gram", "evd", "svd"}},
+      {"bsvd_path_t",
+       bsvd_path_string,
+       bsvd_path_from_string,
+       BSVD_PATH_COUNT,
        {"trivial", "cpu-unblocked", "cpu-blocked", "cuda-fused", "cuda-blocked", "cuda-qr",
         "cuda-pair-evd", "cuda-pair-svd", "cuda-qrcp"}},
-      {"bsvd_status_code", bsvd_status_code_string, bsvd_status_code_from_string, BSVD_STATUS_COUNT,
+      {"bsvd_status_code",
+       bsvd_status_code_string,
+       bsvd_status_code_from_string,
+       BSVD_STATUS_COUNT,
        {"success", "backend unavailable", "not supported", "allocation failed", "device error",
         "workspace too small", "internal error"}},
   };
@@ -58,7 +76,8 @@ TEST(Names, ParseOfStringIsTheValue) {
   for (const Enum &e : all_enums()) {
     for (int v = 0; v < e.count; ++v) {
       int got = -99;
-      EXPECT_EQ(e.parse(e.name(v), &got), 0) << e.type << " " << e.name(v) << ": " << bsvd_last_error();
+      EXPECT_EQ(e.parse(e.name(v), &got), 0)
+          << e.type << " " << e.name(v) << ": " << bsvd_last_error();
       EXPECT_EQ(got, v) << e.type << " " << e.name(v);
       // '_' stands for '-' (round_robin, cuda_qrcp).
       std::string alt = e.name(v);

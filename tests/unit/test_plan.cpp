@@ -229,7 +229,8 @@ TEST(Plan, WhatNoGpuPathTakesRunsOnTheCpu) {
   const Plan d = plan_uniform('d', 10, 300, 300, wide);
   EXPECT_EQ(d.groups[0].route, Route::kBlocked);
   EXPECT_EQ(d.groups[0].blocked.nb, 24);
-  for (int mode : d.groups[0].blocked.mode) EXPECT_EQ(mode, BSVD_PAIR_GRAM); // pair kernels: nb <= 16
+  for (int mode : d.groups[0].blocked.mode)
+    EXPECT_EQ(mode, BSVD_PAIR_GRAM); // pair kernels: nb <= 16
   EXPECT_EQ(plan_uniform('z', 10, 300, 300, wide).groups[0].route, Route::kCpu);
   // no GPU: everything but the empty matrices
   DeviceDesc none;
@@ -287,7 +288,7 @@ TEST(BlockedSweep, PlansFollowTheTuning) {
   EXPECT_TRUE(s.lean);
   EXPECT_EQ(s.gram, GramPlan::kMma);
   EXPECT_EQ(s.split, 500); // half the pairs in the first group
-  c.one_inner = false;     // two inner sweeps: the warp kernel
+  c.one_inner = false; // two inner sweeps: the warp kernel
   EXPECT_FALSE(plan_sweep(t, 'd', c).lean);
   c.one_inner = true;
   c.full = false; // a ragged step: 4000 pairs is still the warp plan, not lean

@@ -24,10 +24,13 @@ Tuning forced(const Overrides &o) { return with_overrides(sm90(), o); }
 // was fastest there.
 TEST(Tuning, EvdPlanRuleMatchesTheMeasuredBestPlans) {
   const Tuning &t = sm90();
-  struct Row { long pairs; int s, d, c, z; };
-  const Row best[] = {{8, 256, 256, 256, 256},     {64, 256, 256, 256, 256},
-                      {256, 256, 256, 256, 256},   {512, 128, 128, 128, 128},
-                      {1024, 32, 32, 128, 128},    {2048, 32, 32, 128, 128},
+  struct Row {
+    long pairs;
+    int s, d, c, z;
+  };
+  const Row best[] = {{8, 256, 256, 256, 256},   {64, 256, 256, 256, 256},
+                      {256, 256, 256, 256, 256}, {512, 128, 128, 128, 128},
+                      {1024, 32, 32, 128, 128},  {2048, 32, 32, 128, 128},
                       {8192, 32, 32, 128, 128}};
   for (const Row &r : best) {
     SCOPED_TRACE(r.pairs);
@@ -106,16 +109,20 @@ TEST(Tuning, FusedColumnCapPerCall) {
   const int kFusedMaxCols = t.fused.max_cols;
   EXPECT_EQ(kFusedMaxCols, 64);
   // (prec, columns, count, measured blocked / fused)
-  struct Row { char p; int n, count; double ratio; };
+  struct Row {
+    char p;
+    int n, count;
+    double ratio;
+  };
   const Row grid[] = {
-      {'d', 68, 8, 1.18},  {'d', 68, 264, 1.54}, {'d', 72, 8, 1.06},   {'d', 72, 200, 1.38},
-      {'d', 72, 264, 1.48}, {'d', 76, 8, 0.91},  {'d', 76, 64, 1.04},  {'d', 76, 100, 1.10},
-      {'d', 76, 132, 1.28}, {'d', 76, 200, 1.11}, {'d', 80, 8, 0.82},  {'d', 80, 64, 0.95},
+      {'d', 68, 8, 1.18},   {'d', 68, 264, 1.54}, {'d', 72, 8, 1.06},   {'d', 72, 200, 1.38},
+      {'d', 72, 264, 1.48}, {'d', 76, 8, 0.91},   {'d', 76, 64, 1.04},  {'d', 76, 100, 1.10},
+      {'d', 76, 132, 1.28}, {'d', 76, 200, 1.11}, {'d', 80, 8, 0.82},   {'d', 80, 64, 0.95},
       {'d', 80, 100, 1.01}, {'d', 80, 132, 1.15}, {'d', 80, 200, 0.90}, {'d', 88, 32, 0.73},
       {'d', 88, 100, 1.07}, {'d', 88, 132, 1.11}, {'d', 88, 200, 0.75}, {'c', 76, 8, 1.07},
-      {'c', 76, 264, 1.54}, {'c', 80, 8, 0.92},  {'c', 80, 100, 1.09}, {'c', 88, 64, 0.96},
-      {'c', 88, 132, 1.29}, {'c', 88, 200, 0.90}, {'z', 72, 8, 0.92},  {'z', 72, 100, 1.34},
-      {'z', 80, 8, 0.74},  {'z', 80, 132, 1.28}, {'z', 80, 200, 0.89}, {'s', 68, 8, 0.89},
+      {'c', 76, 264, 1.54}, {'c', 80, 8, 0.92},   {'c', 80, 100, 1.09}, {'c', 88, 64, 0.96},
+      {'c', 88, 132, 1.29}, {'c', 88, 200, 0.90}, {'z', 72, 8, 0.92},   {'z', 72, 100, 1.34},
+      {'z', 80, 8, 0.74},   {'z', 80, 132, 1.28}, {'z', 80, 200, 0.89}, {'s', 68, 8, 0.89},
       {'s', 72, 100, 1.04}, {'s', 72, 132, 1.22}, {'s', 76, 100, 0.95}, {'s', 80, 100, 0.92},
       {'s', 88, 132, 0.87}};
   for (const Row &r : grid) {
@@ -157,23 +164,27 @@ TEST(Tuning, FusedColumnCapPerCall) {
 // the second; the first is left out of the fit.
 TEST(Tuning, QrcpAutoCostFollowsTheMeasurement) {
   const Tuning &t = sm90();
-  struct Row { double count; int nw; double measured; bool on; };
-  const Row rows[] = {
-      {10, 128, 1.12, false},  {30, 128, 1.15, false},  {100, 128, 1.20, false},
-      {300, 128, 1.31, false}, {1000, 128, 1.33, false}, {4, 128, 1.14, false},
-      {8, 128, 1.12, false},   {10, 192, 1.09, false},  {40, 192, 1.19, false},
-      {3, 256, 1.07, true},    {3, 256, 1.13, true},    {6, 256, 1.12, true},
-      {10, 256, 1.10, false},  {16, 256, 1.13, false},  {30, 256, 1.08, false},
-      {100, 256, 1.16, false}, {1000, 256, 1.24, false}, {4, 384, 1.02, true},
-      {16, 384, 1.14, true},   {2, 512, 1.01, true},    {5, 512, 0.99, true},
-      {10, 512, 1.07, true},   {12, 512, 1.05, true},   {20, 512, 1.04, true},
-      {30, 512, 1.11, true},   {40, 512, 1.08, false},  {100, 512, 1.16, false}};
+  struct Row {
+    double count;
+    int nw;
+    double measured;
+    bool on;
+  };
+  const Row rows[] = {{10, 128, 1.12, false},  {30, 128, 1.15, false},   {100, 128, 1.20, false},
+                      {300, 128, 1.31, false}, {1000, 128, 1.33, false}, {4, 128, 1.14, false},
+                      {8, 128, 1.12, false},   {10, 192, 1.09, false},   {40, 192, 1.19, false},
+                      {3, 256, 1.07, true},    {3, 256, 1.13, true},     {6, 256, 1.12, true},
+                      {10, 256, 1.10, false},  {16, 256, 1.13, false},   {30, 256, 1.08, false},
+                      {100, 256, 1.16, false}, {1000, 256, 1.24, false}, {4, 384, 1.02, true},
+                      {16, 384, 1.14, true},   {2, 512, 1.01, true},     {5, 512, 0.99, true},
+                      {10, 512, 1.07, true},   {12, 512, 1.05, true},    {20, 512, 1.04, true},
+                      {30, 512, 1.11, true},   {40, 512, 1.08, false},   {100, 512, 1.16, false}};
   for (const Row &r : rows) {
     SCOPED_TRACE(testing::Message() << r.count << " x " << r.nw << "^2");
     EXPECT_NEAR(1 + qrcp_auto_cost(t, r.count, r.nw), r.measured, 0.07);
     EXPECT_EQ(qrcp_auto(t, 'd', r.count, r.nw), r.on);
     EXPECT_EQ(qrcp_auto(t, 'z', r.count, r.nw), r.on); // c and z: d's rule
-    EXPECT_FALSE(qrcp_auto(t, 's', r.count, r.nw));    // s: never (its sweeps are cheaper)
+    EXPECT_FALSE(qrcp_auto(t, 's', r.count, r.nw)); // s: never (its sweeps are cheaper)
   }
   // The SuiteSparse batch: 82 blocked matrices, 14.4 of lnsp_511's work;
   // measured 1.07 on its shapes with random values.
@@ -306,7 +317,7 @@ TEST(Tuning, OverridesFromTheEnvironment) {
     EXPECT_EQ(o.evd_threads, 128);
     EXPECT_EQ(o.gram_plan, GramPlan::kSplit);
     EXPECT_EQ(o.qr_tsqr, Force::kOff);
-    EXPECT_EQ(o.tlp_warp, 0);    // not positive: the table's
+    EXPECT_EQ(o.tlp_warp, 0); // not positive: the table's
     EXPECT_EQ(o.fused_lanes, 0); // not a lane count: the table's
     EXPECT_EQ(o.gram_cublas, Force::kOn);
     EXPECT_TRUE(o.profile);

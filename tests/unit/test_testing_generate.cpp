@@ -21,15 +21,19 @@ template <class T> struct RealOf { using type = T; };
 template <class R> struct RealOf<std::complex<R>> { using type = R; };
 
 template <class T> double re(const T &x) {
-  if constexpr (std::is_arithmetic_v<T>) return double(x);
-  else return double(x.real());
+  if constexpr (std::is_arithmetic_v<T>)
+    return double(x);
+  else
+    return double(x.real());
 }
 template <class T> double im(const T &x) {
-  if constexpr (std::is_arithmetic_v<T>) return 0.0;
-  else return double(x.imag());
+  if constexpr (std::is_arithmetic_v<T>)
+    return 0.0;
+  else
+    return double(x.imag());
 }
 
-const std::pair<int, int> kShapes[] = {{1, 1}, {1, 6}, {6, 1}, {2, 2}, {7, 5},
+const std::pair<int, int> kShapes[] = {{1, 1}, {1, 6},   {6, 1},   {2, 2},  {7, 5},
                                        {5, 7}, {20, 20}, {33, 17}, {16, 40}};
 
 template <class T> class TestingGenerate : public ::testing::Test {};
@@ -272,8 +276,10 @@ TYPED_TEST(TestingGenerate, Edges) {
     ASSERT_EQ(bt::reference_singular_values<T>(m, n, A.data(), lda, s.data()), 0);
     const int r = std::max(1, k / 2);
     for (int i = 0; i < k; ++i) {
-      if (i < r) EXPECT_GT(s[i], 0.09) << m << "x" << n;
-      else EXPECT_LT(s[i], 50 * bt::unit_roundoff<T>()) << m << "x" << n << " i=" << i;
+      if (i < r)
+        EXPECT_GT(s[i], 0.09) << m << "x" << n;
+      else
+        EXPECT_LT(s[i], 50 * bt::unit_roundoff<T>()) << m << "x" << n << " i=" << i;
     }
 
     // Overflow: largest entry ~ 1e-2 max / sqrt(mn), sigma_1 finite.
@@ -302,8 +308,10 @@ TYPED_TEST(TestingGenerate, Edges) {
       for (int j = 0; j < n; ++j)
         for (int i = 0; i < m; ++i) {
           const double x = re(at(i, j));
-          if (e == bt::Edge::Nan ? std::isnan(x) : (std::isinf(x) && x > 0)) ++bad;
-          else EXPECT_TRUE(std::isfinite(x) && std::abs(x) <= 1.0);
+          if (e == bt::Edge::Nan ? std::isnan(x) : (std::isinf(x) && x > 0))
+            ++bad;
+          else
+            EXPECT_TRUE(std::isfinite(x) && std::abs(x) <= 1.0);
           EXPECT_TRUE(std::isfinite(im(at(i, j))));
         }
       EXPECT_EQ(bad, 1) << bt::edge_name(e);

@@ -74,12 +74,13 @@ void expect_one_line(const std::string &err) {
 
 TEST(TestingNpy, RoundTripAllDtypesBothOrders) {
   TempDir t;
-  const struct { const char *dtype; size_t size; } types[] = {
-      {"f4", 4}, {"f8", 8}, {"c8", 8}, {"c16", 16}};
+  const struct {
+    const char *dtype;
+    size_t size;
+  } types[] = {{"f4", 4}, {"f8", 8}, {"c8", 8}, {"c16", 16}};
   for (auto ty : types)
     for (bool fortran : {false, true})
-      for (std::vector<int64_t> shape :
-           {std::vector<int64_t>{3, 5}, {7}, {2, 3, 4}, {}, {0, 4}}) {
+      for (std::vector<int64_t> shape : {std::vector<int64_t>{3, 5}, {7}, {2, 3, 4}, {}, {0, 4}}) {
         bt::NpyArray a;
         a.dtype = ty.dtype;
         a.shape = shape;
@@ -128,32 +129,80 @@ TEST(TestingNpy, RejectsMalformed) {
   TempDir t;
   const std::string d48(48, '\1');
   const std::string ok = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
-  struct Case { const char *what; std::string bytes; const char *needle; };
+  struct Case {
+    const char *what;
+    std::string bytes;
+    const char *needle;
+  };
   std::vector<Case> cases = {
       {"empty file", "", "too short"},
       {"bad magic", "\x93NUMPX" + npy_bytes(ok, d48).substr(6), "magic"},
-      {"version 4.0", [&] { auto s = npy_bytes(ok, d48); s[6] = 4; return s; }(), "version"},
+      {"version 4.0",
+       [&] {
+         auto s = npy_bytes(ok, d48);
+         s[6] = 4;
+         return s;
+       }(),
+       "version"},
       {"truncated header", npy_bytes(ok, d48).substr(0, 40), "truncated"},
-      {"huge header length", [&] { auto s = npy_bytes(ok, d48, 2); s[11] = 0x7f; return s; }(), "header length"},
+      {"huge header length",
+       [&] {
+         auto s = npy_bytes(ok, d48, 2);
+         s[11] = 0x7f;
+         return s;
+       }(),
+       "header length"},
       {"garbage header", npy_bytes("hello world", d48), "malformed header"},
-      {"not closed", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)", d48), "malformed header"},
-      {"missing shape", npy_bytes("{'descr': '<f8', 'fortran_order': False, }", d48), "missing key 'shape'"},
-      {"unknown key", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), 'x': 1}", d48), "unexpected key"},
-      {"duplicate key", npy_bytes("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)}", d48), "duplicate"},
-      {"bad bool", npy_bytes("{'descr': '<f8', 'fortran_order': 0, 'shape': (2, 3), }", d48), "True or False"},
-      {"negative dim", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (-2, 3), }", d48), "shape"},
-      {"float dim", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2.5, 3), }", d48), "shape"},
-      {"shape not tuple", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': 6, }", d48), "tuple"},
-      {"big-endian", npy_bytes("{'descr': '>f8', 'fortran_order': False, 'shape': (2, 3), }", d48), "big-endian"},
-      {"object", npy_bytes("{'descr': '|O', 'fortran_order': False, 'shape': (2, 3), }", d48), "object"},
-      {"int dtype", npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }", d48), "unsupported dtype"},
-      {"structured", npy_bytes("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2, 3), }", d48), "structured"},
+      {"not closed", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)", d48),
+       "malformed header"},
+      {"missing shape", npy_bytes("{'descr': '<f8', 'fortran_order': False, }", d48),
+       "missing key 'shape'"},
+      {"unknown key",
+       npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), 'x': 1}", d48),
+       "unexpected key"},
+      {"duplicate key",
+       npy_bytes("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)}", d48),
+       "duplicate"},
+      {"bad bool", npy_bytes("{'descr': '<f8', 'fortran_order': 0, 'shape': (2, 3), }", d48),
+       "True or False"},
+      {"negative dim",
+       npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (-2, 3), }", d48), "shape"},
+      {"float dim", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2.5, 3), }", d48),
+       "shape"},
+      {"shape not tuple", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': 6, }", d48),
+       "tuple"},
+      {"big-endian", npy_bytes("{'descr': '>f8', 'fortran_order': False, 'shape': (2, 3), }", d48),
+       "big-endian"},
+      {"object", npy_bytes("{'descr': '|O', 'fortran_order': False, 'shape': (2, 3), }", d48),
+       "object"},
+      {"int dtype", npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }", d48),
+       "unsupported dtype"},
+      {"structured",
+       npy_bytes("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2, 3), }", d48),
+       "structured"},
       {"truncated data", npy_bytes(ok, d48.substr(0, 47)), "truncated data"},
       {"too much data", npy_bytes(ok, d48 + "x"), "unexpected bytes"},
-      {"wrong shape for data", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 3), }", d48), "truncated data"},
-      {"absurd shape", npy_bytes("{'descr': '<c16', 'fortran_order': False, 'shape': (4000000000, 4000000000, 4000000000), }", d48), "truncated data"},
-      {"overflowing dim", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999999, 1), }", d48), "too large"},
-      {"NUL in header", npy_bytes([] { const char h[] = "{'descr': '<f8'\0, 'fortran_order': False, 'shape': (2, 3), }"; return std::string(h, sizeof h - 1); }(), d48), "malformed header"},
+      {"wrong shape for data",
+       npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 3), }", d48),
+       "truncated data"},
+      {"absurd shape",
+       npy_bytes("{'descr': '<c16', 'fortran_order': False, 'shape': (4000000000, 4000000000, "
+                 "4000000000), }",
+                 d48),
+       "truncated data"},
+      {"overflowing dim",
+       npy_bytes(
+           "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999999, 1), }",
+           d48),
+       "too large"},
+      {"NUL in header",
+       npy_bytes(
+           [] {
+             const char h[] = "{'descr': '<f8'\0, 'fortran_order': False, 'shape': (2, 3), }";
+             return std::string(h, sizeof h - 1);
+           }(),
+           d48),
+       "malformed header"},
   };
   for (const auto &c : cases) {
     bt::NpyArray a;
@@ -214,13 +263,15 @@ TEST(TestingMatrixMarket, ParsesAllVariants) {
   EXPECT_EQ(A(1, 0), 4);
   EXPECT_EQ(A(0, 1), 0);
 
-  ASSERT_TRUE(read("%%MatrixMarket matrix coordinate integer symmetric\n3 3 3\n1 1 2\n3 1 5\n3 2 -1\n"));
+  ASSERT_TRUE(
+      read("%%MatrixMarket matrix coordinate integer symmetric\n3 3 3\n1 1 2\n3 1 5\n3 2 -1\n"));
   EXPECT_EQ(A(2, 0), 5);
   EXPECT_EQ(A(0, 2), 5);
   EXPECT_EQ(A(1, 2), -1);
   EXPECT_EQ(A(0, 0), 2);
 
-  ASSERT_TRUE(read("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 3\n3 2 0.5\n"));
+  ASSERT_TRUE(
+      read("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 3\n3 2 0.5\n"));
   EXPECT_EQ(A(1, 0), 3);
   EXPECT_EQ(A(0, 1), -3);
   EXPECT_EQ(A(2, 1), 0.5);
@@ -251,15 +302,22 @@ TEST(TestingMatrixMarket, ParsesAllVariants) {
 TEST(TestingMatrixMarket, RejectsMalformed) {
   TempDir t;
   const std::string H = "%%MatrixMarket matrix coordinate real general\n";
-  struct Case { const char *what; std::string text; const char *needle; };
+  struct Case {
+    const char *what;
+    std::string text;
+    const char *needle;
+  };
   std::vector<Case> cases = {
       {"empty", "", "banner"},
       {"no banner", "3 3 1\n1 1 1\n", "banner"},
       {"short banner", "%%MatrixMarket matrix coordinate real\n1 1 1\n1 1 1\n", "banner"},
-      {"complex", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", "unsupported"},
-      {"hermitian", "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n", "unsupported"},
+      {"complex", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
+       "unsupported"},
+      {"hermitian", "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n",
+       "unsupported"},
       {"vector", "%%MatrixMarket vector coordinate real general\n1 1 1\n1 1 1\n", "unsupported"},
-      {"unknown field", "%%MatrixMarket matrix coordinate quaternion general\n1 1 1\n1 1 1\n", "field"},
+      {"unknown field", "%%MatrixMarket matrix coordinate quaternion general\n1 1 1\n1 1 1\n",
+       "field"},
       {"no size line", H + "% only comments\n", "size line"},
       {"bad size line", H + "3 3\n", "size line"},
       {"size not int", H + "3 x 1\n1 1 1\n", "not an integer"},
@@ -279,12 +337,19 @@ TEST(TestingMatrixMarket, RejectsMalformed) {
       {"extra field", H + "3 3 1\n1 1 1 2\n", "fields"},
       {"too few entries", H + "3 3 3\n1 1 1\n2 2 2\n", "expected 3 entries, found 2"},
       {"too many entries", H + "3 3 1\n1 1 1\n2 2 2\n", "more entries"},
-      {"symmetric not square", "%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n", "square"},
-      {"skew diagonal", "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 1\n", "diagonal"},
+      {"symmetric not square", "%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n",
+       "square"},
+      {"skew diagonal", "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 1\n",
+       "diagonal"},
       {"array pattern", "%%MatrixMarket matrix array pattern general\n1 1\n", "pattern"},
-      {"array short", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", "expected 4 entries"},
+      {"array short", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n",
+       "expected 4 entries"},
       {"array two per line", "%%MatrixMarket matrix array real general\n2 1\n1 2\n", "field"},
-      {"binary garbage", std::string("\x7f" "ELF\0\0\1\2garbage", 15), "banner"},
+      {"binary garbage",
+       std::string("\x7f"
+                   "ELF\0\0\1\2garbage",
+                   15),
+       "banner"},
   };
   for (const auto &c : cases) {
     bt::DenseMatrix d;

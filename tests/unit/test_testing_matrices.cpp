@@ -111,8 +111,9 @@ TEST(TestingMatrices, AllFilesReadAndMatchManifest) {
     ++svals_checked;
   }
   EXPECT_EQ(svals_checked, 85);
-  std::printf("[   INFO   ] %d matrices with reference values; worst max|s - s_ref| / s_1 = %.3g (%s)\n",
-              svals_checked, worst, worst_name.c_str());
+  std::printf(
+      "[   INFO   ] %d matrices with reference values; worst max|s - s_ref| / s_1 = %.3g (%s)\n",
+      svals_checked, worst, worst_name.c_str());
 }
 
 TEST(TestingMatrices, DefaultDirectory) {

@@ -41,8 +41,8 @@ template <class T> Svd<T> lapack_svd(bt::Family f, int m, int n, uint64_t seed) 
   r.U.resize(size_t(m) * r.k);
   r.S.resize(r.k);
   r.V.resize(size_t(n) * r.k);
-  EXPECT_EQ(0, bt::lapack_gesvd<T>(true, m, n, W.data(), m, r.S.data(), r.U.data(), m,
-                                   VT.data(), r.k));
+  EXPECT_EQ(
+      0, bt::lapack_gesvd<T>(true, m, n, W.data(), m, r.S.data(), r.U.data(), m, VT.data(), r.k));
   for (int l = 0; l < r.k; ++l)
     for (int j = 0; j < n; ++j) r.V[j + size_t(l) * n] = conj_(VT[l + size_t(j) * r.k]);
   r.Sref.resize(r.k);
@@ -51,9 +51,8 @@ template <class T> Svd<T> lapack_svd(bt::Family f, int m, int n, uint64_t seed) 
 }
 
 template <class T> bt::Ratios ratios(const Svd<T> &s, bool with_ref = true) {
-  return bt::accuracy<T, typename Svd<T>::R>(s.m, s.n, s.A.data(), s.m, s.S.data(), s.U.data(),
-                                             s.m, s.V.data(), s.n,
-                                             with_ref ? s.Sref.data() : nullptr);
+  return bt::accuracy<T, typename Svd<T>::R>(s.m, s.n, s.A.data(), s.m, s.S.data(), s.U.data(), s.m,
+                                             s.V.data(), s.n, with_ref ? s.Sref.data() : nullptr);
 }
 
 template <class T> class TestingMetrics : public ::testing::Test {};
@@ -162,8 +161,8 @@ TYPED_TEST(TestingMetrics, CorruptionsFail) {
     }
   }
   { // values only: t1, t2 = 0; without S_ref: t3 = 0
-    const auto r = bt::accuracy<T, R>(good.m, good.n, good.A.data(), good.m, good.S.data(),
-                                      nullptr, 0, nullptr, 0, good.Sref.data());
+    const auto r = bt::accuracy<T, R>(good.m, good.n, good.A.data(), good.m, good.S.data(), nullptr,
+                                      0, nullptr, 0, good.Sref.data());
     EXPECT_EQ(r.t1, 0);
     EXPECT_EQ(r.t2u, 0);
     EXPECT_EQ(r.t2v, 0);
@@ -202,16 +201,16 @@ TYPED_TEST(TestingMetrics, LapackGesvjPasses) {
       std::vector<double> Sref(n);
       ASSERT_EQ(0, bt::reference_singular_values<T>(m, n, A.data(), m, Sref.data()));
       ASSERT_EQ(0, bt::lapack_gesvj<T>(true, m, n, W.data(), m, S.data(), V.data(), n));
-      const auto r = bt::accuracy<T, R>(m, n, A.data(), m, S.data(), W.data(), m, V.data(), n,
-                                        Sref.data());
+      const auto r =
+          bt::accuracy<T, R>(m, n, A.data(), m, S.data(), W.data(), m, V.data(), n, Sref.data());
       EXPECT_TRUE(r.pass()) << bt::family_name(f) << " " << m << "x" << n << ": " << r.t1 << " "
                             << r.t2u << " " << r.t2v << " " << r.t3 << " " << r.t4;
       // values only
       W = A;
       std::vector<R> S2(n);
       ASSERT_EQ(0, bt::lapack_gesvj<T>(false, m, n, W.data(), m, S2.data(), nullptr, 1));
-      const auto r2 = bt::accuracy<T, R>(m, n, A.data(), m, S2.data(), nullptr, 0, nullptr, 0,
-                                         Sref.data());
+      const auto r2 =
+          bt::accuracy<T, R>(m, n, A.data(), m, S2.data(), nullptr, 0, nullptr, 0, Sref.data());
       EXPECT_TRUE(r2.pass()) << r2.t3;
     }
   // gesvj needs m >= n; gesvd values only; NaN input is refused.

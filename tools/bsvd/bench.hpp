@@ -12,43 +12,42 @@
 namespace bsvd::cli {
 
 struct BenchCase {
-  char precision = 'd';    // s d c z
+  char precision = 'd'; // s d c z
   int m = 0, n = 0, batch = 0;
-  std::string family;      // generator family name
+  std::string family; // generator family name
   bool vectors = true;
-  int reps = 5;            // timed repetitions (median reported)
-  int check_sample = 64;   // matrices whose accuracy is checked
-  int pair_solver = 0;     // cuda: bsvd_pair_solver_t of the bsvd-cuda row;
-                           // -1 = the automatic choice plus one row per
-                           // fixed pair solver (the plan comparison)
-  bool evd_plans = false;  // cuda blocked path: one more row per eigensolver
-                           // plan (32 / 128 / 256 threads per Gram matrix)
+  int reps = 5; // timed repetitions (median reported)
+  int check_sample = 64; // matrices whose accuracy is checked
+  int pair_solver = 0; // cuda: bsvd_pair_solver_t of the bsvd-cuda row;
+      // -1 = the automatic choice plus one row per
+      // fixed pair solver (the plan comparison)
+  bool evd_plans = false; // cuda blocked path: one more row per eigensolver
+      // plan (32 / 128 / 256 threads per Gram matrix)
   bool gram_plans = false; // cuda blocked path: one more row per Gram stage
-                           // (own kernel, cuBLAS)
+      // (own kernel, cuBLAS)
   std::vector<int> block_sizes; // cuda blocked path: one more row per width
   std::vector<std::pair<int, int>> wcycles; // cuda blocked path: one more row per
-                                            // two-level plan (wcycle_blocks, wcycle_sweeps)
+      // two-level plan (wcycle_blocks, wcycle_sweeps)
   int eig_sweeps = BSVD_EIG_SWEEPS_AUTO; // bsvd_options_t::eig_sweeps of the bsvd rows
 };
 
 struct BenchRow {
-  std::string solver;      // "bsvd-cpu", "lapack-gesvd", "cusolver-gesvdjBatched", ...
-  std::string device;      // "cpu (N threads)" or the GPU name
+  std::string solver; // "bsvd-cpu", "lapack-gesvd", "cusolver-gesvdjBatched", ...
+  std::string device; // "cpu (N threads)" or the GPU name
   BenchCase c;
-  double ms = 0;           // median time of one call over the whole batch
+  double ms = 0; // median time of one call over the whole batch
   double t1 = 0, t2 = 0, t3 = 0; // worst ratios over the checked sample (units of u)
   bool sorted = true;
-  bool pass = false;       // all ratios < 30 and sorted
-  int max_sweeps = 0;      // bsvd: most sweeps in the batch (0 if unknown)
-  double gflops = 0;       // counted flop model / time (0 if no model)
-  std::string note;        // e.g. "skipped: m > 32", "refused: status 3"
+  bool pass = false; // all ratios < 30 and sorted
+  int max_sweeps = 0; // bsvd: most sweeps in the batch (0 if unknown)
+  double gflops = 0; // counted flop model / time (0 if no model)
+  std::string note; // e.g. "skipped: m > 32", "refused: status 3"
 };
 
 // Counted flop model of one-sided Jacobi with `sweeps` sweeps on m x n
 // (m >= n): per pair per sweep one inner product (2m, or 8m complex) plus
 // the rotation of two columns of A (6m real, 24m complex ...) and of V.
-double jacobi_flops(char precision, int m, int n, bool vectors, double sweeps,
-                    long batch);
+double jacobi_flops(char precision, int m, int n, bool vectors, double sweeps, long batch);
 
 // Counted flop model of the blocked path with block width nb (k = 2 nb per
 // pair, all ceil(n / nb) choose 2 block pairs per sweep): Gram (m k (k + 1),
@@ -56,8 +55,7 @@ double jacobi_flops(char precision, int m, int n, bool vectors, double sweeps,
 // rotations of two rows and two columns of G and two columns of Q, 6 flops
 // per entry pair), the re-orthogonalization (4 k^3) and the update of A
 // and V (2 (m + n) k^2); times four for complex.
-double blocked_flops(char precision, int m, int n, int nb, bool vectors, double sweeps,
-                     long batch);
+double blocked_flops(char precision, int m, int n, int nb, bool vectors, double sweeps, long batch);
 
 #if defined(BSVD_WITH_CUDA)
 // Runs bsvd (cuda backend) and the cuSOLVER drivers on `A` (host, batch
@@ -72,9 +70,9 @@ bool bench_gpu(const BenchCase &c, const void *A, std::vector<BenchRow> &rows);
 // matrix; prints a per-matrix table (sizes, path, sweeps next to the CPU
 // solver's with the same options, cuSOLVER times). wcycles: one more row per
 // two-level plan (R, E), T1-T4 on every matrix. precision: s d c z.
-bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int reps,
-                   int pair_solver, bool evd_plans, int eig_sweeps,
-                   const std::vector<std::pair<int, int>> &wcycles, std::vector<BenchRow> &rows);
+bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int reps, int pair_solver,
+                   bool evd_plans, int eig_sweeps, const std::vector<std::pair<int, int>> &wcycles,
+                   std::vector<BenchRow> &rows);
 
 // Measures the TLP threshold of the blocked eigensolver's plan choice
 // (plan::evd_threads, src/plan/tuning.hpp): uniform batches of n x n random

@@ -78,16 +78,16 @@ namespace {
 struct CudaFail {
   std::string what;
 };
-#define BENCH_CUDA(call)                                                       \
-  do {                                                                         \
-    const cudaError_t e_ = (call);                                             \
-    if (e_ != cudaSuccess) throw CudaFail{std::string(#call) + ": " + cudaGetErrorString(e_)}; \
+#define BENCH_CUDA(call)                                                                           \
+  do {                                                                                             \
+    const cudaError_t e_ = (call);                                                                 \
+    if (e_ != cudaSuccess) throw CudaFail{std::string(#call) + ": " + cudaGetErrorString(e_)};     \
   } while (0)
-#define BENCH_SOLVER(call)                                                     \
-  do {                                                                         \
-    const cusolverStatus_t s_ = (call);                                        \
-    if (s_ != CUSOLVER_STATUS_SUCCESS)                                         \
-      throw CudaFail{std::string(#call) + ": cusolver status " + std::to_string(int(s_))}; \
+#define BENCH_SOLVER(call)                                                                         \
+  do {                                                                                             \
+    const cusolverStatus_t s_ = (call);                                                            \
+    if (s_ != CUSOLVER_STATUS_SUCCESS)                                                             \
+      throw CudaFail{std::string(#call) + ": cusolver status " + std::to_string(int(s_))};         \
   } while (0)
 
 template <class T> struct DevBuf {
@@ -105,56 +105,55 @@ template <class T> struct DevBuf {
 
 // ---- cuSOLVER by precision -------------------------------------------------
 template <class T> struct Cu;
-#define CU_TRAITS(T, CT, P)                                                    \
-  template <> struct Cu<T> {                                                   \
-    using C = CT;                                                              \
-    using R = real_t<T>;                                                       \
-    static cusolverStatus_t jb_size(cusolverDnHandle_t h, int m, int n, const C *A, int lda, \
-                                    const R *S, const C *U, int ldu, const C *V, int ldv, \
-                                    int *lw, gesvdjInfo_t p, int b) {          \
-      return cusolverDn##P##gesvdjBatched_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, m, n, A, \
-                                                     lda, S, U, ldu, V, ldv, lw, p, b); \
-    }                                                                          \
-    static cusolverStatus_t jb(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, C *A, \
-                               int lda, R *S, C *U, int ldu, C *V, int ldv, C *w, int lw, \
-                               int *info, gesvdjInfo_t p, int b) {             \
-      return cusolverDn##P##gesvdjBatched(h, j, m, n, A, lda, S, U, ldu, V, ldv, w, lw, info, \
-                                          p, b);                               \
-    }                                                                          \
-    static cusolverStatus_t j_size(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, \
-                                   const C *A, int lda, const R *S, const C *U, int ldu, \
-                                   const C *V, int ldv, int *lw, gesvdjInfo_t p) { \
-      return cusolverDn##P##gesvdj_bufferSize(h, j, 1, m, n, A, lda, S, U, ldu, V, ldv, lw, \
-                                              p);                              \
-    }                                                                          \
-    static cusolverStatus_t j(cusolverDnHandle_t h, cusolverEigMode_t jz, int m, int n, C *A, \
-                              int lda, R *S, C *U, int ldu, C *V, int ldv, C *w, int lw, \
-                              int *info, gesvdjInfo_t p) {                     \
-      return cusolverDn##P##gesvdj(h, jz, 1, m, n, A, lda, S, U, ldu, V, ldv, w, lw, info, p); \
-    }                                                                          \
-    static cusolverStatus_t a_size(cusolverDnHandle_t h, cusolverEigMode_t jz, int r, int m, \
-                                   int n, const C *A, int lda, long long sA, const R *S, \
-                                   long long sS, const C *U, int ldu, long long sU, \
-                                   const C *V, int ldv, long long sV, int *lw, int b) { \
-      return cusolverDn##P##gesvdaStridedBatched_bufferSize(h, jz, r, m, n, A, lda, sA, S, \
-                                                            sS, U, ldu, sU, V, ldv, sV, lw, b); \
-    }                                                                          \
-    static cusolverStatus_t a(cusolverDnHandle_t h, cusolverEigMode_t jz, int r, int m, int n, \
-                              const C *A, int lda, long long sA, R *S, long long sS, C *U, \
-                              int ldu, long long sU, C *V, int ldv, long long sV, C *w, int lw, \
-                              int *info, double *nrm, int b) {                 \
-      return cusolverDn##P##gesvdaStridedBatched(h, jz, r, m, n, A, lda, sA, S, sS, U, ldu, sU, \
-                                                 V, ldv, sV, w, lw, info, nrm, b); \
-    }                                                                          \
-    static cusolverStatus_t q_size(cusolverDnHandle_t h, int m, int n, int *lw) { \
-      return cusolverDn##P##gesvd_bufferSize(h, m, n, lw);                     \
-    }                                                                          \
-    static cusolverStatus_t q(cusolverDnHandle_t h, signed char job, int m, int n, C *A, \
-                              int lda, R *S, C *U, int ldu, C *VT, int ldvt, C *w, int lw, \
-                              R *rw, int *info) {                              \
-      return cusolverDn##P##gesvd(h, job, job, m, n, A, lda, S, U, ldu, VT, ldvt, w, lw, rw, \
-                                  info);                                       \
-    }                                                                          \
+#define CU_TRAITS(T, CT, P)                                                                        \
+  template <> struct Cu<T> {                                                                       \
+    using C = CT;                                                                                  \
+    using R = real_t<T>;                                                                           \
+    static cusolverStatus_t jb_size(cusolverDnHandle_t h, int m, int n, const C *A, int lda,       \
+                                    const R *S, const C *U, int ldu, const C *V, int ldv, int *lw, \
+                                    gesvdjInfo_t p, int b) {                                       \
+      return cusolverDn##P##gesvdjBatched_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, m, n, A, lda, S, \
+                                                     U, ldu, V, ldv, lw, p, b);                    \
+    }                                                                                              \
+    static cusolverStatus_t jb(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, C *A,      \
+                               int lda, R *S, C *U, int ldu, C *V, int ldv, C *w, int lw,          \
+                               int *info, gesvdjInfo_t p, int b) {                                 \
+      return cusolverDn##P##gesvdjBatched(h, j, m, n, A, lda, S, U, ldu, V, ldv, w, lw, info, p,   \
+                                          b);                                                      \
+    }                                                                                              \
+    static cusolverStatus_t j_size(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n,        \
+                                   const C *A, int lda, const R *S, const C *U, int ldu,           \
+                                   const C *V, int ldv, int *lw, gesvdjInfo_t p) {                 \
+      return cusolverDn##P##gesvdj_bufferSize(h, j, 1, m, n, A, lda, S, U, ldu, V, ldv, lw, p);    \
+    }                                                                                              \
+    static cusolverStatus_t j(cusolverDnHandle_t h, cusolverEigMode_t jz, int m, int n, C *A,      \
+                              int lda, R *S, C *U, int ldu, C *V, int ldv, C *w, int lw,           \
+                              int *info, gesvdjInfo_t p) {                                         \
+      return cusolverDn##P##gesvdj(h, jz, 1, m, n, A, lda, S, U, ldu, V, ldv, w, lw, info, p);     \
+    }                                                                                              \
+    static cusolverStatus_t a_size(cusolverDnHandle_t h, cusolverEigMode_t jz, int r, int m,       \
+                                   int n, const C *A, int lda, long long sA, const R *S,           \
+                                   long long sS, const C *U, int ldu, long long sU, const C *V,    \
+                                   int ldv, long long sV, int *lw, int b) {                        \
+      return cusolverDn##P##gesvdaStridedBatched_bufferSize(h, jz, r, m, n, A, lda, sA, S, sS, U,  \
+                                                            ldu, sU, V, ldv, sV, lw, b);           \
+    }                                                                                              \
+    static cusolverStatus_t a(cusolverDnHandle_t h, cusolverEigMode_t jz, int r, int m, int n,     \
+                              const C *A, int lda, long long sA, R *S, long long sS, C *U,         \
+                              int ldu, long long sU, C *V, int ldv, long long sV, C *w, int lw,    \
+                              int *info, double *nrm, int b) {                                     \
+      return cusolverDn##P##gesvdaStridedBatched(h, jz, r, m, n, A, lda, sA, S, sS, U, ldu, sU, V, \
+                                                 ldv, sV, w, lw, info, nrm, b);                    \
+    }                                                                                              \
+    static cusolverStatus_t q_size(cusolverDnHandle_t h, int m, int n, int *lw) {                  \
+      return cusolverDn##P##gesvd_bufferSize(h, m, n, lw);                                         \
+    }                                                                                              \
+    static cusolverStatus_t q(cusolverDnHandle_t h, signed char job, int m, int n, C *A, int lda,  \
+                              R *S, C *U, int ldu, C *VT, int ldvt, C *w, int lw, R *rw,           \
+                              int *info) {                                                         \
+      return cusolverDn##P##gesvd(h, job, job, m, n, A, lda, S, U, ldu, VT, ldvt, w, lw, rw,       \
+                                  info);                                                           \
+    }                                                                                              \
   };
 CU_TRAITS(float, float, S)
 CU_TRAITS(double, double, D)
@@ -204,21 +203,21 @@ double time_events(int reps, const std::function<void()> &setup,
 
 // Worst accuracy ratios over the first `sample` matrices; U, V hold
 // per-matrix blocks of stride sU / sV with leading dimensions ldu / ldv.
-template <class T>
-void check(BenchRow &row, const BenchCase &c, const T *A, const std::vector<real_t<T>> &S,
-           size_t sS, const std::vector<T> &U, size_t sU, int ldu, const std::vector<T> &V,
-           size_t sV, int ldv, int sample) {
-  record_accuracy<T>(row, c.m, c.n, A, sample, S.data(), sS, U.empty() ? nullptr : U.data(), ldu, sU,
-                     V.empty() ? nullptr : V.data(), ldv, sV);
+template <class T> void check(BenchRow &row, const BenchCase &c, const T *A,
+                              const std::vector<real_t<T>> &S, size_t sS, const std::vector<T> &U,
+                              size_t sU, int ldu, const std::vector<T> &V, size_t sV, int ldv,
+                              int sample) {
+  record_accuracy<T>(row, c.m, c.n, A, sample, S.data(), sS, U.empty() ? nullptr : U.data(), ldu,
+                     sU, V.empty() ? nullptr : V.data(), ldv, sV);
 }
 
 // Copies S (k per matrix) and, with vectors, U and V (blocks of sU / sV
 // elements, leading dimensions ldu / ldv) back and records the accuracy of
 // the first `sample` matrices.
-template <class T>
-void fetch_and_check(BenchRow &row, const BenchCase &c, const T *hA, const DevBuf<real_t<T>> &dS,
-                     const DevBuf<T> &dU, size_t sU, int ldu, const DevBuf<T> &dV, size_t sV,
-                     int ldv, int sample) {
+template <class T> void fetch_and_check(BenchRow &row, const BenchCase &c, const T *hA,
+                                        const DevBuf<real_t<T>> &dS, const DevBuf<T> &dU, size_t sU,
+                                        int ldu, const DevBuf<T> &dV, size_t sV, int ldv,
+                                        int sample) {
   using R = real_t<T>;
   std::vector<R> S(dS.n);
   std::vector<T> U(c.vectors ? dU.n : 0), V(c.vectors ? dV.n : 0);
@@ -267,8 +266,8 @@ std::string stage_text(const detail::cuda::BlockedProfile &pr) {
                 "cuBLAS Gram calls %ld; Gram plan steps tile 2/4/split/mma: %ld/%ld/%ld/%ld",
                 pr.load, pr.gram, pr.evd, pr.update, pr.pair_evd, pr.pair_svd, pr.finish,
                 pr.launches, pr.evd_steps[0], pr.evd_steps[1], pr.evd_steps[2], pr.evd_lean_steps,
-                pr.gram_cublas,
-                pr.gram_steps[0], pr.gram_steps[1], pr.gram_steps[2], pr.gram_steps[3]);
+                pr.gram_cublas, pr.gram_steps[0], pr.gram_steps[1], pr.gram_steps[2],
+                pr.gram_steps[3]);
   return sn;
 }
 
@@ -291,30 +290,40 @@ void for_each_override(const std::vector<std::string> &values, Set set, F f) {
 template <class F> void for_each_evd_plan(F f) {
   std::vector<std::string> plans;
   for (int plan : detail::plan::kEvdPlans) plans.push_back(std::to_string(plan));
-  for_each_override(plans, [](detail::Overrides &o, const std::string &v) { o.evd_threads = std::stoi(v); }, f);
+  for_each_override(
+      plans, [](detail::Overrides &o, const std::string &v) { o.evd_threads = std::stoi(v); }, f);
 }
 template <class F> void for_each_gram_plan(F f) {
-  for_each_override({"own", "cublas"}, [](detail::Overrides &o, const std::string &v) {
-    o.gram_cublas = v == "cublas" ? detail::Force::kOn : detail::Force::kOff;
-  }, f);
+  for_each_override(
+      {"own", "cublas"},
+      [](detail::Overrides &o, const std::string &v) {
+        o.gram_cublas = v == "cublas" ? detail::Force::kOn : detail::Force::kOff;
+      },
+      f);
 }
 // The own Gram kernel's throughput plans: the scalar tile 4 and the
 // tensor-core plan (d).
 template <class F> void for_each_gram_tile(F f) {
-  for_each_override({"4", "m"}, [](detail::Overrides &o, const std::string &v) {
-    o.gram_plan = v == "m" ? detail::GramPlan::kMma : detail::GramPlan::kTile4;
-  }, f);
+  for_each_override(
+      {"4", "m"},
+      [](detail::Overrides &o, const std::string &v) {
+        o.gram_plan = v == "m" ? detail::GramPlan::kMma : detail::GramPlan::kTile4;
+      },
+      f);
 }
 // Runs f with the blocked path's stage timers on (its profile:
 // blocked_last_profile).
 template <class F> void profiled(F f) {
-  for_each_override({"1"}, [](detail::Overrides &o, const std::string &) { o.profile = true; },
-                    [&](const std::string &) { f(); });
+  for_each_override(
+      {"1"}, [](detail::Overrides &o, const std::string &) { o.profile = true; },
+      [&](const std::string &) { f(); });
 }
 
 // The other grouping of the blocked path's Gram matrices (the tuning's
 // stream groups): 2 when the default is one group, else 1.
-inline int other_groups() { return detail::plan::stream_groups(detail::cuda::current_tuning()) == 2 ? 1 : 2; }
+inline int other_groups() {
+  return detail::plan::stream_groups(detail::cuda::current_tuning()) == 2 ? 1 : 2;
+}
 
 // The row name of two-level plan (R, E): bsvd-cuda-wcRxE.
 std::string wcycle_row_name(std::pair<int, int> wc) {
@@ -323,12 +332,11 @@ std::string wcycle_row_name(std::pair<int, int> wc) {
 
 // Returns the path the first matrix took (-1 on failure).
 
-template <class T>
-int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &dev,
-             const std::string &name, std::vector<BenchRow> &rows, int qr = 0,
-             int pair_solver = 0, int block_size = 0,
-             bsvd_variant_t variant = BSVD_VARIANT_AUTO, int precondition = 0,
-             std::pair<int, int> wcycle = {0, 0}) {
+template <class T> int run_bsvd(const BenchCase &c, const T *hA, const T *dA,
+                                const std::string &dev, const std::string &name,
+                                std::vector<BenchRow> &rows, int qr = 0, int pair_solver = 0,
+                                int block_size = 0, bsvd_variant_t variant = BSVD_VARIANT_AUTO,
+                                int precondition = 0, std::pair<int, int> wcycle = {0, 0}) {
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
   const bool vec = c.vectors;
@@ -352,15 +360,16 @@ int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &de
   o.wcycle_sweeps = wcycle.second;
   const Job job = vec ? Job::Vectors : Job::Values;
   size_t ws = 0;
-  bsvd_workspace_size(detail::precision_of<T>(), vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, m, n, batch, &o, &ws);
+  bsvd_workspace_size(detail::precision_of<T>(), vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, m, n,
+                      batch, &o, &ws);
   DevBuf<unsigned char> dws(ws);
   o.workspace = dws.p;
   o.workspace_bytes = ws;
   bsvd_status_t st = 0;
   auto call = [&] {
-    st = gesvj_strided_batched<T>(job, m, n, dA, m, int64_t(m) * n, dS.p, k, dU.p, m,
-                                  int64_t(m) * k, dV.p, n, int64_t(n) * k, dinfo.p, dsweeps.p,
-                                  batch, o);
+    st =
+        gesvj_strided_batched<T>(job, m, n, dA, m, int64_t(m) * n, dS.p, k, dU.p, m, int64_t(m) * k,
+                                 dV.p, n, int64_t(n) * k, dinfo.p, dsweeps.p, batch, o);
   };
   row.ms = time_events(c.reps, nullptr, call);
   if (st != 0) {
@@ -410,9 +419,9 @@ int run_bsvd(const BenchCase &c, const T *hA, const T *dA, const std::string &de
   return path[0];
 }
 
-template <class T>
-void run_gesvdj_batched(const BenchCase &c, const T *hA, const T *dA, cusolverDnHandle_t h,
-                        const std::string &dev, std::vector<BenchRow> &rows) {
+template <class T> void run_gesvdj_batched(const BenchCase &c, const T *hA, const T *dA,
+                                           cusolverDnHandle_t h, const std::string &dev,
+                                           std::vector<BenchRow> &rows) {
   using C = typename Cu<T>::C;
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
@@ -439,8 +448,8 @@ void run_gesvdj_batched(const BenchCase &c, const T *hA, const T *dA, cusolverDn
     BENCH_CUDA(cudaMemcpy(dW.p, dA, dW.n * sizeof(T), cudaMemcpyDeviceToDevice));
   };
   auto body = [&] {
-    BENCH_SOLVER(Cu<T>::jb(h, jz, m, n, (C *)dW.p, m, dS.p, (C *)dU.p, m, (C *)dV.p, n,
-                           (C *)work.p, lw, dinfo.p, params, batch));
+    BENCH_SOLVER(Cu<T>::jb(h, jz, m, n, (C *)dW.p, m, dS.p, (C *)dU.p, m, (C *)dV.p, n, (C *)work.p,
+                           lw, dinfo.p, params, batch));
   };
   row.ms = time_events(c.reps, setup, body);
   fetch_and_check<T>(row, c, hA, dS, dU, size_t(m) * m, m, dV, size_t(n) * n, n,
@@ -449,9 +458,9 @@ void run_gesvdj_batched(const BenchCase &c, const T *hA, const T *dA, cusolverDn
   rows.push_back(row);
 }
 
-template <class T>
-void run_gesvda(const BenchCase &c, const T *hA, const T *dA, cusolverDnHandle_t h,
-                const std::string &dev, std::vector<BenchRow> &rows) {
+template <class T> void run_gesvda(const BenchCase &c, const T *hA, const T *dA,
+                                   cusolverDnHandle_t h, const std::string &dev,
+                                   std::vector<BenchRow> &rows) {
   using C = typename Cu<T>::C;
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
@@ -470,9 +479,8 @@ void run_gesvda(const BenchCase &c, const T *hA, const T *dA, cusolverDnHandle_t
   DevBuf<int> dinfo(batch);
   int lw = 0;
   const cusolverStatus_t qs =
-      Cu<T>::a_size(h, jz, k, m, n, (const C *)dA, m, (long long)m * n, dS.p, k,
-                    (const C *)dU.p, m, (long long)m * k, (const C *)dV.p, n, (long long)n * k,
-                    &lw, batch);
+      Cu<T>::a_size(h, jz, k, m, n, (const C *)dA, m, (long long)m * n, dS.p, k, (const C *)dU.p, m,
+                    (long long)m * k, (const C *)dV.p, n, (long long)n * k, &lw, batch);
   if (qs != CUSOLVER_STATUS_SUCCESS) {
     row.note = "refused: cusolver status " + std::to_string(int(qs));
     rows.push_back(row);
@@ -486,8 +494,8 @@ void run_gesvda(const BenchCase &c, const T *hA, const T *dA, cusolverDnHandle_t
   double *nrm = nullptr;
   auto body = [&] {
     rs = Cu<T>::a(h, jz, k, m, n, (const C *)dA, m, (long long)m * n, dS.p, k, (C *)dU.p, m,
-                  (long long)m * k, (C *)dV.p, n, (long long)n * k, (C *)work.p, lw, dinfo.p,
-                  nrm, batch);
+                  (long long)m * k, (C *)dV.p, n, (long long)n * k, (C *)work.p, lw, dinfo.p, nrm,
+                  batch);
   };
   body();
   if (rs != CUSOLVER_STATUS_SUCCESS) {
@@ -506,9 +514,9 @@ void run_gesvda(const BenchCase &c, const T *hA, const T *dA, cusolverDnHandle_t
   rows.push_back(row);
 }
 
-template <class T>
-void run_gesvdj_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHandle_t h,
-                     const std::string &dev, std::vector<BenchRow> &rows) {
+template <class T> void run_gesvdj_loop(const BenchCase &c, const T *hA, const T *dA,
+                                        cusolverDnHandle_t h, const std::string &dev,
+                                        std::vector<BenchRow> &rows) {
   using C = typename Cu<T>::C;
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n);
@@ -544,9 +552,9 @@ void run_gesvdj_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHan
 }
 
 // One QR-iteration gesvd (cusolverDn<t>gesvd) per matrix, m >= n.
-template <class T>
-void run_gesvd_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHandle_t h,
-                    const std::string &dev, std::vector<BenchRow> &rows) {
+template <class T> void run_gesvd_loop(const BenchCase &c, const T *hA, const T *dA,
+                                       cusolverDnHandle_t h, const std::string &dev,
+                                       std::vector<BenchRow> &rows) {
   using C = typename Cu<T>::C;
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n);
@@ -590,8 +598,10 @@ void run_gesvd_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHand
       for (int j = 0; j < k; ++j)
         for (int i = 0; i < n; ++i) {
           const T x = VT[size_t(b) * k * n + j + size_t(i) * k];
-          if constexpr (std::is_same_v<T, std::complex<R>>) V[size_t(b) * n * k + i + size_t(j) * n] = std::conj(x);
-          else V[size_t(b) * n * k + i + size_t(j) * n] = x;
+          if constexpr (std::is_same_v<T, std::complex<R>>)
+            V[size_t(b) * n * k + i + size_t(j) * n] = std::conj(x);
+          else
+            V[size_t(b) * n * k + i + size_t(j) * n] = x;
         }
   }
   check<T>(row, c, hA, S, k, U, size_t(m) * k, m, V, size_t(n) * k, n,
@@ -599,8 +609,7 @@ void run_gesvd_loop(const BenchCase &c, const T *hA, const T *dA, cusolverDnHand
   rows.push_back(row);
 }
 
-template <class T>
-bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
+template <class T> bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
   std::string dev = "none";
   auto fail_row = [&](const std::string &why) {
     BenchRow r;
@@ -623,8 +632,8 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
     const size_t count = size_t(c.batch) * c.m * c.n;
     DevBuf<T> dA(count);
     BENCH_CUDA(cudaMemcpy(dA.p, hA, count * sizeof(T), cudaMemcpyHostToDevice));
-    const int path0 = run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda", rows, 0,
-                                  c.pair_solver > 0 ? c.pair_solver : 0);
+    const int path0 =
+        run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda", rows, 0, c.pair_solver > 0 ? c.pair_solver : 0);
     // --pair-solver all: every fixed pair solver on the blocked path (the
     // plan comparison of WCYCLE Table V); one that does not fit shared
     // memory falls back to the Gram path (its row says so).
@@ -678,7 +687,8 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
     if (is_blocked_path(path0)) {
       const int other = other_groups(); // before the override changes it
       for_each_override(
-          {std::to_string(other)}, [&](detail::Overrides &o, const std::string &) { o.stream_groups = other; },
+          {std::to_string(other)},
+          [&](detail::Overrides &o, const std::string &) { o.stream_groups = other; },
           [&](const std::string &g) {
             run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-groups" + g, rows, 0,
                         c.pair_solver > 0 ? c.pair_solver : 0);
@@ -711,8 +721,9 @@ bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector<BenchRow> &rows) {
           [&](const std::string &g) {
             run_bsvd<T>(c, hA, dA.p, dev, std::string("bsvd-cuda-G") + g, rows);
           });
-      for_each_override({"gcd"}, [](detail::Overrides &o, const std::string &) { o.fused_gcd_rule = true; },
-                        [&](const std::string &) { run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-gcdrule", rows); });
+      for_each_override(
+          {"gcd"}, [](detail::Overrides &o, const std::string &) { o.fused_gcd_rule = true; },
+          [&](const std::string &) { run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-gcdrule", rows); });
     }
     // BSVD_BENCH_ONLY=1: bsvd rows only (timing iterations on the device).
     if (const char *only = std::getenv("BSVD_BENCH_ONLY"); only && only[0] == '1') return true;
@@ -789,8 +800,8 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   {
     size_t oa = 0, os = 0, ou = 0, ov = 0;
     for (int b = 0; b < batch; ++b) {
-      BENCH_CUDA(cudaMemcpy(dA.p + oa, hA[b].data(), hA[b].size() * sizeof(T),
-                            cudaMemcpyHostToDevice));
+      BENCH_CUDA(
+          cudaMemcpy(dA.p + oa, hA[b].data(), hA[b].size() * sizeof(T), cudaMemcpyHostToDevice));
       pA[b] = dA.p + oa;
       pS[b] = dS.p + os;
       pU[b] = dU.p + ou;
@@ -814,9 +825,9 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   bsvd_status_t st = 0;
   std::vector<int> path(batch, -1);
   auto call = [&] {
-    st = gesvj_vbatched<T>(Job::Vectors, mv.data(), nv.data(), pA.data(), mv.data(), pS.data(),
-                           pU.data(), mv.data(), pV.data(), nv.data(), dinfo.p, dsweeps.p, batch,
-                           o);
+    st =
+        gesvj_vbatched<T>(Job::Vectors, mv.data(), nv.data(), pA.data(), mv.data(), pS.data(),
+                          pU.data(), mv.data(), pV.data(), nv.data(), dinfo.p, dsweeps.p, batch, o);
   };
   BenchRow row;
   row.solver = "bsvd-cuda";
@@ -851,8 +862,8 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
     for (int b = 0; b < batch; ++b) {
       acc_out[b] = BenchRow{};
       acc_out[b].c = c0;
-      record_accuracy<T>(acc_out[b], mv[b], nv[b], hA[b].data(), 1, S.data() + os, 0,
-                         U.data() + ou, mv[b], 0, V.data() + ov, nv[b], 0);
+      record_accuracy<T>(acc_out[b], mv[b], nv[b], hA[b].data(), 1, S.data() + os, 0, U.data() + ou,
+                         mv[b], 0, V.data() + ov, nv[b], 0);
       r.t1 = std::max(r.t1, acc_out[b].t1);
       r.t2 = std::max(r.t2, acc_out[b].t2);
       r.t3 = std::max(r.t3, acc_out[b].t3);
@@ -915,8 +926,8 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
         });
   BenchRow sr = row;
   sr.solver = "bsvd-cuda-stages";
-  sr.ms = prof.load + prof.gram + prof.evd + prof.update + prof.pair_evd + prof.pair_svd +
-          prof.finish;
+  sr.ms =
+      prof.load + prof.gram + prof.evd + prof.update + prof.pair_evd + prof.pair_svd + prof.finish;
   sr.max_sweeps = prof.sweeps;
   sr.note = "blocked matrices: " + stage_text(prof);
   rows.push_back(sr);
@@ -926,8 +937,9 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   auto variant_row = [&](const std::string &name, const std::string &what, auto set) {
     BenchRow vr = row;
     vr.solver = name;
-    for_each_override({what}, [&](detail::Overrides &o, const std::string &) { set(o); },
-                      [&](const std::string &) { vr.ms = time_events(reps, nullptr, call); });
+    for_each_override(
+        {what}, [&](detail::Overrides &o, const std::string &) { set(o); },
+        [&](const std::string &) { vr.ms = time_events(reps, nullptr, call); });
     vr.note = "the whole batch, " + what + "; timing only (accuracy columns: the bsvd-cuda row's)";
     rows.push_back(vr);
   };
@@ -938,18 +950,20 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
   // sweeps.
   const bool took_qrcp = std::count(path.begin(), path.end(), int(BSVD_PATH_CUDA_QRCP)) > 0;
   std::vector<int> sw2(batch); // the sweeps with the other choice
-  with_options([&](bsvd_options_t &x) { x.precondition = took_qrcp ? -1 : 1; }, [&] {
-    BenchRow vr = row;
-    vr.solver = took_qrcp ? "bsvd-cuda-noprecond" : "bsvd-cuda-precond";
-    vr.ms = time_events(reps, nullptr, call);
-    BENCH_CUDA(cudaMemcpy(sw2.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
-    vr.max_sweeps = *std::max_element(sw2.begin(), sw2.end());
-    profiled([&] { call(); });
-    vr.note = std::string("the whole batch, precondition = ") + (took_qrcp ? "-1" : "1") +
-              "; timing and sweeps only (accuracy: the bsvd-cuda row's); blocked matrices: " +
-              stage_text(detail::cuda::blocked_last_profile());
-    rows.push_back(vr);
-  });
+  with_options(
+      [&](bsvd_options_t &x) { x.precondition = took_qrcp ? -1 : 1; },
+      [&] {
+        BenchRow vr = row;
+        vr.solver = took_qrcp ? "bsvd-cuda-noprecond" : "bsvd-cuda-precond";
+        vr.ms = time_events(reps, nullptr, call);
+        BENCH_CUDA(cudaMemcpy(sw2.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
+        vr.max_sweeps = *std::max_element(sw2.begin(), sw2.end());
+        profiled([&] { call(); });
+        vr.note = std::string("the whole batch, precondition = ") + (took_qrcp ? "-1" : "1") +
+                  "; timing and sweeps only (accuracy: the bsvd-cuda row's); blocked matrices: " +
+                  stage_text(detail::cuda::blocked_last_profile());
+        rows.push_back(vr);
+      });
   variant_row("bsvd-cuda-serial", "the fused kernel before the blocked path",
               [](detail::Overrides &o) { o.fused_beside = detail::Force::kOff; });
   variant_row("bsvd-cuda-fusedall", "every fitting matrix on the fused kernel",
@@ -983,9 +997,8 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
     // preconditioned (cpu: every matrix) when the GPU preconditioned its
     // blocked matrices
     co.precondition = took_qrcp ? 1 : -1;
-    gesvj_vbatched<T>(Job::Values, mv.data(), nv.data(), hp.data(), mv.data(), pcS.data(),
-                      nullptr, mv.data(), nullptr, nv.data(), cinfo.data(), csweeps.data(), batch,
-                      co);
+    gesvj_vbatched<T>(Job::Values, mv.data(), nv.data(), hp.data(), mv.data(), pcS.data(), nullptr,
+                      mv.data(), nullptr, nv.data(), cinfo.data(), csweeps.data(), batch, co);
   }
   // cuSOLVER one matrix at a time: gesvdj, gesvd (m >= n), the better one.
   cusolverDnHandle_t h;
@@ -1049,9 +1062,9 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
 
 } // namespace
 
-bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int reps,
-                   int pair_solver, bool evd_plans, int eig_sweeps,
-                   const std::vector<std::pair<int, int>> &wcycles, std::vector<BenchRow> &rows) {
+bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int reps, int pair_solver,
+                   bool evd_plans, int eig_sweeps, const std::vector<std::pair<int, int>> &wcycles,
+                   std::vector<BenchRow> &rows) {
   std::vector<testing::DenseMatrix> mats;
   for (const auto &f : files) {
     testing::DenseMatrix dm;
@@ -1071,7 +1084,8 @@ bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int re
     for (size_t b = 0; b < mats.size(); ++b) {
       auto &dm = mats[b];
       std::vector<double> g(dm.a.size());
-      testing::generate<double>(testing::Family::Random, dm.m, dm.n, 1.0, 9100u + b, g.data(), dm.m);
+      testing::generate<double>(testing::Family::Random, dm.m, dm.n, 1.0, 9100u + b, g.data(),
+                                dm.m);
       for (size_t e = 0; e < g.size(); ++e)
         if (!keep_pattern || dm.a[e] != 0.0) dm.a[e] = g[e];
       dm.name += keep_pattern ? "~randpattern" : "~rand";
@@ -1079,10 +1093,18 @@ bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int re
   }
   try {
     switch (precision) {
-    case 's': return bench_gpu_mtx_t<float>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, wcycles, rows);
-    case 'd': return bench_gpu_mtx_t<double>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, wcycles, rows);
-    case 'c': return bench_gpu_mtx_t<std::complex<float>>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, wcycles, rows);
-    default: return bench_gpu_mtx_t<std::complex<double>>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps, wcycles, rows);
+    case 's':
+      return bench_gpu_mtx_t<float>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps,
+                                    wcycles, rows);
+    case 'd':
+      return bench_gpu_mtx_t<double>(mats, precision, reps, pair_solver, evd_plans, eig_sweeps,
+                                     wcycles, rows);
+    case 'c':
+      return bench_gpu_mtx_t<std::complex<float>>(mats, precision, reps, pair_solver, evd_plans,
+                                                  eig_sweeps, wcycles, rows);
+    default:
+      return bench_gpu_mtx_t<std::complex<double>>(mats, precision, reps, pair_solver, evd_plans,
+                                                   eig_sweeps, wcycles, rows);
     }
   } catch (const CudaFail &f) {
     BenchRow r;
@@ -1119,9 +1141,10 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
   DevBuf<R> dS(size_t(kmax_batch) * n);
   DevBuf<int> dinfo(kmax_batch);
   BENCH_CUDA(cudaMemcpy(dA.p, hA.data(), hA.size() * sizeof(T), cudaMemcpyHostToDevice));
-  std::printf("tune-tlp (%s, %c, %dx%d, nb %d, %d pairs per matrix per step): eigensolver stage ms\n"
-              "  batch  pairs  TLP(32)      32     128     256\n",
-              dev.c_str(), precision, n, n, nb, pairs_per);
+  std::printf(
+      "tune-tlp (%s, %c, %dx%d, nb %d, %d pairs per matrix per step): eigensolver stage ms\n"
+      "  batch  pairs  TLP(32)      32     128     256\n",
+      dev.c_str(), precision, n, n, nb, pairs_per);
   std::vector<std::array<double, 3>> times; // per batch: eigensolver ms of plans 32, 128, 256
   std::vector<long> npairs;
   for (int batch = 1; batch <= kmax_batch; batch *= 2) {
@@ -1138,9 +1161,9 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
     bool failed = false;
     for_each_evd_plan([&](const std::string &nt) {
       auto call = [&] {
-        return gesvj_strided_batched<T>(Job::Vectors, n, n, dA.p, n, int64_t(n) * n, dS.p, n,
-                                        dU.p, n, int64_t(n) * n, dV.p, n, int64_t(n) * n,
-                                        dinfo.p, nullptr, batch, o);
+        return gesvj_strided_batched<T>(Job::Vectors, n, n, dA.p, n, int64_t(n) * n, dS.p, n, dU.p,
+                                        n, int64_t(n) * n, dV.p, n, int64_t(n) * n, dinfo.p,
+                                        nullptr, batch, o);
       };
       failed = failed || call() != 0; // warm-up
       double best = 1e300;
@@ -1158,7 +1181,8 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
       row.c.batch = batch;
       row.ms = best;
       row.pass = !failed;
-      row.note = "eigensolver stage only; TLP(32) = " + std::to_string(long(batch) * pairs_per * 32);
+      row.note =
+          "eigensolver stage only; TLP(32) = " + std::to_string(long(batch) * pairs_per * 32);
       rows.push_back(row);
     });
     if (failed) return false;
@@ -1202,19 +1226,20 @@ template <class T> bool bench_tune_tlp_t(char precision, int n, std::vector<Benc
         b0 = std::min(b0, jb);
         b1 = std::max(b1, jb);
       }
-  auto pick = [&](int lo, int hi) { return hi == kGrid - 1 ? std::min(lo + 1, hi) : (lo + hi) / 2; };
+  auto pick = [&](int lo, int hi) {
+    return hi == kGrid - 1 ? std::min(lo + 1, hi) : (lo + hi) / 2;
+  };
   const long tw = grid(pick(w0, w1)), tb = grid(pick(b0, b1));
   const char prec = detail::precision_of<T>();
   const bool full = detail::plan::full_pairs(n, nb); // the table's threshold for these steps
   std::printf("measured TLP thresholds: tau_warp %ld (equally good %ld .. %ld%s), tau_block %ld "
               "(%ld .. %ld%s); mean time / best plan %.3f; the tuning table has tau_warp %ld, "
               "tau_block %ld for this precision and %s steps\n",
-              tw, grid(w0), grid(w1), w1 == kGrid - 1 ? ", open above" : "", tb, grid(b0),
-              grid(b1), b1 == kGrid - 1 ? ", open above" : "",
+              tw, grid(w0), grid(w1), w1 == kGrid - 1 ? ", open above" : "", tb, grid(b0), grid(b1),
+              b1 == kGrid - 1 ? ", open above" : "",
               best_loss / double(std::max<size_t>(times.size(), 1)),
               detail::plan::tlp_warp(detail::cuda::current_tuning(), prec, full),
-              detail::plan::tlp_block(detail::cuda::current_tuning()),
-              full ? "full" : "ragged");
+              detail::plan::tlp_block(detail::cuda::current_tuning()), full ? "full" : "ragged");
   return true;
 }
 } // namespace

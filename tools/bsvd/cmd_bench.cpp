@@ -63,12 +63,12 @@ struct BenchArgs {
   bool quiet = false;
   std::string json;
   std::string pair_solver = bsvd_pair_solver_string(BSVD_PAIR_AUTO); // a pair solver, or all
-  std::string mtx;                  // directory of Matrix Market files
+  std::string mtx; // directory of Matrix Market files
   std::string evd_threads = "auto"; // auto, 32, 128, 256, all
-  std::string gram = "auto";        // auto, own, cublas, all
-  std::string block_sizes;          // comma list: one more bsvd row per block width
-  std::string wcycle;               // comma list of R or RxE: one more bsvd row per two-level plan
-  int tune_tlp = 0;                 // > 0: measure the TLP threshold at this n
+  std::string gram = "auto"; // auto, own, cublas, all
+  std::string block_sizes; // comma list: one more bsvd row per block width
+  std::string wcycle; // comma list of R or RxE: one more bsvd row per two-level plan
+  int tune_tlp = 0; // > 0: measure the TLP threshold at this n
   int eig_sweeps = BSVD_EIG_SWEEPS_AUTO; // blocked: inner eigensolver sweeps of the bsvd rows
 };
 
@@ -108,8 +108,8 @@ template <class F> void parallel_for(int batch, int threads, F &&body) {
   for (auto &th : pool) th.join();
 }
 
-template <class T>
-void bench_cpu(const BenchCase &c, const std::vector<T> &A, int threads, std::vector<BenchRow> &rows) {
+template <class T> void bench_cpu(const BenchCase &c, const std::vector<T> &A, int threads,
+                                  std::vector<BenchRow> &rows) {
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
   const bool vec = c.vectors;
@@ -131,16 +131,16 @@ void bench_cpu(const BenchCase &c, const std::vector<T> &A, int threads, std::ve
     row.device = dev;
     row.c = c;
     row.ms = median_ms(c.reps, [&] {
-      st = gesvj_strided_batched<T>(vec ? Job::Vectors : Job::Values, m, n, A.data(), m, int64_t(m) * n,
-                                    S.data(), k, vec ? U.data() : nullptr, m, int64_t(m) * k,
-                                    vec ? V.data() : nullptr, n, int64_t(n) * k, info.data(), sweeps.data(),
-                                    batch, o);
+      st = gesvj_strided_batched<T>(vec ? Job::Vectors : Job::Values, m, n, A.data(), m,
+                                    int64_t(m) * n, S.data(), k, vec ? U.data() : nullptr, m,
+                                    int64_t(m) * k, vec ? V.data() : nullptr, n, int64_t(n) * k,
+                                    info.data(), sweeps.data(), batch, o);
     });
     if (st != 0) {
       row.note = std::string("failed: ") + bsvd_last_error();
     } else {
-      record_accuracy<T>(row, m, n, A.data(), sample, S.data(), size_t(k), vec ? U.data() : nullptr, m, size_t(m) * k,
-                       vec ? V.data() : nullptr, n, size_t(n) * k);
+      record_accuracy<T>(row, m, n, A.data(), sample, S.data(), size_t(k), vec ? U.data() : nullptr,
+                         m, size_t(m) * k, vec ? V.data() : nullptr, n, size_t(n) * k);
       row.max_sweeps = *std::max_element(sweeps.begin(), sweeps.end());
       double mean = 0;
       for (int s : sweeps) mean += s;
@@ -164,9 +164,10 @@ void bench_cpu(const BenchCase &c, const std::vector<T> &A, int threads, std::ve
     row.ms = median_ms(c.reps, [&] {
       work = A;
       parallel_for(batch, threads, [&](int b) {
-        info[b] = testing::lapack_gesvd<T, R>(vec, m, n, work.data() + size_t(b) * m * n, m,
-                                               S.data() + size_t(b) * k, vec ? U.data() + size_t(b) * m * k : nullptr,
-                                               m, vec ? VT.data() + size_t(b) * k * n : nullptr, std::max(1, k));
+        info[b] = testing::lapack_gesvd<T, R>(
+            vec, m, n, work.data() + size_t(b) * m * n, m, S.data() + size_t(b) * k,
+            vec ? U.data() + size_t(b) * m * k : nullptr, m,
+            vec ? VT.data() + size_t(b) * k * n : nullptr, std::max(1, k));
       });
     });
     std::vector<T> V;
@@ -176,12 +177,14 @@ void bench_cpu(const BenchCase &c, const std::vector<T> &A, int threads, std::ve
         for (int i = 0; i < n; ++i)
           for (int j = 0; j < k; ++j) {
             const T x = VT[size_t(b) * k * n + j + size_t(i) * k];
-            if constexpr (is_complex<T>::value) V[size_t(b) * n * k + i + size_t(j) * n] = std::conj(x);
-            else V[size_t(b) * n * k + i + size_t(j) * n] = x;
+            if constexpr (is_complex<T>::value)
+              V[size_t(b) * n * k + i + size_t(j) * n] = std::conj(x);
+            else
+              V[size_t(b) * n * k + i + size_t(j) * n] = x;
           }
     }
-    record_accuracy<T>(row, m, n, A.data(), sample, S.data(), size_t(k), vec ? U.data() : nullptr, m, size_t(m) * k,
-                       vec ? V.data() : nullptr, n, size_t(n) * k);
+    record_accuracy<T>(row, m, n, A.data(), sample, S.data(), size_t(k), vec ? U.data() : nullptr,
+                       m, size_t(m) * k, vec ? V.data() : nullptr, n, size_t(n) * k);
     int bad = 0;
     for (int i : info) bad += i != 0;
     if (bad) row.note = std::to_string(bad) + " matrices with info != 0";
@@ -200,12 +203,13 @@ void bench_cpu(const BenchCase &c, const std::vector<T> &A, int threads, std::ve
       work = A;
       parallel_for(batch, threads, [&](int b) {
         info[b] = testing::lapack_gesvj<T, R>(vec, m, n, work.data() + size_t(b) * m * n, m,
-                                               S.data() + size_t(b) * k,
-                                               vec ? V.data() + size_t(b) * n * n : nullptr, n);
+                                              S.data() + size_t(b) * k,
+                                              vec ? V.data() + size_t(b) * n * n : nullptr, n);
       });
     });
-    record_accuracy<T>(row, m, n, A.data(), sample, S.data(), size_t(k), vec ? work.data() : nullptr, m, size_t(m) * n,
-                       vec ? V.data() : nullptr, n, size_t(n) * n);
+    record_accuracy<T>(row, m, n, A.data(), sample, S.data(), size_t(k),
+                       vec ? work.data() : nullptr, m, size_t(m) * n, vec ? V.data() : nullptr, n,
+                       size_t(n) * n);
     int bad = 0;
     for (int i : info) bad += i != 0;
     if (bad) row.note = std::to_string(bad) + " matrices with info != 0";
@@ -277,7 +281,8 @@ int bench(const BenchArgs &a) {
     return 2;
   }
   // A fixed Gram stage for every bsvd row (plan::gram_cublas overridden).
-  if (gm == "own" || gm == "cublas") ov.gram_cublas = gm == "cublas" ? detail::Force::kOn : detail::Force::kOff;
+  if (gm == "own" || gm == "cublas")
+    ov.gram_cublas = gm == "cublas" ? detail::Force::kOn : detail::Force::kOff;
   detail::set_overrides(ov);
   std::vector<int> nbs;
   for (const auto &v : split(a.block_sizes, ',')) {
@@ -294,8 +299,9 @@ int bench(const BenchArgs &a) {
     const int r = std::atoi(v.substr(0, x).c_str());
     const int e = x == std::string::npos ? 1 : std::atoi(v.substr(x + 1).c_str());
     if (r < 2 || r > detail::kWcycleMaxBlocks || e < 1 || e > detail::kWcycleMaxSweeps) {
-      std::fprintf(stderr, "bsvd bench: --wcycle takes R or RxE, R 2 ... %d blocks per outer "
-                           "block, E 1 ... %d sweeps one level down\n",
+      std::fprintf(stderr,
+                   "bsvd bench: --wcycle takes R or RxE, R 2 ... %d blocks per outer "
+                   "block, E 1 ... %d sweeps one level down\n",
                    detail::kWcycleMaxBlocks, detail::kWcycleMaxSweeps);
       return 2;
     }
@@ -311,7 +317,8 @@ int bench(const BenchArgs &a) {
   const bool want_cpu = a.backend == cpu || a.backend == "all";
   const bool want_gpu = a.backend == cuda || a.backend == "all";
   if (!want_cpu && !want_gpu) {
-    std::fprintf(stderr, "bsvd bench: --backend must be %s, %s or all\n", cpu.c_str(), cuda.c_str());
+    std::fprintf(stderr, "bsvd bench: --backend must be %s, %s or all\n", cpu.c_str(),
+                 cuda.c_str());
     return 2;
   }
 #if !defined(BSVD_WITH_CUDA)
@@ -320,7 +327,8 @@ int bench(const BenchArgs &a) {
     return 2;
   }
 #endif
-  const int threads = a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
+  const int threads =
+      a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
   single_threaded_blas();
   std::vector<BenchRow> rows;
   if (a.tune_tlp > 0) {
@@ -341,8 +349,8 @@ int bench(const BenchArgs &a) {
       return 2;
     }
     for (const auto &p : split(a.precisions, ','))
-      if (!bench_gpu_mtx(files, p[0], std::max(1, a.reps), pair_solver, et == "all",
-                         a.eig_sweeps, wcs, rows))
+      if (!bench_gpu_mtx(files, p[0], std::max(1, a.reps), pair_solver, et == "all", a.eig_sweeps,
+                         wcs, rows))
         return 1;
     cases.clear();
 #else
@@ -356,8 +364,8 @@ int bench(const BenchArgs &a) {
       using T = decltype(tag);
       std::vector<T> A(size_t(c.batch) * c.m * c.n);
       for (int b = 0; b < c.batch; ++b)
-        testing::generate<T>(fam, c.m, c.n, testing::default_kappa<T>(), 1000u + b, A.data() + size_t(b) * c.m * c.n,
-                             c.m);
+        testing::generate<T>(fam, c.m, c.n, testing::default_kappa<T>(), 1000u + b,
+                             A.data() + size_t(b) * c.m * c.n, c.m);
       char label[96];
       std::snprintf(label, sizeof label, "%c %dx%dx%d", c.precision, c.batch, c.m, c.n);
       if (want_cpu) {
@@ -374,8 +382,9 @@ int bench(const BenchArgs &a) {
   }
   prog.finish();
 
-  std::printf("%-24s %-20s %4s %16s %10s %8s %8s %8s %8s %5s %6s %8s  %s\n", "solver", "device", "prec",
-              "batch x m x n", "time ms", "vs bsvd", "T1/u", "T2/u", "T3/u", "pass", "sweeps", "GFLOP/s", "note");
+  std::printf("%-24s %-20s %4s %16s %10s %8s %8s %8s %8s %5s %6s %8s  %s\n", "solver", "device",
+              "prec", "batch x m x n", "time ms", "vs bsvd", "T1/u", "T2/u", "T3/u", "pass",
+              "sweeps", "GFLOP/s", "note");
   double bsvd_ms = 0;
   for (const auto &r : rows) {
     // The reference of "vs bsvd": the plain bsvd row of the case (the
@@ -386,20 +395,34 @@ int bench(const BenchArgs &a) {
     char ratio[16] = "-";
     if (bsvd_ms > 0 && r.ms > 0 && r.solver != "bsvd-cuda" && r.solver != "bsvd-cpu")
       std::snprintf(ratio, sizeof ratio, "%.2fx", r.ms / bsvd_ms);
-    std::printf("%-24s %-20s %4c %16s %10.3f %8s %8.3g %8.3g %8.3g %5s %6d %8.2f  %s\n", r.solver.c_str(),
-                r.device.substr(0, 20).c_str(), r.c.precision, shape, r.ms, ratio, r.t1, r.t2, r.t3,
-                r.pass ? "yes" : "NO", r.max_sweeps, r.gflops, r.note.c_str());
+    std::printf("%-24s %-20s %4c %16s %10.3f %8s %8.3g %8.3g %8.3g %5s %6d %8.2f  %s\n",
+                r.solver.c_str(), r.device.substr(0, 20).c_str(), r.c.precision, shape, r.ms, ratio,
+                r.t1, r.t2, r.t3, r.pass ? "yes" : "NO", r.max_sweeps, r.gflops, r.note.c_str());
   }
   std::printf("(vs bsvd: the solver's time over bsvd's on the same case; > 1 means bsvd is faster. "
-              "Accuracy on the first %d matrices of each case, in units of u.)\n", a.check_sample);
+              "Accuracy on the first %d matrices of each case, in units of u.)\n",
+              a.check_sample);
   if (!a.json.empty()) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto &r : rows)
-      j.push_back({{"solver", r.solver}, {"device", r.device}, {"precision", std::string(1, r.c.precision)},
-                   {"batch", r.c.batch}, {"m", r.c.m}, {"n", r.c.n}, {"family", r.c.family},
-                   {"vectors", r.c.vectors}, {"reps", r.c.reps}, {"ms", r.ms}, {"t1", r.t1}, {"t2", r.t2},
-                   {"t3", r.t3}, {"sorted", r.sorted}, {"pass", r.pass}, {"max_sweeps", r.max_sweeps},
-                   {"gflops", r.gflops}, {"note", r.note}});
+      j.push_back({{"solver", r.solver},
+                   {"device", r.device},
+                   {"precision", std::string(1, r.c.precision)},
+                   {"batch", r.c.batch},
+                   {"m", r.c.m},
+                   {"n", r.c.n},
+                   {"family", r.c.family},
+                   {"vectors", r.c.vectors},
+                   {"reps", r.c.reps},
+                   {"ms", r.ms},
+                   {"t1", r.t1},
+                   {"t2", r.t2},
+                   {"t3", r.t3},
+                   {"sorted", r.sorted},
+                   {"pass", r.pass},
+                   {"max_sweeps", r.max_sweeps},
+                   {"gflops", r.gflops},
+                   {"note", r.note}});
     std::ofstream(a.json) << j.dump(1) << "\n";
   }
   return 0;
@@ -409,17 +432,21 @@ int bench(const BenchArgs &a) {
 
 void add_bench(CLI::App &app, int &rc) {
   auto a = std::make_shared<BenchArgs>();
-  auto *sub = app.add_subcommand("bench", "Time bsvd against LAPACK (cpu) and cuSOLVER (cuda) on the same data");
+  auto *sub = app.add_subcommand(
+      "bench", "Time bsvd against LAPACK (cpu) and cuSOLVER (cuda) on the same data");
   sub->add_option("--precision", a->precisions, "comma list of s, d, c, z")->capture_default_str();
   sub->add_option("--cases", a->cases, "comma list of BATCHxMxN")->capture_default_str();
-  sub->add_option("--family", a->family, "singular-value family of the test matrices")->capture_default_str();
+  sub->add_option("--family", a->family, "singular-value family of the test matrices")
+      ->capture_default_str();
   sub->add_option("--backend", a->backend,
                   std::string(bsvd_backend_string(BSVD_BACKEND_CPU)) + " (vs LAPACK), " +
                       bsvd_backend_string(BSVD_BACKEND_CUDA) + " (vs cuSOLVER) or all")
       ->capture_default_str();
-  sub->add_option("--reps", a->reps, "timed repetitions; the median is reported")->capture_default_str();
+  sub->add_option("--reps", a->reps, "timed repetitions; the median is reported")
+      ->capture_default_str();
   sub->add_option("--threads", a->threads, "CPU threads (0 = all cores)")->capture_default_str();
-  sub->add_option("--check-sample", a->check_sample, "matrices per case checked for accuracy")->capture_default_str();
+  sub->add_option("--check-sample", a->check_sample, "matrices per case checked for accuracy")
+      ->capture_default_str();
   sub->add_flag("--values-only", a->values_only, "singular values only");
   sub->add_option("--json", a->json, "write the rows as JSON to this file");
   sub->add_option("--pair-solver", a->pair_solver,
@@ -442,9 +469,10 @@ void add_bench(CLI::App &app, int &rc) {
                   "cuda blocked path, Gram stage: auto (the tuning table's rule), own (bsvd's "
                   "kernel), cublas (batched GEMM where eligible), or all (auto plus a row each)")
       ->capture_default_str();
-  sub->add_option("--block-sizes", a->block_sizes,
-                  "cuda blocked path: comma list of block widths nb (1 ... 32; z 1 ... 16), one more bsvd row "
-                  "each (the default: plan::block_width)");
+  sub->add_option(
+      "--block-sizes", a->block_sizes,
+      "cuda blocked path: comma list of block widths nb (1 ... 32; z 1 ... 16), one more bsvd row "
+      "each (the default: plan::block_width)");
   sub->add_option("--wcycle", a->wcycle,
                   "cuda blocked path: comma list of two-level plans R or RxE (outer blocks of R "
                   "blocks, E sweeps one level down per outer pair; E = 1 if omitted), one more "

@@ -44,11 +44,11 @@ struct Row {
   Row(char p, std::string n) : precision(p), name(std::move(n)) {}
   char precision;
   std::string name;
-  int cases = 0;       // matrices checked
+  int cases = 0; // matrices checked
   Ratios worst;
   int max_sweeps = 0;
   int not_converged = 0;
-  int wrong_info = 0;  // matrices whose info was not what the case expects
+  int wrong_info = 0; // matrices whose info was not what the case expects
   std::string first_failure;
   bool pass(double k) const { return cases > 0 && worst.pass(k) && wrong_info == 0; }
 };
@@ -57,9 +57,21 @@ struct Row {
 // beyond; wide: the transpose of tall.
 bool shape_dims(const std::string &shape, int s, int &m, int &n) {
   const int f = s <= 64 ? 8 : 4;
-  if (shape == "square") { m = s; n = s; return true; }
-  if (shape == "tall") { m = f * s; n = s; return true; }
-  if (shape == "wide") { m = s; n = f * s; return true; }
+  if (shape == "square") {
+    m = s;
+    n = s;
+    return true;
+  }
+  if (shape == "tall") {
+    m = f * s;
+    n = s;
+    return true;
+  }
+  if (shape == "wide") {
+    m = s;
+    n = f * s;
+    return true;
+  }
   return false;
 }
 
@@ -69,10 +81,10 @@ struct Solved {
 
 // Solves `batch` matrices of one size with the library; checks each one.
 // expect_info[b]: the info the matrix must get (0, or BSVD_INFO_NONFINITE).
-template <class T>
-bool solve_and_check(int m, int n, const std::vector<T> &A, int batch,
-                     const std::vector<int> &expect_info, const bsvd_options_t &opts,
-                     Row &row, const std::string &label, double k) {
+template <class T> bool solve_and_check(int m, int n, const std::vector<T> &A, int batch,
+                                        const std::vector<int> &expect_info,
+                                        const bsvd_options_t &opts, Row &row,
+                                        const std::string &label, double k) {
   using R = real_t<T>;
   const int kk = std::min(m, n);
   const int lda = std::max(1, m), ldu = std::max(1, m), ldv = std::max(1, n);
@@ -115,15 +127,16 @@ bool solve_and_check(int m, int n, const std::vector<T> &A, int batch,
                             std::to_string(sweeps[b]) + " sweeps";
     }
     const int linfo = testing::reference_singular_values<T>(m, n, Ab, lda, ref.data());
-    const Ratios r = testing::accuracy<T, R>(m, n, Ab, lda, Sb, U.data() + size_t(b) * ldu * kk, ldu,
-                                             V.data() + size_t(b) * ldv * kk, ldv,
+    const Ratios r = testing::accuracy<T, R>(m, n, Ab, lda, Sb, U.data() + size_t(b) * ldu * kk,
+                                             ldu, V.data() + size_t(b) * ldv * kk, ldv,
                                              linfo == 0 ? ref.data() : nullptr);
     row.worst.max_with(r);
     if (!r.pass(k)) {
       ok = false;
       if (row.first_failure.empty()) {
         char buf[200];
-        std::snprintf(buf, sizeof buf, ": T1 %.3g T2 %.3g/%.3g T3 %.3g T4 %.3g", r.t1, r.t2u, r.t2v, r.t3, r.t4);
+        std::snprintf(buf, sizeof buf, ": T1 %.3g T2 %.3g/%.3g T3 %.3g T4 %.3g", r.t1, r.t2u, r.t2v,
+                      r.t3, r.t4);
         row.first_failure = label + buf;
       }
     }
@@ -151,8 +164,10 @@ void check_precision(const CheckArgs &a, const bsvd_options_t &opts, std::vector
         prog.step(label);
         std::vector<T> A(size_t(a.batch) * m * n);
         for (int b = 0; b < a.batch; ++b)
-          testing::generate<T>(f, m, n, kappa, ++seed, A.data() + size_t(b) * m * n, std::max(1, m));
-        solve_and_check<T>(m, n, A, a.batch, std::vector<int>(a.batch, 0), opts, row, label, a.threshold);
+          testing::generate<T>(f, m, n, kappa, ++seed, A.data() + size_t(b) * m * n,
+                               std::max(1, m));
+        solve_and_check<T>(m, n, A, a.batch, std::vector<int>(a.batch, 0), opts, row, label,
+                           a.threshold);
       }
     rows.push_back(row);
   }
@@ -174,8 +189,10 @@ void check_precision(const CheckArgs &a, const bsvd_options_t &opts, std::vector
         std::vector<int> expect(batch, 0);
         for (int b = 0; b < batch; ++b) {
           T *Ab = A.data() + size_t(b) * m * n;
-          if (nonfinite && b != 1) testing::generate<T>(testing::Family::Random, m, n, kappa, ++seed, Ab, std::max(1, m));
-          else testing::generate_edge<T>(e, m, n, ++seed, Ab, std::max(1, m));
+          if (nonfinite && b != 1)
+            testing::generate<T>(testing::Family::Random, m, n, kappa, ++seed, Ab, std::max(1, m));
+          else
+            testing::generate_edge<T>(e, m, n, ++seed, Ab, std::max(1, m));
         }
         if (nonfinite) expect[1] = BSVD_INFO_NONFINITE;
         solve_and_check<T>(m, n, A, batch, expect, opts, row, label, a.threshold);
@@ -186,9 +203,11 @@ void check_precision(const CheckArgs &a, const bsvd_options_t &opts, std::vector
   if (!mats.empty()) {
     Row row{p, "suitesparse"};
     for (const auto &d : mats) {
-      prog.step(std::string(1, p) + " " + d.name + " " + std::to_string(d.m) + "x" + std::to_string(d.n));
+      prog.step(std::string(1, p) + " " + d.name + " " + std::to_string(d.m) + "x" +
+                std::to_string(d.n));
       std::vector<T> A(d.a.begin(), d.a.end());
-      solve_and_check<T>(d.m, d.n, A, 1, {0}, opts, row, std::string(1, p) + " " + d.name, a.threshold);
+      solve_and_check<T>(d.m, d.n, A, 1, {0}, opts, row, std::string(1, p) + " " + d.name,
+                         a.threshold);
     }
     rows.push_back(row);
   }
@@ -202,7 +221,8 @@ int check(const CheckArgs &a) {
     return 2;
   }
   std::vector<testing::Family> fams;
-  if (a.families == "all") fams = testing::all_families();
+  if (a.families == "all")
+    fams = testing::all_families();
   else if (a.families != "none")
     for (const auto &f : split(a.families, ',')) {
       testing::Family fam;
@@ -213,7 +233,8 @@ int check(const CheckArgs &a) {
       fams.push_back(fam);
     }
   std::vector<testing::Edge> edges;
-  if (a.edges == "all") edges = testing::all_edges();
+  if (a.edges == "all")
+    edges = testing::all_edges();
   else if (a.edges != "none")
     for (const auto &e : split(a.edges, ',')) {
       testing::Edge ed;
@@ -260,7 +281,8 @@ int check(const CheckArgs &a) {
       mats.push_back(std::move(d));
     }
     if (mats.empty()) {
-      std::fprintf(stderr, "bsvd check: no Matrix Market files in %s (use --no-matrices to skip)\n", dir.c_str());
+      std::fprintf(stderr, "bsvd check: no Matrix Market files in %s (use --no-matrices to skip)\n",
+                   dir.c_str());
       return 2;
     }
   }
@@ -278,25 +300,34 @@ int check(const CheckArgs &a) {
   prog.finish();
 
   int failed = 0;
-  std::printf("%-4s %-16s %7s %10s %10s %10s %6s %7s  %s\n", "prec", "case", "matrices", "T1/u", "T2/u", "T3/u",
-              "sorted", "sweeps", "result");
+  std::printf("%-4s %-16s %7s %10s %10s %10s %6s %7s  %s\n", "prec", "case", "matrices", "T1/u",
+              "T2/u", "T3/u", "sorted", "sweeps", "result");
   for (const auto &r : rows) {
     const bool ok = r.pass(a.threshold);
     failed += !ok;
-    std::printf("%-4c %-16s %7d %10.3g %10.3g %10.3g %6s %7d  %s\n", r.precision, r.name.c_str(), r.cases,
-                r.worst.t1, std::max(r.worst.t2u, r.worst.t2v), r.worst.t3, r.worst.t4 == 0 ? "yes" : "NO",
-                r.max_sweeps, ok ? "pass" : "FAIL");
+    std::printf("%-4c %-16s %7d %10.3g %10.3g %10.3g %6s %7d  %s\n", r.precision, r.name.c_str(),
+                r.cases, r.worst.t1, std::max(r.worst.t2u, r.worst.t2v), r.worst.t3,
+                r.worst.t4 == 0 ? "yes" : "NO", r.max_sweeps, ok ? "pass" : "FAIL");
   }
   for (const auto &r : rows)
-    if (!r.pass(a.threshold)) std::printf("  first failure in %c %s: %s\n", r.precision, r.name.c_str(), r.first_failure.c_str());
-  std::printf("bsvd check: %zu rows, %d failed (threshold %g u, backend %s, %.1f s)\n", rows.size(), failed,
-              a.threshold, a.solver.backend.c_str(), now_seconds() - t0);
+    if (!r.pass(a.threshold))
+      std::printf("  first failure in %c %s: %s\n", r.precision, r.name.c_str(),
+                  r.first_failure.c_str());
+  std::printf("bsvd check: %zu rows, %d failed (threshold %g u, backend %s, %.1f s)\n", rows.size(),
+              failed, a.threshold, a.solver.backend.c_str(), now_seconds() - t0);
   if (!a.json.empty()) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto &r : rows)
-      j.push_back({{"precision", std::string(1, r.precision)}, {"case", r.name}, {"matrices", r.cases},
-                   {"t1", r.worst.t1}, {"t2u", r.worst.t2u}, {"t2v", r.worst.t2v}, {"t3", r.worst.t3},
-                   {"sorted", r.worst.t4 == 0}, {"max_sweeps", r.max_sweeps}, {"pass", r.pass(a.threshold)}});
+      j.push_back({{"precision", std::string(1, r.precision)},
+                   {"case", r.name},
+                   {"matrices", r.cases},
+                   {"t1", r.worst.t1},
+                   {"t2u", r.worst.t2u},
+                   {"t2v", r.worst.t2v},
+                   {"t3", r.worst.t3},
+                   {"sorted", r.worst.t4 == 0},
+                   {"max_sweeps", r.max_sweeps},
+                   {"pass", r.pass(a.threshold)}});
     std::ofstream(a.json) << j.dump(1) << "\n";
   }
   return failed ? 1 : 0;
@@ -306,19 +337,29 @@ int check(const CheckArgs &a) {
 
 void add_check(CLI::App &app, int &rc) {
   auto a = std::make_shared<CheckArgs>();
-  auto *sub = app.add_subcommand("check", "Accuracy suite: T1-T4 on the six families, edge cases and the "
-                                          "SuiteSparse matrices; exits 1 if any ratio exceeds the threshold");
-  sub->add_option("--precision", a->precisions, "precisions to check, e.g. sdcz or d")->capture_default_str();
-  sub->add_option("--families", a->families, "comma list, all or none")->capture_default_str();
-  sub->add_option("--sizes", a->sizes, "comma list of sizes s (see --shapes)")->capture_default_str();
-  sub->add_option("--shapes", a->shapes, "square (s x s), tall (8s x s, 4s x s above 64), wide (transpose)")
+  auto *sub = app.add_subcommand(
+      "check", "Accuracy suite: T1-T4 on the six families, edge cases and the "
+               "SuiteSparse matrices; exits 1 if any ratio exceeds the threshold");
+  sub->add_option("--precision", a->precisions, "precisions to check, e.g. sdcz or d")
       ->capture_default_str();
-  sub->add_option("--edges", a->edges, "edge cases: comma list, all or none")->capture_default_str();
-  sub->add_option("--edge-max-size", a->edge_max_size, "largest size used for edge cases")->capture_default_str();
-  sub->add_option("--batch", a->batch, "matrices per family case")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--matrices", a->matrices, "directory of Matrix Market files (default: data/matrices)");
+  sub->add_option("--families", a->families, "comma list, all or none")->capture_default_str();
+  sub->add_option("--sizes", a->sizes, "comma list of sizes s (see --shapes)")
+      ->capture_default_str();
+  sub->add_option("--shapes", a->shapes,
+                  "square (s x s), tall (8s x s, 4s x s above 64), wide (transpose)")
+      ->capture_default_str();
+  sub->add_option("--edges", a->edges, "edge cases: comma list, all or none")
+      ->capture_default_str();
+  sub->add_option("--edge-max-size", a->edge_max_size, "largest size used for edge cases")
+      ->capture_default_str();
+  sub->add_option("--batch", a->batch, "matrices per family case")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--matrices", a->matrices,
+                  "directory of Matrix Market files (default: data/matrices)");
   sub->add_flag("--no-matrices", a->no_matrices, "skip the Matrix Market matrices");
-  sub->add_option("--threshold", a->threshold, "pass when every ratio is below this many u")->capture_default_str();
+  sub->add_option("--threshold", a->threshold, "pass when every ratio is below this many u")
+      ->capture_default_str();
   sub->add_option("--seed", a->seed, "random seed")->capture_default_str();
   sub->add_option("--json", a->json, "also write the rows as JSON to this file");
   sub->add_flag("-q,--quiet", a->quiet, "no progress on stderr");

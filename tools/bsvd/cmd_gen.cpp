@@ -40,8 +40,10 @@ template <class T> int gen(const GenArgs &a) {
   std::vector<T> A(mn), rowmajor(mn * a.batch);
   for (int b = 0; b < a.batch; ++b) {
     const uint64_t seed = a.seed * 1000003ull + b;
-    if (use_edge) testing::generate_edge<T>(edge, a.m, a.n, seed, A.data(), std::max(1, a.m));
-    else testing::generate<T>(fam, a.m, a.n, kappa, seed, A.data(), std::max(1, a.m));
+    if (use_edge)
+      testing::generate_edge<T>(edge, a.m, a.n, seed, A.data(), std::max(1, a.m));
+    else
+      testing::generate<T>(fam, a.m, a.n, kappa, seed, A.data(), std::max(1, a.m));
     for (int i = 0; i < a.m; ++i)
       for (int j = 0; j < a.n; ++j) rowmajor[b * mn + size_t(i) * a.n + j] = A[i + size_t(j) * a.m];
   }
@@ -66,10 +68,14 @@ void add_gen(CLI::App &app, int &rc) {
   auto a = std::make_shared<GenArgs>();
   auto *sub = app.add_subcommand("gen", "Write a test batch (.npy, shape (batch, m, n))");
   sub->add_option("-o,--out", a->out, "output .npy file")->required();
-  sub->add_option("--family", a->family, "random, arith, cluster0, cluster1, logrand, geo")->capture_default_str();
-  sub->add_option("--edge", a->edge, "instead of a family: zero, identity, rankdef, overflow, underflow, nan, inf");
+  sub->add_option("--family", a->family, "random, arith, cluster0, cluster1, logrand, geo")
+      ->capture_default_str();
+  sub->add_option("--edge", a->edge,
+                  "instead of a family: zero, identity, rankdef, overflow, underflow, nan, inf");
   sub->add_option("--precision", a->precision, "s, d, c or z")->capture_default_str();
-  sub->add_option("--batch", a->batch, "number of matrices")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--batch", a->batch, "number of matrices")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("-m", a->m, "rows")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->add_option("-n", a->n, "columns")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->add_option("--kappa", a->kappa, "condition number (0 = 1e5 for s/c, 1e10 for d/z)");

@@ -107,8 +107,8 @@ int run_plan(const PlanArgs &a) {
       }
       std::printf("== %s\n", c.c_str());
       rc = std::max(rc, show([&](char *buf, size_t len, size_t *need) {
-        return bsvd_explain(p, job, v[1], v[2], v[0], &o, buf, len, need);
-      }));
+                      return bsvd_explain(p, job, v[1], v[2], v[0], &o, buf, len, need);
+                    }));
     }
     return rc;
   }

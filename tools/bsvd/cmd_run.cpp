@@ -33,15 +33,13 @@ char precision_of_dtype(const std::string &d) {
 }
 
 // Column-major m x n matrix -> row-major block (NumPy's C order), and back.
-template <class T, class S>
-void to_row_major(int rows, int cols, const S *src, int ld, T *dst) {
+template <class T, class S> void to_row_major(int rows, int cols, const S *src, int ld, T *dst) {
   for (int i = 0; i < rows; ++i)
     for (int j = 0; j < cols; ++j) dst[size_t(i) * cols + j] = T(src[i + size_t(j) * ld]);
 }
 
-template <class T>
-bool save(const fs::path &p, const std::vector<int64_t> &shape, const T *data,
-          const char *dtype, std::string &err) {
+template <class T> bool save(const fs::path &p, const std::vector<int64_t> &shape, const T *data,
+                             const char *dtype, std::string &err) {
   NpyArray a;
   a.dtype = dtype;
   a.shape = shape;
@@ -65,9 +63,12 @@ struct Tally {
   std::map<int, int> paths;
   void add(int info, int sweeps, int path) {
     ++count;
-    if (info == 0) ++converged;
-    else if (info > 0) ++not_converged;
-    else ++nonfinite;
+    if (info == 0)
+      ++converged;
+    else if (info > 0)
+      ++not_converged;
+    else
+      ++nonfinite;
     max_sweeps = std::max(max_sweeps, sweeps);
     ++paths[path];
   }
@@ -81,7 +82,8 @@ const char *path_name(int p) {
 void print_summary(const Tally &t, char p, const RunArgs &a, double total, double solve) {
   std::string paths;
   for (auto &kv : t.paths)
-    paths += (paths.empty() ? "" : ", ") + std::string(path_name(kv.first)) + " " + std::to_string(kv.second);
+    paths += (paths.empty() ? "" : ", ") + std::string(path_name(kv.first)) + " " +
+             std::to_string(kv.second);
   std::printf("bsvd run: %d matrices (%c, %s; %s): %d converged, %d not converged, %d non-finite; "
               "max sweeps %d; time %.3f s (solve %.3f s) -> %s\n",
               t.count, p, a.solver.backend.c_str(), paths.c_str(), t.converged, t.not_converged,
@@ -117,8 +119,8 @@ int run_npy(const NpyArray &in, const RunArgs &a, const bsvd_options_t &base, do
   o.path = path.data();
   const double ts = now_seconds();
   const bsvd_status_t st = gesvj_strided_batched<T>(
-      vec ? Job::Vectors : Job::Values, int(m), int(n), A.data(), int(std::max<int64_t>(1, m)), m * n,
-      S.data(), k, vec ? U.data() : nullptr, int(std::max<int64_t>(1, m)), m * k,
+      vec ? Job::Vectors : Job::Values, int(m), int(n), A.data(), int(std::max<int64_t>(1, m)),
+      m * n, S.data(), k, vec ? U.data() : nullptr, int(std::max<int64_t>(1, m)), m * k,
       vec ? V.data() : nullptr, int(std::max<int64_t>(1, n)), n * k, info.data(), sweeps.data(),
       int(batch), o);
   const double solve = now_seconds() - ts;
@@ -138,11 +140,13 @@ int run_npy(const NpyArray &in, const RunArgs &a, const bsvd_options_t &base, do
   if (ok && vec) {
     tmp.resize(U.size());
     for (int64_t b = 0; b < batch; ++b)
-      to_row_major(int(m), int(k), U.data() + b * m * k, int(std::max<int64_t>(1, m)), tmp.data() + b * m * k);
+      to_row_major(int(m), int(k), U.data() + b * m * k, int(std::max<int64_t>(1, m)),
+                   tmp.data() + b * m * k);
     ok = save(fs::path(a.out) / "U.npy", lead({m, k}), tmp.data(), npy_dtype<T>(), err);
     tmp.resize(V.size());
     for (int64_t b = 0; ok && b < batch; ++b)
-      to_row_major(int(n), int(k), V.data() + b * n * k, int(std::max<int64_t>(1, n)), tmp.data() + b * n * k);
+      to_row_major(int(n), int(k), V.data() + b * n * k, int(std::max<int64_t>(1, n)),
+                   tmp.data() + b * n * k);
     if (ok) ok = save(fs::path(a.out) / "V.npy", lead({n, k}), tmp.data(), npy_dtype<T>(), err);
   }
   if (ok) ok = save(fs::path(a.out) / "info.npy", {batch}, info.data(), "i4", err);
@@ -158,9 +162,8 @@ int run_npy(const NpyArray &in, const RunArgs &a, const bsvd_options_t &base, do
 }
 
 // Matrix Market files: a variable-size batch, one output set per matrix.
-template <class T>
-int run_mtx(const std::vector<testing::DenseMatrix> &mats, const RunArgs &a,
-            const bsvd_options_t &base, double t0) {
+template <class T> int run_mtx(const std::vector<testing::DenseMatrix> &mats, const RunArgs &a,
+                               const bsvd_options_t &base, double t0) {
   using R = real_t<T>;
   const int batch = int(mats.size());
   const bool vec = !a.values_only;
@@ -172,13 +175,22 @@ int run_mtx(const std::vector<testing::DenseMatrix> &mats, const RunArgs &a,
   std::vector<T *> pU(batch), pV(batch);
   for (int b = 0; b < batch; ++b) {
     const auto &d = mats[b];
-    m[b] = d.m; n[b] = d.n;
-    lda[b] = std::max(1, d.m); ldu[b] = std::max(1, d.m); ldv[b] = std::max(1, d.n);
+    m[b] = d.m;
+    n[b] = d.n;
+    lda[b] = std::max(1, d.m);
+    ldu[b] = std::max(1, d.m);
+    ldv[b] = std::max(1, d.n);
     const int k = std::min(d.m, d.n);
     A[b].assign(d.a.begin(), d.a.end());
     S[b].resize(k);
-    if (vec) { U[b].resize(size_t(d.m) * k); V[b].resize(size_t(d.n) * k); }
-    pA[b] = A[b].data(); pS[b] = S[b].data(); pU[b] = U[b].data(); pV[b] = V[b].data();
+    if (vec) {
+      U[b].resize(size_t(d.m) * k);
+      V[b].resize(size_t(d.n) * k);
+    }
+    pA[b] = A[b].data();
+    pS[b] = S[b].data();
+    pU[b] = U[b].data();
+    pV[b] = V[b].data();
   }
   std::vector<int> info(batch), sweeps(batch), path(batch);
   bsvd_options_t o = base;
@@ -199,7 +211,8 @@ int run_mtx(const std::vector<testing::DenseMatrix> &mats, const RunArgs &a,
   Tally t;
   FILE *sum = std::fopen((fs::path(a.out) / "summary.tsv").string().c_str(), "w");
   if (!sum) {
-    std::fprintf(stderr, "bsvd run: cannot write %s\n", (fs::path(a.out) / "summary.tsv").string().c_str());
+    std::fprintf(stderr, "bsvd run: cannot write %s\n",
+                 (fs::path(a.out) / "summary.tsv").string().c_str());
     return 1;
   }
   std::fprintf(sum, "name\tm\tn\tinfo\tsweeps\tpath\tsigma_max\tsigma_min\n");
@@ -220,8 +233,9 @@ int run_mtx(const std::vector<testing::DenseMatrix> &mats, const RunArgs &a,
       std::fprintf(stderr, "bsvd run: cannot write output: %s\n", err.c_str());
       return 1;
     }
-    std::fprintf(sum, "%s\t%d\t%d\t%d\t%d\t%s\t%.17g\t%.17g\n", mats[b].name.c_str(), m[b], n[b], info[b],
-                 sweeps[b], path_name(path[b]), k ? double(S[b][0]) : 0.0, k ? double(S[b][k - 1]) : 0.0);
+    std::fprintf(sum, "%s\t%d\t%d\t%d\t%d\t%s\t%.17g\t%.17g\n", mats[b].name.c_str(), m[b], n[b],
+                 info[b], sweeps[b], path_name(path[b]), k ? double(S[b][0]) : 0.0,
+                 k ? double(S[b][k - 1]) : 0.0);
     t.add(info[b], sweeps[b], path[b]);
   }
   std::fclose(sum);
@@ -260,15 +274,16 @@ int run(const RunArgs &a) {
       return 2;
     }
     if (arr.shape.size() != 2 && arr.shape.size() != 3) {
-      std::fprintf(stderr, "bsvd run: %s: expected shape (batch, m, n) or (m, n), got %zu dimensions\n",
+      std::fprintf(stderr,
+                   "bsvd run: %s: expected shape (batch, m, n) or (m, n), got %zu dimensions\n",
                    files[0].c_str(), arr.shape.size());
       return 2;
     }
     int rc = 2;
-    if (!with_precision(precision_of_dtype(arr.dtype), [&](auto tag) {
-          rc = run_npy<decltype(tag)>(arr, a, opts, t0);
-        })) {
-      std::fprintf(stderr, "bsvd run: %s: unsupported dtype %s\n", files[0].c_str(), arr.dtype.c_str());
+    if (!with_precision(precision_of_dtype(arr.dtype),
+                        [&](auto tag) { rc = run_npy<decltype(tag)>(arr, a, opts, t0); })) {
+      std::fprintf(stderr, "bsvd run: %s: unsupported dtype %s\n", files[0].c_str(),
+                   arr.dtype.c_str());
       return 2;
     }
     return rc;
@@ -276,7 +291,9 @@ int run(const RunArgs &a) {
   std::vector<testing::DenseMatrix> mats;
   for (const auto &f : files) {
     if (fs::path(f).extension() == ".npy") {
-      std::fprintf(stderr, "bsvd run: give one .npy file, or Matrix Market files (got %s among others)\n", f.c_str());
+      std::fprintf(stderr,
+                   "bsvd run: give one .npy file, or Matrix Market files (got %s among others)\n",
+                   f.c_str());
       return 2;
     }
     testing::DenseMatrix d;
@@ -291,7 +308,8 @@ int run(const RunArgs &a) {
     return 2;
   }
   int rc = 2;
-  if (!with_precision(a.precision[0], [&](auto tag) { rc = run_mtx<decltype(tag)>(mats, a, opts, t0); })) {
+  if (!with_precision(a.precision[0],
+                      [&](auto tag) { rc = run_mtx<decltype(tag)>(mats, a, opts, t0); })) {
     std::fprintf(stderr, "bsvd run: --precision must be one of s, d, c, z\n");
     return 2;
   }
@@ -303,11 +321,14 @@ int run(const RunArgs &a) {
 void add_run(CLI::App &app, int &rc) {
   auto args = std::make_shared<RunArgs>();
   auto *sub = app.add_subcommand(
-      "run", "Solve a batch: one .npy array of shape (batch, m, n) or (m, n), or Matrix Market files / "
-             "directories (a variable-size batch). Writes S, U, V so that A = U diag(S) V^H.");
-  sub->add_option("inputs", args->inputs, "input .npy file, or .mtx files and directories")->required();
+      "run",
+      "Solve a batch: one .npy array of shape (batch, m, n) or (m, n), or Matrix Market files / "
+      "directories (a variable-size batch). Writes S, U, V so that A = U diag(S) V^H.");
+  sub->add_option("inputs", args->inputs, "input .npy file, or .mtx files and directories")
+      ->required();
   sub->add_option("-o,--out", args->out, "output directory")->capture_default_str();
-  sub->add_option("--precision", args->precision, "s, d, c or z for Matrix Market input (.npy: its dtype)")
+  sub->add_option("--precision", args->precision,
+                  "s, d, c or z for Matrix Market input (.npy: its dtype)")
       ->capture_default_str();
   sub->add_flag("--values-only", args->values_only, "singular values only");
   args->solver.add_to(*sub);

@@ -26,8 +26,7 @@ struct EnumNames {
 inline constexpr EnumNames kBackendNames{bsvd_backend_string, bsvd_backend_from_string};
 inline constexpr EnumNames kOrderingNames{bsvd_ordering_string, bsvd_ordering_from_string};
 inline constexpr EnumNames kVariantNames{bsvd_variant_string, bsvd_variant_from_string};
-inline constexpr EnumNames kPairSolverNames{bsvd_pair_solver_string,
-                                            bsvd_pair_solver_from_string};
+inline constexpr EnumNames kPairSolverNames{bsvd_pair_solver_string, bsvd_pair_solver_from_string};
 
 // Solver settings common to run, check and bench.
 struct SolverArgs {

@@ -38,12 +38,17 @@ void SolverArgs::add_to(CLI::App &app) {
   app.add_option("--variant", variant, kVariantNames.list())->capture_default_str();
   app.add_option("--block-size", block_size, "columns per block (blocked variant; 0 = auto)")
       ->capture_default_str();
-  app.add_option("--tol", tol, "rotation threshold (0 = sqrt(m) * unit roundoff)")->capture_default_str();
-  app.add_option("--max-sweeps", max_sweeps, "sweep limit (0 = default 80)")->capture_default_str();
-  app.add_option("--eig-sweeps", eig_sweeps, "blocked: inner eigensolver sweeps (-1 = auto: 1, then 2 once a matrix stalls; 0 = converge; 1 = inexact)")
+  app.add_option("--tol", tol, "rotation threshold (0 = sqrt(m) * unit roundoff)")
       ->capture_default_str();
-  app.add_option("--threads", threads, "CPU threads over the batch (0 = all cores)")->capture_default_str();
-  app.add_option("--qr", qr, "cuda: QR preprocessing of tall / wide matrices (0 auto, 1 when R fits, -1 never)")
+  app.add_option("--max-sweeps", max_sweeps, "sweep limit (0 = default 80)")->capture_default_str();
+  app.add_option("--eig-sweeps", eig_sweeps,
+                 "blocked: inner eigensolver sweeps (-1 = auto: 1, then 2 once a matrix stalls; 0 "
+                 "= converge; 1 = inexact)")
+      ->capture_default_str();
+  app.add_option("--threads", threads, "CPU threads over the batch (0 = all cores)")
+      ->capture_default_str();
+  app.add_option("--qr", qr,
+                 "cuda: QR preprocessing of tall / wide matrices (0 auto, 1 when R fits, -1 never)")
       ->capture_default_str()
       ->check(CLI::Range(-1, 1));
   app.add_option("--precondition", precondition,
@@ -53,16 +58,17 @@ void SolverArgs::add_to(CLI::App &app) {
       ->check(CLI::Range(-1, 1));
   app.add_option("--pair-solver", pair_solver,
                  "blocked variant: how a block pair is rotated: " + kPairSolverNames.list() + " (" +
-                     bsvd_pair_solver_string(BSVD_PAIR_EVD_SM) + ": cuda, the pair in shared memory; " +
+                     bsvd_pair_solver_string(BSVD_PAIR_EVD_SM) +
+                     ": cuda, the pair in shared memory; " +
                      bsvd_pair_solver_string(BSVD_PAIR_SVD_SM) + ": one-sided Jacobi on the pair)")
       ->capture_default_str();
-  app.add_option("--wcycle-blocks", wcycle_blocks,
-                 "blocked variant: a second level (W-cycle): outer blocks of this many blocks, "
-                 "each outer pair rotated by --wcycle-sweeps sweeps over its blocks (0 = one level)")
+  app.add_option(
+         "--wcycle-blocks", wcycle_blocks,
+         "blocked variant: a second level (W-cycle): outer blocks of this many blocks, "
+         "each outer pair rotated by --wcycle-sweeps sweeps over its blocks (0 = one level)")
       ->capture_default_str()
       ->check(CLI::Range(0, detail::kWcycleMaxBlocks));
-  app.add_option("--wcycle-sweeps", wcycle_sweeps,
-                 "sweeps one level down per outer pair (0 = 1)")
+  app.add_option("--wcycle-sweeps", wcycle_sweeps, "sweeps one level down per outer pair (0 = 1)")
       ->capture_default_str()
       ->check(CLI::Range(0, detail::kWcycleMaxSweeps));
 }
@@ -94,8 +100,11 @@ std::vector<std::string> split(const std::string &s, char sep) {
   std::vector<std::string> out;
   std::string cur;
   for (char c : s) {
-    if (c == sep) { if (!cur.empty()) out.push_back(cur); cur.clear(); }
-    else if (c != ' ') cur += c;
+    if (c == sep) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ')
+      cur += c;
   }
   if (!cur.empty()) out.push_back(cur);
   return out;

@@ -78,11 +78,10 @@ size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int>
 // ws: blocked_workspace_bytes bytes of device memory, 256-byte aligned.
 // Enqueued on stream; returns after the last launch is enqueued (it
 // synchronizes once per sweep to read the matrices' rotation counts).
-template <class T>
-cudaError_t run_blocked(const Batch<T> &kb, const std::vector<int> &idx,
-                        const std::vector<int> &m, const std::vector<int> &n,
-                        const plan::BlockedPlan &bp, const plan::Plan &p, cudaStream_t stream,
-                        unsigned char *ws);
+template <class T> cudaError_t run_blocked(const Batch<T> &kb, const std::vector<int> &idx,
+                                           const std::vector<int> &m, const std::vector<int> &n,
+                                           const plan::BlockedPlan &bp, const plan::Plan &p,
+                                           cudaStream_t stream, unsigned char *ws);
 
 // The Gram stage by cuBLAS (plan::gram_cublas): whether a
 // handle can be had on the current device (created once per thread and
@@ -91,8 +90,7 @@ cudaError_t run_blocked(const Batch<T> &kb, const std::vector<int> &idx,
 // dimension ldc) on stream. precision: 's', 'd', 'c', 'z'.
 bool gram_cublas_available();
 cudaError_t gram_gemm_batched(char precision, int nb, int mw, int ldc, const void *const *A,
-                              const void *const *B, void *const *C, int count,
-                              cudaStream_t stream);
+                              const void *const *B, void *const *C, int count, cudaStream_t stream);
 
 // Stage times of the last run_blocked call on this thread, collected with
 // CUDA events when profiling is on (the override Overrides::profile,
@@ -102,15 +100,17 @@ struct BlockedProfile {
   // earlier finish on a side stream, beside the other stages: not counted)
   double load = 0, gram = 0, evd = 0, update = 0, finish = 0;
   double pair_evd = 0, pair_svd = 0; // the shared-memory pair kernels
-  double total = 0;  // wall time of run_blocked, host clock
-  int sweeps = 0;    // sweeps of the slowest matrix
+  double total = 0; // wall time of run_blocked, host clock
+  int sweeps = 0; // sweeps of the slowest matrix
   long launches = 0; // kernel launches
   // Per launch: a step whose Gram-path matrices ran as two groups (split_sweeps
   // below; never with the stage timer) counts twice.
-  long evd_steps[3] = {0, 0, 0}; // Gram-path steps whose eigensolver ran 32 / 128 / 256 threads per pair
+  long evd_steps[3] = {0, 0,
+                       0}; // Gram-path steps whose eigensolver ran 32 / 128 / 256 threads per pair
   long evd_lean_steps = 0; // of evd_steps[0]: those that ran the lean warp kernel (d)
   long gram_cublas = 0; // cuBLAS batched-GEMM calls of the Gram stage (0: the own kernel only)
-  long gram_steps[4] = {0, 0, 0, 0}; // steps whose own Gram kernel ran the tile-2 / tile-4 / split / tensor-core plan
+  long gram_steps[4] = {
+      0, 0, 0, 0}; // steps whose own Gram kernel ran the tile-2 / tile-4 / split / tensor-core plan
   int split_sweeps = 0; // sweeps whose Gram-path matrices ran as two groups on two streams
 };
 BlockedProfile blocked_last_profile();

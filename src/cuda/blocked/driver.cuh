@@ -35,10 +35,10 @@
 
 namespace bsvd::detail::cuda {
 
-#define BSVD_BLK_TRY(call)                                                     \
-  do {                                                                         \
-    const cudaError_t e_ = (call);                                             \
-    if (e_ != cudaSuccess) return e_;                                          \
+#define BSVD_BLK_TRY(call)                                                                         \
+  do {                                                                                             \
+    const cudaError_t e_ = (call);                                                                 \
+    if (e_ != cudaSuccess) return e_;                                                              \
   } while (0)
 
 // One run_blocked call of instance K: the Gram order (blocked_k_of(nb)), the
@@ -147,10 +147,10 @@ private:
   // per matrix
   std::vector<BlkMat> mats_;
   std::vector<int> nblk_, rows_; // blocks; rows of W and V
-  std::vector<int> state_;       // the load's state words
+  std::vector<int> state_; // the load's state words
   std::vector<int> active_, conv_, sweeps_, rot_;
   std::vector<InnerSweepRule> rules_;
-  std::vector<int> esw_;  // this sweep's inner sweep caps
+  std::vector<int> esw_; // this sweep's inner sweep caps
   std::vector<char> cub_; // Gram stage by cuBLAS
   int max_sweeps_ = 0;
   // the per-sweep order of the active matrices: Gram (own kernel, then
@@ -160,11 +160,11 @@ private:
   std::vector<GemmGroup> groups_;
   std::vector<int> converged_now_; // converged in the sweep just read back
   // launch attributes and run-wide decisions
-  bool lean_on_ = false;            // the lean kernel may run (d, nb 16, the tuning's switch)
-  size_t pair_smem_[2] = {0, 0};    // EVD_SM, SVD_SM: their largest matrix
-  size_t fsmem_ = 0;                // the finish's dynamic shared memory
+  bool lean_on_ = false; // the lean kernel may run (d, nb 16, the tuning's switch)
+  size_t pair_smem_[2] = {0, 0}; // EVD_SM, SVD_SM: their largest matrix
+  size_t fsmem_ = 0; // the finish's dynamic shared memory
   // the finish
-  std::vector<int> fin_;     // (matrix, converged, sweeps) in launch order
+  std::vector<int> fin_; // (matrix, converged, sweeps) in launch order
   std::vector<char> finished_;
   int nfin_ = 0;
   BlockedProfile prof_;
@@ -221,9 +221,9 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::bind_workspace() {
 
 // The per-matrix records (W = A or A^H: mw >= nw), block counts and rows,
 // and the batch's largest sizes.
-template <class Tstd, int K>
-void BlockedRun<Tstd, K>::build_mats(const std::vector<int> &idx, const std::vector<int> &m,
-                                     const std::vector<int> &n) {
+template <class Tstd, int K> void BlockedRun<Tstd, K>::build_mats(const std::vector<int> &idx,
+                                                                  const std::vector<int> &m,
+                                                                  const std::vector<int> &n) {
   mats_.resize(cnt_);
   nblk_.resize(cnt_);
   rows_.resize(cnt_);
@@ -283,8 +283,7 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::configure_kernels(
   // The 256-thread block plan (the wide instance's only one: d 105 KB, two
   // blocks per SM with the carveout at its maximum).
   BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_block_kernel<Tstd, K, 256>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    int(kBlockSmem)));
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(kBlockSmem)));
   if constexpr (kWide)
     BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_block_kernel<Tstd, K, 256>,
                                       cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -340,8 +339,10 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::start_iteration() {
   rules_.resize(cnt_);
   esw_.resize(cnt_);
   for (int i = 0; i < cnt_; ++i) {
-    if (state_[size_t(i) * kBsWords + kBsStart]) active_.push_back(i);
-    else conv_[i] = 1; // zero (converged, 0 sweeps) or non-finite (reported by info)
+    if (state_[size_t(i) * kBsWords + kBsStart])
+      active_.push_back(i);
+    else
+      conv_[i] = 1; // zero (converged, 0 sweeps) or non-finite (reported by info)
   }
   max_sweeps_ = cfg_.max_sweeps > 0 ? cfg_.max_sweeps : kDefaultMaxSweeps;
   choose_cublas_matrices();
@@ -448,7 +449,8 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::order_active(SweepPlan &s
     const int i = *it;
     gbase_.push_back(int(at));
     const long long gemms = 3LL * (nblk_[i] / 2);
-    if (groups_.empty() || groups_.back().mw != mats_[i].mw) groups_.push_back({mats_[i].mw, at, 0});
+    if (groups_.empty() || groups_.back().mw != mats_[i].mw)
+      groups_.push_back({mats_[i].mw, at, 0});
     groups_.back().count += gemms;
     at += gemms;
   }
@@ -524,8 +526,8 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::upload_sweep() {
     BSVD_BLK_TRY(cudaMemcpyAsync(dgbase_, gbase_.data(), gbase_.size() * sizeof(int),
                                  cudaMemcpyHostToDevice, stream_));
   BSVD_BLK_TRY(cudaMemsetAsync(P_.rot, 0, cnt_ * sizeof(int), stream_));
-  BSVD_BLK_TRY(cudaMemcpyAsync(desw_, esw_.data(), cnt_ * sizeof(int), cudaMemcpyHostToDevice,
-                               stream_));
+  BSVD_BLK_TRY(
+      cudaMemcpyAsync(desw_, esw_.data(), cnt_ * sizeof(int), cudaMemcpyHostToDevice, stream_));
   return cudaSuccess;
 }
 
@@ -586,9 +588,8 @@ cudaError_t BlockedRun<Tstd, K>::gram_path_step(const BlkParams<Tstd> &Pg, cudaS
   return cudaGetLastError();
 }
 
-template <class Tstd, int K>
-void BlockedRun<Tstd, K>::launch_gram_own(const BlkParams<Tstd> &Pg, cudaStream_t st,
-                                          GramPlan plan) {
+template <class Tstd, int K> void
+BlockedRun<Tstd, K>::launch_gram_own(const BlkParams<Tstd> &Pg, cudaStream_t st, GramPlan plan) {
   const unsigned gg = unsigned(Pg.nown) * unsigned(Pg.half);
   if (plan == GramPlan::kMma) { // (d only: plan::gram_plan, gram_plan_wide)
     if constexpr (std::is_same_v<Tstd, double>)
@@ -625,9 +626,8 @@ cudaError_t BlockedRun<Tstd, K>::launch_gram_cublas(const BlkParams<Tstd> &Pg, c
 }
 
 // The eigensolver by the sweep's plan.
-template <class Tstd, int K>
-void BlockedRun<Tstd, K>::launch_evd(const BlkParams<Tstd> &Pg, cudaStream_t st,
-                                     const SweepPlan &sp) {
+template <class Tstd, int K> void
+BlockedRun<Tstd, K>::launch_evd(const BlkParams<Tstd> &Pg, cudaStream_t st, const SweepPlan &sp) {
   const unsigned grid = unsigned(Pg.nact) * unsigned(Pg.half);
   const unsigned warp_blocks = (grid + kEvdWarps - 1) / kEvdWarps;
   if constexpr (kWide)
@@ -638,8 +638,7 @@ void BlockedRun<Tstd, K>::launch_evd(const BlkParams<Tstd> &Pg, cudaStream_t st,
         blk_evd_lean_kernel<Tstd, K><<<warp_blocks, 32 * kEvdWarps, kLeanSmem, st>>>(Pg);
         ++prof_.evd_lean_steps;
       }
-    if (!sp.lean)
-      blk_evd_warp_kernel<Tstd, K><<<warp_blocks, 32 * kEvdWarps, kEvdSmem, st>>>(Pg);
+    if (!sp.lean) blk_evd_warp_kernel<Tstd, K><<<warp_blocks, 32 * kEvdWarps, kEvdSmem, st>>>(Pg);
   } else if (sp.evd_nt == 128)
     blk_evd_block_kernel<Tstd, K, 128><<<grid, 128, kBlockSmem, st>>>(Pg);
   else
@@ -650,8 +649,8 @@ void BlockedRun<Tstd, K>::launch_evd(const BlkParams<Tstd> &Pg, cudaStream_t st,
 // The sweep's rotation counts (the host waits): a matrix that rotated
 // nothing has converged and leaves the active list.
 template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::read_convergence(int sweep) {
-  BSVD_BLK_TRY(cudaMemcpyAsync(rot_.data(), P_.rot, cnt_ * sizeof(int), cudaMemcpyDeviceToHost,
-                               stream_));
+  BSVD_BLK_TRY(
+      cudaMemcpyAsync(rot_.data(), P_.rot, cnt_ * sizeof(int), cudaMemcpyDeviceToHost, stream_));
   BSVD_BLK_TRY(cudaStreamSynchronize(stream_));
   timer_.collect();
   std::vector<int> still;
@@ -735,8 +734,8 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::store_profile() {
 template <class Tstd, int K>
 cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
                              const std::vector<int> &m, const std::vector<int> &n,
-                             const plan::BlockedPlan &bp, const plan::Plan &p,
-                             cudaStream_t stream, unsigned char *ws) {
+                             const plan::BlockedPlan &bp, const plan::Plan &p, cudaStream_t stream,
+                             unsigned char *ws) {
   static_assert(K == kBlockedKmax || K == kBlockedKwide, "the compiled instances");
   const auto t0 = std::chrono::steady_clock::now();
   if (idx.empty()) return cudaSuccess;
@@ -756,8 +755,8 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
 template <class Tstd>
 cudaError_t run_blocked_any(const Batch<Tstd> &kb, const std::vector<int> &idx,
                             const std::vector<int> &m, const std::vector<int> &n,
-                            const plan::BlockedPlan &bp, const plan::Plan &p,
-                            cudaStream_t stream, unsigned char *ws) {
+                            const plan::BlockedPlan &bp, const plan::Plan &p, cudaStream_t stream,
+                            unsigned char *ws) {
   if (blocked_k_of(bp.nb) == kBlockedKmax)
     return run_blocked_impl<Tstd, kBlockedKmax>(kb, idx, m, n, bp, p, stream, ws);
   if constexpr (blocked_has_wide(precision_of<Tstd>()))

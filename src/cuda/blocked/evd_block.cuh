@@ -41,7 +41,7 @@ template <class T, int K> struct EvdStepRec {
 };
 template <class T, int K> struct EvdBlockSmem {
   EvdWarpSmem<T, K> S; // G (the first buffer), Q, the finish's fields
-  T G2[K * (K + 1)];   // the second G buffer
+  T G2[K * (K + 1)]; // the second G buffer
   EvdStepRec<T, K> rec[2];
 };
 
@@ -52,9 +52,9 @@ template <class T, int K> struct EvdBlockSmem {
 // entries stay zero and are not read). The appliers and warp 0's
 // look-ahead both call this one: their equal bits rest on it.
 template <class T, int K>
-__device__ __forceinline__ void evd_block_2x2(const T *Gc, const EvdStepRec<T, K> &R, int k,
-                                              int a, int b, bool oa, bool ob, T &xpp, T &xpq,
-                                              T &xqp, T &xqq) {
+__device__ __forceinline__ void evd_block_2x2(const T *Gc, const EvdStepRec<T, K> &R, int k, int a,
+                                              int b, bool oa, bool ob, T &xpp, T &xpq, T &xqp,
+                                              T &xqq) {
   constexpr int L = K + 1;
   const int pa = R.p[a], qa = R.q[a], pb = R.p[b], qb = R.q[b];
   const bool va = qa < k, vb = qb < k;
@@ -77,9 +77,9 @@ __device__ __forceinline__ void evd_block_2x2(const T *Gc, const EvdStepRec<T, K
 // G_next; Rc.ok = 0: G_cur is current). sig: the rotation counts.
 template <class T, int K>
 __device__ __forceinline__ void evd_lookahead(const T *Gc, const EvdStepRec<T, K> &Rc,
-                                              EvdStepRec<T, K> &Rn, int k, int slots, int s1,
-                                              int x, dreal_t<T> tol, dreal_t<T> floor,
-                                              dreal_t<T> nullf, bool &mine, bool &sig) {
+                                              EvdStepRec<T, K> &Rn, int k, int slots, int s1, int x,
+                                              dreal_t<T> tol, dreal_t<T> floor, dreal_t<T> nullf,
+                                              bool &mine, bool &sig) {
   using R = dreal_t<T>;
   constexpr int L = K + 1;
   int p, q;
@@ -219,8 +219,8 @@ __device__ EvdRun evd_block_iterate(EvdBlockSmem<T, K> &B, int k_run, int tid, d
 
 // One block of NT threads per Gram matrix (evd_block_iterate): the plan for
 // steps with few pairs (plan::evd_threads).
-template <class Tstd, int K, int NT>
-__global__ void __launch_bounds__(NT) blk_evd_block_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+template <class Tstd, int K, int NT> __global__ void __launch_bounds__(NT)
+    blk_evd_block_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   extern __shared__ __align__(16) unsigned char smem_raw[];

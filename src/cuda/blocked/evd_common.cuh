@@ -44,10 +44,8 @@ template <class T> struct EvdPairRot {
   R c, a, b;
   T te;
 };
-template <class T>
-__device__ __forceinline__ EvdPairRot<T> evd_pair_rot(dreal_t<T> a, dreal_t<T> b, T g,
-                                                     dreal_t<T> tol, dreal_t<T> floor,
-                                                     dreal_t<T> nullf) {
+template <class T> __device__ __forceinline__ EvdPairRot<T>
+evd_pair_rot(dreal_t<T> a, dreal_t<T> b, T g, dreal_t<T> tol, dreal_t<T> floor, dreal_t<T> nullf) {
   using R = dreal_t<T>;
   EvdPairRot<T> r;
   const R ag = dabs(g);
@@ -88,14 +86,15 @@ template <class T> constexpr bool kEvdInRegisters = sizeof(T) <= 8;
 // Barrier of the NT threads that solve one Gram matrix: the warp, or the
 // whole block (the block plans run one matrix per block).
 template <int NT> __device__ __forceinline__ void evd_sync() {
-  if constexpr (NT == 32) __syncwarp();
-  else __syncthreads();
+  if constexpr (NT == 32)
+    __syncwarp();
+  else
+    __syncthreads();
 }
 
 // Column j's place when the k eigenvalues eig are ordered descending,
 // ties by index (stable); j itself when !sort.
-template <class R>
-__device__ __forceinline__ int evd_rank(const R *eig, int k, int j, bool sort) {
+template <class R> __device__ __forceinline__ int evd_rank(const R *eig, int k, int j, bool sort) {
   if (!sort) return j;
   int r = 0;
   const R ej = eig[j];
@@ -223,8 +222,8 @@ __device__ void evd_slot_store(const BlkParams<Tstd> &P, EvdWarpSmem<T, K> &S, l
     return;
   }
   if (tid < k) S.eig[tid] = dreal(S.G[tid + tid * L]);
-  evd_finish<T, K, NT>(S, k, tid, P.mats[mi].nw <= P.nb || P.nb >= 8,
-                       P.Q + size_t(slot) * K * K, K);
+  evd_finish<T, K, NT>(S, k, tid, P.mats[mi].nw <= P.nb || P.nb >= 8, P.Q + size_t(slot) * K * K,
+                       K);
   if (tid == 0) {
     P.pflag[slot] = 1;
     if (run.significant) atomicAdd(&P.rot[mi], int(run.significant));

@@ -31,7 +31,7 @@ template <class T> constexpr bool kEvdLean = std::is_same_v<T, double>;
 constexpr int kEvdLeanBlocks = 4; // per SM: 16 warps
 template <class T, int K> struct EvdLeanSmem {
   using R = dreal_t<T>;
-  T X[K * (K + 1)];     // the rotation history, then Q (leading dimension K + 1)
+  T X[K * (K + 1)]; // the rotation history, then Q (leading dimension K + 1)
   T C[K * (K + 1) / 2]; // C's upper triangle by columns: (i, j), i <= j, at j (j + 1) / 2 + i
   R a[K / 2], b[K / 2], eig[K];
   int rank[K];
@@ -72,8 +72,8 @@ __device__ void evd_finish_lean(EvdLeanSmem<T, K> &S, int l, bool sort, T *out) 
   __syncwarp();
 }
 
-template <class Tstd, int K>
-__global__ void __launch_bounds__(32 * kEvdWarps, kEvdLeanBlocks) blk_evd_lean_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+template <class Tstd, int K> __global__ void __launch_bounds__(32 * kEvdWarps, kEvdLeanBlocks)
+    blk_evd_lean_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   static_assert(K == 32 && kEvdLean<T>, "the lean kernel: d, full pairs of 32");

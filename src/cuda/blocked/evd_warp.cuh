@@ -36,9 +36,9 @@ __device__ __forceinline__ void evd_pair_rotation(EvdWarpSmem<T, K> &S, int k, i
 
 // The warp's solve of S.G (k x k, S.Q = I on entry): sweeps of parallel
 // round-robin steps until one rotates nothing or cap sweeps ran.
-template <class T, int K>
-__device__ EvdRun evd_warp_iterate(EvdWarpSmem<T, K> &S, int k, int l, dreal_t<T> tol,
-                                   dreal_t<T> nullf, int cap) {
+template <class T, int K> __device__ EvdRun evd_warp_iterate(EvdWarpSmem<T, K> &S, int k, int l,
+                                                             dreal_t<T> tol, dreal_t<T> nullf,
+                                                             int cap) {
   using R = dreal_t<T>;
   constexpr int L = K + 1;
   R gm = l < k ? fabs(dreal(S.G[l + l * L])) : R(0);
@@ -147,8 +147,10 @@ template <class T, int N> __device__ __forceinline__ T reg_select(const T (&r)[N
   T t[N / 2];
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) t[i] = (idx & 1) ? r[2 * i + 1] : r[2 * i];
-  if constexpr (N == 2) return t[0];
-  else return reg_select<T, N / 2>(t, idx >> 1);
+  if constexpr (N == 2)
+    return t[0];
+  else
+    return reg_select<T, N / 2>(t, idx >> 1);
 }
 
 // The sweeps of the register solve on row l of G (gr, with its diagonal
@@ -182,8 +184,8 @@ __device__ __forceinline__ EvdRun evd_reg_sweeps(T (&gr)[K], dreal_t<T> &dg, Evd
       for (int s = 0; s < M; ++s) {
         const int pos = l == M ? M : (l - s + M) % M;
         const int pp = pos == 0 ? M : pos == M ? 0 : M - pos; // the partner's position
-        const int partner = pp == M ? M : (pp + s) % M;      // ... and lane (= index)
-        const int x = min(pos, pp);                           // the pair
+        const int partner = pp == M ? M : (pp + s) % M; // ... and lane (= index)
+        const int x = min(pos, pp); // the pair
         const bool first = pos < pp;
         // G(l, partner): a select over the row (a register array cannot be
         // indexed at run time in registers), as a tree over pp's bits.
@@ -193,13 +195,13 @@ __device__ __forceinline__ EvdRun evd_reg_sweeps(T (&gr)[K], dreal_t<T> &dg, Evd
         bool mine = false, sig = false;
         if (first) { // (p, q) = the pair's indices in order
           const bool lp = l < partner;
-          const EvdPairRot<T> r = evd_pair_rot(lp ? dg : dpart, lp ? dpart : dg,
-                                               lp ? off : opart, tol, floor, nullf);
+          const EvdPairRot<T> r =
+              evd_pair_rot(lp ? dg : dpart, lp ? dpart : dg, lp ? off : opart, tol, floor, nullf);
           if (r.rotates) {
             H.c[s][x] = r.c;
             H.te[s][x] = lp ? r.te : neg_conj(r.te); // for the positions (x, pp)
-            Sa[x] = lp ? r.a : r.b;                    // new diagonal at position x
-            Sb[x] = lp ? r.b : r.a;                    // ... and at pp
+            Sa[x] = lp ? r.a : r.b; // new diagonal at position x
+            Sb[x] = lp ? r.b : r.a; // ... and at pp
             mine = true;
             sig = r.counts;
           }
@@ -287,12 +289,11 @@ __device__ __forceinline__ void evd_reg_replay(T (&qr)[K], const EvdRegHist<T, K
 // The register solve of the warp plan: G from S.G, the histories in S.G
 // (sweep 0, free while G is in registers) and S.Q (sweep 1, free while Q is
 // the identity it holds on entry), Q into S.Q and the diagonal into S.G.
-template <class T, int K>
-__device__ EvdRun evd_reg_sweep(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dreal_t<T> nullf,
-                                int cap) {
+template <class T, int K> __device__ EvdRun evd_reg_sweep(EvdWarpSmem<T, K> &S, int l,
+                                                          dreal_t<T> tol, dreal_t<T> nullf,
+                                                          int cap) {
   using R = dreal_t<T>;
-  static_assert(sizeof(EvdRegHist<T, K>) <= sizeof(S.G) &&
-                    sizeof(EvdRegHist<T, K>) <= sizeof(S.Q),
+  static_assert(sizeof(EvdRegHist<T, K>) <= sizeof(S.G) && sizeof(EvdRegHist<T, K>) <= sizeof(S.Q),
                 "the histories live in S.G and S.Q");
   constexpr int L = K + 1;
   EvdRegHist<T, K> *H0 = reinterpret_cast<EvdRegHist<T, K> *>(S.G);
@@ -325,8 +326,8 @@ __device__ EvdRun evd_reg_sweep(EvdWarpSmem<T, K> &S, int l, dreal_t<T> tol, dre
 
 // The warp solve: in registers when it can (above), else in shared memory.
 template <class T, int K>
-__device__ __forceinline__ EvdRun evd_warp_solve(EvdWarpSmem<T, K> &S, int k, int l,
-                                                 dreal_t<T> tol, dreal_t<T> nullf, int cap) {
+__device__ __forceinline__ EvdRun evd_warp_solve(EvdWarpSmem<T, K> &S, int k, int l, dreal_t<T> tol,
+                                                 dreal_t<T> nullf, int cap) {
   if constexpr (kEvdInRegisters<T>)
     if (k == K && cap <= 2) return evd_reg_sweep<T, K>(S, l, tol, nullf, cap);
   return evd_warp_iterate(S, k, l, tol, nullf, cap);
@@ -335,7 +336,8 @@ __device__ __forceinline__ EvdRun evd_warp_solve(EvdWarpSmem<T, K> &S, int k, in
 // The warp plan's kernel: kEvdWarps Gram matrices per block.
 template <class Tstd, int K>
 // Three blocks per SM (shared memory allows three: ~18 KB per warp in d).
-__global__ void __launch_bounds__(32 * kEvdWarps, 3) blk_evd_warp_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+__global__ void __launch_bounds__(32 * kEvdWarps, 3)
+    blk_evd_warp_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -345,8 +347,8 @@ __global__ void __launch_bounds__(32 * kEvdWarps, 3) blk_evd_warp_kernel(const _
   EvdWarpSmem<T, K> &S = reinterpret_cast<EvdWarpSmem<T, K> *>(smem_raw)[w];
   int mi, k;
   if (!evd_slot_load<Tstd, T, K, 32>(P, S, slot, l, mi, k)) return;
-  const EvdRun run = evd_warp_solve<T, K>(S, k, l, evd_tol<Tstd, R>(P, mi, k), P.nullf[mi],
-                                          P.esw[mi]);
+  const EvdRun run =
+      evd_warp_solve<T, K>(S, k, l, evd_tol<Tstd, R>(P, mi, k), P.nullf[mi], P.esw[mi]);
   evd_slot_store<Tstd, T, K, 32>(P, S, slot, l, mi, k, run);
 }
 

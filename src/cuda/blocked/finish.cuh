@@ -13,8 +13,8 @@ namespace bsvd::detail::cuda {
 // of 8 entries (the kernel says why); the host sizes them alike.
 __host__ __device__ inline int blk_finish_pad(int n) { return (n + 7) & ~7; }
 constexpr int kFinishThreads = 512; // per matrix: the completion's loops are memory-latency bound
-template <class Tstd>
-__global__ void __launch_bounds__(kFinishThreads) blk_finish_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+template <class Tstd> __global__ void __launch_bounds__(kFinishThreads)
+    blk_finish_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   constexpr int G = 32;
@@ -53,15 +53,15 @@ __global__ void __launch_bounds__(kFinishThreads) blk_finish_kernel(const __grid
     rounds.X = reinterpret_cast<T *>(base);
     rounds.C = rounds.X + size_t(M.mw) * rounds.cb;
     rounds.red = reinterpret_cast<T *>(base + P.round_bytes);
-    rounds.keys = reinterpret_cast<unsigned long long *>(
-        rounds.red + 2 * (kFinishThreads / 32) * kCompletionMaxBlock);
+    rounds.keys = reinterpret_cast<unsigned long long *>(rounds.red + 2 * (kFinishThreads / 32) *
+                                                                          kCompletionMaxBlock);
     rounds.dl = reinterpret_cast<int *>(rounds.keys + kCompletionMaxBlock);
   }
   __syncthreads();
-  finish_and_write<G>(P, team, t, g, l, g < P.ngroups, true, s[kBsNonfinite] != 0, M.b, M.m,
-                      M.n, P.vectors, s[kBsEscale], P.W + M.woff, M.mw,
-                      P.vectors ? P.V + M.voff : nullptr, M.nw, nrm, expo, rank, flag, X,
-                      X + M.mw, st, &key, reinterpret_cast<R *>(X + M.mw + M.nw),
+  finish_and_write<G>(P, team, t, g, l, g < P.ngroups, true, s[kBsNonfinite] != 0, M.b, M.m, M.n,
+                      P.vectors, s[kBsEscale], P.W + M.woff, M.mw,
+                      P.vectors ? P.V + M.voff : nullptr, M.nw, nrm, expo, rank, flag, X, X + M.mw,
+                      st, &key, reinterpret_cast<R *>(X + M.mw + M.nw),
                       finish_null_ratio<R>(min(M.nw, 2 * P.nb)), rounds);
 }
 

@@ -31,9 +31,8 @@ __device__ __forceinline__ void gram_tile_acc(T (&acc)[N][N], int len, Load load
 // the k x k Hermitian G (leading dimension ldg): the upper entries and
 // their conjugates below, the diagonal real; entries outside k or below the
 // diagonal of the tile are skipped.
-template <int N, class T>
-__device__ __forceinline__ void gram_tile_store(const T (&acc)[N][N], int r0, int c0, int k,
-                                                T *G, int ldg) {
+template <int N, class T> __device__ __forceinline__ void
+gram_tile_store(const T (&acc)[N][N], int r0, int c0, int k, T *G, int ldg) {
 #pragma unroll
   for (int da = 0; da < N; ++da)
 #pragma unroll
@@ -80,9 +79,8 @@ __device__ __forceinline__ void gram_tile_load(T (&acc)[N][N], const T *tot, int
 // Folds a tile's segment sum into G held in shared memory (the pair
 // kernel) -- first: the first segment, stored -- and zeroes it; entries as
 // gram_tile_store.
-template <int N, class T>
-__device__ __forceinline__ void gram_tile_fold(T (&acc)[N][N], int r0, int c0, int k, T *G,
-                                               int ldg, bool first) {
+template <int N, class T> __device__ __forceinline__ void
+gram_tile_fold(T (&acc)[N][N], int r0, int c0, int k, T *G, int ldg, bool first) {
   if (!first) {
 #pragma unroll
     for (int da = 0; da < N; ++da)
@@ -124,7 +122,7 @@ __device__ __forceinline__ void gram_tile_fold(T (&acc)[N][N], int r0, int c0, i
 // 2 x 2 tiles read about one entry per FMA); tile 4 reads half as many
 // wavefronts per row and pair (docs/design/blocked.md has the profiles).
 constexpr int kGramTile2Threads = 160; // 136 multiply; all stage
-constexpr int kGramTile4Threads = 64;  // 36 multiply; all stage
+constexpr int kGramTile4Threads = 64; // 36 multiply; all stage
 // Blocks per SM asked of ptxas for the tile-4 plan: the most whose register
 // cap (65536 / (64 blocks)) it fits without spills (s 80, d 96, c 128,
 // z 168 registers); shared memory allows 13 (8-byte types).
@@ -182,15 +180,14 @@ template <class T> __device__ __forceinline__ void read_adjacent(const T *p, T &
 // stage(buf, i0) copies rows [i0, i0 + kRows) into buffer buf by cp.async
 // (and commits the group), multiply(buf) consumes one; the copy of the next
 // rows flies while the current ones are multiplied.
-template <int kRows, class Stage, class Multiply>
-__device__ __forceinline__ void gram_row_pipeline(int row0, int row1, Stage stage,
-                                                  Multiply multiply) {
+template <int kRows, class Stage, class Multiply> __device__ __forceinline__ void
+gram_row_pipeline(int row0, int row1, Stage stage, Multiply multiply) {
   stage(0, row0);
   int buf = 0;
   for (int i0 = row0; i0 < row1; i0 += kRows, buf ^= 1) {
     if (i0 + kRows < row1) {
       stage(buf ^ 1, i0 + kRows); // the buffer the previous iteration read
-      cp_async_wait<1>();         // this tile's copies done (the next may fly)
+      cp_async_wait<1>(); // this tile's copies done (the next may fly)
     } else {
       cp_async_wait<0>();
     }
@@ -206,10 +203,12 @@ template <int kRows> __device__ __forceinline__ bool gram_segment_ends(int i0, i
   return (i0 + kRows - row0) % kGramSegRows == 0 || i0 + kRows >= row1;
 }
 template <class Tstd, int K>
-__global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>()) blk_gram_tile4_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+__global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>())
+    blk_gram_tile4_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
-  static_assert(K == 32 && kGramTile4Threads == 64, "36 threads hold the upper 4 x 4 tiles of K = 32; "
-                                               "two warps stage 16 rows each");
+  static_assert(K == 32 && kGramTile4Threads == 64,
+                "36 threads hold the upper 4 x 4 tiles of K = 32; "
+                "two warps stage 16 rows each");
   constexpr int kRows = 32;
   __shared__ __align__(16) T tile[2][kRows * K];
   __shared__ T tot[16 * 36]; // running sums by segment (gram_tile_add), column t
@@ -244,7 +243,7 @@ __global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>()) bl
   gram_row_pipeline<kRows>(0, M.mw, stage, [&](int buf, int i0) {
     if (!active) return;
     const T *rows = tile[buf];
-    gram_tile_acc<8>(acc, kRows, [&](int i, T (&u)[4], T (&v)[4]) {
+    gram_tile_acc<8>(acc, kRows, [&](int i, T(&u)[4], T(&v)[4]) {
       const T *row = rows + i * K;
       const int sw = i & 7; // gram_unit_pos of units 2 tr, 2 tr + 1, 2 tc, 2 tc + 1
       read_adjacent(row + 2 * (tr ^ sw), u[0], u[1]);
@@ -265,11 +264,13 @@ __global__ void __launch_bounds__(kGramTile4Threads, gram_min_blocks<Tstd>()) bl
 // pair's rows spread over ceil(mw / kGramSegRows) blocks (the tail of a
 // mixed batch: a few tall pairs on a GPU of 132 SMs).
 template <class Tstd, int K, bool SPLIT>
-__global__ void __launch_bounds__(kGramTile2Threads, sizeof(Tstd) <= 8 ? 7 : 6) blk_gram_tile2_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+__global__ void __launch_bounds__(kGramTile2Threads, sizeof(Tstd) <= 8 ? 7 : 6)
+    blk_gram_tile2_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   static_assert(K == 32, "136 threads hold the upper 2 x 2 tiles of K = 32");
   constexpr int kRows = 32, kWarps = kGramTile2Threads / 32;
-  constexpr int LC = K + 2; // even: vector-aligned pairs; 4-way conflicts on the staging writes only
+  constexpr int LC =
+      K + 2; // even: vector-aligned pairs; 4-way conflicts on the staging writes only
   __shared__ __align__(16) T tile[2][kRows * LC];
   __shared__ T tot[SPLIT ? 1 : 4 * 136]; // running sums by segment (unsplit), column t
   int mi, bi, wi, bj, wj, tr, tc;
@@ -292,12 +293,13 @@ __global__ void __launch_bounds__(kGramTile2Threads, sizeof(Tstd) <= 8 ? 7 : 6) 
   gram_row_pipeline<kRows>(row0, row1, stage, [&](int buf, int i0) {
     if (!active) return;
     const T *rows = tile[buf];
-    gram_tile_acc<8>(acc, kRows, [&](int i, T (&u)[2], T (&v)[2]) {
+    gram_tile_acc<8>(acc, kRows, [&](int i, T(&u)[2], T(&v)[2]) {
       read_adjacent(rows + i * LC + r0, u[0], u[1]);
       read_adjacent(rows + i * LC + c0, v[0], v[1]);
     });
     if constexpr (!SPLIT)
-      if (gram_segment_ends<kRows>(i0, row0, row1)) gram_tile_add(acc, tot + t, 136, i0 < kGramSegRows);
+      if (gram_segment_ends<kRows>(i0, row0, row1))
+        gram_tile_add(acc, tot + t, 136, i0 < kGramSegRows);
   });
   if (!active) return;
   if constexpr (SPLIT) { // the one segment's sum, into its partial tile

@@ -11,8 +11,8 @@ namespace bsvd::detail::cuda {
 // thread per (cuBLAS matrix j, slot x); its pair's three products
 // W_i^H W_i, W_i^H W_j, W_j^H W_j (nb x nb each) go to G's blocks (0, 0),
 // (0, 1), (1, 1) at positions gbase[j] + 3 x .. + 2.
-template <class Tstd, int K>
-__global__ void __launch_bounds__(128) blk_gram_ptr_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+template <class Tstd, int K> __global__ void __launch_bounds__(128)
+    blk_gram_ptr_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   const long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= (long long)P.ncub * P.half) return;
@@ -31,8 +31,8 @@ __global__ void __launch_bounds__(128) blk_gram_ptr_kernel(const __grid_constant
 // After the GEMMs: the lower triangle from the upper (conjugated), the
 // diagonal real, as the own Gram kernels store G (the eigensolvers read both
 // triangles). One block per cuBLAS slot.
-template <class Tstd, int K>
-__global__ void __launch_bounds__(256) blk_gram_mirror_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+template <class Tstd, int K> __global__ void __launch_bounds__(256)
+    blk_gram_mirror_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   const long long slot = (long long)P.nown * P.half + blockIdx.x;
   int mi, bi, wi, bj, wj;
@@ -42,8 +42,10 @@ __global__ void __launch_bounds__(256) blk_gram_mirror_kernel(const __grid_const
   T *G = P.G + size_t(slot) * K * K;
   for (int e = threadIdx.x; e < k * k; e += 256) {
     const int c = e / k, r = e - c * k;
-    if (r > c) G[r + c * K] = dconj(G[c + r * K]); // reads the upper triangle only
-    else if (r == c) G[r + r * K] = real_only(G[r + r * K]);
+    if (r > c)
+      G[r + c * K] = dconj(G[c + r * K]); // reads the upper triangle only
+    else if (r == c)
+      G[r + r * K] = real_only(G[r + r * K]);
   }
 }
 

@@ -28,8 +28,8 @@ __device__ __forceinline__ void mma_m8n8k4_f64(double (&d)[2], double a, double 
                : "d"(a), "d"(b));
 }
 template <int K> constexpr int gram_mma_threads() { return 32 * (K / 8); }
-template <class Tstd, int K>
-__global__ void __launch_bounds__(gram_mma_threads<K>()) blk_gram_mma_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+template <class Tstd, int K> __global__ void __launch_bounds__(gram_mma_threads<K>())
+    blk_gram_mma_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   static_assert(std::is_same_v<Tstd, double>, "FP64 tensor-core instructions");
   constexpr int NI = K / 8, NW = NI, kRows = 32, LR = kRows + 4;
   constexpr int kTiles = NI * (NI + 1) / 2, kPer = (kTiles + NW - 1) / NW;

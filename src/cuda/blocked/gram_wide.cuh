@@ -14,8 +14,8 @@ namespace bsvd::detail::cuda {
 // column's 16 rows are one contiguous read), row-major, padded to K + 2.
 // Rows are summed by segments as in the narrow plans (gram_tile_add).
 constexpr int kGramWideThreads = 160; // 136 multiply; all stage
-template <class Tstd, int K>
-__global__ void __launch_bounds__(kGramWideThreads) blk_gram_wide_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+template <class Tstd, int K> __global__ void __launch_bounds__(kGramWideThreads)
+    blk_gram_wide_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   static_assert(K == 64, "136 threads hold the upper 4 x 4 tiles of K = 64");
   constexpr int kRows = 16, LC = K + 2, kGroups = kGramWideThreads / kRows;
@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(kGramWideThreads) blk_gram_wide_kernel(const _
   gram_row_pipeline<kRows>(0, M.mw, stage, [&](int buf, int i0) {
     if (!active) return;
     const T *rows = tile[buf];
-    gram_tile_acc<8>(acc, kRows, [&](int i, T (&u)[4], T (&v)[4]) {
+    gram_tile_acc<8>(acc, kRows, [&](int i, T(&u)[4], T(&v)[4]) {
       const T *row = rows + i * LC;
       read_adjacent(row + 4 * tr, u[0], u[1]);
       read_adjacent(row + 4 * tr + 2, u[2], u[3]);

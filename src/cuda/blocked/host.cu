@@ -2,13 +2,12 @@
 // shared memory, the workspace size, the cuBLAS Gram stage's handle and
 // call, and the stage profile.
 #include "layout.hpp" // blk_layout, blocked_gram_count
-#include "pair.cuh"   // pair_smem_bytes
-#include "timer.hpp"  // blocked_store_profile
+#include "pair.cuh" // pair_smem_bytes
+#include "timer.hpp" // blocked_store_profile
 
 #include <complex>
 
 #include <cublas_v2.h>
-
 
 namespace bsvd::detail::cuda {
 
@@ -36,7 +35,10 @@ namespace {
 // until the process ends (destroying it from a thread-exit or static
 // destructor can run after the CUDA context is gone).
 cublasHandle_t cublas_handle() {
-  struct Entry { int dev; cublasHandle_t h; };
+  struct Entry {
+    int dev;
+    cublasHandle_t h;
+  };
   thread_local std::vector<Entry> handles;
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) return nullptr;
@@ -73,9 +75,9 @@ cudaError_t gram_gemm_batched(char precision, int nb, int mw, int ldc, const voi
   const cublasComputeType_t ct = dbl ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F_PEDANTIC;
   const void *alpha = dbl ? static_cast<const void *>(one_d) : static_cast<const void *>(one_f);
   const void *beta = dbl ? static_cast<const void *>(zero_d) : static_cast<const void *>(zero_f);
-  const cublasStatus_t st = cublasGemmBatchedEx(
-      h, cpx ? CUBLAS_OP_C : CUBLAS_OP_T, CUBLAS_OP_N, nb, nb, mw, alpha, A, ty, mw, B, ty, mw,
-      beta, C, ty, ldc, count, ct, CUBLAS_GEMM_DEFAULT);
+  const cublasStatus_t st =
+      cublasGemmBatchedEx(h, cpx ? CUBLAS_OP_C : CUBLAS_OP_T, CUBLAS_OP_N, nb, nb, mw, alpha, A, ty,
+                          mw, B, ty, mw, beta, C, ty, ldc, count, ct, CUBLAS_GEMM_DEFAULT);
   return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
 }
 

@@ -9,8 +9,8 @@
 
 namespace bsvd::detail::cuda {
 
-template <class Tstd>
-__global__ void __launch_bounds__(256) blk_load_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+template <class Tstd> __global__ void __launch_bounds__(256)
+    blk_load_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   __shared__ int st[kStInts];
@@ -21,8 +21,8 @@ __global__ void __launch_bounds__(256) blk_load_kernel(const __grid_constant__ B
   T *Vw = P.vectors ? P.V + M.voff : nullptr;
   R amax;
   bool nonfinite;
-  const int escale = load_scaled(P, team, int(threadIdx.x), true, M.b, M.m, M.n, P.vectors, W,
-                                 M.mw, Vw, M.nw, st, &amax_word, amax, nonfinite);
+  const int escale = load_scaled(P, team, int(threadIdx.x), true, M.b, M.m, M.n, P.vectors, W, M.mw,
+                                 Vw, M.nw, st, &amax_word, amax, nonfinite);
   if (threadIdx.x == 0) {
     int *s = P.state + size_t(blockIdx.x) * kBsWords;
     s[kBsStart] = !nonfinite && amax > R(0);

@@ -21,14 +21,15 @@ size_t BlockedOp::workspace_bytes(const plan::Plan &p, const plan::Group &g) {
 }
 
 template <class T> bsvd_status_t BlockedOp::run(const GroupArgs<T> &a) {
-  BSVD_CUDA_TRY(run_blocked(a.kb, a.kidx, a.group.m, a.group.n, a.group.blocked, a.plan,
-                            a.stream, a.ws));
+  BSVD_CUDA_TRY(
+      run_blocked(a.kb, a.kidx, a.group.m, a.group.n, a.group.blocked, a.plan, a.stream, a.ws));
   return BSVD_STATUS_SUCCESS;
 }
 
 template bsvd_status_t BlockedOp::run<float>(const GroupArgs<float> &);
 template bsvd_status_t BlockedOp::run<double>(const GroupArgs<double> &);
 template bsvd_status_t BlockedOp::run<std::complex<float>>(const GroupArgs<std::complex<float>> &);
-template bsvd_status_t BlockedOp::run<std::complex<double>>(const GroupArgs<std::complex<double>> &);
+template bsvd_status_t
+BlockedOp::run<std::complex<double>>(const GroupArgs<std::complex<double>> &);
 
 } // namespace bsvd::detail::cuda

@@ -26,7 +26,7 @@ namespace bsvd::detail::cuda {
 template <class T, int K> struct PairSmem {
   EvdWarpSmem<T, K> S;
   T Qf[K * K]; // the final rotation, zero-padded
-  int cnt[4];  // applied this inner sweep, counted (blocked_counts), applied in total
+  int cnt[4]; // applied this inner sweep, counted (blocked_counts), applied in total
 };
 template <class T, int K> __host__ __device__ constexpr size_t pair_smem_head() {
   return (sizeof(PairSmem<T, K>) + 15) / 16 * 16;
@@ -40,9 +40,8 @@ template <class T, int K> size_t pair_smem_bytes(int mw) {
 // (the row is read K / kOut times) keeps the kernel under 128 registers;
 // so xrow must not read what put writes (the callers stage X in shared
 // memory first).
-template <class T, int K, class Read, class Write>
-__device__ __forceinline__ void rows_times_q(int rows, int k, const T *Qf, int t, int nthreads,
-                                             Read xrow, Write put) {
+template <class T, int K, class Read, class Write> __device__ __forceinline__ void
+rows_times_q(int rows, int k, const T *Qf, int t, int nthreads, Read xrow, Write put) {
   constexpr int kOut = 16;
   for (int i = t; i < rows; i += nthreads) {
 #pragma unroll 1
@@ -64,8 +63,8 @@ __device__ __forceinline__ void rows_times_q(int rows, int k, const T *Qf, int t
   }
 }
 
-template <class Tstd, int K, bool SVD>
-__global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+template <class Tstd, int K, bool SVD> __global__ void __launch_bounds__(256, 2)
+    blk_pair_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   constexpr int L = K + 1;
@@ -198,7 +197,7 @@ __global__ void __launch_bounds__(256, 2) blk_pair_kernel(const __grid_constant_
         const T *y0 = Ws + c0 * ld, *y1 = Ws + (c1 ? c0 + 1 : c0) * ld;
         T acc[2][2] = {{dzero<T>(), dzero<T>()}, {dzero<T>(), dzero<T>()}};
         for (int s0 = 0; s0 < mw; s0 += kGramSegRows) { // by segments, as the Gram path
-          gram_tile_acc<4>(acc, min(kGramSegRows, mw - s0), [&](int i, T (&u)[2], T (&v)[2]) {
+          gram_tile_acc<4>(acc, min(kGramSegRows, mw - s0), [&](int i, T(&u)[2], T(&v)[2]) {
             u[0] = x0[s0 + i], u[1] = x1[s0 + i], v[0] = y0[s0 + i], v[1] = y1[s0 + i];
           });
           gram_tile_fold(acc, r0, c0, k, S.G, L, s0 == 0);

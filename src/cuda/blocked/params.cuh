@@ -22,9 +22,9 @@ struct BlkMat {
 
 // Per-matrix state words.
 enum : int {
-  kBsStart = 0,     // load: iterate (finite, non-zero)
+  kBsStart = 0, // load: iterate (finite, non-zero)
   kBsNonfinite = 1, // load: a NaN or Inf entry
-  kBsEscale = 2,    // load: power-of-two prescaling exponent
+  kBsEscale = 2, // load: power-of-two prescaling exponent
   kBsWords = 3
 };
 
@@ -43,8 +43,8 @@ template <class Tstd> struct BlkParams {
   using T = dev_t<Tstd>;
   Batch<Tstd> batch;
   const BlkMat *mats = nullptr;
-  int *state = nullptr;   // kBsWords per matrix
-  int *rot = nullptr;     // per matrix: counted rotations of this sweep (blocked_counts)
+  int *state = nullptr; // kBsWords per matrix
+  int *rot = nullptr; // per matrix: counted rotations of this sweep (blocked_counts)
   const int *esw = nullptr; // per matrix: the inner sweep cap of this sweep (inner_sweeps.hpp)
   T *W = nullptr, *V = nullptr, *X = nullptr;
   T *G = nullptr, *Q = nullptr; // K^2 per (active slot, pair): the instance's Gram order
@@ -54,9 +54,9 @@ template <class Tstd> struct BlkParams {
   // per slot); the eigensolver's load folds them in order.
   T *Gp = nullptr;
   int gseg = 0;
-  int *pflag = nullptr;         // per (active slot, pair): Q != I
-  dreal_t<T> *nullf = nullptr;  // per matrix: blocked_null_floor (rotation.hpp)
-  const int *act = nullptr;     // active slot -> blocked matrix
+  int *pflag = nullptr; // per (active slot, pair): Q != I
+  dreal_t<T> *nullf = nullptr; // per matrix: blocked_null_floor (rotation.hpp)
+  const int *act = nullptr; // active slot -> blocked matrix
   // Gram by cuBLAS: the active matrices act[nown, nown + ncub) (nw a
   // multiple of 2 nb); gbase[j]: the first of the j-th one's GEMMs in the
   // pointer arrays gptr[0, gcap) (A), [gcap, 2 gcap) (B), [2 gcap, 3 gcap) (C)
@@ -82,11 +82,14 @@ template <class Tstd> struct BlkParams {
 // round-robin, or with wr >= 2 the two-level ordering of wcycle_pair,
 // ordering.hpp, wr blocks per outer block, we sweeps one level down). One
 // block: the single pair (0, -) of step 0.
-__device__ __forceinline__ bool block_pair(int nw, int nb, int wr, int we, int step, int x,
-                                           int &bi, int &wi, int &bj, int &wj) {
+__device__ __forceinline__ bool block_pair(int nw, int nb, int wr, int we, int step, int x, int &bi,
+                                           int &wi, int &bj, int &wj) {
   const int nblk = (nw + nb - 1) / nb;
   if (nblk <= 1) {
-    bi = 0; wi = nw; bj = 0; wj = 0;
+    bi = 0;
+    wi = nw;
+    bj = 0;
+    wj = 0;
     return step == 0 && x == 0;
   }
   if (!wcycle_pair(nblk, wr, we, step, x, bi, bj)) return false;

@@ -13,8 +13,8 @@ namespace bsvd::detail::cuda {
 // row r that one step reads are contiguous and 16-byte aligned: read as
 // 128-bit broadcasts (two to four entries per instruction; the one-entry
 // broadcasts made this kernel shared-memory bound, one load per FMA).
-template <class Tstd, int K>
-__global__ void __launch_bounds__(128) blk_update_kernel(const __grid_constant__ BlkParams<Tstd> P) {
+template <class Tstd, int K> __global__ void __launch_bounds__(128)
+    blk_update_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   constexpr int kChunk = 8;
   __shared__ __align__(16) T Qs[K * K];

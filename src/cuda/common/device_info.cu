@@ -12,7 +12,7 @@ namespace {
 
 struct Cache {
   std::mutex mutex;
-  std::vector<char> known;           // per device ordinal: queried and kept
+  std::vector<char> known; // per device ordinal: queried and kept
   std::vector<plan::DeviceDesc> desc;
 };
 Cache &cache() {
@@ -24,9 +24,11 @@ bool query(int dev, plan::DeviceDesc &d) {
   int v = 0;
   d = plan::DeviceDesc();
   d.id = dev;
-  if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+    return false;
   d.cc_major = v;
-  if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+    return false;
   d.cc_minor = v;
   if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return false;
   d.sm_count = v;

@@ -11,9 +11,7 @@
 
 namespace bsvd::detail::cuda {
 
-template <class R> struct alignas(2 * sizeof(R)) cx {
-  R re, im;
-};
+template <class R> struct alignas(2 * sizeof(R)) cx { R re, im; };
 
 template <class T> struct dev_type { using type = T; };
 template <> struct dev_type<std::complex<float>> { using type = cx<float>; };
@@ -64,8 +62,7 @@ __device__ __forceinline__ double neg_conj(double t) { return -t; }
 template <class R> __device__ __forceinline__ R rot_first(R x, R y, R c, R t) {
   return c * fma(-t, y, x);
 }
-template <class R>
-__device__ __forceinline__ void rot_tangent(R &x, R &y, R c, R te, bool swap) {
+template <class R> __device__ __forceinline__ void rot_tangent(R &x, R &y, R c, R te, bool swap) {
   const R nx = rot_first(x, y, c, te);
   const R ny = rot_first(y, x, c, neg_conj(te));
   x = swap ? ny : nx;
@@ -77,16 +74,28 @@ template <class T> __device__ __forceinline__ T dzero() { return T(0); }
 template <class T> __device__ __forceinline__ T done() { return T(1); }
 template <class T> __device__ __forceinline__ T dnan() { return T(NAN); }
 template <class T> __device__ __forceinline__ T dfrom_real(dreal_t<T> r) { return T(r); }
-__device__ __forceinline__ float shfl_xor(float v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
-__device__ __forceinline__ double shfl_xor(double v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
-__device__ __forceinline__ float shfl_idx(float v, int src) { return __shfl_sync(0xffffffffu, v, src); }
-__device__ __forceinline__ double shfl_idx(double v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+__device__ __forceinline__ float shfl_xor(float v, int o) {
+  return __shfl_xor_sync(0xffffffffu, v, o);
+}
+__device__ __forceinline__ double shfl_xor(double v, int o) {
+  return __shfl_xor_sync(0xffffffffu, v, o);
+}
+__device__ __forceinline__ float shfl_idx(float v, int src) {
+  return __shfl_sync(0xffffffffu, v, src);
+}
+__device__ __forceinline__ double shfl_idx(double v, int src) {
+  return __shfl_sync(0xffffffffu, v, src);
+}
 
 // ---- complex ---------------------------------------------------------------
 template <class R> __device__ __forceinline__ cx<R> dconj(cx<R> x) { return {x.re, -x.im}; }
 template <class R> __device__ __forceinline__ R abs2(cx<R> x) { return x.re * x.re + x.im * x.im; }
-template <class R> __device__ __forceinline__ R amax_part(cx<R> x) { return fmax(amax_part(x.re), amax_part(x.im)); }
-template <class R> __device__ __forceinline__ bool dfinite(cx<R> x) { return dfinite(x.re) && dfinite(x.im); }
+template <class R> __device__ __forceinline__ R amax_part(cx<R> x) {
+  return fmax(amax_part(x.re), amax_part(x.im));
+}
+template <class R> __device__ __forceinline__ bool dfinite(cx<R> x) {
+  return dfinite(x.re) && dfinite(x.im);
+}
 template <class R> __device__ __forceinline__ void dot_acc(cx<R> &acc, cx<R> x, cx<R> y) {
   // conj(x) * y = (xr yr + xi yi) + i (xr yi - xi yr)
   dot_acc(acc.re, x.re, y.re);
@@ -101,9 +110,15 @@ template <class R> __device__ __forceinline__ cx<R> tconj_phase(R t, cx<R> g, R 
   unit_phase(g.re, g.im, absg, er, ei);
   return {t * er, -(t * ei)};
 }
-template <class R> __device__ __forceinline__ cx<R> dscale(cx<R> x, R r) { return {x.re * r, x.im * r}; }
-template <class R> __device__ __forceinline__ cx<R> ddiv(cx<R> x, R r) { return {x.re / r, x.im / r}; }
-template <class R> __device__ __forceinline__ cx<R> dldexp(cx<R> x, int e) { return {dldexp(x.re, e), dldexp(x.im, e)}; }
+template <class R> __device__ __forceinline__ cx<R> dscale(cx<R> x, R r) {
+  return {x.re * r, x.im * r};
+}
+template <class R> __device__ __forceinline__ cx<R> ddiv(cx<R> x, R r) {
+  return {x.re / r, x.im / r};
+}
+template <class R> __device__ __forceinline__ cx<R> dldexp(cx<R> x, int e) {
+  return {dldexp(x.re, e), dldexp(x.im, e)};
+}
 template <class R> __device__ __forceinline__ cx<R> neg_conj(cx<R> t) { return {-t.re, t.im}; }
 template <class R> __device__ __forceinline__ cx<R> rot_first(cx<R> x, cx<R> y, R c, cx<R> te) {
   // te y = (tr yr - ti yi) + i (tr yi + ti yr)
@@ -125,15 +140,21 @@ template <> __device__ __forceinline__ cx<double> done<cx<double>>() { return {1
 template <> __device__ __forceinline__ cx<float> dnan<cx<float>>() { return {NAN, NAN}; }
 template <> __device__ __forceinline__ cx<double> dnan<cx<double>>() { return {NAN, NAN}; }
 template <> __device__ __forceinline__ cx<float> dfrom_real<cx<float>>(float r) { return {r, 0.f}; }
-template <> __device__ __forceinline__ cx<double> dfrom_real<cx<double>>(double r) { return {r, 0.}; }
+template <> __device__ __forceinline__ cx<double> dfrom_real<cx<double>>(double r) {
+  return {r, 0.};
+}
 template <class R> __device__ __forceinline__ cx<R> shfl_xor(cx<R> v, int o) {
   return {shfl_xor(v.re, o), shfl_xor(v.im, o)};
 }
 template <class R> __device__ __forceinline__ cx<R> shfl_idx(cx<R> v, int src) {
   return {shfl_idx(v.re, src), shfl_idx(v.im, src)};
 }
-template <class R> __device__ __forceinline__ cx<R> operator+(cx<R> a, cx<R> b) { return {a.re + b.re, a.im + b.im}; }
-template <class R> __device__ __forceinline__ cx<R> operator-(cx<R> a, cx<R> b) { return {a.re - b.re, a.im - b.im}; }
+template <class R> __device__ __forceinline__ cx<R> operator+(cx<R> a, cx<R> b) {
+  return {a.re + b.re, a.im + b.im};
+}
+template <class R> __device__ __forceinline__ cx<R> operator-(cx<R> a, cx<R> b) {
+  return {a.re - b.re, a.im - b.im};
+}
 template <class R> __device__ __forceinline__ cx<R> operator*(cx<R> a, cx<R> b) {
   return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
 }

@@ -19,19 +19,21 @@
 namespace bsvd::detail::cuda {
 
 enum : int {
-  kStActive = 0,   // still iterating
-  kStRotated = 1,  // a rotation happened in the current sweep
-  kStSweeps = 2,   // sweeps performed
+  kStActive = 0, // still iterating
+  kStRotated = 1, // a rotation happened in the current sweep
+  kStSweeps = 2, // sweeps performed
   kStConverged = 3,
   kStNonfinite = 4,
-  kStNull = 5,     // some column is numerically null (completion needed)
-  kStInts = 8      // ints before the 8-byte amax word
+  kStNull = 5, // some column is numerically null (completion needed)
+  kStInts = 8 // ints before the 8-byte amax word
 };
 
 // min_normal<R>(): rotation.hpp (host and device).
 template <class R> __device__ __forceinline__ R max_finite();
 template <> __device__ __forceinline__ float max_finite<float>() { return 3.40282347e+38f; }
-template <> __device__ __forceinline__ double max_finite<double>() { return 1.7976931348623157e+308; }
+template <> __device__ __forceinline__ double max_finite<double>() {
+  return 1.7976931348623157e+308;
+}
 __device__ __forceinline__ float dfrexp(float x, int *e) { return frexpf(x, e); }
 __device__ __forceinline__ double dfrexp(double x, int *e) { return frexp(x, e); }
 
@@ -61,8 +63,7 @@ template <int G, class V> __device__ __forceinline__ V group_sum(V v) {
 
 // The order of the CPU twin's stable sort: sigma = mant 2^expo, mant in
 // [1/2, 1) or 0; exact comparison without forming sigma.
-template <class R>
-__device__ __forceinline__ bool sorts_before(R ma, int ea, R mb, int eb) {
+template <class R> __device__ __forceinline__ bool sorts_before(R ma, int ea, R mb, int eb) {
   if (ma == R(0) || mb == R(0)) return ma > mb;
   if (ea != eb) return ea > eb;
   return ma > mb;
@@ -77,9 +78,12 @@ struct Team {
   int mode; // 0 warp, 1 named barrier (id, count), 2 block
   int id, count;
   __device__ __forceinline__ void sync() const {
-    if (mode == 0) __syncwarp();
-    else if (mode == 1) asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
-    else __syncthreads();
+    if (mode == 0)
+      __syncwarp();
+    else if (mode == 1)
+      asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+    else
+      __syncthreads();
   }
   __device__ __forceinline__ bool any(bool x) const {
     if (mode == 0) return __any_sync(0xffffffffu, x) != 0;
@@ -103,11 +107,10 @@ struct Team {
 // exponent escale applied to W (S is scaled back by it); amax and nonfinite
 // receive max |a_ij| and whether some entry was NaN or Inf.
 template <class PP, class T, class R>
-__device__ __forceinline__ int load_scaled(const PP &P, const Team &team, int t, bool mvalid,
-                                           int b, int m, int n, bool vectors, T *W, int ldw,
-                                           T *Vw, int ldvw, int *st,
-                                           unsigned long long *amax_word, R &amax_out,
-                                           bool &nonfinite_out) {
+__device__ __forceinline__ int load_scaled(const PP &P, const Team &team, int t, bool mvalid, int b,
+                                           int m, int n, bool vectors, T *W, int ldw, T *Vw,
+                                           int ldvw, int *st, unsigned long long *amax_word,
+                                           R &amax_out, bool &nonfinite_out) {
   const bool trans = m < n;
   const int mw = trans ? n : m, nw = trans ? m : n;
   if (t == 0) {
@@ -126,10 +129,14 @@ __device__ __forceinline__ int load_scaled(const PP &P, const Team &team, int t,
       for (long long e = t; e < mn; e += P.tpm) {
         const int j = int(e / m), i = int(e - (long long)j * m);
         const T a = A[i + (long long)j * lda];
-        if (dfinite(a)) am = fmax(am, amax_part(a));
-        else fin = false;
-        if (trans) W[j + size_t(i) * ldw] = dconj(a);
-        else W[i + size_t(j) * ldw] = a;
+        if (dfinite(a))
+          am = fmax(am, amax_part(a));
+        else
+          fin = false;
+        if (trans)
+          W[j + size_t(i) * ldw] = dconj(a);
+        else
+          W[i + size_t(j) * ldw] = a;
       }
     }
     if (!fin) st[kStNonfinite] = 1;
@@ -179,23 +186,23 @@ __device__ __forceinline__ int load_scaled(const PP &P, const Team &team, int t,
 // thread (i = t + r tpm), so the candidates of a round are orthogonalized
 // against each other with one barrier per reduction and none between them.
 template <class T> struct RoundSmem {
-  T *X = nullptr;                      // column k at X + k mw
-  T *C = nullptr;                      // C[q cb + k]: D's q-th column
-  T *red = nullptr;                    // 2 x (tpm / 32) x kCompletionMaxBlock partial sums
-  unsigned long long *keys = nullptr;  // kCompletionMaxBlock
+  T *X = nullptr; // column k at X + k mw
+  T *C = nullptr; // C[q cb + k]: D's q-th column
+  T *red = nullptr; // 2 x (tpm / 32) x kCompletionMaxBlock partial sums
+  unsigned long long *keys = nullptr; // kCompletionMaxBlock
   // nw + 1 entries: D's columns ascending from the front, the null
   // columns ascending from the back (the j-th at nw - 1 - j), |D| last
   int *dl = nullptr;
-  int cb = 0;                          // round width; 0: the one-at-a-time loop
+  int cb = 0; // round width; 0: the one-at-a-time loop
 };
 __host__ __device__ constexpr size_t round_scratch_bytes(int tpm, size_t elem, int nw_max) {
   return 2 * size_t(tpm / 32) * kCompletionMaxBlock * elem +
          kCompletionMaxBlock * sizeof(unsigned long long) + size_t(nw_max + 1) * sizeof(int);
 }
 
-template <class T, class R>
-__device__ void complete_rounds(const RoundSmem<T> &S, int t, int tpm, T *W, int ldw, int mw,
-                                int nw, int *flag, R *resid) {
+template <class T, class R> __device__ void complete_rounds(const RoundSmem<T> &S, int t, int tpm,
+                                                            T *W, int ldw, int mw, int nw,
+                                                            int *flag, R *resid) {
   constexpr int KB = kCompletionMaxBlock;
   constexpr int kUnrollW = 8;
   const int nwarp = tpm / 32, w = t / 32, lane = t % 32, cb = S.cb;
@@ -205,7 +212,7 @@ __device__ void complete_rounds(const RoundSmem<T> &S, int t, int tpm, T *W, int
   bool first = true;
   for (;;) {
     __syncthreads(); // flag, resid and the last round's keys settled
-    if (t < 32) {    // the two lists, by warp ballots
+    if (t < 32) { // the two lists, by warp ballots
       const unsigned below = (1u << lane) - 1u;
       int base = 0, nbase = 0;
       for (int c0 = 0; c0 < nw; c0 += 32) {
@@ -391,16 +398,12 @@ __device__ void complete_rounds(const RoundSmem<T> &S, int t, int tpm, T *W, int
 // coef: nw_max, key: one word, resid: mw or null (null-column completion);
 // rounds.cb > 0 (one matrix per block, resid given): the completion in
 // rounds, else one column at a time.
-template <int G, class PP, class T, class R>
-__device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, int t, int g,
-                                                 int l, bool gvalid, bool mvalid,
-                                                 bool nonfinite, int b, int m, int n,
-                                                 bool vectors, int escale, T *W, int ldw,
-                                                 const T *Vw, int ldvw, R *nrm, int *expo,
-                                                 int *rank, int *flag, T *xs, T *coef,
-                                                 int *st, unsigned long long *key,
-                                                 R *resid, R null_ratio,
-                                                 const RoundSmem<T> &rounds = {}) {
+template <int G, class PP, class T, class R> __device__ __forceinline__ void
+finish_and_write(const PP &P, const Team &team, int t, int g, int l, bool gvalid, bool mvalid,
+                 bool nonfinite, int b, int m, int n, bool vectors, int escale, T *W, int ldw,
+                 const T *Vw, int ldvw, R *nrm, int *expo, int *rank, int *flag, T *xs, T *coef,
+                 int *st, unsigned long long *key, R *resid, R null_ratio,
+                 const RoundSmem<T> &rounds = {}) {
   const bool trans = m < n;
   const int mw = trans ? n : m, nw = trans ? m : n;
   // 3. finish: sigma_j = ||w_j|| = mant_j 2^expo_j (scaled, as the CPU
@@ -445,8 +448,7 @@ __device__ __forceinline__ void finish_and_write(const PP &P, const Team &team, 
       for (int i = 0; i < nw; ++i) {
         const R mi = nrm[i];
         const int ei = expo[i];
-        r += sorts_before(mi, ei, mj, ej) ||
-             (i < j && !sorts_before(mj, ej, mi, ei));
+        r += sorts_before(mi, ei, mj, ej) || (i < j && !sorts_before(mj, ej, mi, ei));
       }
       rank[j] = r;
     }

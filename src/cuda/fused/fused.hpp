@@ -18,29 +18,29 @@ namespace bsvd::detail::cuda {
 // Shared-memory layout and launch geometry of one launch. Built on the host
 // by plan_fused(), passed to the kernel by value.
 template <class T> struct FusedParams {
-  Batch<T> batch;           // device-visible arrays (pointers, sizes, lds)
+  Batch<T> batch; // device-visible arrays (pointers, sizes, lds)
   const int *map = nullptr; // launch slot -> matrix index (null: identity)
-  int count = 0;            // matrices in this launch
-  int mpb = 1;              // matrices per block
-  int tpm = 32;             // threads per matrix (divides 32, or multiple of 32)
-  int ngroups = 1;          // column-pair groups per matrix (G lanes each)
+  int count = 0; // matrices in this launch
+  int mpb = 1; // matrices per block
+  int tpm = 32; // threads per matrix (divides 32, or multiple of 32)
+  int ngroups = 1; // column-pair groups per matrix (G lanes each)
   int mw_max = 0, nw_max = 0; // largest W = A or A^H (mw >= nw)
-  int ldw = 0, ldvw = 0;    // leading dimensions of W and V in shared memory
+  int ldw = 0, ldvw = 0; // leading dimensions of W and V in shared memory
   int slots_max = 2, steps_max = 1; // steps_max: the most steps of a sweep in the launch
-  int pair_iters = 1;       // ceil(pairs per step / ngroups)
-  int half_max = 1;         // pair slots per step (slots_max / 2)
-  int col_iters = 1;        // ceil(nw_max / ngroups)
-  int ordering = 0;         // bsvd_ordering_t
+  int pair_iters = 1; // ceil(pairs per step / ngroups)
+  int half_max = 1; // pair slots per step (slots_max / 2)
+  int col_iters = 1; // ceil(nw_max / ngroups)
+  int ordering = 0; // bsvd_ordering_t
   // Every ordering but round-robin (which the kernel evaluates in closed
   // form): ord_tab + ord_off[nw] is the packed_pair_table of width nw
   // (ordering.hpp) for each width of the launch; null for round-robin.
   const int *ord_tab = nullptr, *ord_off = nullptr;
   int max_sweeps = 40;
-  double tol = 0;           // <= 0: sqrt(mw) * u per matrix
+  double tol = 0; // <= 0: sqrt(mw) * u per matrix
   size_t smem_per_matrix = 0;
   // byte offsets inside one matrix's shared-memory slice
-  size_t off_v = 0, off_nrm = 0, off_anc = 0, off_expo = 0, off_rank = 0, off_flag = 0, off_x = 0, off_coef = 0, off_state = 0,
-         off_rpq = 0, off_rmode = 0, off_rg = 0, off_rc = 0;
+  size_t off_v = 0, off_nrm = 0, off_anc = 0, off_expo = 0, off_rank = 0, off_flag = 0, off_x = 0,
+         off_coef = 0, off_state = 0, off_rpq = 0, off_rmode = 0, off_rg = 0, off_rc = 0;
 };
 
 // Lanes per column pair (G) and rows per lane held in registers (RPL)
@@ -69,9 +69,8 @@ constexpr int kAlignLdRows = 64;
 
 // Bytes of shared memory one matrix needs (mw >= nw are W's dimensions);
 // margin: with the margin fused_fits counts.
-size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t elem_bytes,
-                        size_t real_bytes, bool margin);
-
+size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t elem_bytes, size_t real_bytes,
+                        bool margin);
 
 // Bytes of one element and of its real part for precision 's', 'd', 'c', 'z'.
 constexpr size_t precision_elem_bytes(char precision) {
@@ -98,7 +97,6 @@ template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors, int la
 
 // Launches the kernel on `stream` (errors: the launch's cudaError_t).
 template <class T>
-cudaError_t launch_fused(const FusedParams<T> &P, FusedShape shape,
-                         cudaStream_t stream);
+cudaError_t launch_fused(const FusedParams<T> &P, FusedShape shape, cudaStream_t stream);
 
 } // namespace bsvd::detail::cuda

@@ -3,9 +3,8 @@
 
 namespace bsvd::detail::cuda {
 
-template <>
-cudaError_t launch_fused<double>(const FusedParams<double> &P, FusedShape shape,
-                             cudaStream_t stream) {
+template <> cudaError_t launch_fused<double>(const FusedParams<double> &P, FusedShape shape,
+                                             cudaStream_t stream) {
   return launch_fused_impl(P, shape, stream);
 }
 

@@ -3,9 +3,8 @@
 
 namespace bsvd::detail::cuda {
 
-template <>
-cudaError_t launch_fused<float>(const FusedParams<float> &P, FusedShape shape,
-                             cudaStream_t stream) {
+template <> cudaError_t launch_fused<float>(const FusedParams<float> &P, FusedShape shape,
+                                            cudaStream_t stream) {
   return launch_fused_impl(P, shape, stream);
 }
 

@@ -4,8 +4,8 @@
 namespace bsvd::detail::cuda {
 
 template <>
-cudaError_t launch_fused<std::complex<double>>(const FusedParams<std::complex<double>> &P, FusedShape shape,
-                             cudaStream_t stream) {
+cudaError_t launch_fused<std::complex<double>>(const FusedParams<std::complex<double>> &P,
+                                               FusedShape shape, cudaStream_t stream) {
   return launch_fused_impl(P, shape, stream);
 }
 

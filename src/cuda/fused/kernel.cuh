@@ -65,13 +65,11 @@ static_assert(!kSortPairs, "the step below applies rotations unsorted");
 template <class Tstd, int RPL> constexpr bool fused_cache_rows() {
   return RPL * int(sizeof(Tstd)) < 64;
 }
-template <class Tstd, int RPL> constexpr int fused_min_blocks() {
-  return 4;
-}
+template <class Tstd, int RPL> constexpr int fused_min_blocks() { return 4; }
 
 template <class Tstd, int G, int RPL, bool WARP>
 __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
-fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
+    fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   constexpr bool kCacheRows = fused_cache_rows<Tstd, RPL>();
@@ -99,8 +97,8 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
   unsigned char *base = smem_raw + size_t(mloc) * P.smem_per_matrix;
   T *W = reinterpret_cast<T *>(base);
   T *Vw = reinterpret_cast<T *>(base + P.off_v);
-  R *nrm = reinterpret_cast<R *>(base + P.off_nrm);   // carried norms; mantissas at the end
-  R *anc = reinterpret_cast<R *>(base + P.off_anc);   // anchors of the carried norms
+  R *nrm = reinterpret_cast<R *>(base + P.off_nrm); // carried norms; mantissas at the end
+  R *anc = reinterpret_cast<R *>(base + P.off_anc); // anchors of the carried norms
   int *expo = reinterpret_cast<int *>(base + P.off_expo);
   int *rank = reinterpret_cast<int *>(base + P.off_rank);
   int *flag = reinterpret_cast<int *>(base + P.off_flag);
@@ -172,13 +170,13 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
   };
   // Warp mode: the pair records of the current step (slot k < half_max) and
   // the warp's share of the groups of its matrix.
-  int *rpq = reinterpret_cast<int *>(base + P.off_rpq);     // p | q << 16, -1 none
+  int *rpq = reinterpret_cast<int *>(base + P.off_rpq); // p | q << 16, -1 none
   int *rmode = reinterpret_cast<int *>(base + P.off_rmode); // bit0 rotate, 2/3 recompute p/q
-  T *rg = reinterpret_cast<T *>(base + P.off_rg);           // gamma, then t conj(e)
-  R *rc = reinterpret_cast<R *>(base + P.off_rc);           // cos
+  T *rg = reinterpret_cast<T *>(base + P.off_rg); // gamma, then t conj(e)
+  R *rc = reinterpret_cast<R *>(base + P.off_rc); // cos
   const int span = P.tpm < 32 ? P.tpm : 32; // a matrix's lanes in one warp
-  const int gpw = span / G;                 // its groups per warp
-  const int wg0 = (t / span) * gpw;         // the first of them
+  const int gpw = span / G; // its groups per warp
+  const int wg0 = (t / span) * gpw; // the first of them
   while (team.any(st[kStActive] != 0)) {
     const bool act = st[kStActive] != 0;
     // Fresh squared norms (and anchors) from the columns.
@@ -327,7 +325,7 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
             beta = nrm[q];
             ancp = anc[p];
             ancq = anc[q];
-  #pragma unroll
+#pragma unroll
             for (int r = 0; r < RPL; ++r) {
               const int i = row_of(r);
               xa[r] = dzero<T>();
@@ -376,7 +374,7 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
             ancq = fmax(ancq, beta);
             const R c = ro.c;
             const T te = tconj_phase(ro.t, gam, absg);
-  #pragma unroll
+#pragma unroll
             for (int r = 0; r < RPL; ++r) {
               const int i = row_of(r);
               if (i < mw) {
@@ -399,7 +397,7 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
           if (__any_sync(0xffffffffu, redo_p || redo_q)) {
             R sp = 0, sq = 0;
             if (redo_p || redo_q) {
-  #pragma unroll
+#pragma unroll
               for (int r = 0; r < RPL; ++r) {
                 const int i = row_of(r);
                 if (i < mw) {
@@ -442,21 +440,21 @@ fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
   }
 
   // ---- 3-4. finish, then write S, U, V, info, sweeps once ------------------
-  finish_and_write<G>(P, team, t, g, l, gvalid, mvalid, nonfinite, b, m, n, vectors, escale, W,
-                      ldw, Vw, ldvw, nrm, expo, rank, flag, xs, coef, st, amax_word,
+  finish_and_write<G>(P, team, t, g, l, gvalid, mvalid, nonfinite, b, m, n, vectors, escale, W, ldw,
+                      Vw, ldvw, nrm, expo, rank, flag, xs, coef, st, amax_word,
                       static_cast<R *>(nullptr), unit_u<R>());
 }
 
 // ---- host side: instantiation and dispatch over (G, RPL) -----------------
-template <class Tstd, int G, bool WARP>
-cudaError_t launch_rpl(const FusedParams<Tstd> &P, int rpl, dim3 grid, dim3 block,
-                       size_t smem, cudaStream_t stream) {
+template <class Tstd, int G, bool WARP> cudaError_t launch_rpl(const FusedParams<Tstd> &P, int rpl,
+                                                               dim3 grid, dim3 block, size_t smem,
+                                                               cudaStream_t stream) {
   auto go = [&](auto kernel) -> cudaError_t {
     // Set per call: all instances share one function-pointer type, so no
     // per-instance cache can live in this lambda (a host call of ~1 us).
     if (smem > 48 * 1024) {
-      const cudaError_t e = cudaFuncSetAttribute(
-          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+      const cudaError_t e =
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
       if (e != cudaSuccess) return e;
     }
     kernel<<<grid, block, smem, stream>>>(P);
@@ -471,8 +469,7 @@ cudaError_t launch_rpl(const FusedParams<Tstd> &P, int rpl, dim3 grid, dim3 bloc
 }
 
 template <class Tstd>
-cudaError_t launch_fused_impl(const FusedParams<Tstd> &P, FusedShape shape,
-                              cudaStream_t stream) {
+cudaError_t launch_fused_impl(const FusedParams<Tstd> &P, FusedShape shape, cudaStream_t stream) {
   if (P.count <= 0) return cudaSuccess;
   const dim3 block(unsigned(P.mpb * P.tpm));
   const dim3 grid(unsigned((P.count + P.mpb - 1) / P.mpb));

@@ -80,8 +80,8 @@ template <class T> bsvd_status_t FusedOp::run(const GroupArgs<T> &a) {
 
 template <class T>
 bsvd_status_t launch_fused_sets(const Batch<T> &kb, const std::vector<plan::FusedLaunch> &launches,
-                                const std::vector<int> &kidx, const std::vector<int> &nw,
-                                int *dmap, int *dord, const Config &cfg, cudaStream_t stream) {
+                                const std::vector<int> &kidx, const std::vector<int> &nw, int *dmap,
+                                int *dord, const Config &cfg, cudaStream_t stream) {
   const std::vector<int> tables = order_tables(cfg.ordering, launches, nw);
   if (!tables.empty())
     BSVD_CUDA_TRY(cudaMemcpyAsync(dord, tables.data(), tables.size() * sizeof(int),
@@ -116,10 +116,10 @@ bsvd_status_t launch_fused_sets(const Batch<T> &kb, const std::vector<plan::Fuse
   return BSVD_STATUS_SUCCESS;
 }
 
-#define BSVD_INSTANTIATE(T)                                                                    \
-  template bsvd_status_t FusedOp::run<T>(const GroupArgs<T> &);                                \
-  template bsvd_status_t launch_fused_sets<T>(                                                 \
-      const Batch<T> &, const std::vector<plan::FusedLaunch> &, const std::vector<int> &,      \
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t FusedOp::run<T>(const GroupArgs<T> &);                                    \
+  template bsvd_status_t launch_fused_sets<T>(                                                     \
+      const Batch<T> &, const std::vector<plan::FusedLaunch> &, const std::vector<int> &,          \
       const std::vector<int> &, int *, int *, const Config &, cudaStream_t);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)

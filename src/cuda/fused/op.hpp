@@ -29,7 +29,7 @@ size_t fused_order_bytes(bsvd_ordering_t ordering, const std::vector<plan::Fused
 // order; dord: device room of fused_order_bytes for the ordering's tables.
 template <class T>
 bsvd_status_t launch_fused_sets(const Batch<T> &kb, const std::vector<plan::FusedLaunch> &launches,
-                                const std::vector<int> &kidx, const std::vector<int> &nw,
-                                int *dmap, int *dord, const Config &cfg, cudaStream_t stream);
+                                const std::vector<int> &kidx, const std::vector<int> &nw, int *dmap,
+                                int *dord, const Config &cfg, cudaStream_t stream);
 
 } // namespace bsvd::detail::cuda

@@ -17,8 +17,7 @@ struct Layout {
 
 // margin: two ints per column slot more than a launch needs, which fits()
 // counts (see fused_fits).
-Layout layout(int mw, int nw, int ldw, int ldvw, bool vectors, size_t eb,
-              size_t rb, bool margin) {
+Layout layout(int mw, int nw, int ldw, int ldvw, bool vectors, size_t eb, size_t rb, bool margin) {
   const int slots = std::max(2, nw + (nw & 1));
   Layout L{};
   size_t o = align16(size_t(ldw) * nw * eb);
@@ -56,8 +55,7 @@ Layout layout(int mw, int nw, int ldw, int ldvw, bool vectors, size_t eb,
 
 } // namespace
 
-size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t eb, size_t rb,
-                        bool margin) {
+size_t fused_smem_bytes(int mw, int nw, bool vectors, size_t eb, size_t rb, bool margin) {
   return layout(mw, nw, mw + kLdPad, nw + kLdPad, vectors, eb, rb, margin).total;
 }
 
@@ -154,7 +152,9 @@ template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors, int G,
 
 template FusedShape plan_fused<float>(FusedParams<float> &, bool, int, int);
 template FusedShape plan_fused<double>(FusedParams<double> &, bool, int, int);
-template FusedShape plan_fused<std::complex<float>>(FusedParams<std::complex<float>> &, bool, int, int);
-template FusedShape plan_fused<std::complex<double>>(FusedParams<std::complex<double>> &, bool, int, int);
+template FusedShape plan_fused<std::complex<float>>(FusedParams<std::complex<float>> &, bool, int,
+                                                    int);
+template FusedShape plan_fused<std::complex<double>>(FusedParams<std::complex<double>> &, bool, int,
+                                                     int);
 
 } // namespace bsvd::detail::cuda

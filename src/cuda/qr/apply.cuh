@@ -19,8 +19,8 @@ namespace bsvd::detail::cuda {
 // (one coalesced read of each by the block).
 // kQApplyThreads, kQApplyChunk (reflectors staged in shared memory at a
 // time): qr.hpp
-template <class Tstd>
-__global__ void __launch_bounds__(kQApplyThreads) qr_apply_q_kernel(const __grid_constant__ QrParams<Tstd> P) {
+template <class Tstd> __global__ void __launch_bounds__(kQApplyThreads)
+    qr_apply_q_kernel(const __grid_constant__ QrParams<Tstd> P) {
   constexpr int NT = kQApplyThreads;
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;

@@ -10,8 +10,8 @@
 namespace bsvd::detail::cuda {
 
 // ---- finish: S scaled back, info, sweeps; U and V ---------------------------
-template <class Tstd, int NT>
-__global__ void __launch_bounds__(NT) qr_finish_kernel(const __grid_constant__ QrParams<Tstd> P) {
+template <class Tstd, int NT> __global__ void __launch_bounds__(NT)
+    qr_finish_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   const QrMat M = P.mats[blockIdx.x];
@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(NT) qr_finish_kernel(const __grid_constant__ Q
     const T tj = tau[j];
     if (qre(tj) == R(0) && qim(tj) == R(0)) continue; // H_j = I (uniform)
     qr_apply_reflector<NT, false>(j, mw, Y + size_t(j) * mw, tj, true, X, ldx, 0, nw, (R *)nullptr,
-                              (R *)nullptr, (R *)nullptr, (int *)nullptr);
+                                  (R *)nullptr, (R *)nullptr, (int *)nullptr);
     __syncthreads();
   }
 }

@@ -45,8 +45,8 @@ void qr_tsqr_offsets(QrMat *mats, int count, size_t eb) {
   }
 }
 
-QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
-                   size_t eb, size_t rb, bool piv, bool tsqr) {
+QrLayout qr_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors, size_t eb,
+                   size_t rb, bool piv, bool tsqr) {
   QrLayout L;
   const size_t cnt = m.size();
   size_t ey = 0, et = 0, e2 = 0, ec = 0, ez = 0;

@@ -18,8 +18,8 @@ namespace bsvd::detail::cuda {
 // LOAD_ONLY: the load, its checks and the prescaling only (Y, escale, nf;
 // a non-finite matrix's B, tau and perm as below); qrcp_cluster_kernel
 // factors.
-template <class Tstd, int NT, bool LOAD_ONLY = false>
-__global__ void __launch_bounds__(NT) qr_factor_kernel(const __grid_constant__ QrParams<Tstd> P) {
+template <class Tstd, int NT, bool LOAD_ONLY = false> __global__ void __launch_bounds__(NT)
+    qr_factor_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   __shared__ int st[kStInts];
@@ -39,8 +39,8 @@ __global__ void __launch_bounds__(NT) qr_factor_kernel(const __grid_constant__ Q
   int *perm = piv ? P.perm + M.tau : nullptr;
   R amax;
   bool nonfinite;
-  const int escale = load_scaled(P, team, t, true, M.b, M.m, M.n, false, Y, mw, (T *)nullptr, 0,
-                                 st, &amax_word, amax, nonfinite);
+  const int escale = load_scaled(P, team, t, true, M.b, M.m, M.n, false, Y, mw, (T *)nullptr, 0, st,
+                                 &amax_word, amax, nonfinite);
   __syncthreads(); // load_scaled's last pass (the prescaling) is per thread
   if (t == 0) {
     P.escale[mi] = nonfinite ? 0 : escale;
@@ -105,10 +105,10 @@ __global__ void __launch_bounds__(NT) qr_factor_kernel(const __grid_constant__ Q
     }
     if (piv)
       qr_apply_reflector<NT, true>(j, mw, yj, dconj(coef[0]), !identity, Y, mw, j + 1, nw, vn1, vn2,
-                               cand_v, cand_i);
+                                   cand_v, cand_i);
     else
       qr_apply_reflector<NT, false>(j, mw, yj, dconj(coef[0]), !identity, Y, mw, j + 1, nw,
-                                (R *)nullptr, (R *)nullptr, (R *)nullptr, (int *)nullptr);
+                                    (R *)nullptr, (R *)nullptr, (R *)nullptr, (int *)nullptr);
     if (t == 0 && !identity) yj[j] = dfrom_real<T>(beta_s);
     __syncthreads();
     if (piv) p = qr_pick_pivot<NT>(cand_v, cand_i);
@@ -132,9 +132,12 @@ __global__ void __launch_bounds__(NT) qr_factor_kernel(const __grid_constant__ Q
 template <class Tstd>
 void qr_factor_block_launch(QrParams<Tstd> P, int count, int nt, cudaStream_t stream) {
   P.tpm = nt == 1024 || nt == 512 ? nt : 256;
-  if (P.tpm == 1024) qr_factor_kernel<Tstd, 1024><<<count, 1024, 0, stream>>>(P);
-  else if (P.tpm == 512) qr_factor_kernel<Tstd, 512><<<count, 512, 0, stream>>>(P);
-  else qr_factor_kernel<Tstd, 256><<<count, 256, 0, stream>>>(P);
+  if (P.tpm == 1024)
+    qr_factor_kernel<Tstd, 1024><<<count, 1024, 0, stream>>>(P);
+  else if (P.tpm == 512)
+    qr_factor_kernel<Tstd, 512><<<count, 512, 0, stream>>>(P);
+  else
+    qr_factor_kernel<Tstd, 256><<<count, 256, 0, stream>>>(P);
 }
 
 } // namespace bsvd::detail::cuda

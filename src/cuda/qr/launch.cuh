@@ -34,10 +34,10 @@ namespace bsvd::detail::cuda {
 // nt = kQrcpThreads (the pivoted default; the unpivoted path's one-block
 // kernel runs 256); the throughput plan's have kQrcpThroughputThreads and
 // give the one-block kernel's bits at that count.
-template <class Tstd>
-cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
-                           unsigned char *ws, const QrLayout &L, cudaStream_t stream,
-                           const QrLaunch &q, const QrMat *hmats) {
+template <class Tstd> cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats,
+                                                 int count, int nw_max, unsigned char *ws,
+                                                 const QrLayout &L, cudaStream_t stream,
+                                                 const QrLaunch &q, const QrMat *hmats) {
   using T = dev_t<Tstd>;
   (void)nw_max;
   const int nt = q.threads;
@@ -57,14 +57,19 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
   // does not fit (a tall one beside a wider one: cpb from the wider, rows
   // from the tall) moves up to the next size, or to rest after 16.
   const size_t lim = smax - std::min<size_t>(smax, kQrcpStaticSmem);
-  struct Shape { int cpb = 0; size_t smem = 0; };
+  struct Shape {
+    int cpb = 0;
+    size_t smem = 0;
+  };
   auto group = [&](bool thr, std::vector<int> &rs, std::vector<int> *gr, Shape *sh) -> double {
     rs.clear();
     for (int g = 0; g < 5; ++g) gr[g].clear();
     for (int i = 0; i < count; ++i) {
       const int c = qrcp_cluster_size<T>(hmats[i].mw, hmats[i].nw, smax, thr);
-      if (c == 0) rs.push_back(i);
-      else gr[__builtin_ctz(unsigned(c))].push_back(i);
+      if (c == 0)
+        rs.push_back(i);
+      else
+        gr[__builtin_ctz(unsigned(c))].push_back(i);
     }
     double cost = 0;
     for (int g = 0; g < 5; ++g) {
@@ -105,8 +110,9 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
     const double tcost = group(true, rest_t, grp_t, shape_t);
     const bool pick = rest_t.size() <= rest.size() && plan::qrcp_throughput(*q.tuning, lat, tcost);
     if (q.tuning->qrcp.trace)
-      std::fprintf(stderr, "bsvd qrcp plan: %d matrices, steps latency %.0f throughput %.0f -> %s\n",
-                   count, lat, tcost, pick ? "throughput" : "latency");
+      std::fprintf(stderr,
+                   "bsvd qrcp plan: %d matrices, steps latency %.0f throughput %.0f -> %s\n", count,
+                   lat, tcost, pick ? "throughput" : "latency");
     if (pick) {
       thr = true;
       rest.swap(rest_t);
@@ -160,7 +166,7 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
     const int n = int(grp[g].size());
     const cudaError_t e = qrcp_with_instance(piv, thr, [&](auto pv, auto nt_) {
       return qrcp_cluster_launch<Tstd, decltype(pv)::value, decltype(nt_)::value>(P, n, c, cpb,
-                                                                                 smem, st);
+                                                                                  smem, st);
     });
     if (e == cudaErrorNotSupported) { // no cluster of c blocks fits: one block each
       qr_factor_block_launch(P, n, thr ? kQrcpThroughputThreads : nt, st);
@@ -178,10 +184,10 @@ cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
 // The finish (S, info, sweeps, the side without Q); X = Q [Z; 0] by
 // qr_apply_q_kernel when hmats is given and a column of X fits shared
 // memory, else by the finish kernel itself.
-template <class Tstd>
-cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, int nw_max,
-                           unsigned char *ws, const QrLayout &L, cudaStream_t stream,
-                           const QrLaunch &q, const QrMat *hmats) {
+template <class Tstd> cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats,
+                                                 int count, int nw_max, unsigned char *ws,
+                                                 const QrLayout &L, cudaStream_t stream,
+                                                 const QrLaunch &q, const QrMat *hmats) {
   using T = dev_t<Tstd>;
   if (count <= 0) return cudaSuccess;
   const int nt = q.threads;
@@ -208,9 +214,12 @@ cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
       P.cb = cb;
     }
   }
-  if (P.tpm == 1024) qr_finish_kernel<Tstd, 1024><<<count, 1024, 0, stream>>>(P);
-  else if (P.tpm == 512) qr_finish_kernel<Tstd, 512><<<count, 512, 0, stream>>>(P);
-  else qr_finish_kernel<Tstd, 256><<<count, 256, 0, stream>>>(P);
+  if (P.tpm == 1024)
+    qr_finish_kernel<Tstd, 1024><<<count, 1024, 0, stream>>>(P);
+  else if (P.tpm == 512)
+    qr_finish_kernel<Tstd, 512><<<count, 512, 0, stream>>>(P);
+  else
+    qr_finish_kernel<Tstd, 256><<<count, 256, 0, stream>>>(P);
   if (cudaError_t e = cudaGetLastError()) return e;
   if (!P.qapply) return cudaSuccess;
   if (tsqr) return qr_tsqr_apply(P, count, L, hmats, stream);
@@ -219,10 +228,12 @@ cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
     auto km = qr_wy_m_kernel<Tstd>;
     auto ka = qr_wy_apply_kernel<Tstd>;
     if (sm > 48 * 1024)
-      if (cudaError_t e = cudaFuncSetAttribute(km, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)))
+      if (cudaError_t e =
+              cudaFuncSetAttribute(km, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)))
         return e;
     if (sa > 48 * 1024)
-      if (cudaError_t e = cudaFuncSetAttribute(ka, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sa)))
+      if (cudaError_t e =
+              cudaFuncSetAttribute(ka, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sa)))
         return e;
     km<<<count, kWyThreads, sm, stream>>>(P);
     if (cudaError_t e = cudaGetLastError()) return e;
@@ -233,7 +244,8 @@ cudaError_t qr_finish_impl(const Batch<Tstd> &kb, const QrMat *mats, int count, 
   const size_t smem = size_t(P.cb + kQApplyChunk) * col;
   auto kern = qr_apply_q_kernel<Tstd>;
   if (smem > 48 * 1024)
-    if (cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)))
+    if (cudaError_t e =
+            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)))
       return e;
   const dim3 grid(unsigned(count), unsigned((nw_max + P.cb - 1) / P.cb));
   kern<<<grid, kQApplyThreads, smem, stream>>>(P);

@@ -133,7 +133,8 @@ template <class T> bsvd_status_t QrOp::run(const GroupArgs<T> &a) {
   std::vector<int> all(cnt);
   for (int i = 0; i < cnt; ++i) all[i] = i;
   if (piv)
-    BSVD_CUDA_TRY(run_blocked(qb, all, nwv, nwv, g.blocked, a.plan, stream, ws + ws_align(L.total)));
+    BSVD_CUDA_TRY(
+        run_blocked(qb, all, nwv, nwv, g.blocked, a.plan, stream, ws + ws_align(L.total)));
   else
     BSVD_TRY_STATUS(launch_fused_sets(qb, g.fused, all, nwv, reinterpret_cast<int *>(ws + L.map),
                                       reinterpret_cast<int *>(ws + ws_align(L.total)), a.plan.cfg,

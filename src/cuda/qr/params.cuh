@@ -23,11 +23,11 @@ template <class Tstd> struct QrParams {
   T *Y = nullptr, *tau = nullptr, *B = nullptr, *U = nullptr, *V = nullptr;
   R *S = nullptr, *vn = nullptr; // vn: the pivoted factorization's partial norms
   int *escale = nullptr, *info = nullptr, *sweeps = nullptr, *perm = nullptr;
-  int *nf = nullptr;        // per matrix: 1 when its load found a NaN or Inf
+  int *nf = nullptr; // per matrix: 1 when its load found a NaN or Inf
   const int *sel = nullptr; // a launch over some matrices: block -> matrix (null: all)
   int tpm = kQrThreads; // read by load_scaled: the launch's threads per matrix
-  int qapply = 0;       // finish: X is formed by qr_apply_q_kernel, not here
-  int cb = 0;           // qr_apply_q_kernel: columns of X per block
+  int qapply = 0; // finish: X is formed by qr_apply_q_kernel, not here
+  int cb = 0; // qr_apply_q_kernel: columns of X per block
   // TSQR (QrMat's nc > 0): the regions of QrLayout of those names, and the
   // chunk jobs (matrix, chunk) of the first level, in launch order
   T *tau1 = nullptr, *Zs = nullptr, *X2 = nullptr, *M1 = nullptr;
@@ -40,9 +40,15 @@ template <class R> __device__ __forceinline__ R qim(R) { return R(0); }
 template <class R> __device__ __forceinline__ R qim(cx<R> x) { return x.im; }
 template <class T, class R> __device__ __forceinline__ T qmake(R re, R im);
 template <> __device__ __forceinline__ float qmake<float, float>(float re, float) { return re; }
-template <> __device__ __forceinline__ double qmake<double, double>(double re, double) { return re; }
-template <> __device__ __forceinline__ cx<float> qmake<cx<float>, float>(float re, float im) { return {re, im}; }
-template <> __device__ __forceinline__ cx<double> qmake<cx<double>, double>(double re, double im) { return {re, im}; }
+template <> __device__ __forceinline__ double qmake<double, double>(double re, double) {
+  return re;
+}
+template <> __device__ __forceinline__ cx<float> qmake<cx<float>, float>(float re, float im) {
+  return {re, im};
+}
+template <> __device__ __forceinline__ cx<double> qmake<cx<double>, double>(double re, double im) {
+  return {re, im};
+}
 // a / b (complex: through b's conjugate and |b|^2; b is never tiny here:
 // |alpha - beta| >= |beta| >= the column's norm, prescaled into range).
 __device__ __forceinline__ float qdiv(float a, float b) { return a / b; }
@@ -53,8 +59,8 @@ template <class R> __device__ __forceinline__ cx<R> qdiv(cx<R> a, cx<R> b) {
 }
 
 template <class R> constexpr R kEpsOf = R(0);
-template <> constexpr float kEpsOf<float> = 1.1920928955078125e-07f;   // FLT_EPSILON
-template <> constexpr double kEpsOf<double> = 2.220446049250313e-16;   // DBL_EPSILON
+template <> constexpr float kEpsOf<float> = 1.1920928955078125e-07f; // FLT_EPSILON
+template <> constexpr double kEpsOf<double> = 2.220446049250313e-16; // DBL_EPSILON
 
 // The parameters of a launch over mats, pointed into ws as qr_layout laid
 // it out; the launch sets its own fields (sel, nf, tpm, qapply, cb).

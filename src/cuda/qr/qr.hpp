@@ -118,8 +118,8 @@ constexpr int kQrcpThroughputThreads = 256;
 struct QrLaunch {
   int threads = 256;
   bool cluster = true; // the pivoted factorization on clusters where they fit
-  bool wy = true;      // the unpivoted path's Q in compact WY form
-  bool apply = true;   // Q applied by a grid of blocks (else in the finish kernel)
+  bool wy = true; // the unpivoted path's Q in compact WY form
+  bool apply = true; // Q applied by a grid of blocks (else in the finish kernel)
   const plan::Tuning *tuning = nullptr; // the cluster plans' rule (qrcp_throughput)
 };
 // The launch settings of a QR group: its threads (the override, or the
@@ -133,13 +133,13 @@ QrLaunch qr_launch(const plan::QrPlan &q, const plan::Tuning &t);
 // (qrcp_cluster_kernel), and the finish applies Q with a grid of blocks per
 // matrix (qr_apply_q_kernel) or in WY form; both give the bits of the
 // one-block kernels (at 1024 threads per matrix for the factorization).
-template <class T>
-cudaError_t qr_factor(const Batch<T> &kb, const QrMat *mats, int count, int nw_max,
-                      unsigned char *ws, const QrLayout &L, cudaStream_t stream,
-                      const QrLaunch &q, const QrMat *hmats = nullptr);
-template <class T>
-cudaError_t qr_finish(const Batch<T> &kb, const QrMat *mats, int count, int nw_max,
-                      unsigned char *ws, const QrLayout &L, cudaStream_t stream,
-                      const QrLaunch &q, const QrMat *hmats = nullptr);
+template <class T> cudaError_t qr_factor(const Batch<T> &kb, const QrMat *mats, int count,
+                                         int nw_max, unsigned char *ws, const QrLayout &L,
+                                         cudaStream_t stream, const QrLaunch &q,
+                                         const QrMat *hmats = nullptr);
+template <class T> cudaError_t qr_finish(const Batch<T> &kb, const QrMat *mats, int count,
+                                         int nw_max, unsigned char *ws, const QrLayout &L,
+                                         cudaStream_t stream, const QrLaunch &q,
+                                         const QrMat *hmats = nullptr);
 
 } // namespace bsvd::detail::cuda

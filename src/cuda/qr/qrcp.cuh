@@ -44,9 +44,8 @@ template <class T> __host__ __device__ constexpr size_t qrcp_cluster_smem(int cp
   return (size_t(cpb) * mw + 2 * size_t(mw)) * sizeof(T) + size_t(2 * cpb + nw) * sizeof(R) +
          size_t(2 * nw) * sizeof(int);
 }
-template <class Tstd, bool PIV, int NT>
-__global__ void __launch_bounds__(NT) qrcp_cluster_kernel(const __grid_constant__ QrParams<Tstd> P,
-                                                          int cpb) {
+template <class Tstd, bool PIV, int NT> __global__ void __launch_bounds__(NT)
+    qrcp_cluster_kernel(const __grid_constant__ QrParams<Tstd> P, int cpb) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap(); // clusters need compute capability 9.0; qrcp_cluster_launch refuses before
 #else
@@ -61,12 +60,12 @@ __global__ void __launch_bounds__(NT) qrcp_cluster_kernel(const __grid_constant_
   if (P.nf[mi]) return; // the whole cluster returns: no barrier is owed
   __shared__ R redr[NT / 32];
   __shared__ T cf[2]; // conj(tau), 1 / (alpha - beta) of this step's reflector
-  __shared__ R cb_s;  // its beta (R_jj)
+  __shared__ R cb_s; // its beta (R_jj)
   __shared__ R cand_v[NT / 32];
   __shared__ int cand_i[NT / 32];
   __shared__ R in_v[2][16]; // the cluster's blocks' best columns by step parity
   __shared__ int in_i[2][16], in_p[2][16]; // (and their positions), written into
-                                           // every block by each block (DSMEM)
+      // every block by each block (DSMEM)
   extern __shared__ __align__(16) unsigned char qsm[];
   const int t = threadIdx.x, w = t / 32, l = t % 32, mw = M.mw, nw = M.nw;
   const int c0 = rk * cpb, nc = max(0, min(cpb, nw - c0));
@@ -145,7 +144,7 @@ __global__ void __launch_bounds__(NT) qrcp_cluster_kernel(const __grid_constant_
   cl.sync();
   int p = PIV ? pick(0) : 0;
   int pend = -1, pj = 0; // my column awaiting step pj's reflector (vb of pj's parity)
-  bool pid = false;      // ... an identity step (R_jj stays alpha)
+  bool pid = false; // ... an identity step (R_jj stays alpha)
   R pbeta = R(0);
   T pscal = dzero<T>();
   // the owner writes step pj's reflector into its pivot column, scaled as
@@ -202,9 +201,9 @@ __global__ void __launch_bounds__(NT) qrcp_cluster_kernel(const __grid_constant_
     for (int k = w; k < nc; k += NT / 32) {
       const int c = c0 + k;
       if (loc[c] <= j) continue;
-      const R nv = qr_reflect_column<PIV, true>(j, mw, vc, f, !identity, Xs + size_t(k) * mw,
-                                                PIV ? n1 + k : nullptr, PIV ? n2 + k : nullptr,
-                                                scal);
+      const R nv =
+          qr_reflect_column<PIV, true>(j, mw, vc, f, !identity, Xs + size_t(k) * mw,
+                                       PIV ? n1 + k : nullptr, PIV ? n2 + k : nullptr, scal);
       if (nv > bv || (nv == bv && loc[c] < bp)) {
         bv = nv;
         bi = c;
@@ -270,10 +269,8 @@ template <class T> int qrcp_cluster_fit(int mw, int nw, size_t smem, int cc_majo
   return qrcp_cluster_size<dev_t<T>>(mw, nw, smem, true);
 }
 
-template <class Tstd, bool PIV, int NT> cudaLaunchConfig_t qrcp_cluster_config(int count, int c,
-                                                                                size_t smem,
-                                                                                cudaStream_t stream,
-                                                                                cudaLaunchAttribute *at) {
+template <class Tstd, bool PIV, int NT> cudaLaunchConfig_t
+qrcp_cluster_config(int count, int c, size_t smem, cudaStream_t stream, cudaLaunchAttribute *at) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(count) * unsigned(c));
   cfg.blockDim = dim3(NT);
@@ -294,7 +291,8 @@ template <class Tstd, bool PIV, int NT> cudaLaunchConfig_t qrcp_cluster_config(i
 // memory).
 template <class Tstd, bool PIV, int NT> int qrcp_active_clusters(int c, size_t smem) {
   auto kern = qrcp_cluster_kernel<Tstd, PIV, NT>;
-  if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess ||
+  if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) !=
+          cudaSuccess ||
       (c > 8 && cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
                     cudaSuccess)) {
     (void)cudaGetLastError();

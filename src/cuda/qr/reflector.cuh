@@ -80,13 +80,15 @@ __device__ __forceinline__ R qr_block_nrm2(int i0, int mw, const T *y, R *redr) 
 // (__syncwarp or a barrier).
 template <bool PIV, bool SCALED = false, class T>
 __device__ __forceinline__ dreal_t<T> qr_reflect_column(int j, int mw, const T *y, T f, bool apply,
-                                                       T *xc, dreal_t<T> *n1, dreal_t<T> *n2,
-                                                       T vs = T()) {
+                                                        T *xc, dreal_t<T> *n1, dreal_t<T> *n2,
+                                                        T vs = T()) {
   using R = dreal_t<T>;
   const int l = threadIdx.x % 32;
   const auto v = [&](int i) {
-    if constexpr (SCALED) return y[i] * vs;
-    else return y[i];
+    if constexpr (SCALED)
+      return y[i] * vs;
+    else
+      return y[i];
   };
   T xj = xc[j];
   // this column's partial norms, read before any lane writes them
@@ -132,11 +134,9 @@ __device__ __forceinline__ dreal_t<T> qr_reflect_column(int j, int mw, const T *
 // alone (no barrier inside); the caller synchronizes before the columns
 // are read by others. With PIV, each warp also offers its first column of
 // largest partial norm in cand_v / cand_i[warp].
-template <int NT, bool PIV, class T>
-__device__ __forceinline__ void qr_apply_reflector(int j, int mw, const T *v, T f, bool apply,
-                                                   T *X, int ldx, int c0, int nc,
-                                                   dreal_t<T> *vn1, dreal_t<T> *vn2,
-                                                   dreal_t<T> *cand_v, int *cand_i) {
+template <int NT, bool PIV, class T> __device__ __forceinline__ void
+qr_apply_reflector(int j, int mw, const T *v, T f, bool apply, T *X, int ldx, int c0, int nc,
+                   dreal_t<T> *vn1, dreal_t<T> *vn2, dreal_t<T> *cand_v, int *cand_i) {
   using R = dreal_t<T>;
   const int t = threadIdx.x, w = t / 32, l = t % 32;
   R best_v = R(-1);
@@ -200,8 +200,10 @@ __device__ __forceinline__ int qr_column_prepare(int j, int mw, T *y, dreal_t<T>
   using R = dreal_t<T>;
   const int t = threadIdx.x;
   const auto norm = [&] {
-    if constexpr (FAST) return qr_block_nrm2_fast<NT>(j + 1, mw, y, redr);
-    else return qr_block_nrm2<NT>(j + 1, mw, y, redr);
+    if constexpr (FAST)
+      return qr_block_nrm2_fast<NT>(j + 1, mw, y, redr);
+    else
+      return qr_block_nrm2<NT>(j + 1, mw, y, redr);
   };
   alpha = y[j];
   xnorm = norm();

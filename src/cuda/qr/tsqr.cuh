@@ -36,8 +36,8 @@ template <int LEVEL> __device__ __forceinline__ void tsqr_job(const int *jobs, i
   mi = LEVEL == 1 ? jobs[2 * blockIdx.x] : int(blockIdx.x);
   c = LEVEL == 1 ? jobs[2 * blockIdx.x + 1] : 0;
 }
-template <class Tstd, int NT, int LEVEL>
-__global__ void __launch_bounds__(NT) qr_tsqr_factor_kernel(const __grid_constant__ QrParams<Tstd> P) {
+template <class Tstd, int NT, int LEVEL> __global__ void __launch_bounds__(NT)
+    qr_tsqr_factor_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   extern __shared__ __align__(16) unsigned char tsm[];
@@ -122,8 +122,8 @@ template <class T> constexpr size_t qr_tsqr_smem(int rows, int nw) {
 // 1 (one block per chunk job) X_c = Q_c [X2_c; 0] into the chunk's rows of
 // the caller's U (V when wide), with M_c in M1. A non-finite matrix's
 // rows are NaN (its info says so).
-template <class Tstd, int LEVEL>
-__global__ void __launch_bounds__(kWyThreads) qr_tsqr_wy_m_kernel(const __grid_constant__ QrParams<Tstd> P) {
+template <class Tstd, int LEVEL> __global__ void __launch_bounds__(kWyThreads)
+    qr_tsqr_wy_m_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   extern __shared__ __align__(16) unsigned char wsm[];
   int mi, c;
@@ -141,8 +141,8 @@ __global__ void __launch_bounds__(kWyThreads) qr_tsqr_wy_m_kernel(const __grid_c
                   P.X2 + M.zs + size_t(c) * nw, lz, P.M1 + M.zs + size_t(c) * nw * nw, wsm);
   }
 }
-template <class Tstd, int LEVEL>
-__global__ void __launch_bounds__(kWyRows) qr_tsqr_wy_apply_kernel(const __grid_constant__ QrParams<Tstd> P) {
+template <class Tstd, int LEVEL> __global__ void __launch_bounds__(kWyRows)
+    qr_tsqr_wy_apply_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   extern __shared__ __align__(16) unsigned char wsm[];
   int mi, c;
@@ -181,9 +181,9 @@ __global__ void __launch_bounds__(kWyRows) qr_tsqr_wy_apply_kernel(const __grid_
 
 // The TSQR factorization (QrLayout tsqr, QrMat nc > 0): the one-block
 // kernel's load (checks, prescaling), the chunks, the stacked R factors.
-template <class Tstd>
-cudaError_t qr_tsqr_factor(QrParams<Tstd> P, int count, unsigned char *ws, const QrLayout &L,
-                           const QrMat *hmats, cudaStream_t stream) {
+template <class Tstd> cudaError_t qr_tsqr_factor(QrParams<Tstd> P, int count, unsigned char *ws,
+                                                 const QrLayout &L, const QrMat *hmats,
+                                                 cudaStream_t stream) {
   using T = dev_t<Tstd>;
   std::vector<int> jobs;
   jobs.reserve(size_t(2 * L.chunks));
@@ -211,10 +211,12 @@ cudaError_t qr_tsqr_factor(QrParams<Tstd> P, int count, unsigned char *ws, const
   auto k1 = qr_tsqr_factor_kernel<Tstd, kQrThreads, 1>;
   auto k2 = qr_tsqr_factor_kernel<Tstd, kQrThreads, 2>;
   if (s1 > 48 * 1024)
-    if (cudaError_t e = cudaFuncSetAttribute(k1, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s1)))
+    if (cudaError_t e =
+            cudaFuncSetAttribute(k1, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s1)))
       return e;
   if (s2 > 48 * 1024)
-    if (cudaError_t e = cudaFuncSetAttribute(k2, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s2)))
+    if (cudaError_t e =
+            cudaFuncSetAttribute(k2, cudaFuncAttributeMaxDynamicSharedMemorySize, int(s2)))
       return e;
   k1<<<unsigned(L.chunks), kQrThreads, s1, stream>>>(P);
   if (cudaError_t e = cudaGetLastError()) return e;
@@ -223,9 +225,9 @@ cudaError_t qr_tsqr_factor(QrParams<Tstd> P, int count, unsigned char *ws, const
 }
 
 // X = Q [Z_B; 0] by TSQR's two levels (after qr_finish_kernel with qapply).
-template <class Tstd>
-cudaError_t qr_tsqr_apply(const QrParams<Tstd> &P, int count, const QrLayout &L,
-                          const QrMat *hmats, cudaStream_t stream) {
+template <class Tstd> cudaError_t qr_tsqr_apply(const QrParams<Tstd> &P, int count,
+                                                const QrLayout &L, const QrMat *hmats,
+                                                cudaStream_t stream) {
   using T = dev_t<Tstd>;
   int hc_max = 0, lz_max = 0, nw_max = 0;
   for (int i = 0; i < count; ++i) {
@@ -240,16 +242,19 @@ cudaError_t qr_tsqr_apply(const QrParams<Tstd> &P, int count, const QrLayout &L,
   auto a1 = qr_tsqr_wy_apply_kernel<Tstd, 1>;
   for (auto k : {m2, m1})
     if (sm > 48 * 1024)
-      if (cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)))
+      if (cudaError_t e =
+              cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sm)))
         return e;
   for (auto k : {a2, a1})
     if (sa > 48 * 1024)
-      if (cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sa)))
+      if (cudaError_t e =
+              cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(sa)))
         return e;
   m2<<<unsigned(count), kWyThreads, sm, stream>>>(P);
   a2<<<dim3(unsigned(count), unsigned((lz_max + kWyRows - 1) / kWyRows)), kWyRows, sa, stream>>>(P);
   m1<<<unsigned(L.chunks), kWyThreads, sm, stream>>>(P);
-  a1<<<dim3(unsigned(L.chunks), unsigned((hc_max + kWyRows - 1) / kWyRows)), kWyRows, sa, stream>>>(P);
+  a1<<<dim3(unsigned(L.chunks), unsigned((hc_max + kWyRows - 1) / kWyRows)), kWyRows, sa, stream>>>(
+      P);
   return cudaGetLastError();
 }
 

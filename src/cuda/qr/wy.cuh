@@ -20,11 +20,11 @@ namespace bsvd::detail::cuda {
 // with every sum in the same order. Not for the pivoted path (its X = Q Z
 // has no zero rows; qr_apply_q_kernel keeps it).
 constexpr int kWyThreads = 256; // qr_wy_m_kernel
-constexpr int kWyTile = 64;     // rows of Y staged at a time for G
+constexpr int kWyTile = 64; // rows of Y staged at a time for G
 constexpr int kWyLd = kWyTile + 1; // the tile's leading dimension: a warp's pairs read
-                                   // columns kWyLd apart, in different banks (64 apart
-                                   // they would all read one bank)
-constexpr int kWyRows = 128;    // qr_wy_apply_kernel: rows (= threads) per block
+    // columns kWyLd apart, in different banks (64 apart
+    // they would all read one bank)
+constexpr int kWyRows = 128; // qr_wy_apply_kernel: rows (= threads) per block
 template <class T> constexpr size_t qr_wy_m_smem(int nw) {
   return (2 * size_t(nw) * nw + size_t(kWyLd) * nw) * sizeof(T);
 }
@@ -35,14 +35,13 @@ template <class T> constexpr size_t qr_wy_apply_smem(int nw) {
 // M = T (V_top^H Z) (nw x nw, into Mo) for the reflectors of Y (mw x nw,
 // leading dimension ldy), tau, and Z (nw x nw, leading dimension ldz); one
 // block of kWyThreads, shared memory qr_wy_m_smem(nw).
-template <class T>
-__device__ void qr_wy_m_block(const T *Y, int ldy, int mw, int nw, const T *tau, const T *Z,
-                              int ldz, T *Mo, unsigned char *wsm) {
+template <class T> __device__ void qr_wy_m_block(const T *Y, int ldy, int mw, int nw, const T *tau,
+                                                 const T *Z, int ldz, T *Mo, unsigned char *wsm) {
   constexpr int NT = kWyThreads;
   const int t = threadIdx.x;
   T *G = reinterpret_cast<T *>(wsm); // G(i, j) at i + j nw (i < j); later W
-  T *Tm = G + size_t(nw) * nw;       // T(i, j) at i + j nw (i <= j)
-  T *tile = Tm + size_t(nw) * nw;    // kWyTile rows x nw, leading dimension kWyLd
+  T *Tm = G + size_t(nw) * nw; // T(i, j) at i + j nw (i <= j)
+  T *tile = Tm + size_t(nw) * nw; // kWyTile rows x nw, leading dimension kWyLd
   // v_k[r]: 0 above row k, 1 at row k, Y below
   const auto v = [&](int r, int k) {
     return r < k ? dzero<T>() : r == k ? done<T>() : Y[r + size_t(k) * ldy];
@@ -65,7 +64,8 @@ __device__ void qr_wy_m_block(const T *Y, int ldy, int mw, int nw, const T *tau,
       }
       const int i = q;
       T acc = G[p];
-      for (int r = max(0, j - r0); r < nr; ++r) dot_acc(acc, tile[r + i * kWyLd], tile[r + j * kWyLd]);
+      for (int r = max(0, j - r0); r < nr; ++r)
+        dot_acc(acc, tile[r + i * kWyLd], tile[r + j * kWyLd]);
       G[p] = acc;
     }
   }
@@ -99,8 +99,8 @@ __device__ void qr_wy_m_block(const T *Y, int ldy, int mw, int nw, const T *tau,
   }
 }
 
-template <class Tstd>
-__global__ void __launch_bounds__(kWyThreads) qr_wy_m_kernel(const __grid_constant__ QrParams<Tstd> P) {
+template <class Tstd> __global__ void __launch_bounds__(kWyThreads)
+    qr_wy_m_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   extern __shared__ __align__(16) unsigned char wsm[];
   const int mi = int(blockIdx.x);
@@ -114,12 +114,12 @@ __global__ void __launch_bounds__(kWyThreads) qr_wy_m_kernel(const __grid_consta
 // Rows [r0, r0 + kWyRows) of X = [Z; 0] - V M (mw x nw, leading dimension
 // ldx; one row per thread), V from Y (leading dimension ldy), M from Mo,
 // Z's leading dimension ldz; shared memory qr_wy_apply_smem(nw).
-template <class T>
-__device__ void qr_wy_apply_rows(const T *Mo, const T *Y, int ldy, int mw, int nw, const T *Z,
-                                 int ldz, T *X, int ldx, int r0, unsigned char *wsm) {
+template <class T> __device__ void qr_wy_apply_rows(const T *Mo, const T *Y, int ldy, int mw,
+                                                    int nw, const T *Z, int ldz, T *X, int ldx,
+                                                    int r0, unsigned char *wsm) {
   const int t = threadIdx.x, r = r0 + t;
-  T *Ms = reinterpret_cast<T *>(wsm);   // M, nw x nw
-  T *Xs = Ms + size_t(nw) * nw;         // this thread's row at t + c kWyRows
+  T *Ms = reinterpret_cast<T *>(wsm); // M, nw x nw
+  T *Xs = Ms + size_t(nw) * nw; // this thread's row at t + c kWyRows
   for (int e = t; e < nw * nw; e += kWyRows) Ms[e] = Mo[e];
   __syncthreads();
   if (r >= mw) return;
@@ -133,8 +133,8 @@ __device__ void qr_wy_apply_rows(const T *Mo, const T *Y, int ldy, int mw, int n
   for (int c = 0; c < nw; ++c) X[r + size_t(c) * ldx] = Xs[t + c * kWyRows];
 }
 
-template <class Tstd>
-__global__ void __launch_bounds__(kWyRows) qr_wy_apply_kernel(const __grid_constant__ QrParams<Tstd> P) {
+template <class Tstd> __global__ void __launch_bounds__(kWyRows)
+    qr_wy_apply_kernel(const __grid_constant__ QrParams<Tstd> P) {
   using T = dev_t<Tstd>;
   extern __shared__ __align__(16) unsigned char wsm[];
   const int mi = int(blockIdx.x);
