@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Builds bsvd (scripts/setup.sh) and runs the tests: C++ unit tests, CLI
-# tests and the accuracy suite (ctest), then the Python package's tests.
+# Builds bsvd (scripts/setup.sh), checks the format (scripts/format.sh) and
+# runs the tests: C++ unit tests, CLI tests and the accuracy suite (ctest),
+# then the Python package's tests.
 # GPU tests (label gpu) skip without a GPU; scripts/gpu-check.sh runs them on one.
 #   scripts/test.sh              build/ + ctest (all tests that are not gpu-only)
 #   scripts/test.sh --sanitize   also a CPU-only build under ASan + UBSan
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The house format (.clang-format): a file that differs fails the run.
+scripts/format.sh --check
 # The gpu-labelled tests run too: without a GPU they must skip cleanly.
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 # The Python package: pip install . and its pytest suite (NumPy on the CPU).
