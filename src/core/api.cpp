@@ -459,12 +459,7 @@ template <class T> std::string explain_for(const Batch<T> &b, const bsvd_options
     return "opts->backend = cuda, but no CUDA GPU is visible here: the call would return "
            "\"backend unavailable\"\n";
   if (backend == BSVD_BACKEND_CUDA) return cuda_explain(b, cfg, 0);
-  plan::Shapes s;
-  s.precision = precision_of<T>();
-  s.vectors = b.vectors;
-  s.count = b.count;
-  s.dims = b.dims;
-  plan::Plan p = plan::cpu_plan(s, cfg);
+  plan::Plan p = plan::cpu_plan(plan::shapes_of(b), cfg);
   p.workspace_bytes = cpu_workspace_bytes(b, cfg, cpu_threads(o, b.count));
   if (!p.groups.empty()) p.groups[0].workspace_bytes = p.workspace_bytes;
   char line[96];

@@ -29,15 +29,6 @@ namespace {
 using plan::Group;
 using plan::Route;
 
-template <class T> plan::Shapes shapes_of(const Batch<T> &b) {
-  plan::Shapes s;
-  s.precision = precision_of<T>();
-  s.vectors = b.vectors;
-  s.count = b.count;
-  s.dims = b.dims;
-  return s;
-}
-
 // The call's workspace: the staging of its data, then one region per group.
 // The kernels see the caller's batch (device data: a group's matrices are
 // its own indices) or the packed batch of the GPU's matrices in batch
@@ -577,12 +568,12 @@ template <class T> size_t cuda_workspace_bytes(const Batch<T> &batch, const Conf
   int arg = 0;
   int loc = cuda_locate(batch, &arg);
   if (loc < 0) loc = 0;
-  plan::Plan p = cuda::call_plan(shapes_of(batch), cfg);
+  plan::Plan p = cuda::call_plan(plan::shapes_of(batch), cfg);
   return call_layout(p, batch, loc).total;
 }
 
 template <class T> std::string cuda_explain(const Batch<T> &batch, const Config &cfg, int loc) {
-  plan::Plan p = cuda::call_plan(shapes_of(batch), cfg);
+  plan::Plan p = cuda::call_plan(plan::shapes_of(batch), cfg);
   call_layout(p, batch, loc);
   return plan::explain(p);
 }
@@ -602,7 +593,7 @@ template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config 
     return -arg;
   }
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
-  plan::Plan p = cuda::call_plan(shapes_of(batch), cfg);
+  plan::Plan p = cuda::call_plan(plan::shapes_of(batch), cfg);
   const CallLayout L = call_layout(p, batch, loc);
   DeviceBuffer own;
   own.stream = stream;

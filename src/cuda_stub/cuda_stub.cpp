@@ -16,15 +16,10 @@ template <class T> int cuda_locate(const Batch<T> &, int *arg) {
 template <class T> size_t cuda_workspace_bytes(const Batch<T> &, const Config &) { return 0; }
 
 template <class T> std::string cuda_explain(const Batch<T> &batch, const Config &cfg, int) {
-  plan::Shapes s;
-  s.precision = precision_of<T>();
-  s.vectors = batch.vectors;
-  s.count = batch.count;
-  s.dims = batch.dims;
   const plan::NoDeviceFacts facts;
   return "the cuda backend is not built into this library\n" +
-         plan::explain(
-             plan::make_plan(s, cfg, plan::DeviceDesc(), facts, plan::tuning_table(0, 0)));
+         plan::explain(plan::make_plan(plan::shapes_of(batch), cfg, plan::DeviceDesc(), facts,
+                                       plan::tuning_table(0, 0)));
 }
 
 template <class T>

@@ -185,15 +185,23 @@ Group *Plan::find(Route r) {
   return nullptr;
 }
 
-Plan cpu_plan(const Shapes &s, const Config &cfg) {
+namespace {
+// A plan's description of the call, before any route is chosen.
+Plan call_of(const Shapes &s, const Config &cfg, const Tuning &t) {
   Plan p;
   p.precision = s.precision;
   p.vectors = s.vectors;
   p.count = s.count;
   p.uniform = s.dims.uniform();
   p.cfg = cfg;
-  p.tuning = tuning_table(0, 0);
-  p.fused_cols = p.tuning.fused.max_cols;
+  p.tuning = t;
+  p.fused_cols = t.fused.max_cols;
+  return p;
+}
+} // namespace
+
+Plan cpu_plan(const Shapes &s, const Config &cfg) {
+  Plan p = call_of(s, cfg, tuning_table(0, 0));
   Group g;
   g.route = Route::kCpu;
   for (int b = 0; b < s.count; ++b) {
@@ -255,13 +263,7 @@ Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, 
 
 Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, const PathFacts &facts,
                const Tuning &tuning) {
-  Plan p;
-  p.precision = s.precision;
-  p.vectors = s.vectors;
-  p.count = s.count;
-  p.uniform = s.dims.uniform();
-  p.cfg = cfg;
-  p.tuning = tuning;
+  Plan p = call_of(s, cfg, tuning);
   p.device = device;
   const char prec = s.precision;
   const bool gpu = device.id >= 0;

@@ -100,6 +100,16 @@ struct Shapes {
   Dims dims;
 };
 
+// The shapes of a batch (its sizes must be host-visible).
+template <class T> Shapes shapes_of(const Batch<T> &b) {
+  Shapes s;
+  s.precision = precision_of<T>();
+  s.vectors = b.vectors;
+  s.count = b.count;
+  s.dims = b.dims;
+  return s;
+}
+
 // The plan of a call on a GPU (device.id >= 0) or, with no GPU, the
 // fallback of the cuda backend (every non-empty matrix on the CPU).
 Plan make_plan(const Shapes &shapes, const Config &cfg, const DeviceDesc &device,
