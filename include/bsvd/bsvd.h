@@ -61,9 +61,7 @@ typedef int bsvd_status_t;
 enum bsvd_status_code {
   BSVD_STATUS_SUCCESS = 0,
   BSVD_STATUS_BACKEND_UNAVAILABLE = 1, /* backend not built, or no GPU */
-  BSVD_STATUS_NOT_SUPPORTED = 2, /* valid request this build cannot do
-                                          (e.g. an ordering the cuda backend
-                                          does not run) */
+  BSVD_STATUS_NOT_SUPPORTED = 2, /* valid request this build cannot do */
   BSVD_STATUS_ALLOC_FAILED = 3, /* host or device allocation failed */
   BSVD_STATUS_DEVICE_ERROR = 4, /* a CUDA call failed */
   BSVD_STATUS_WORKSPACE_TOO_SMALL = 5, /* opts->workspace_bytes too small */
@@ -98,8 +96,7 @@ typedef enum {
 /* Where the batch is solved. */
 typedef enum {
   BSVD_BACKEND_AUTO = 0, /* the default: cuda when the matrices are in
-                            device memory, or when a GPU is visible and the
-                            ordering is one the cuda backend runs; else cpu */
+                            device memory or a GPU is visible; else cpu */
   BSVD_BACKEND_CPU = 1, /* host threads over the batch; host memory only */
   BSVD_BACKEND_CUDA = 2, /* the GPU; host or device memory. Some matrices
                             may still be solved on the host (those the GPU
@@ -109,13 +106,11 @@ typedef enum {
 #define BSVD_BACKEND_COUNT 3
 
 /* The parallel ordering: which column pairs (block-column pairs in the
- * blocked variant) are rotated together in each step of a sweep. The cpu
- * backend runs all four. The cuda backend runs ROUND_ROBIN and ODD_EVEN,
- * and its blocked path ROUND_ROBIN only: with ODD_EVEN the matrices that
- * would take the blocked path are solved on the host. Asking the cuda
- * backend for ROW_PARALLEL or COLUMN_PARALLEL returns
- * BSVD_STATUS_NOT_SUPPORTED (with BSVD_BACKEND_AUTO, host data then goes to
- * the cpu backend). See docs/design/orderings.md. */
+ * blocked variant) are rotated together in each step of a sweep. Both
+ * backends run all four. On the cuda backend the fused kernel takes every
+ * ordering and the blocked path round-robin only: with another ordering
+ * the matrices too large for the fused kernel are solved on the host
+ * (opts->path says cpu-...). See docs/design/orderings.md. */
 typedef enum {
   BSVD_ORDERING_ROUND_ROBIN = 0, /* Brent-Luk round-robin (the default) */
   BSVD_ORDERING_ODD_EVEN = 1, /* odd-even transposition ordering */

@@ -10,11 +10,10 @@
 // The environment is read in one place only, overrides_from_env(), once per
 // process when the overrides are first needed (so BSVD_GRAM_TILE=4 on a
 // command line still reaches the library); after that the current set is
-// changed only by set_overrides() / ScopedOverrides. Each call takes one
-// snapshot (current_overrides()), so a call never sees a half-changed set.
-// The variable of each field is named beside it; the "Tuning rules" section
-// of each path's page (docs/design/fused.md, blocked.md, qr.md, qrcp.md)
-// lists them with what they force.
+// changed only by set_override() / set_overrides() / ScopedOverrides. Each
+// call takes one snapshot (current_overrides()), so a call never sees a
+// half-changed set. The variable of each field is named beside it;
+// docs/design/overrides.md lists them with what they force.
 #pragma once
 
 namespace bsvd::detail {

@@ -7,7 +7,7 @@
 // workspace and runs one operation per group; it decides nothing itself.
 // What can only be decided while a call runs -- the blocked path's plan of
 // each Jacobi step, which depends on the matrices still iterating -- is a
-// rule of this folder too (blocked_step.hpp), which the driver calls with
+// rule of this folder too (blocked_sweep.hpp), which the driver calls with
 // the step's counts. `bsvd plan` prints a plan (explain).
 #pragma once
 

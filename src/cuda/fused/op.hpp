@@ -7,8 +7,8 @@
 namespace bsvd::detail::cuda {
 
 struct FusedOp {
-  // Every launch's envelope fits the device and the ordering is one the
-  // kernel evaluates.
+  // Every launch's envelope fits the device (every ordering runs: round-
+  // robin in closed form, the others from their tables).
   static bool can_run(const plan::Plan &p, const plan::Group &g);
   // The slot -> matrix map of the launches, unless one launch takes all
   // kcount matrices of the batch the group indexes, in order; and the
