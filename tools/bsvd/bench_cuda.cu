@@ -18,7 +18,7 @@
 //                             on one stream (BSVD_BESIDE=0), not beside it
 //   bsvd-cuda-fusedall        --mtx: every matrix that fits on the fused
 //                             kernel (BSVD_FUSED_MAX_COLS=100000), not only
-//                             those up to kFusedMaxCols columns
+//                             those up to the fused column cap (plan::fused_call_cols)
 //   bsvd-cuda-noqr / -qr      tall and wide cases: the other choice of the
 //                             QR preprocessing (qr = -1 / 1, qr.hpp)
 //   bsvd-cuda-precond         blocked cases: QR with column pivoting first
