@@ -9,7 +9,7 @@ if ! command -v "$CF" >/dev/null; then
   echo "format: $CF not found (Debian: apt-get install clang-format)" >&2
   exit 2
 fi
-mapfile -t files < <(git ls-files -- 'include/*.h' 'include/*.hpp' 'src/*.cpp' 'src/*.hpp' \
+mapfile -t files < <(git ls-files -- 'include/*.h' 'include/*.hpp' 'include/*.cuh' 'tests/*.cu' 'src/*.cpp' 'src/*.hpp' \
   'src/*.cu' 'src/*.cuh' 'tools/*.cpp' 'tools/*.hpp' 'tools/*.cu' 'tests/*.cpp' 'tests/*.hpp' \
   'tests/*.c' 'python/src/*.cpp' 'examples/*.c' 'examples/*.cpp')
 if [ "${1:-}" = --check ]; then

@@ -7,12 +7,13 @@
 #   scripts/gpu-check.sh [--no-tests] [--no-bench] [--sanitize] [--ncu]
 #                        [--tune] [--quick]
 #     --sanitize  compute-sanitizer memcheck + racecheck on a short filter
+#     --sanitize-tiny  the same on the register tier's and device API's tests
 #     --ncu       Nsight Compute metrics of the fused kernel (10000 x 32^2 d)
 #     --ncu-blocked  Nsight Compute metrics of the blocked path's three step
 #                 kernels (Gram d 1000 x 512^2, eigensolver and update d 1000 x 128^2)
 #     --tune      BSVD_BENCH_TUNE=1: also time every lanes-per-pair value G
 #     --quick     fewer bench cases (d and s 10000 x 32^2, 1000 x 64^2)
-#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families: only these bench
+#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny: only these bench
 #               parts (default: all)
 #   TUNE_TLP_SIZES, TUNE_TLP_PRECISIONS: the tune part's N and precisions
 #               (default 256; d s z c)
@@ -21,10 +22,11 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=${OUT:-$ROOT/out}
 mkdir -p "$OUT"
-TESTS=1 BENCH=1 SANITIZE=0 NCU=0 NCUB=0 TUNE=0 QUICK=0
+TESTS=1 BENCH=1 SANITIZE=0 SANITIZE_TINY=0 NCU=0 NCUB=0 TUNE=0 QUICK=0
 for a in "$@"; do
   case $a in
     --no-tests) TESTS=0 ;; --no-bench) BENCH=0 ;; --sanitize) SANITIZE=1 ;;
+    --sanitize-tiny) SANITIZE_TINY=1 ;;
     --ncu) NCU=1 ;; --ncu-blocked) NCUB=1 ;; --tune) TUNE=1 ;; --quick) QUICK=1 ;;
     *) echo "gpu-check: unknown flag $a" >&2; exit 2 ;;
   esac
@@ -69,6 +71,16 @@ if [ $TESTS = 1 ]; then
   say "ctest -L gpu: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E "tests passed|tests failed|No tests were found" "$OUT/ctest.log")"
   grep -E "^\s*[0-9]+ - .*(Failed|Timeout|Exception)" "$OUT/ctest.log" | head -20 | tee -a "$SUMMARY"
   grep -h "\[suitesparse" "$OUT/ctest.log" | sort -u | tee -a "$SUMMARY" >/dev/null
+fi
+
+if [ $SANITIZE_TINY = 1 ]; then
+  # The register tier and the device API (shared-memory staging, barrier).
+  F='GpuTiny/*.EdgeCasesInOneBatch:GpuTiny/*.VariableSizes:DeviceApi/*:DeviceApiKabsch.*'
+  for tool in memcheck racecheck; do
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/bsvd_gpu_tests" \
+      --gtest_filter="$F" >"$OUT/sanitize-tiny-$tool.log" 2>&1
+    say "compute-sanitizer $tool (tiny): rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize-tiny-$tool.log" | head -1)"
+  done
 fi
 
 if [ $SANITIZE = 1 ]; then
@@ -184,6 +196,21 @@ if [ $BENCH = 1 ]; then
     BSVD_BENCH_ONLY=1 "$BSVD" bench --backend cuda --precision $p --cases "${C#,}" --family random \
       --reps 5 --check-sample 1 -q --json "$OUT/bench-$p-route.json" >>"$OUT/bench.log" 2>&1
     say "bench $p route (68..88 columns): rc=$?"
+  done
+  # The register tier (docs/perf/tiny.md): the issue-32 targets and a batch
+  # sweep for n = 2 ... 8, each case with the tier (auto) and without it
+  # (BSVD_TINY_MAX_DIM=0: the fused kernel, today's route); bsvd rows only.
+  part tiny && for p in d s; do
+    C="1000000x2x2,1000000x3x3,1000000x8x8,10000x8x8,10000x16x16,10000x32x32,100000x4x4"
+    for n in 2 3 4 5 6 7 8; do for c in 1 10 100 1000 10000 100000 1000000; do C="$C,${c}x${n}x${n}"; done; done
+    [ "${TINY_BIG:-1}" = 1 ] && C="$C,10000000x2x2,10000000x3x3"
+    for cap in auto 0; do
+      if [ $cap = auto ]; then unset BSVD_TINY_MAX_DIM; else export BSVD_TINY_MAX_DIM=$cap; fi
+      BSVD_BENCH_ONLY=1 "$BSVD" bench --backend cuda --precision $p --cases "$C" --family random \
+        --reps 5 --check-sample 4 -q --json "$OUT/bench-$p-tiny-$cap.json" >>"$OUT/bench.log" 2>&1
+      say "bench $p tiny (cap $cap): rc=$?"
+    done
+    unset BSVD_TINY_MAX_DIM
   done
   # Ill-conditioned families: gesvda's accuracy against bsvd's.
   part families && for f in geo logrand; do

@@ -181,9 +181,11 @@ typedef enum {
   BSVD_PATH_CUDA_QRCP = 8, /* GPU, QR with column pivoting first, the
                                   blocked path on R^H (opts->precondition;
                                   docs/design/qrcp.md) */
+  BSVD_PATH_CUDA_TINY = 9, /* GPU, one thread per matrix in registers
+                              (small matrices; docs/design/tiny.md) */
   BSVD_PATH_MAX_ENUM = 0x7fffffff
 } bsvd_path_t;
-#define BSVD_PATH_COUNT 9
+#define BSVD_PATH_COUNT 10
 
 /* Options of a call. Fill it with bsvd_options_init, then set the fields
  * to change; a NULL opts means all defaults. "cpu" / "cuda" say which

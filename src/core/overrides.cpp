@@ -46,6 +46,11 @@ const Var kVars[] = {
      }},
     {"BSVD_FUSED_MAX_COLS",
      [](Overrides &o, const char *v) { o.fused_max_cols = v ? int(positive(v)) : 0; }},
+    {"BSVD_TINY_MAX_DIM",
+     [](Overrides &o, const char *v) {
+       const int x = v && *v ? std::atoi(v) : -1;
+       o.tiny_max_dim = x >= 0 && x <= 8 ? x : -1;
+     }},
     {"BSVD_BESIDE",
      [](Overrides &o, const char *v) { o.fused_beside = v ? on_off(v) : Force::kAuto; }},
     {"BSVD_GRAM",

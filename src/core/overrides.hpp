@@ -37,6 +37,8 @@ struct Overrides {
   int fused_tpm = 0; // BSVD_FUSED_TPM: threads per matrix cap 32..256; 0 = table
   int fused_max_cols = 0; // BSVD_FUSED_MAX_COLS: the fused kernel's column cap; 0 = rule
   Force fused_beside = Force::kAuto; // BSVD_BESIDE=0|1: fused/QR beside the blocked path
+  // ---- register tier -----------------------------------------------------
+  int tiny_max_dim = -1; // BSVD_TINY_MAX_DIM=0..8: its size cap (0 = off); -1 = table
 
   // ---- blocked path ----------------------------------------------------
   Force gram_cublas = Force::kAuto; // BSVD_GRAM=cublas|own: the Gram stage by cuBLAS

@@ -12,6 +12,7 @@
 #include "common/side_stream.hpp"
 #include "facts.hpp"
 #include "fused/op.hpp"
+#include "tiny/op.hpp"
 #include "qr/op.hpp"
 #include "staging.hpp"
 
@@ -51,6 +52,7 @@ struct CallLayout {
 size_t op_workspace(const plan::Plan &p, const Group &g, int kcount) {
   switch (g.route) {
   case Route::kFused: return cuda::FusedOp::workspace_bytes(p, g, kcount);
+  case Route::kTiny: return cuda::TinyOp::workspace_bytes(p, g, kcount);
   case Route::kBlocked: return cuda::BlockedOp::workspace_bytes(p, g);
   case Route::kQr:
   case Route::kQrcp: return cuda::QrOp::workspace_bytes(p, g);
@@ -118,6 +120,7 @@ template <class T> bsvd_status_t run_group(const cuda::GroupArgs<T> &a) {
   bool ok = false;
   switch (a.group.route) {
   case Route::kFused: ok = cuda::FusedOp::can_run(a.plan, a.group); break;
+  case Route::kTiny: ok = cuda::TinyOp::can_run(a.plan, a.group); break;
   case Route::kBlocked: ok = cuda::BlockedOp::can_run(a.plan, a.group); break;
   case Route::kQr:
   case Route::kQrcp: ok = cuda::QrOp::can_run(a.plan, a.group); break;
@@ -130,6 +133,7 @@ template <class T> bsvd_status_t run_group(const cuda::GroupArgs<T> &a) {
   }
   switch (a.group.route) {
   case Route::kFused: return cuda::FusedOp::run(a);
+  case Route::kTiny: return cuda::TinyOp::run(a);
   case Route::kBlocked: return cuda::BlockedOp::run(a);
   default: return cuda::QrOp::run(a);
   }
@@ -168,6 +172,7 @@ int group_path(const Group &g, size_t i, int info) {
   if (empty || info == BSVD_INFO_NONFINITE) return BSVD_PATH_TRIVIAL;
   switch (g.route) {
   case Route::kFused: return BSVD_PATH_CUDA_FUSED;
+  case Route::kTiny: return BSVD_PATH_CUDA_TINY;
   case Route::kBlocked:
     return g.blocked.mode[i] == BSVD_PAIR_SVD_SM   ? BSVD_PATH_CUDA_PAIR_SVD
            : g.blocked.mode[i] == BSVD_PAIR_EVD_SM ? BSVD_PATH_CUDA_PAIR_EVD

@@ -37,6 +37,7 @@ std::string bytes(size_t b) {
 const char *path_name(const Group &g, const Config &cfg) {
   switch (g.route) {
   case Route::kFused: return bsvd_path_string(BSVD_PATH_CUDA_FUSED);
+  case Route::kTiny: return bsvd_path_string(BSVD_PATH_CUDA_TINY);
   case Route::kBlocked: return bsvd_path_string(BSVD_PATH_CUDA_BLOCKED);
   case Route::kQr: return bsvd_path_string(BSVD_PATH_CUDA_QR);
   case Route::kQrcp: return bsvd_path_string(BSVD_PATH_CUDA_QRCP);
@@ -83,6 +84,7 @@ std::string qr_params(const QrPlan &q) {
 std::string group_params(const Group &g, const Plan &p) {
   switch (g.route) {
   case Route::kFused: return fused_params(g.fused);
+  case Route::kTiny: return "one thread per matrix, in registers";
   case Route::kBlocked: return blocked_params(g.blocked, p.tuning);
   case Route::kQr: return qr_params(g.qr) + "; R by the fused kernel: " + fused_params(g.fused);
   case Route::kQrcp:

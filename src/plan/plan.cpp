@@ -166,6 +166,7 @@ QrPlan qr_settings(bool pivoted, const std::vector<int> &m, const std::vector<in
 const char *route_name(Route r) {
   switch (r) {
   case Route::kFused: return "fused";
+  case Route::kTiny: return "tiny";
   case Route::kBlocked: return "blocked";
   case Route::kQr: return "qr";
   case Route::kQrcp: return "qrcp";
@@ -257,6 +258,7 @@ Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, 
   const int mw = std::max(m, n), nw = std::min(m, n);
   const bool fused_ok = facts.fused_fits(prec, mw, nw, vectors);
   if (cfg.variant == BSVD_VARIANT_UNBLOCKED) return fused_ok ? Route::kFused : Route::kCpu;
+  if (mw <= tiny_max_dim(t, prec) && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN) return Route::kTiny;
   if (fused_ok && (!blk_ok || nw <= fused_cols)) return Route::kFused;
   return blk_ok ? blk : Route::kCpu;
 }
@@ -275,8 +277,9 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
     auto_precondition(p, s, nb, facts);
 
   // Every matrix's route; a uniform batch takes one decision.
-  Group fused, blocked, qr, qrcp, cpu;
+  Group fused, tiny, blocked, qr, qrcp, cpu;
   fused.route = Route::kFused;
+  tiny.route = Route::kTiny;
   blocked.route = Route::kBlocked;
   qr.route = Route::kQr;
   qrcp.route = Route::kQrcp;
@@ -284,6 +287,7 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
   const bool uniform = s.dims.uniform();
   auto group_of = [&](Route r) -> Group & {
     return r == Route::kFused     ? fused
+           : r == Route::kTiny    ? tiny
            : r == Route::kBlocked ? blocked
            : r == Route::kQr      ? qr
            : r == Route::kQrcp    ? qrcp
@@ -349,8 +353,8 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
   // wait on the host once each, and its last ones leave most of the GPU idle.
   const bool iterates = !blocked.index.empty() || !qrcp.index.empty();
   const bool beside = iterates && fused_beside_blocked(tuning);
-  fused.beside = qr.beside = beside;
-  for (Group *g : {&fused, &qr, &blocked, &qrcp, &cpu})
+  fused.beside = qr.beside = tiny.beside = beside;
+  for (Group *g : {&fused, &tiny, &qr, &blocked, &qrcp, &cpu})
     if (!g->index.empty()) p.groups.push_back(std::move(*g));
   return p;
 }

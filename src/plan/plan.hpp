@@ -24,6 +24,7 @@ namespace bsvd::detail::plan {
 // The GPU paths (src/cuda/<path>/) and the CPU fallback.
 enum class Route : unsigned char {
   kFused, // one kernel per matrix set, the matrix in shared memory
+  kTiny, // one thread per matrix, the matrix in registers (n <= tiny_cols)
   kBlocked, // block Jacobi in global memory: Gram, eigensolver, update per step
   kQr, // QR (TSQR) first, the fused kernel on R, Q applied
   kQrcp, // QR with column pivoting first, the blocked path on R^H

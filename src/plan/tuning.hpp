@@ -95,9 +95,17 @@ struct QrcpTuning {
   bool trace = false; // print the decisions (stderr)
 };
 
+// The register tier (src/cuda/tiny/): matrices with max(m, n) <= max_dim
+// of their precision take it under variant auto (0: never).
+struct TinyTuning {
+  int max_dim[4] = {};
+  int max_dim_forced = -1; // forced: this cap for every precision (0 = off); -1 = table
+};
+
 struct Tuning {
   const char *name = "";
   FusedTuning fused;
+  TinyTuning tiny;
   BlockedTuning blocked;
   QrTuning qr;
   QrcpTuning qrcp;
@@ -134,6 +142,11 @@ inline int fused_window_cols(const Tuning &t, char prec) {
 int fused_call_cols(const Tuning &t, char prec, long wide, long window, int sms);
 // Whether the fused kernel and the QR path run beside the blocked path.
 inline bool fused_beside_blocked(const Tuning &t) { return t.fused.beside_blocked; }
+
+// ---- register tier ---------------------------------------------------------
+inline int tiny_max_dim(const Tuning &t, char prec) {
+  return t.tiny.max_dim_forced >= 0 ? t.tiny.max_dim_forced : t.tiny.max_dim[prec_index(prec)];
+}
 
 // ---- blocked path -----------------------------------------------------------
 // The pair solver BSVD_PAIR_AUTO stands for.

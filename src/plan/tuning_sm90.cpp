@@ -26,6 +26,11 @@ Tuning make_sm90() {
   for (int p = 0; p < 4; ++p) f.wide_cols[p] = wide[p], f.window_cols[p] = window[p];
   f.beside_blocked = true; // (decisions/0015-side-stream-and-early-finish.md)
 
+  // Register tier (docs/design/tiny.md): max(m, n) up to which one thread
+  // per matrix beats the fused kernel, per precision s d c z.
+  const int tiny[4] = {8, 8, 8, 8};
+  for (int p = 0; p < 4; ++p) t.tiny.max_dim[p] = tiny[p];
+
   // Blocked path.
   BlockedTuning &b = t.blocked;
   // The shared-memory pair solvers lose 1.8-2.9x

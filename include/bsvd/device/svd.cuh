@@ -298,11 +298,18 @@ BSVD_DEVICE_HD void complete(W (&a)[NW][MW], bool (&ok)[NW], int mw, int nw) {
 // The general form: element (i, j) of A at A[i * a_rs + j * a_cs], of U at
 // U[i * u_rs + j * u_cs], of V likewise; S[j * s_inc]. sweeps (may be null)
 // gets the number of sweeps run.
-template <class T, int MaxM, int MaxN>
+// after_load() runs once A is in registers, before anything is written: a
+// kernel that stages A and the outputs in the same shared memory passes a
+// barrier there (every thread of the block must call svd_strided then;
+// it is not called when m or n is 0 or beyond MaxM, MaxN).
+struct no_hook {
+  BSVD_DEVICE_HD void operator()() const {}
+};
+template <class T, int MaxM, int MaxN, class AfterLoad = no_hook>
 BSVD_DEVICE_HD int svd_strided(int m, int n, const T *A, int a_rs, int a_cs,
                                typename detail::traits<T>::R *S, int s_inc, T *U, int u_rs,
                                int u_cs, T *V, int v_rs, int v_cs, int *sweeps = nullptr,
-                               options opt = {}) {
+                               options opt = {}, AfterLoad after_load = {}) {
   using namespace detail;
   using R = typename traits<T>::R;
   using W = typename traits<T>::W;
@@ -333,6 +340,7 @@ BSVD_DEVICE_HD int svd_strided(int m, int n, const T *A, int a_rs, int a_cs,
       a[j][i] = x;
     }
   }
+  after_load();
   const int k = nw;
   // U of A holds v (transposed case) or a; V of A the other.
   W *ua = tr ? v_out : u_out;

@@ -1,0 +1,12 @@
+// Register-tier instances for one precision (one file each: parallel builds).
+#include "kernel.cuh"
+
+namespace bsvd::detail::cuda {
+
+template <> cudaError_t launch_tiny<std::complex<float>>(const TinyParams<std::complex<float>> &P,
+                                                         cudaStream_t stream) {
+  return launch_tiny_impl(P, stream);
+}
+template bool tiny_staged<std::complex<float>>(const TinyParams<std::complex<float>> &);
+
+} // namespace bsvd::detail::cuda

@@ -1,0 +1,11 @@
+// Register-tier instances for one precision (one file each: parallel builds).
+#include "kernel.cuh"
+
+namespace bsvd::detail::cuda {
+
+template <> cudaError_t launch_tiny<float>(const TinyParams<float> &P, cudaStream_t stream) {
+  return launch_tiny_impl(P, stream);
+}
+template bool tiny_staged<float>(const TinyParams<float> &);
+
+} // namespace bsvd::detail::cuda
