@@ -39,7 +39,10 @@ template <class T> void check_batch(const Solved<T> &r, const std::vector<T> &A,
     }
     same_bits += same;
     ++total;
-    EXPECT_LE(gap / uroff<T>(), 8.0) << "S differs from the host twin";
+    // nvcc contracts to fma where g++ rounds twice: the paths differ by
+    // rounding (the fused kernel's twin bound).
+    EXPECT_LE(gap / uroff<T>(), 8.0 * std::sqrt(double(std::max(m, n))))
+        << "S differs from the host twin";
     const auto q = ratios(r, A, b);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
   }

@@ -71,12 +71,14 @@ template <class T, int N, bool kStaged> __global__ void __launch_bounds__(kTinyT
   // barrier inside) and store nothing.
   if (t >= nb)
     for (int kk = 0; kk < mn; ++kk) sm[kk * LD + t] = W{};
-  W *su = sm + t, *sv = su + size_t(m) * k * LD;
-  R *ss = reinterpret_cast<R *>(B.vectors ? sv + size_t(n) * k * LD : sm) + t;
+  // Outputs after the barrier: U (m k entries), V (n k), S (k reals) per
+  // thread, each entry in its own row of LD slots.
+  W *su = sm, *sv = sm + size_t(m) * k * LD;
+  R *ss = reinterpret_cast<R *>(B.vectors ? sv + size_t(n) * k * LD : sm);
   int sw = 0;
   const int info = bsvd::device::svd_strided<W, N, N>(
-      m, n, sm + t, LD, m * LD, ss, LD, B.vectors ? su : nullptr, LD, m * LD,
-      B.vectors ? sv : nullptr, LD, n * LD, &sw, opt, BlockBarrier{});
+      m, n, sm + t, LD, m * LD, ss + t, LD, B.vectors ? su + t : nullptr, LD, m * LD,
+      B.vectors ? sv + t : nullptr, LD, n * LD, &sw, opt, BlockBarrier{});
   __syncthreads();
   if (t < nb) {
     B.info[b0 + t] = info;
@@ -84,7 +86,7 @@ template <class T, int N, bool kStaged> __global__ void __launch_bounds__(kTinyT
   }
   // S holds k reals per matrix at [j LD + t] (of R-sized slots).
   R *Sg = B.S.base + size_t(b0) * k;
-  const R *sr = reinterpret_cast<const R *>(B.vectors ? sv + size_t(n) * k * LD : sm);
+  const R *sr = ss;
   for (int idx = t; idx < nb * k; idx += BT) {
     const int tt = idx / k, kk = idx - tt * k;
     Sg[idx] = sr[kk * LD + tt];
@@ -92,7 +94,7 @@ template <class T, int N, bool kStaged> __global__ void __launch_bounds__(kTinyT
   if (!B.vectors) return;
   W *Ug = reinterpret_cast<W *>(B.U.base) + size_t(b0) * m * k;
   W *Vg = reinterpret_cast<W *>(B.V.base) + size_t(b0) * n * k;
-  const W *ub = sm, *vb = sm + size_t(m) * k * LD;
+  const W *ub = su, *vb = sv;
   for (int idx = t; idx < nb * m * k; idx += BT) {
     const int tt = idx / (m * k), kk = idx - tt * (m * k);
     Ug[idx] = ub[kk * LD + tt];
