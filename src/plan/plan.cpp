@@ -248,7 +248,8 @@ bool qr_route(char prec, int m, int n, bool vectors, int qr, const PathFacts &fa
 // kernel and the rest to the blocked path. The blocked path implements
 // round-robin orderings only.
 Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb,
-            bool precondition, int fused_cols, const PathFacts &facts, const Tuning &t) {
+            bool precondition, int fused_cols, const PathFacts &facts, const Tuning &t,
+            int tiny_dim) {
   if (m == 0 || n == 0) return Route::kFused;
   if (!gpu) return Route::kCpu;
   const bool blk_ok = nb > 0 && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN;
@@ -258,7 +259,7 @@ Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, 
   const int mw = std::max(m, n), nw = std::min(m, n);
   const bool fused_ok = facts.fused_fits(prec, mw, nw, vectors);
   if (cfg.variant == BSVD_VARIANT_UNBLOCKED) return fused_ok ? Route::kFused : Route::kCpu;
-  if (mw <= tiny_max_dim(t, prec) && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN) return Route::kTiny;
+  if (mw <= tiny_dim && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN) return Route::kTiny;
   if (fused_ok && (!blk_ok || nw <= fused_cols)) return Route::kFused;
   return blk_ok ? blk : Route::kCpu;
 }
@@ -276,6 +277,8 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
   else if (cfg.precondition == 0 && gpu)
     auto_precondition(p, s, nb, facts);
 
+  // The register tier's size cap for this call's batch.
+  const int tiny_dim = gpu ? tiny_max_dim(tuning, prec, s.count) : 0;
   // Every matrix's route; a uniform batch takes one decision.
   Group fused, tiny, blocked, qr, qrcp, cpu;
   fused.route = Route::kFused;
@@ -295,7 +298,7 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
   };
   if (uniform) { // one decision, every matrix (a call's host work stays small)
     Group &g = group_of(route(prec, s.dims.m, s.dims.n, s.vectors, gpu, cfg, nb, p.precondition,
-                              p.fused_cols, facts, tuning));
+                              p.fused_cols, facts, tuning, tiny_dim));
     g.index.resize(size_t(std::max(s.count, 0)));
     std::iota(g.index.begin(), g.index.end(), 0);
     g.m.assign(g.index.size(), s.dims.m);
@@ -303,8 +306,8 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
   } else {
     for (int b = 0; b < s.count; ++b) {
       const int m = s.dims.rows(b), n = s.dims.cols(b);
-      Group &g = group_of(
-          route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition, p.fused_cols, facts, tuning));
+      Group &g = group_of(route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition, p.fused_cols,
+                                facts, tuning, tiny_dim));
       g.index.push_back(b);
       g.m.push_back(m);
       g.n.push_back(n);

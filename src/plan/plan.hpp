@@ -130,8 +130,10 @@ int blocked_pair_mode(char prec, int mw, const Config &cfg, int nb, const PathFa
 bool qr_route(char prec, int m, int n, bool vectors, int qr, const PathFacts &facts,
               const Tuning &t);
 // The path of one matrix, given the call's fused cap and preconditioning.
+// tiny_dim: the register tier's cap for the call (tiny_max_dim; 0 = off).
 Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb,
-            bool precondition, int fused_cols, const PathFacts &facts, const Tuning &t);
+            bool precondition, int fused_cols, const PathFacts &facts, const Tuning &t,
+            int tiny_dim = 0);
 
 // A readable table of the plan: one line per group with its parameters.
 std::string explain(const Plan &p);

@@ -95,9 +95,13 @@ struct QrcpTuning {
   bool trace = false; // print the decisions (stderr)
 };
 
-// The register tier (src/cuda/tiny/): matrices with max(m, n) <= max_dim
-// of their precision take it under variant auto (0: never).
+// The register tier (src/cuda/tiny/): matrices with max(m, n) <= the cap
+// of their precision and the call's batch take it under variant auto (0:
+// never): max_dim_small below batch_mid matrices, max_dim_mid below
+// batch_big, max_dim from there.
 struct TinyTuning {
+  long batch_mid = 0, batch_big = 0;
+  int max_dim_small[4] = {}, max_dim_mid[4] = {};
   int max_dim[4] = {};
   int max_dim_forced = -1; // forced: this cap for every precision (0 = off); -1 = table
 };
@@ -144,8 +148,13 @@ int fused_call_cols(const Tuning &t, char prec, long wide, long window, int sms)
 inline bool fused_beside_blocked(const Tuning &t) { return t.fused.beside_blocked; }
 
 // ---- register tier ---------------------------------------------------------
-inline int tiny_max_dim(const Tuning &t, char prec) {
-  return t.tiny.max_dim_forced >= 0 ? t.tiny.max_dim_forced : t.tiny.max_dim[prec_index(prec)];
+inline int tiny_max_dim(const Tuning &t, char prec, long count) {
+  const TinyTuning &y = t.tiny;
+  if (y.max_dim_forced >= 0) return y.max_dim_forced;
+  const int p = prec_index(prec);
+  return count >= y.batch_big   ? y.max_dim[p]
+         : count >= y.batch_mid ? y.max_dim_mid[p]
+                                : y.max_dim_small[p];
 }
 
 // ---- blocked path -----------------------------------------------------------

@@ -26,10 +26,14 @@ Tuning make_sm90() {
   for (int p = 0; p < 4; ++p) f.wide_cols[p] = wide[p], f.window_cols[p] = window[p];
   f.beside_blocked = true; // (decisions/0015-side-stream-and-early-finish.md)
 
-  // Register tier (docs/design/tiny.md): max(m, n) up to which one thread
-  // per matrix beats the fused kernel, per precision s d c z.
-  const int tiny[4] = {8, 8, 8, 8};
-  for (int p = 0; p < 4; ++p) t.tiny.max_dim[p] = tiny[p];
+  // Register tier (docs/perf/tiny.md): max(m, n) up to which one thread
+  // per matrix beat the fused kernel at every measured batch of the band
+  // (s d c z; c and z are not measured yet and take s's and d's).
+  TinyTuning &y = t.tiny;
+  y.batch_mid = 10000, y.batch_big = 100000;
+  const int small[4] = {6, 3, 6, 3}, mid[4] = {8, 7, 8, 7}, big[4] = {8, 8, 8, 8};
+  for (int p = 0; p < 4; ++p)
+    y.max_dim_small[p] = small[p], y.max_dim_mid[p] = mid[p], y.max_dim[p] = big[p];
 
   // Blocked path.
   BlockedTuning &b = t.blocked;

@@ -52,6 +52,8 @@ template <class T> void check_batch(const Solved<T> &r, const std::vector<T> &A,
 // matrices: a full block of 64 and a partial one.
 TYPED_TEST(GpuTiny, FamiliesMatchTheHostTwin) {
   SKIP_WITHOUT_GPU();
+  ScopedOverride tier("BSVD_TINY_MAX_DIM"); // every size on the tier
+  tier.set("8");
   using T = TypeParam;
   int same = 0, total = 0;
   uint64_t seed = 5;
@@ -79,6 +81,8 @@ TYPED_TEST(GpuTiny, FamiliesMatchTheHostTwin) {
 // its own info, the rest of the batch is unaffected.
 TYPED_TEST(GpuTiny, EdgeCasesInOneBatch) {
   SKIP_WITHOUT_GPU();
+  ScopedOverride tier("BSVD_TINY_MAX_DIM"); // every size on the tier
+  tier.set("8");
   using T = TypeParam;
   for (auto [m, n] : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {3, 2}, {2, 5}, {8, 8}}) {
     const auto edges = bsvd::testing::all_edges();
@@ -110,6 +114,8 @@ TYPED_TEST(GpuTiny, EdgeCasesInOneBatch) {
 // kernel, one launch at the largest size.
 TYPED_TEST(GpuTiny, VariableSizes) {
   SKIP_WITHOUT_GPU();
+  ScopedOverride tier("BSVD_TINY_MAX_DIM"); // every size on the tier
+  tier.set("8");
   using T = TypeParam;
   std::vector<std::pair<int, int>> dims;
   for (int i = 0; i < 50; ++i) dims.push_back({1 + i % 7, 1 + (i * 5) % 8});
@@ -149,6 +155,8 @@ TYPED_TEST(GpuTiny, OverrideSendsToFused) {
 // A large batch (the staged kernel over many blocks): a sample meets T1-T4.
 TYPED_TEST(GpuTiny, LargeBatchSample) {
   SKIP_WITHOUT_GPU();
+  ScopedOverride tier("BSVD_TINY_MAX_DIM"); // every size on the tier
+  tier.set("8");
   using T = TypeParam;
   const int batch = 200003, m = 3, n = 3;
   const auto A = family_batch<T>(Family::Random, m, n, batch, 1);

@@ -333,3 +333,23 @@ TEST(Plan, TableOrderingsTakeTheFusedKernel) {
     EXPECT_EQ(plan_uniform('d', 10, 300, 300, c).groups[0].route, Route::kCpu);
   }
 }
+
+TEST(Plan, TinyMatricesTakeTheRegisterTier) {
+  EXPECT_EQ(plan_uniform('d', 1000000, 3, 3).groups[0].route, Route::kTiny);
+  EXPECT_EQ(plan_uniform('d', 1000000, 8, 2).groups[0].route, Route::kTiny);
+  EXPECT_EQ(plan_uniform('d', 200000, 8, 8).groups[0].route, Route::kTiny);
+  EXPECT_EQ(plan_uniform('d', 200000, 9, 9).groups[0].route, Route::kFused);
+  // few d matrices of 4 ... 8: the fused kernel stayed faster (docs/perf/tiny.md)
+  EXPECT_EQ(plan_uniform('d', 10, 8, 8).groups[0].route, Route::kFused);
+  EXPECT_EQ(plan_uniform('d', 10, 3, 3).groups[0].route, Route::kTiny);
+  EXPECT_EQ(plan_uniform('s', 10, 6, 6).groups[0].route, Route::kTiny);
+  // an explicit variant or another ordering keeps the fused kernel
+  Config unb;
+  unb.variant = BSVD_VARIANT_UNBLOCKED;
+  EXPECT_EQ(plan_uniform('d', 1000000, 3, 3, unb).groups[0].route, Route::kFused);
+  Config oe;
+  oe.ordering = BSVD_ORDERING_ODD_EVEN;
+  EXPECT_EQ(plan_uniform('d', 1000000, 3, 3, oe).groups[0].route, Route::kFused);
+  // empty matrices still go to the fused kernel (it writes their info)
+  EXPECT_EQ(plan_uniform('d', 1000000, 0, 3).groups[0].route, Route::kFused);
+}
