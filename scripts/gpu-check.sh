@@ -15,6 +15,7 @@
 #     --quick     fewer bench cases (d and s 10000 x 32^2, 1000 x 64^2)
 #   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny: only these bench
 #               parts (default: all)
+#   TINY_PRECISIONS (default d s), TINY_BIG=0 (no 10^7 cases): the tiny part's
 #   TUNE_TLP_SIZES, TUNE_TLP_PRECISIONS: the tune part's N and precisions
 #               (default 256; d s z c)
 set -uo pipefail
@@ -200,7 +201,7 @@ if [ $BENCH = 1 ]; then
   # The register tier (docs/perf/tiny.md): the issue-32 targets and a batch
   # sweep for n = 2 ... 8, each case with the tier (auto) and without it
   # (BSVD_TINY_MAX_DIM=0: the fused kernel, today's route); bsvd rows only.
-  part tiny && for p in d s; do
+  part tiny && for p in ${TINY_PRECISIONS:-d s}; do
     C="1000000x2x2,1000000x3x3,1000000x8x8,10000x8x8,10000x16x16,10000x32x32,100000x4x4"
     for n in 2 3 4 5 6 7 8; do for c in 1 10 100 1000 10000 100000 1000000; do C="$C,${c}x${n}x${n}"; done; done
     [ "${TINY_BIG:-1}" = 1 ] && C="$C,10000000x2x2,10000000x3x3"

@@ -40,12 +40,14 @@ struct CallLayout {
   size_t ngpu = 0; // matrices on the GPU
   std::vector<int> gpu;
   std::vector<std::vector<int>> kidx;
+  std::vector<int> none; // a whole group's indices on device data: implicit
   size_t off_arrays = 0, bytes_arrays = 0, off_stage = 0, bytes_stage = 0;
   std::vector<size_t> off;
   size_t total = 0;
   // Group g's matrices as indices of the batch the kernels see.
   const std::vector<int> &kernel_indices(const plan::Plan &p, size_t g) const {
-    return loc == 1 ? p.groups[g].index : kidx[g];
+    if (loc == 1) return p.groups[g].whole < 0 ? p.groups[g].index : none;
+    return kidx[g];
   }
 };
 
@@ -67,14 +69,14 @@ template <class T> CallLayout call_layout(plan::Plan &p, const Batch<T> &batch, 
   CallLayout L;
   L.loc = loc;
   for (const Group &g : p.groups)
-    if (g.route != Route::kCpu) L.ngpu += g.index.size();
+    if (g.route != Route::kCpu) L.ngpu += g.size();
   std::vector<int> pos;
   if (loc == 0) {
     // the packed batch: the GPU's matrices in batch order
     pos.assign(size_t(batch.count), -1);
     for (const Group &g : p.groups)
       if (g.route != Route::kCpu)
-        for (int b : g.index) pos[size_t(b)] = 0;
+        for (size_t i = 0; i < g.size(); ++i) pos[size_t(g.at(i))] = 0;
     L.gpu.reserve(L.ngpu);
     for (int b = 0; b < batch.count; ++b)
       if (pos[size_t(b)] == 0) {
@@ -101,7 +103,8 @@ template <class T> CallLayout call_layout(plan::Plan &p, const Batch<T> &batch, 
   const int kcount = loc == 1 ? batch.count : int(L.ngpu);
   for (Group &g : p.groups) {
     if (loc == 0) {
-      std::vector<int> k = g.index;
+      std::vector<int> k(g.size());
+      for (size_t i = 0; i < k.size(); ++i) k[i] = g.at(i);
       if (g.route != Route::kCpu)
         for (int &b : k) b = pos[size_t(b)];
       L.kidx.push_back(std::move(k));
@@ -168,7 +171,7 @@ template <class T> bsvd_status_t run_groups(const plan::Plan &p, const CallLayou
 // The path reported for matrix i of GPU group g: trivial when it was empty
 // or had a NaN / Inf (nothing was iterated), else its path's.
 int group_path(const Group &g, size_t i, int info) {
-  const bool empty = g.m[i] == 0 || g.n[i] == 0;
+  const bool empty = g.rows(i) == 0 || g.cols(i) == 0;
   if (empty || info == BSVD_INFO_NONFINITE) return BSVD_PATH_TRIVIAL;
   switch (g.route) {
   case Route::kFused: return BSVD_PATH_CUDA_FUSED;
@@ -189,8 +192,8 @@ int group_path(const Group &g, size_t i, int info) {
 template <class F>
 void report_paths(const plan::Plan &p, F info_of, const std::vector<int> &cpu_path, int *path) {
   for (const Group &g : p.groups)
-    for (size_t i = 0; i < g.index.size(); ++i) {
-      const int b = g.index[i];
+    for (size_t i = 0; i < g.size(); ++i) {
+      const int b = g.at(i);
       path[b] = g.route == Route::kCpu ? cpu_path[i] : group_path(g, i, info_of(b));
     }
 }

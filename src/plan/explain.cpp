@@ -120,8 +120,8 @@ std::string explain(const Plan &p) {
                 "stream", "workspace", "parameters");
   int k = 0;
   for (const Group &g : p.groups) {
-    out += format("%3d  %-13s %9zu  %-20s %-6s %10s  %s\n", ++k, path_name(g, p.cfg),
-                  g.index.size(), (range(g.m) + " x " + range(g.n)).c_str(),
+    out += format("%3d  %-13s %9zu  %-20s %-6s %10s  %s\n", ++k, path_name(g, p.cfg), g.size(),
+                  (range(g.m) + " x " + range(g.n)).c_str(),
                   g.route == Route::kCpu ? "host"
                   : g.beside             ? "side"
                                          : "main",

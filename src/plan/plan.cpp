@@ -299,10 +299,16 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
   if (uniform) { // one decision, every matrix (a call's host work stays small)
     Group &g = group_of(route(prec, s.dims.m, s.dims.n, s.vectors, gpu, cfg, nb, p.precondition,
                               p.fused_cols, facts, tuning, tiny_dim));
-    g.index.resize(size_t(std::max(s.count, 0)));
-    std::iota(g.index.begin(), g.index.end(), 0);
-    g.m.assign(g.index.size(), s.dims.m);
-    g.n.assign(g.index.size(), s.dims.n);
+    if (g.route == Route::kTiny) { // no per-matrix lists (Group::whole)
+      g.whole = std::max(s.count, 0);
+      g.m.assign(1, s.dims.m);
+      g.n.assign(1, s.dims.n);
+    } else {
+      g.index.resize(size_t(std::max(s.count, 0)));
+      std::iota(g.index.begin(), g.index.end(), 0);
+      g.m.assign(g.index.size(), s.dims.m);
+      g.n.assign(g.index.size(), s.dims.n);
+    }
   } else {
     for (int b = 0; b < s.count; ++b) {
       const int m = s.dims.rows(b), n = s.dims.cols(b);
@@ -358,7 +364,7 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
   const bool beside = iterates && fused_beside_blocked(tuning);
   fused.beside = qr.beside = tiny.beside = beside;
   for (Group *g : {&fused, &tiny, &qr, &blocked, &qrcp, &cpu})
-    if (!g->index.empty()) p.groups.push_back(std::move(*g));
+    if (g->size() > 0) p.groups.push_back(std::move(*g));
   return p;
 }
 

@@ -11,11 +11,12 @@ namespace bsvd::detail::cuda {
 
 namespace {
 bool needs_map(const plan::Plan &p, const plan::Group &g, int kcount) {
-  return !p.uniform || g.index.size() != size_t(kcount);
+  return !p.uniform || g.size() != size_t(kcount);
 }
+// The m, n lists hold one entry for a whole group, one per matrix otherwise.
 int group_dim(const plan::Group &g) {
   int d = 0;
-  for (size_t i = 0; i < g.index.size(); ++i) d = std::max({d, g.m[i], g.n[i]});
+  for (size_t i = 0; i < g.m.size(); ++i) d = std::max({d, g.m[i], g.n[i]});
   return d;
 }
 } // namespace
@@ -27,19 +28,19 @@ size_t tiny_smem_bytes(int m, int n, bool vectors, size_t elem) {
 }
 
 bool TinyOp::can_run(const plan::Plan &, const plan::Group &g) {
-  for (size_t i = 0; i < g.index.size(); ++i)
+  for (size_t i = 0; i < g.m.size(); ++i)
     if (g.m[i] < 1 || g.n[i] < 1 || std::max(g.m[i], g.n[i]) > kTinyMaxDim) return false;
-  return !g.index.empty();
+  return g.size() > 0;
 }
 
 size_t TinyOp::workspace_bytes(const plan::Plan &p, const plan::Group &g, int kcount) {
-  return needs_map(p, g, kcount) ? ws_align(g.index.size() * sizeof(int)) : 0;
+  return needs_map(p, g, kcount) ? ws_align(g.size() * sizeof(int)) : 0;
 }
 
 template <class T> bsvd_status_t TinyOp::run(const GroupArgs<T> &a) {
   TinyParams<T> P;
   P.batch = a.kb;
-  P.count = int(a.group.index.size());
+  P.count = int(a.group.size());
   P.dim = group_dim(a.group);
   P.tol = a.plan.cfg.tol;
   P.max_sweeps = a.plan.cfg.max_sweeps > 0 ? a.plan.cfg.max_sweeps : kDefaultMaxSweeps;
