@@ -60,7 +60,7 @@ def test_torch_cuda(dtype, shape):
     assert info.converged.all()
     assert set(np.unique(info.path_names)) <= {"cuda-fused", "cuda-blocked", "cuda-qr",
                                               "cuda-pair-evd", "cuda-pair-svd", "cuda-qrcp",
-                                              "cpu-unblocked", "cpu-blocked"}
+                                              "cuda-tiny", "cpu-unblocked", "cpu-blocked"}
     assert_ratios(A_np, _np(U), _np(S), _np(Vh))
 
 

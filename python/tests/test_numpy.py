@@ -437,10 +437,11 @@ def test_version():
 # ---- names (the library's tables: bsvd_<enum>_string / _from_string) -------
 
 def test_path_names_cover_every_path():
-    # Every bsvd_path_t, cuda-qrcp (8) included, has its library name.
+    # Every bsvd_path_t, cuda-tiny (9) included, has its library name.
     assert bsvd.PATH_NAMES == {0: "trivial", 1: "cpu-unblocked", 2: "cpu-blocked",
                                3: "cuda-fused", 4: "cuda-blocked", 5: "cuda-qr",
-                               6: "cuda-pair-evd", 7: "cuda-pair-svd", 8: "cuda-qrcp"}
+                               6: "cuda-pair-evd", 7: "cuda-pair-svd", 8: "cuda-qrcp",
+                               9: "cuda-tiny"}
     info = bsvd.Info(np.zeros(3, np.int32), np.zeros(3, np.int32), np.array([8, 3, 99], np.int32))
     assert list(info.path_names) == ["cuda-qrcp", "cuda-fused", "99"]
 
