@@ -128,8 +128,10 @@ typedef enum {
 typedef enum {
   BSVD_VARIANT_AUTO = 0, /* the default. cpu: UNBLOCKED. cuda: per
                                  matrix, QR first for tall or wide ones
-                                 (opts->qr), the one-kernel solver for
-                                 those that fit on chip up to a column cap,
+                                 (opts->qr), one thread per matrix for
+                                 the smallest (docs/design/tiny.md), the
+                                 one-kernel solver for those that fit on
+                                 chip up to a column cap,
                                  the blocked path for the others (see
                                  docs/design/fused.md, blocked.md) */
   BSVD_VARIANT_UNBLOCKED = 1, /* column-pair rotations. cuda: the one-kernel
