@@ -12,8 +12,10 @@ scripts/setup.sh
 scripts/format.sh --check
 # The gpu-labelled tests run too: without a GPU they must skip cleanly.
 ctest --test-dir build --output-on-failure -j "$(nproc)"
-# The Python package: pip install . and its pytest suite (NumPy on the CPU).
+# The Python package: pip install . into .venv/ and its pytest suite (NumPy
+# on the CPU); then its wheel, installed into a fresh virtual environment.
 scripts/python-test.sh
+scripts/wheel-test.sh
 if [ "${1:-}" = "--sanitize" ]; then
   BSVD_BUILD_DIR=build-asan BSVD_CMAKE_ARGS="-DBSVD_CUDA=OFF -DBSVD_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo" \
     scripts/setup.sh
