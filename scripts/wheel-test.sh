@@ -47,8 +47,9 @@ EOF
 
 # A fresh environment from the interpreter .venv/ was made from (the wheel's
 # tag); NumPy arrives as the wheel's dependency.
-"$PY" -m venv "$tmp/venv"
-"$tmp/venv/bin/python" -m pip install -q "$whl"
+# (Without its own pip, installed by .venv's: the same install, 10 s less.)
+"$PY" -m venv --without-pip "$tmp/venv"
+"$PY" -m pip --python "$tmp/venv/bin/python" install -q "$whl"
 # From an empty folder: the installed package is imported, not python/bsvd.
 (cd "$tmp" && venv/bin/python - <<'EOF'
 import os, sys
