@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds bsvd (scripts/setup.sh), checks the format (scripts/format.sh) and
-# runs the tests: C++ unit tests, CLI tests and the accuracy suite (ctest),
-# then the Python package's tests.
+# runs the tests: C++ unit tests, CLI tests, the accuracy suite and the
+# install-and-link test (ctest), then the Python package's tests and its
+# wheel in a fresh virtual environment. Python runs from .venv/ only.
 # GPU tests (label gpu) skip without a GPU; scripts/gpu-check.sh runs them on one.
 #   scripts/test.sh              build/ + ctest (all tests that are not gpu-only)
 #   scripts/test.sh --sanitize   also a CPU-only build under ASan + UBSan
