@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds and installs the Python package (pip install of the repository root,
-# scikit-build-core + nanobind) and runs its tests (python/tests).
+# scikit-build-core + nanobind) into the project's .venv/ (scripts/setup.sh)
+# and runs its tests (python/tests). Nothing is installed anywhere else.
 #   scripts/python-test.sh              CI: CPU tests (GPU tests skip without a GPU)
 #   scripts/python-test.sh -k list      extra arguments go to pytest
 # Environment:
+#   PYTHON=path           the interpreter to install into and test with
+#                         (default .venv/bin/python)
 #   BSVD_PY_CUDA=ON|OFF|AUTO  build the CUDA backend into the extension. Default:
 #                         AUTO (nvcc found) when a GPU is visible, else OFF, so a
 #                         CI machine without a GPU does not compile kernels
@@ -15,7 +18,7 @@
 # The build folder build-python/ is kept between runs (incremental, ccache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3}
+PY=${PYTHON:-.venv/bin/python}
 
 if [ -z "${BSVD_PY_CUDA:-}" ]; then
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
@@ -30,19 +33,16 @@ fi
 
 export PIP_ROOT_USER_ACTION=ignore
 pip_q=(-q --disable-pip-version-check --no-warn-script-location)
-# What the build and the tests need; a no-op when present.
-need=()
-"$PY" -c 'import numpy' 2>/dev/null || need+=(numpy)
-"$PY" -c 'import pytest' 2>/dev/null || need+=(pytest)
-if [ "${BSVD_PY_ISOLATED:-0}" != 1 ]; then
-  "$PY" -c 'import scikit_build_core, sys; sys.exit(tuple(map(int, scikit_build_core.__version__.split(".")[:2])) < (0, 10))' 2>/dev/null \
-    || need+=("scikit-build-core>=0.10")
-  "$PY" -c 'import nanobind' 2>/dev/null || need+=("nanobind>=2.0")
-fi
-if [ ${#need[@]} -gt 0 ]; then
-  echo "python-test: installing ${need[*]}"
-  "$PY" -m pip install "${pip_q[@]}" "${need[@]}"
-fi
+# What the build and the tests need: python/requirements-dev.txt, installed
+# into .venv/ by scripts/setup.sh.
+mods=(numpy pytest)
+[ "${BSVD_PY_ISOLATED:-0}" = 1 ] || mods+=(scikit_build_core nanobind)
+for mod in "${mods[@]}"; do
+  if ! "$PY" -c "import $mod" 2>/dev/null; then
+    echo "python-test: $PY cannot import $mod: run scripts/setup.sh (it fills .venv/ from python/requirements-dev.txt)" >&2
+    exit 2
+  fi
+done
 
 build_args=(-C "cmake.define.BSVD_CUDA=$BSVD_PY_CUDA")
 [ "${BSVD_PY_ISOLATED:-0}" = 1 ] || build_args+=(--no-build-isolation)

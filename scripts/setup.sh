@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Installs what bsvd needs on a fresh Debian machine and builds it into
 # build/. Idempotent: packages already present are not fetched again.
+# System packages come from apt; every Python package goes into the
+# project's virtual environment .venv/ (python/requirements-dev.txt), never
+# into the system Python or the caller's environment.
 #   scripts/setup.sh            dependencies + build (CUDA backend when nvcc exists)
 #   BSVD_BUILD_DIR=dir ...      build somewhere else
+#   BSVD_PYTHON=python3.12 ...  the interpreter .venv/ is created from (default python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(cmake ninja-build g++ pkg-config libopenblas-dev liblapacke-dev libcli11-dev
-      nlohmann-json3-dev googletest libgtest-dev ccache python3-pip clang-format)
+      nlohmann-json3-dev googletest libgtest-dev ccache python3-dev python3-venv clang-format)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -19,9 +23,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-# NumPy: the CLI round-trip tests write and read batches with it.
-python3 -c 'import numpy' 2>/dev/null || python3 -m pip install -q numpy 2>/dev/null ||
-  python3 -m pip install -q --break-system-packages numpy
+# .venv/: NumPy for the CLI round-trip tests, the build and test tools of the
+# Python package (scripts/python-test.sh, scripts/wheel-test.sh). pip runs
+# again only when the requirements file changed.
+req=python/requirements-dev.txt
+[ -x .venv/bin/python ] || "${BSVD_PYTHON:-python3}" -m venv .venv
+if ! cmp -s "$req" .venv/requirements-dev.installed; then
+  echo "setup: pip install -r $req into .venv/"
+  PIP_ROOT_USER_ACTION=ignore .venv/bin/python -m pip install -q --disable-pip-version-check -r "$req"
+  cp "$req" .venv/requirements-dev.installed
+fi
 
 # nvcc is usually not on PATH by default: the CUDA backend is built whenever
 # it exists, so GPU code always compiles.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds bsvd (scripts/setup.sh), checks the format (scripts/format.sh) and
-# runs the tests: C++ unit tests, CLI tests and the accuracy suite (ctest),
-# then the Python package's tests.
+# runs the tests: C++ unit tests, CLI tests, the accuracy suite and the
+# install-and-link test (ctest), then the Python package's tests and its
+# wheel in a fresh virtual environment. Python runs from .venv/ only.
 # GPU tests (label gpu) skip without a GPU; scripts/gpu-check.sh runs them on one.
 #   scripts/test.sh              build/ + ctest (all tests that are not gpu-only)
 #   scripts/test.sh --sanitize   also a CPU-only build under ASan + UBSan
@@ -12,8 +13,10 @@ scripts/setup.sh
 scripts/format.sh --check
 # The gpu-labelled tests run too: without a GPU they must skip cleanly.
 ctest --test-dir build --output-on-failure -j "$(nproc)"
-# The Python package: pip install . and its pytest suite (NumPy on the CPU).
+# The Python package: pip install . into .venv/ and its pytest suite (NumPy
+# on the CPU); then its wheel, installed into a fresh virtual environment.
 scripts/python-test.sh
+scripts/wheel-test.sh
 if [ "${1:-}" = "--sanitize" ]; then
   BSVD_BUILD_DIR=build-asan BSVD_CMAKE_ARGS="-DBSVD_CUDA=OFF -DBSVD_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo" \
     scripts/setup.sh
