@@ -1,6 +1,7 @@
 // .npy (read/write) and Matrix Market (read). Every reader validates its
 // input completely before it allocates in proportion to any number the file
 // claims, and reports the first problem as one line "<file>: <reason>".
+// Every writer writes a temporary file and renames it into place.
 #include "testing/io.hpp"
 
 #include <algorithm>
@@ -14,6 +15,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #ifndef BSVD_SOURCE_DIR
 #define BSVD_SOURCE_DIR "."
@@ -302,15 +306,20 @@ bool parse_int(const std::string &t, int64_t &v) {
   return true;
 }
 
-// A finite decimal number (strtod syntax; "nan", "inf" and overflow are
-// rejected).
-bool parse_real(const std::string &t, double &v) {
+// A decimal number (strtod syntax). "nan" and "inf" are taken (numpy and
+// scipy write them); a finite-looking value that overflows ("1e999") is
+// refused with "out of range". Returns false with the reason in why.
+bool parse_real(const std::string &t, double &v, const char *&why) {
+  why = "is not a number";
   if (t.empty()) return false;
   errno = 0;
   char *end = nullptr;
   const double x = std::strtod(t.c_str(), &end);
   if (end != t.c_str() + t.size()) return false;
-  if (!std::isfinite(x)) return false; // also strtod's overflow (HUGE_VAL)
+  if (errno == ERANGE && std::isinf(x)) {
+    why = "is out of range (overflows a double)";
+    return false;
+  }
   v = x;
   return true;
 }
@@ -319,6 +328,72 @@ bool is_blank_or_comment(const std::string &line) {
   for (char c : line) {
     if (c == '%') return true;
     if (!std::isspace(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+// ---- writing: temporary file, then rename ------------------------------------
+
+std::string sys_error(int e) { return std::strerror(e); }
+
+// Creates a new file ".<name>.tmp-<pid>-<n>" in path's directory (mode 0666
+// less the umask, as a plain create would have).
+int create_temp(const std::string &path, std::string &tmp, std::string &err) {
+  static unsigned counter = 0;
+  const std::filesystem::path p(path);
+  const std::filesystem::path dir = p.parent_path();
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string name = "." + p.filename().string() + ".tmp-" + std::to_string(::getpid()) +
+                             "-" + std::to_string(counter++);
+    tmp = (dir / name).string();
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST) {
+      err = path + ": cannot create a temporary file in '" +
+            (dir.empty() ? std::string(".") : dir.string()) + "': " + sys_error(errno);
+      return -1;
+    }
+  }
+  err = path + ": cannot create a temporary file (names in use)";
+  return -1;
+}
+
+// BSVD_TEST_WRITE_LIMIT=N: the process's writes fail with ENOSPC once N
+// bytes are written, so tests can show that a full disk loses no output on
+// machines where they cannot mount a small file system.
+size_t write_budget() {
+  static const size_t budget = [] {
+    const char *v = std::getenv("BSVD_TEST_WRITE_LIMIT");
+    return v && *v ? size_t(std::strtoull(v, nullptr, 10)) : SIZE_MAX;
+  }();
+  return budget;
+}
+
+bool write_all(int fd, const void *data, size_t size, int &e) {
+  static size_t written = 0;
+  const char *p = static_cast<const char *>(data);
+  while (size > 0) {
+    size_t chunk = std::min<size_t>(size, size_t(1) << 30);
+    if (write_budget() != SIZE_MAX) {
+      if (written >= write_budget()) {
+        e = ENOSPC;
+        return false;
+      }
+      chunk = std::min(chunk, write_budget() - written);
+    }
+    const ssize_t w = ::write(fd, p, chunk);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      e = errno;
+      return false;
+    }
+    if (w == 0) {
+      e = EIO;
+      return false;
+    }
+    p += w;
+    size -= size_t(w);
+    written += size_t(w);
   }
   return true;
 }
@@ -342,7 +417,13 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
   const int64_t size = file_size(path);
   if (size < 0) return fail(err, path, "cannot open (missing or not a regular file)");
   std::ifstream f(path, std::ios::binary);
-  if (!f) return fail(err, path, "cannot open for reading");
+  if (!f) return fail(err, path, "cannot open for reading: " + sys_error(errno));
+  return read_npy(f, uint64_t(size), base_name(path), out, err);
+}
+
+bool read_npy(std::istream &f, uint64_t size, const std::string &path, NpyArray &out,
+              std::string &err) {
+  out = NpyArray{};
   unsigned char pre[12];
   if (size < 10 || !f.read(reinterpret_cast<char *>(pre), 10))
     return fail(err, path, "not a .npy file (too short)");
@@ -363,7 +444,7 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
   }
   if (hlen > kMaxNpyHeader)
     return fail(err, path, "header length " + std::to_string(hlen) + " is implausible");
-  if (static_cast<uint64_t>(size - prelude) < hlen) return fail(err, path, "truncated .npy header");
+  if (size - prelude < hlen) return fail(err, path, "truncated .npy header");
   std::string header(hlen, '\0');
   if (hlen && !f.read(&header[0], static_cast<std::streamsize>(hlen)))
     return fail(err, path, "cannot read the .npy header");
@@ -374,7 +455,7 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
     out = NpyArray{};
     return fail(err, path, why);
   }
-  const uint64_t avail = static_cast<uint64_t>(size) - prelude - hlen;
+  const uint64_t avail = size - prelude - hlen;
   // elements * itemsize, without overflow; anything beyond the file is
   // "truncated" whatever the exact number.
   uint64_t need = out.itemsize();
@@ -417,51 +498,122 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
   return true;
 }
 
+bool npy_prelude(const std::string &dtype, const std::vector<int64_t> &shape, bool fortran_order,
+                 std::string &out, std::string &err) {
+  if (dtype_size(dtype) == 0) {
+    err = "unsupported dtype '" + dtype + "' (expected f4, f8, c8, c16 or i4)";
+    return false;
+  }
+  std::string h = "{'descr': '<" + dtype +
+                  "', 'fortran_order': " + (fortran_order ? "True" : "False") + ", 'shape': (";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      err = "bad shape (negative dimension)";
+      return false;
+    }
+    if (i) h += ", ";
+    h += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) h += ",";
+  h += "), }";
+  // Pad with spaces and a final newline to a multiple of 64 (numpy's choice).
+  auto padded = [&](int pre) {
+    size_t total = pre + h.size() + 1;
+    return h + std::string((64 - total % 64) % 64, ' ') + "\n";
+  };
+  int major = 1;
+  std::string hp = padded(10);
+  if (hp.size() > 65535) {
+    major = 2;
+    hp = padded(12);
+  }
+  out = "\x93NUMPY";
+  out += static_cast<char>(major);
+  out += '\0';
+  const uint64_t hl = hp.size();
+  for (int i = 0; i < (major == 1 ? 2 : 4); ++i) out += static_cast<char>((hl >> (8 * i)) & 0xff);
+  out += hp;
+  return true;
+}
+
+bool write_temp(const std::string &path, const std::vector<Chunk> &chunks, std::string &tmp,
+                std::string &err) {
+  tmp.clear();
+  std::string t;
+  const int fd = create_temp(path, t, err);
+  if (fd < 0) return false;
+  int e = 0;
+  bool ok = true;
+  for (const Chunk &c : chunks)
+    if (ok && c.size) ok = write_all(fd, c.data, c.size, e);
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    e = errno;
+  }
+  if (!ok) {
+    ::unlink(t.c_str());
+    err = path + ": write failed: " + sys_error(e);
+    return false;
+  }
+  tmp = t;
+  return true;
+}
+
+bool write_file_atomic(const std::string &path, const std::vector<Chunk> &chunks,
+                       std::string &err) {
+  std::string tmp;
+  if (!write_temp(path, chunks, tmp, err)) return false;
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    err = path + ": cannot rename the temporary file into place: " + sys_error(e);
+    return false;
+  }
+  return true;
+}
+
+bool write_npy_temp(const std::string &path, const std::string &dtype,
+                    const std::vector<int64_t> &shape, const void *data, size_t bytes,
+                    std::string &tmp, std::string &err) {
+  std::string pre;
+  if (!npy_prelude(dtype, shape, false, pre, err)) {
+    err = path + ": " + err;
+    return false;
+  }
+  NpyArray probe;
+  probe.dtype = dtype;
+  probe.shape = shape;
+  const int64_t e = probe.elements();
+  if (e < 0 || uint64_t(e) > SIZE_MAX / probe.itemsize() || bytes != size_t(e) * probe.itemsize()) {
+    err = path + ": data size " + std::to_string(bytes) + " does not match shape and dtype";
+    return false;
+  }
+  return write_temp(path, {{pre.data(), pre.size()}, {data, bytes}}, tmp, err);
+}
+
 bool write_npy(const std::string &path, const NpyArray &arr, std::string &err) {
   if (dtype_size(arr.dtype) == 0)
-    return fail(err, path, "unsupported dtype '" + arr.dtype + "' (expected f4, f8, c8 or c16)");
+    return fail(err, path,
+                "unsupported dtype '" + arr.dtype + "' (expected f4, f8, c8, c16 or i4)");
   const int64_t e = arr.elements();
   if (e < 0) return fail(err, path, "bad shape (negative or overflowing)");
   if (static_cast<uint64_t>(e) > SIZE_MAX / arr.itemsize() ||
       arr.data.size() != static_cast<size_t>(e) * arr.itemsize())
     return fail(err, path,
                 "data size " + std::to_string(arr.data.size()) + " does not match shape and dtype");
-  std::string h = "{'descr': '<" + arr.dtype +
-                  "', 'fortran_order': " + (arr.fortran_order ? "True" : "False") + ", 'shape': (";
-  for (size_t i = 0; i < arr.shape.size(); ++i) {
-    if (i) h += ", ";
-    h += std::to_string(arr.shape[i]);
-  }
-  if (arr.shape.size() == 1) h += ",";
-  h += "), }";
-  // Pad with spaces and a final newline to a multiple of 64 (numpy's choice).
-  int prelude = 10;
-  auto padded = [&](int pre) {
-    size_t total = pre + h.size() + 1;
-    return h + std::string((64 - total % 64) % 64, ' ') + "\n";
-  };
-  std::string hp = padded(prelude);
-  int major = 1;
-  if (hp.size() > 65535) {
-    major = 2;
-    prelude = 12;
-    hp = padded(prelude);
-  }
-  std::string pre = "\x93NUMPY";
-  pre += static_cast<char>(major);
-  pre += '\0';
-  const uint64_t hl = hp.size();
-  for (int i = 0; i < (major == 1 ? 2 : 4); ++i) pre += static_cast<char>((hl >> (8 * i)) & 0xff);
+  std::string pre;
+  if (!npy_prelude(arr.dtype, arr.shape, arr.fortran_order, pre, err)) return fail(err, path, err);
+  return write_file_atomic(path, {{pre.data(), pre.size()}, {arr.data.data(), arr.data.size()}},
+                           err);
+}
 
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return fail(err, path, "cannot open for writing");
-  f.write(pre.data(), static_cast<std::streamsize>(pre.size()));
-  f.write(hp.data(), static_cast<std::streamsize>(hp.size()));
-  if (!arr.data.empty())
-    f.write(reinterpret_cast<const char *>(arr.data.data()),
-            static_cast<std::streamsize>(arr.data.size()));
-  f.close();
-  if (!f) return fail(err, path, "write error");
+// ---- Matrix Market -------------------------------------------------------------
+
+bool DenseMatrix::finite() const {
+  for (double x : a)
+    if (!std::isfinite(x)) return false;
+  for (double x : im)
+    if (!std::isfinite(x)) return false;
   return true;
 }
 
@@ -470,8 +622,13 @@ bool read_matrix_market(const std::string &path, DenseMatrix &out, std::string &
   const int64_t size = file_size(path);
   if (size < 0) return fail(err, path, "cannot open (missing or not a regular file)");
   std::ifstream f(path);
-  if (!f) return fail(err, path, "cannot open for reading");
+  if (!f) return fail(err, path, "cannot open for reading: " + sys_error(errno));
+  return read_matrix_market(f, uint64_t(size), base_name(path), out, err);
+}
 
+bool read_matrix_market(std::istream &f, uint64_t size, const std::string &path, DenseMatrix &out,
+                        std::string &err) {
+  out = DenseMatrix{};
   std::string line;
   int64_t lineno = 0;
   auto bad = [&](const std::string &why) {
@@ -492,17 +649,23 @@ bool read_matrix_market(const std::string &path, DenseMatrix &out, std::string &
   if (object != "matrix") return bad("unsupported object '" + tok[1] + "' (only 'matrix')");
   if (format != "coordinate" && format != "array")
     return bad("unknown format '" + tok[2] + "' (coordinate or array)");
-  if (field == "complex") return bad("complex matrices are unsupported");
-  if (field != "real" && field != "integer" && field != "pattern" && field != "double")
-    return bad("unknown field '" + tok[3] + "' (real, integer or pattern)");
-  if (symmetry == "hermitian") return bad("hermitian matrices are unsupported");
-  if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric")
-    return bad("unknown symmetry '" + tok[4] + "' (general, symmetric or skew-symmetric)");
+  if (field != "real" && field != "integer" && field != "pattern" && field != "double" &&
+      field != "complex")
+    return bad("unknown field '" + tok[3] + "' (real, integer, complex or pattern)");
+  if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric" &&
+      symmetry != "hermitian")
+    return bad("unknown symmetry '" + tok[4] +
+               "' (general, symmetric, skew-symmetric or hermitian)");
   const bool coordinate = format == "coordinate";
   const bool pattern = field == "pattern";
-  const bool sym = symmetry == "symmetric", skew = symmetry == "skew-symmetric";
+  const bool cplx = field == "complex";
+  const bool sym = symmetry == "symmetric", skew = symmetry == "skew-symmetric",
+             herm = symmetry == "hermitian";
   if (pattern && !coordinate) return bad("pattern field needs the coordinate format");
   if (pattern && skew) return bad("a pattern matrix cannot be skew-symmetric");
+  if (herm && !cplx)
+    return bad("hermitian symmetry is unsupported for the " + field +
+               " field (complex only; a real one is symmetric)");
 
   // Size line (after comments / blank lines).
   bool have_size = false;
@@ -523,69 +686,84 @@ bool read_matrix_market(const std::string &path, DenseMatrix &out, std::string &
   if (m < 0 || n < 0 || nnz < 0) return bad("size line: negative size");
   if (m > INT_MAX || n > INT_MAX || (n > 0 && m > kMaxMatrixMarketElements / n))
     return bad("matrix too large (" + tok[0] + " x " + tok[1] + " exceeds 1e8 elements)");
-  if ((sym || skew) && m != n) return bad("a symmetric or skew-symmetric matrix must be square");
+  if ((sym || skew || herm) && m != n)
+    return bad("a symmetric, skew-symmetric or hermitian matrix must be square");
   const int64_t elements = m * n;
   int64_t count; // entries the file must hold
   if (coordinate) {
     if (nnz > elements) return bad("nnz " + tok[2] + " exceeds m * n");
     count = nnz;
   } else {
-    count = sym ? n * (n + 1) / 2 : skew ? n * (n - 1) / 2 : elements;
+    count = (sym || herm) ? n * (n + 1) / 2 : skew ? n * (n - 1) / 2 : elements;
   }
-  // Every entry needs at least "v\n" (array), "i j\n" (pattern) or "i j v\n":
-  // a file too short for its claim is rejected before allocating.
-  const int64_t min_bytes = coordinate ? (pattern ? 4 : 6) : 2;
-  if (count > 0 && count > size / min_bytes)
+  // Every entry needs at least "v\n" (array), "i j\n" (pattern) or "i j v\n"
+  // (a complex value one more field): a file too short for its claim is
+  // rejected before allocating.
+  const int64_t min_bytes = (coordinate ? (pattern ? 4 : 6) : 2) + (cplx ? 2 : 0);
+  if (count > 0 && uint64_t(count) > size / uint64_t(min_bytes))
     return bad("file too short for " + std::to_string(count) + " entries");
 
   out.name = std::filesystem::path(path).stem().string();
   out.m = static_cast<int>(m);
   out.n = static_cast<int>(n);
+  out.is_complex = cplx;
   out.a.assign(static_cast<size_t>(elements), 0.0);
-  auto at = [&](int64_t i, int64_t j) -> double & { return out.a[static_cast<size_t>(i + j * m)]; };
+  if (cplx) out.im.assign(static_cast<size_t>(elements), 0.0);
+  auto add = [&](int64_t i, int64_t j, double re, double im) {
+    const size_t k = static_cast<size_t>(i + j * m);
+    out.a[k] += re;
+    if (cplx) out.im[k] += im;
+  };
 
   int64_t seen = 0;
   int64_t ai = skew ? 1 : 0, aj = 0; // array format: next position
+  const size_t nvalues = pattern ? 0 : cplx ? 2 : 1;
   while (std::getline(f, line)) {
     ++lineno;
     if (is_blank_or_comment(line)) continue;
     if (seen == count) return bad("more entries than the " + std::to_string(count) + " declared");
     split(line, tok);
-    double v = 1.0;
+    double v[2] = {1.0, 0.0};
     int64_t i, j;
+    const size_t nf = (coordinate ? 2 : 0) + nvalues;
+    if (tok.size() != nf)
+      return bad("expected " + std::to_string(nf) + (nf == 1 ? " field" : " fields") + ", found " +
+                 std::to_string(tok.size()));
     if (coordinate) {
-      const size_t nf = pattern ? 2 : 3;
-      if (tok.size() != nf)
-        return bad("expected " + std::to_string(nf) + " fields, found " +
-                   std::to_string(tok.size()));
       if (!parse_int(tok[0], i) || !parse_int(tok[1], j)) return bad("index is not an integer");
       if (i < 1 || i > m || j < 1 || j > n)
         return bad("index (" + tok[0] + ", " + tok[1] + ") out of range");
       --i;
       --j;
-      if (!pattern && !parse_real(tok[2], v))
-        return bad("value '" + tok[2].substr(0, 40) + "' is not a finite number");
     } else {
-      if (tok.size() != 1) return bad("expected 1 field, found " + std::to_string(tok.size()));
-      if (!parse_real(tok[0], v))
-        return bad("value '" + tok[0].substr(0, 40) + "' is not a finite number");
       i = ai;
       j = aj;
       // next position: column-major over the stored triangle
       ++ai;
       if (ai >= m) {
         ++aj;
-        ai = sym ? aj : skew ? aj + 1 : 0;
+        ai = (sym || herm) ? aj : skew ? aj + 1 : 0;
       }
     }
+    for (size_t k = 0; k < nvalues; ++k) {
+      const std::string &t = tok[(coordinate ? 2 : 0) + k];
+      const char *why = nullptr;
+      if (!parse_real(t, v[k], why)) return bad("value '" + t.substr(0, 40) + "' " + why);
+    }
     if (skew && i == j) {
-      if (v != 0) return bad("nonzero diagonal entry in a skew-symmetric matrix");
+      if (v[0] != 0 || v[1] != 0) return bad("nonzero diagonal entry in a skew-symmetric matrix");
       ++seen;
       continue;
     }
+    if (herm && i == j && v[1] != 0)
+      return bad("diagonal entry of a hermitian matrix with a nonzero imaginary part");
     // Duplicates in coordinate files add up (the SuiteSparse convention).
-    at(i, j) += v;
-    if ((sym || skew) && i != j) at(j, i) += skew ? -v : v;
+    add(i, j, v[0], v[1]);
+    if (i != j) {
+      if (sym) add(j, i, v[0], v[1]);
+      if (skew) add(j, i, -v[0], -v[1]);
+      if (herm) add(j, i, v[0], -v[1]);
+    }
     ++seen;
   }
   if (f.bad()) return bad("read error");
