@@ -4,6 +4,7 @@
 // the worst ratio of each row is printed, and the exit status is 1 if any
 // row exceeds the threshold.
 #include "common.hpp"
+#include "files.hpp"
 
 #include "testing/generate.hpp"
 #include "testing/io.hpp"
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 
 namespace bsvd::cli {
 namespace {
@@ -53,6 +55,8 @@ struct Row {
   bool pass(double k) const { return cases > 0 && worst.pass(k) && wrong_info == 0; }
 };
 
+constexpr int kMaxSize = 1000000; // --sizes: beyond it 8s overflows int soon
+
 // Shape of a case: square s x s; tall (m >> n): 8s x s up to s = 64, 4s x s
 // beyond; wide: the transpose of tall.
 bool shape_dims(const std::string &shape, int s, int &m, int &n) {
@@ -75,6 +79,12 @@ bool shape_dims(const std::string &shape, int s, int &m, int &n) {
   return false;
 }
 
+// The library refused an argument: the command line, not the solver, is at
+// fault (a usage error, exit 2).
+struct InvalidOptions : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 struct Solved {
   std::vector<double> S; // promoted for the checks
 };
@@ -94,6 +104,7 @@ template <class T> bool solve_and_check(int m, int n, const std::vector<T> &A, i
   const bsvd_status_t st = gesvj_strided_batched<T>(
       Job::Vectors, m, n, A.data(), lda, int64_t(lda) * n, S.data(), kk, U.data(), ldu,
       int64_t(ldu) * kk, V.data(), ldv, int64_t(ldv) * kk, info.data(), sweeps.data(), batch, opts);
+  if (st < 0) throw InvalidOptions(bsvd_last_error()); // not an accuracy failure
   if (st != 0) {
     row.wrong_info += batch;
     if (row.first_failure.empty())
@@ -252,17 +263,33 @@ int check(const CheckArgs &a) {
     return 2;
   }
   for (int s : sizes)
-    if (s < 0) {
-      std::fprintf(stderr, "bsvd check: --sizes: negative size %d\n", s);
+    if (s < 0 || s > kMaxSize) {
+      std::fprintf(stderr, "bsvd check: --sizes: size %d is %s\n", s,
+                   s < 0 ? "negative" : "too large (at most 1000000)");
       return 2;
     }
+  if (!a.json.empty() && !check_output_file(a.json, "--json", err)) {
+    std::fprintf(stderr, "bsvd check: %s\n", err.c_str());
+    return 2;
+  }
   const auto shapes = split(a.shapes, ',');
+  double largest = 0; // bytes of the largest case: A, U and V of the batch
   for (const auto &sh : shapes) {
     int m, n;
     if (!shape_dims(sh, 1, m, n)) {
       std::fprintf(stderr, "bsvd check: unknown shape '%s' (square, tall, wide)\n", sh.c_str());
       return 2;
     }
+    for (int s : sizes) {
+      shape_dims(sh, s, m, n);
+      const double k = std::min(m, n);
+      largest = std::max(largest, double(a.batch) * (double(m) * n + (double(m) + n) * k) * 16);
+    }
+  }
+  if (!fits_in_memory(largest, "--batch " + std::to_string(a.batch) + " with --sizes " + a.sizes,
+                      err)) {
+    std::fprintf(stderr, "bsvd check: %s\n", err.c_str());
+    return 2;
   }
   for (char p : a.precisions)
     if (std::string("sdcz").find(p) == std::string::npos) {
@@ -293,10 +320,16 @@ int check(const CheckArgs &a) {
   Progress prog(per_prec * int(a.precisions.size()), !a.quiet);
   std::vector<Row> rows;
   const double t0 = now_seconds();
-  for (char p : a.precisions)
-    with_precision(p, [&](auto tag) {
-      check_precision<decltype(tag)>(a, opts, rows, prog, fams, edges, sizes, shapes, mats);
-    });
+  try {
+    for (char p : a.precisions)
+      with_precision(p, [&](auto tag) {
+        check_precision<decltype(tag)>(a, opts, rows, prog, fams, edges, sizes, shapes, mats);
+      });
+  } catch (const InvalidOptions &e) {
+    prog.finish();
+    std::fprintf(stderr, "bsvd check: invalid options: %s\n", e.what());
+    return 2;
+  }
   prog.finish();
 
   int failed = 0;
@@ -328,7 +361,10 @@ int check(const CheckArgs &a) {
                    {"sorted", r.worst.t4 == 0},
                    {"max_sweeps", r.max_sweeps},
                    {"pass", r.pass(a.threshold)}});
-    std::ofstream(a.json) << j.dump(1) << "\n";
+    if (!write_text_file(a.json, j.dump(1) + "\n", err)) {
+      std::fprintf(stderr, "bsvd check: --json: %s\n", err.c_str());
+      return 1;
+    }
   }
   return failed ? 1 : 0;
 }
@@ -351,10 +387,11 @@ void add_check(CLI::App &app, int &rc) {
   sub->add_option("--edges", a->edges, "edge cases: comma list, all or none")
       ->capture_default_str();
   sub->add_option("--edge-max-size", a->edge_max_size, "largest size used for edge cases")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(count(0));
   sub->add_option("--batch", a->batch, "matrices per family case")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->transform(count(1));
   sub->add_option("--matrices", a->matrices,
                   "directory of Matrix Market files (default: data/matrices)");
   sub->add_flag("--no-matrices", a->no_matrices, "skip the Matrix Market matrices");
