@@ -23,7 +23,11 @@ for reader in npy mtx; do
   exe=$dir/fuzz_$reader
   if [ ! -x "$exe" ] || [ "$exe" -ot src/testing/io.cpp ] || [ "$exe" -ot src/testing/io.hpp ] ||
      [ "$exe" -ot tests/fuzz/fuzz_$reader.cpp ]; then
-    "$CXX_FUZZ" "${flags[@]}" tests/fuzz/fuzz_$reader.cpp src/testing/io.cpp -o "$exe"
+    if ! "$CXX_FUZZ" "${flags[@]}" tests/fuzz/fuzz_$reader.cpp src/testing/io.cpp -o "$exe"; then
+      echo "fuzz: cannot build with $CXX_FUZZ -fsanitize=fuzzer (libFuzzer: Debian's" \
+           "libclang-rt-dev, which clang recommends)" >&2
+      exit 2
+    fi
   fi
   mkdir -p "$dir/corpus-$reader"
   # -rss_limit_mb: a reader that allocates what a small input merely claims

@@ -58,6 +58,8 @@ expect 2 '^--tol: must be at least 0 and below 1 \(got 10\)' "check --tol 10" --
 expect 2 '^--max-sweeps: must be 0 or more \(got -5\)' "check --max-sweeps -5" -- "$bsvd" check --max-sweeps -5 "${quick[@]}"
 expect 2 '^--block-size: must be 0 or more \(got -4\)' "check --block-size -4" -- "$bsvd" check --block-size -4 "${quick[@]}"
 expect 2 '^--threads: must be 0 or more' "run --threads -1" -- "$bsvd" run "$mtx" -o o --threads -1
+expect 2 '^bsvd check: invalid options: .*wcycle_blocks' "check: an option the library refuses" -- \
+  "$bsvd" check --wcycle-blocks 4 --ordering odd-even "${quick[@]}"
 expect 1 'FAIL' "check: an accuracy failure is exit 1" -- "$bsvd" check --threshold 1e-30 "${quick[@]}"
 expect 0 ' 0 failed' "check: a passing run is exit 0" -- "$bsvd" check "${quick[@]}"
 expect 2 '^-m: must be 0 or more \(got -3\)' "gen -m -3" -- "$bsvd" gen -o g.npy -m -3
