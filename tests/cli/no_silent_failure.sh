@@ -116,6 +116,16 @@ else
   echo "note: no user namespaces here; the full disk is simulated only (BSVD_TEST_WRITE_LIMIT)"
 fi
 
+# ---- a 2-D .npy: no batch axis in any output ----
+python3 -c 'import numpy as np; np.save("two.npy", np.arange(12.0).reshape(4, 3) ** 1.5)'
+expect 0 '1 matrices' "run: a 2-D .npy" -- "$bsvd" run two.npy -o two --backend cpu --residuals
+python3 - <<'PY' && ok "run: 2-D input: S (k,), U (m,k), V (n,k), info/sweeps/residual ()" || bad "run: 2-D shapes"
+import numpy as np
+shapes = {x: np.load(f"two/{x}.npy").shape for x in ("S", "U", "V", "info", "sweeps", "residual", "orthogonality")}
+assert shapes == {"S": (3,), "U": (4, 3), "V": (3, 3), "info": (), "sweeps": (), "residual": (), "orthogonality": ()}, shapes
+assert np.load("two/info.npy") == 0 and np.load("two/residual.npy") < 30
+PY
+
 # ---- unique outputs per input; stale outputs removed ----
 mkdir -p d1 d2
 cp "$mtx" d1/a.mtx; cp small.mtx d2/a.mtx

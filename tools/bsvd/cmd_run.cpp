@@ -139,11 +139,13 @@ template <class T> int run_npy(const testing::NpyArray &in, const std::string &f
     ok = set.add_npy(out(which ? "V.npy" : "U.npy"), npy_dtype<T>(), lead({rows, k}), rm.data(),
                      rm.size() * sizeof(T), err);
   }
-  if (ok) ok = set.add_npy(out("info.npy"), "i4", {batch}, info.data(), info.size() * 4, err);
-  if (ok) ok = set.add_npy(out("sweeps.npy"), "i4", {batch}, sweeps.data(), sweeps.size() * 4, err);
+  // Per-matrix scalars: shape (batch,), or () for a 2-D input (as S is (k,)).
+  if (ok) ok = set.add_npy(out("info.npy"), "i4", lead({}), info.data(), info.size() * 4, err);
+  if (ok)
+    ok = set.add_npy(out("sweeps.npy"), "i4", lead({}), sweeps.data(), sweeps.size() * 4, err);
   if (ok && a.residuals) {
-    ok = set.add_npy(out("residual.npy"), "f8", {batch}, res.data(), res.size() * 8, err) &&
-         set.add_npy(out("orthogonality.npy"), "f8", {batch}, orth.data(), orth.size() * 8, err);
+    ok = set.add_npy(out("residual.npy"), "f8", lead({}), res.data(), res.size() * 8, err) &&
+         set.add_npy(out("orthogonality.npy"), "f8", lead({}), orth.data(), orth.size() * 8, err);
   }
   // Outputs of an earlier run into the same directory that this run does
   // not write would be read as this run's: they go.
