@@ -7,7 +7,6 @@
 #include "common.hpp"
 #include "core/batch.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +35,6 @@ bool EnumNames::value(const std::string &s, const char *option, int &v, std::str
 CLI::Validator count(long long lo) {
   return CLI::Validator(
       [lo](std::string &s) -> std::string {
-        errno = 0;
         char *end = nullptr;
         const double x = std::strtod(s.c_str(), &end);
         if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(x) || x != std::floor(x))
