@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the .npy and Matrix Market readers (src/testing/io.cpp) with
-# libFuzzer under ASan + UBSan, starting from tests/fuzz/corpus/<reader>/.
+# libFuzzer under ASan + UBSan, starting from tests/fuzz/corpus/<reader>/
+# with the format's keywords (tests/fuzz/<reader>.dict).
 #   scripts/fuzz.sh            20 s per reader (what CI runs)
 #   scripts/fuzz.sh 3600       an hour per reader
 #   BSVD_FUZZ_DIR=dir ...      build and work directory (default build-fuzz)
@@ -33,6 +34,7 @@ for reader in npy mtx; do
   # -rss_limit_mb: a reader that allocates what a small input merely claims
   # fails here. -timeout: no input may take a second.
   if ! "$exe" -max_total_time="$seconds" -max_len=4096 -rss_limit_mb=1024 -timeout=1 \
+       -dict="tests/fuzz/$reader.dict" \
        -print_final_stats=1 -artifact_prefix="$dir/crash-$reader-" \
        "$dir/corpus-$reader" "tests/fuzz/corpus/$reader" >"$dir/fuzz_$reader.log" 2>&1; then
     tail -40 "$dir/fuzz_$reader.log" >&2
