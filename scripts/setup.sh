@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(cmake ninja-build g++ pkg-config libopenblas-dev liblapacke-dev libcli11-dev
-      nlohmann-json3-dev googletest libgtest-dev ccache python3-dev python3-venv clang-format)
+      nlohmann-json3-dev googletest libgtest-dev ccache python3-dev python3-venv clang-format clang)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

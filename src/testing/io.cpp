@@ -1,6 +1,7 @@
-// .npy (read/write) and Matrix Market (read). Every reader validates its
-// input completely before it allocates in proportion to any number the file
-// claims, and reports the first problem as one line "<file>: <reason>".
+// .npy and Matrix Market readers (the writers: io_write.cpp). Every reader
+// validates its input completely before it allocates in proportion to any
+// number the file claims, and reports the first problem as one line
+// "<file>: <reason>".
 #include "testing/io.hpp"
 
 #include <algorithm>
@@ -14,6 +15,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #ifndef BSVD_SOURCE_DIR
 #define BSVD_SOURCE_DIR "."
@@ -302,15 +306,20 @@ bool parse_int(const std::string &t, int64_t &v) {
   return true;
 }
 
-// A finite decimal number (strtod syntax; "nan", "inf" and overflow are
-// rejected).
-bool parse_real(const std::string &t, double &v) {
+// A decimal number (strtod syntax). "nan" and "inf" are taken (numpy and
+// scipy write them); a finite-looking value that overflows ("1e999") is
+// refused with "out of range". Returns false with the reason in why.
+bool parse_real(const std::string &t, double &v, const char *&why) {
+  why = "is not a number";
   if (t.empty()) return false;
   errno = 0;
   char *end = nullptr;
   const double x = std::strtod(t.c_str(), &end);
   if (end != t.c_str() + t.size()) return false;
-  if (!std::isfinite(x)) return false; // also strtod's overflow (HUGE_VAL)
+  if (errno == ERANGE && std::isinf(x)) {
+    why = "is out of range (overflows a double)";
+    return false;
+  }
   v = x;
   return true;
 }
@@ -342,7 +351,13 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
   const int64_t size = file_size(path);
   if (size < 0) return fail(err, path, "cannot open (missing or not a regular file)");
   std::ifstream f(path, std::ios::binary);
-  if (!f) return fail(err, path, "cannot open for reading");
+  if (!f) return fail(err, path, std::string("cannot open for reading: ") + std::strerror(errno));
+  return read_npy(f, uint64_t(size), base_name(path), out, err);
+}
+
+bool read_npy(std::istream &f, uint64_t size, const std::string &path, NpyArray &out,
+              std::string &err) {
+  out = NpyArray{};
   unsigned char pre[12];
   if (size < 10 || !f.read(reinterpret_cast<char *>(pre), 10))
     return fail(err, path, "not a .npy file (too short)");
@@ -363,7 +378,7 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
   }
   if (hlen > kMaxNpyHeader)
     return fail(err, path, "header length " + std::to_string(hlen) + " is implausible");
-  if (static_cast<uint64_t>(size - prelude) < hlen) return fail(err, path, "truncated .npy header");
+  if (size - prelude < hlen) return fail(err, path, "truncated .npy header");
   std::string header(hlen, '\0');
   if (hlen && !f.read(&header[0], static_cast<std::streamsize>(hlen)))
     return fail(err, path, "cannot read the .npy header");
@@ -374,7 +389,7 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
     out = NpyArray{};
     return fail(err, path, why);
   }
-  const uint64_t avail = static_cast<uint64_t>(size) - prelude - hlen;
+  const uint64_t avail = size - prelude - hlen;
   // elements * itemsize, without overflow; anything beyond the file is
   // "truncated" whatever the exact number.
   uint64_t need = out.itemsize();
@@ -417,51 +432,13 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
   return true;
 }
 
-bool write_npy(const std::string &path, const NpyArray &arr, std::string &err) {
-  if (dtype_size(arr.dtype) == 0)
-    return fail(err, path, "unsupported dtype '" + arr.dtype + "' (expected f4, f8, c8 or c16)");
-  const int64_t e = arr.elements();
-  if (e < 0) return fail(err, path, "bad shape (negative or overflowing)");
-  if (static_cast<uint64_t>(e) > SIZE_MAX / arr.itemsize() ||
-      arr.data.size() != static_cast<size_t>(e) * arr.itemsize())
-    return fail(err, path,
-                "data size " + std::to_string(arr.data.size()) + " does not match shape and dtype");
-  std::string h = "{'descr': '<" + arr.dtype +
-                  "', 'fortran_order': " + (arr.fortran_order ? "True" : "False") + ", 'shape': (";
-  for (size_t i = 0; i < arr.shape.size(); ++i) {
-    if (i) h += ", ";
-    h += std::to_string(arr.shape[i]);
-  }
-  if (arr.shape.size() == 1) h += ",";
-  h += "), }";
-  // Pad with spaces and a final newline to a multiple of 64 (numpy's choice).
-  int prelude = 10;
-  auto padded = [&](int pre) {
-    size_t total = pre + h.size() + 1;
-    return h + std::string((64 - total % 64) % 64, ' ') + "\n";
-  };
-  std::string hp = padded(prelude);
-  int major = 1;
-  if (hp.size() > 65535) {
-    major = 2;
-    prelude = 12;
-    hp = padded(prelude);
-  }
-  std::string pre = "\x93NUMPY";
-  pre += static_cast<char>(major);
-  pre += '\0';
-  const uint64_t hl = hp.size();
-  for (int i = 0; i < (major == 1 ? 2 : 4); ++i) pre += static_cast<char>((hl >> (8 * i)) & 0xff);
+// ---- Matrix Market -------------------------------------------------------------
 
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return fail(err, path, "cannot open for writing");
-  f.write(pre.data(), static_cast<std::streamsize>(pre.size()));
-  f.write(hp.data(), static_cast<std::streamsize>(hp.size()));
-  if (!arr.data.empty())
-    f.write(reinterpret_cast<const char *>(arr.data.data()),
-            static_cast<std::streamsize>(arr.data.size()));
-  f.close();
-  if (!f) return fail(err, path, "write error");
+bool DenseMatrix::finite() const {
+  for (double x : a)
+    if (!std::isfinite(x)) return false;
+  for (double x : im)
+    if (!std::isfinite(x)) return false;
   return true;
 }
 
@@ -470,8 +447,13 @@ bool read_matrix_market(const std::string &path, DenseMatrix &out, std::string &
   const int64_t size = file_size(path);
   if (size < 0) return fail(err, path, "cannot open (missing or not a regular file)");
   std::ifstream f(path);
-  if (!f) return fail(err, path, "cannot open for reading");
+  if (!f) return fail(err, path, std::string("cannot open for reading: ") + std::strerror(errno));
+  return read_matrix_market(f, uint64_t(size), base_name(path), out, err);
+}
 
+bool read_matrix_market(std::istream &f, uint64_t size, const std::string &path, DenseMatrix &out,
+                        std::string &err) {
+  out = DenseMatrix{};
   std::string line;
   int64_t lineno = 0;
   auto bad = [&](const std::string &why) {
@@ -492,17 +474,23 @@ bool read_matrix_market(const std::string &path, DenseMatrix &out, std::string &
   if (object != "matrix") return bad("unsupported object '" + tok[1] + "' (only 'matrix')");
   if (format != "coordinate" && format != "array")
     return bad("unknown format '" + tok[2] + "' (coordinate or array)");
-  if (field == "complex") return bad("complex matrices are unsupported");
-  if (field != "real" && field != "integer" && field != "pattern" && field != "double")
-    return bad("unknown field '" + tok[3] + "' (real, integer or pattern)");
-  if (symmetry == "hermitian") return bad("hermitian matrices are unsupported");
-  if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric")
-    return bad("unknown symmetry '" + tok[4] + "' (general, symmetric or skew-symmetric)");
+  if (field != "real" && field != "integer" && field != "pattern" && field != "double" &&
+      field != "complex")
+    return bad("unknown field '" + tok[3] + "' (real, integer, complex or pattern)");
+  if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric" &&
+      symmetry != "hermitian")
+    return bad("unknown symmetry '" + tok[4] +
+               "' (general, symmetric, skew-symmetric or hermitian)");
   const bool coordinate = format == "coordinate";
   const bool pattern = field == "pattern";
-  const bool sym = symmetry == "symmetric", skew = symmetry == "skew-symmetric";
+  const bool cplx = field == "complex";
+  const bool sym = symmetry == "symmetric", skew = symmetry == "skew-symmetric",
+             herm = symmetry == "hermitian";
   if (pattern && !coordinate) return bad("pattern field needs the coordinate format");
   if (pattern && skew) return bad("a pattern matrix cannot be skew-symmetric");
+  if (herm && !cplx)
+    return bad("hermitian symmetry is unsupported for the " + field +
+               " field (complex only; a real one is symmetric)");
 
   // Size line (after comments / blank lines).
   bool have_size = false;
@@ -523,69 +511,84 @@ bool read_matrix_market(const std::string &path, DenseMatrix &out, std::string &
   if (m < 0 || n < 0 || nnz < 0) return bad("size line: negative size");
   if (m > INT_MAX || n > INT_MAX || (n > 0 && m > kMaxMatrixMarketElements / n))
     return bad("matrix too large (" + tok[0] + " x " + tok[1] + " exceeds 1e8 elements)");
-  if ((sym || skew) && m != n) return bad("a symmetric or skew-symmetric matrix must be square");
+  if ((sym || skew || herm) && m != n)
+    return bad("a symmetric, skew-symmetric or hermitian matrix must be square");
   const int64_t elements = m * n;
   int64_t count; // entries the file must hold
   if (coordinate) {
     if (nnz > elements) return bad("nnz " + tok[2] + " exceeds m * n");
     count = nnz;
   } else {
-    count = sym ? n * (n + 1) / 2 : skew ? n * (n - 1) / 2 : elements;
+    count = (sym || herm) ? n * (n + 1) / 2 : skew ? n * (n - 1) / 2 : elements;
   }
-  // Every entry needs at least "v\n" (array), "i j\n" (pattern) or "i j v\n":
-  // a file too short for its claim is rejected before allocating.
-  const int64_t min_bytes = coordinate ? (pattern ? 4 : 6) : 2;
-  if (count > 0 && count > size / min_bytes)
+  // Every entry needs at least "v\n" (array), "i j\n" (pattern) or "i j v\n"
+  // (a complex value one more field): a file too short for its claim is
+  // rejected before allocating.
+  const int64_t min_bytes = (coordinate ? (pattern ? 4 : 6) : 2) + (cplx ? 2 : 0);
+  if (count > 0 && uint64_t(count) > size / uint64_t(min_bytes))
     return bad("file too short for " + std::to_string(count) + " entries");
 
   out.name = std::filesystem::path(path).stem().string();
   out.m = static_cast<int>(m);
   out.n = static_cast<int>(n);
+  out.is_complex = cplx;
   out.a.assign(static_cast<size_t>(elements), 0.0);
-  auto at = [&](int64_t i, int64_t j) -> double & { return out.a[static_cast<size_t>(i + j * m)]; };
+  if (cplx) out.im.assign(static_cast<size_t>(elements), 0.0);
+  auto add = [&](int64_t i, int64_t j, double re, double im) {
+    const size_t k = static_cast<size_t>(i + j * m);
+    out.a[k] += re;
+    if (cplx) out.im[k] += im;
+  };
 
   int64_t seen = 0;
   int64_t ai = skew ? 1 : 0, aj = 0; // array format: next position
+  const size_t nvalues = pattern ? 0 : cplx ? 2 : 1;
   while (std::getline(f, line)) {
     ++lineno;
     if (is_blank_or_comment(line)) continue;
     if (seen == count) return bad("more entries than the " + std::to_string(count) + " declared");
     split(line, tok);
-    double v = 1.0;
+    double v[2] = {1.0, 0.0};
     int64_t i, j;
+    const size_t nf = (coordinate ? 2 : 0) + nvalues;
+    if (tok.size() != nf)
+      return bad("expected " + std::to_string(nf) + (nf == 1 ? " field" : " fields") + ", found " +
+                 std::to_string(tok.size()));
     if (coordinate) {
-      const size_t nf = pattern ? 2 : 3;
-      if (tok.size() != nf)
-        return bad("expected " + std::to_string(nf) + " fields, found " +
-                   std::to_string(tok.size()));
       if (!parse_int(tok[0], i) || !parse_int(tok[1], j)) return bad("index is not an integer");
       if (i < 1 || i > m || j < 1 || j > n)
         return bad("index (" + tok[0] + ", " + tok[1] + ") out of range");
       --i;
       --j;
-      if (!pattern && !parse_real(tok[2], v))
-        return bad("value '" + tok[2].substr(0, 40) + "' is not a finite number");
     } else {
-      if (tok.size() != 1) return bad("expected 1 field, found " + std::to_string(tok.size()));
-      if (!parse_real(tok[0], v))
-        return bad("value '" + tok[0].substr(0, 40) + "' is not a finite number");
       i = ai;
       j = aj;
       // next position: column-major over the stored triangle
       ++ai;
       if (ai >= m) {
         ++aj;
-        ai = sym ? aj : skew ? aj + 1 : 0;
+        ai = (sym || herm) ? aj : skew ? aj + 1 : 0;
       }
     }
+    for (size_t k = 0; k < nvalues; ++k) {
+      const std::string &t = tok[(coordinate ? 2 : 0) + k];
+      const char *why = nullptr;
+      if (!parse_real(t, v[k], why)) return bad("value '" + t.substr(0, 40) + "' " + why);
+    }
     if (skew && i == j) {
-      if (v != 0) return bad("nonzero diagonal entry in a skew-symmetric matrix");
+      if (v[0] != 0 || v[1] != 0) return bad("nonzero diagonal entry in a skew-symmetric matrix");
       ++seen;
       continue;
     }
+    if (herm && i == j && v[1] != 0)
+      return bad("diagonal entry of a hermitian matrix with a nonzero imaginary part");
     // Duplicates in coordinate files add up (the SuiteSparse convention).
-    at(i, j) += v;
-    if ((sym || skew) && i != j) at(j, i) += skew ? -v : v;
+    add(i, j, v[0], v[1]);
+    if (i != j) {
+      if (sym) add(j, i, v[0], v[1]);
+      if (skew) add(j, i, -v[0], -v[1]);
+      if (herm) add(j, i, v[0], -v[1]);
+    }
     ++seen;
   }
   if (f.bad()) return bad("read error");

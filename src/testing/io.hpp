@@ -1,11 +1,16 @@
 // File formats: NumPy .npy (read and write) and Matrix Market (read).
 // Every reader validates its input and returns false with a one-line reason
-// in `err`; none aborts or throws on malformed files.
+// in `err`; none aborts or throws on malformed files. Every writer writes a
+// temporary file beside the target and renames it into place, so a failed
+// write (full disk, I/O error) leaves the target as it was.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace bsvd::testing {
@@ -22,21 +27,80 @@ struct NpyArray {
 };
 
 bool read_npy(const std::string &path, NpyArray &out, std::string &err);
+// The same from a stream of `size` bytes; `name` stands for the file in
+// messages. (The fuzzers' entry point.)
+bool read_npy(std::istream &in, uint64_t size, const std::string &name, NpyArray &out,
+              std::string &err);
+
+// The bytes before the data of a .npy file (magic, version, header padded
+// to 64 bytes as numpy pads it) for an array of this dtype and shape; false
+// with a reason for an unknown dtype or a negative shape.
+bool npy_prelude(const std::string &dtype, const std::vector<int64_t> &shape, bool fortran_order,
+                 std::string &out, std::string &err);
+
+// Atomic write: arr goes to a temporary file in path's directory, which is
+// renamed to path once every byte is written. On failure path is untouched,
+// the temporary file is removed, and err names the file and the system's
+// reason (strerror), e.g. "S.npy: write failed: No space left on device".
 bool write_npy(const std::string &path, const NpyArray &arr, std::string &err);
 
-// A Matrix Market file (coordinate or array; real, integer or pattern;
-// general, symmetric or skew-symmetric), expanded to a dense column-major
-// m x n double matrix. Pattern entries are 1; duplicate coordinate entries
-// add up; one entry per line; '%' lines and blank lines are skipped. Refused:
-// complex / hermitian (unsupported), indices out of range, entry counts that
-// differ from the size line, non-numbers and non-finite values, m * n > 1e8.
+// The first half of an atomic write, for callers that publish several files
+// together: the array (data: elements * itemsize bytes) is written to a new
+// temporary file in path's directory, named ".<file name>.tmp-XXXXXX";
+// its path is returned in tmp. The caller renames tmp to path (or removes
+// it). Nothing is left behind on failure.
+bool write_npy_temp(const std::string &path, const std::string &dtype,
+                    const std::vector<int64_t> &shape, const void *data, size_t bytes,
+                    std::string &tmp, std::string &err);
+// The same for any bytes (text files): the concatenation of the chunks.
+struct Chunk {
+  const void *data;
+  size_t size;
+};
+bool write_temp(const std::string &path, const std::vector<Chunk> &chunks, std::string &tmp,
+                std::string &err);
+// write_temp, then rename into place (the temporary file removed on failure).
+bool write_file_atomic(const std::string &path, const std::vector<Chunk> &chunks, std::string &err);
+
+// A Matrix Market file (coordinate or array; real, integer, complex or
+// pattern; general, symmetric, skew-symmetric or hermitian), expanded to a
+// dense column-major m x n matrix. Pattern entries are 1; duplicate
+// coordinate entries add up; one entry per line; '%' lines and blank lines
+// are skipped. Values may be "nan" and "inf" (as numpy writes them): such a
+// matrix is read, and the solver reports it as non-finite. Refused: indices
+// out of range, entry counts that differ from the size line, non-numbers,
+// finite-looking values that overflow (1e999), a hermitian matrix with a
+// non-real diagonal, m * n > 1e8.
 struct DenseMatrix {
   std::string name; // file name without directory and extension
   int m = 0, n = 0;
-  std::vector<double> a; // a[i + j * m]
+  bool is_complex = false; // the file's field is complex
+  std::vector<double> a; // a[i + j * m], the real parts
+  std::vector<double> im; // imaginary parts (complex files), else empty
+  bool finite() const; // no NaN or infinity among the entries
 };
 
 bool read_matrix_market(const std::string &path, DenseMatrix &out, std::string &err);
+// The same from a stream of `size` bytes (`name`: the file, for messages
+// and DenseMatrix::name).
+bool read_matrix_market(std::istream &in, uint64_t size, const std::string &name, DenseMatrix &out,
+                        std::string &err);
+
+// The entries as T (float, double, std::complex<float>, std::complex<double>),
+// column-major. A complex matrix needs a complex T (callers check
+// is_complex: with a real T the imaginary parts are dropped).
+template <class T> std::vector<T> dense_as(const DenseMatrix &d) {
+  std::vector<T> out(d.a.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    if constexpr (std::is_floating_point_v<T>) {
+      out[i] = T(d.a[i]);
+    } else {
+      using R = typename T::value_type;
+      out[i] = T(R(d.a[i]), d.im.empty() ? R(0) : R(d.im[i]));
+    }
+  }
+  return out;
+}
 
 // Directory holding the SuiteSparse matrices shipped with the repository.
 std::string default_matrix_dir();

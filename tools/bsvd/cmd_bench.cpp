@@ -5,6 +5,7 @@
 #include "bench.hpp"
 #include "bench_accuracy.hpp"
 #include "common.hpp"
+#include "files.hpp"
 #include "core/batch.hpp"
 #include "core/overrides.hpp"
 
@@ -221,9 +222,12 @@ bool parse_case(const std::string &s, BenchCase &c) {
   const auto parts = split(s, 'x');
   if (parts.size() != 3) return false;
   try {
-    c.batch = std::stoi(parts[0]);
-    c.m = std::stoi(parts[1]);
-    c.n = std::stoi(parts[2]);
+    size_t used[3];
+    c.batch = std::stoi(parts[0], &used[0]);
+    c.m = std::stoi(parts[1], &used[1]);
+    c.n = std::stoi(parts[2], &used[2]);
+    for (int i = 0; i < 3; ++i)
+      if (used[i] != parts[i].size()) return false; // "1e9" is not 1
   } catch (...) {
     return false;
   }
@@ -327,6 +331,34 @@ int bench(const BenchArgs &a) {
     return 2;
   }
 #endif
+  // Checked before any work: a missing GPU or an unwritable --json would
+  // otherwise show only after the CPU rows ran.
+  const bool needs_gpu = want_gpu || !a.mtx.empty() || a.tune_tlp > 0;
+  if (needs_gpu && !bsvd_cuda_available()) {
+    std::fprintf(stderr, "bsvd bench: %s needs a CUDA GPU, and none is visible%s\n",
+                 !a.mtx.empty()   ? "--mtx"
+                 : a.tune_tlp > 0 ? "--tune-tlp"
+                                  : "--backend cuda",
+#if defined(BSVD_WITH_CUDA)
+                 " (no device, or the driver is missing; see nvidia-smi)"
+#else
+                 " (this build has no CUDA backend)"
+#endif
+    );
+    return 2;
+  }
+  std::string err;
+  if (!a.json.empty() && !check_output_file(a.json, "--json", err)) {
+    std::fprintf(stderr, "bsvd bench: %s\n", err.c_str());
+    return 2;
+  }
+  double largest = 0;
+  for (const auto &c : cases)
+    largest = std::max(largest, 4.0 * c.batch * double(c.m) * c.n * (c.precision == 'z' ? 16 : 8));
+  if (!fits_in_memory(largest, "--cases " + a.cases, err)) {
+    std::fprintf(stderr, "bsvd bench: %s\n", err.c_str());
+    return 2;
+  }
   const int threads =
       a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
   single_threaded_blas();
@@ -350,8 +382,10 @@ int bench(const BenchArgs &a) {
     }
     for (const auto &p : split(a.precisions, ','))
       if (!bench_gpu_mtx(files, p[0], std::max(1, a.reps), pair_solver, et == "all", a.eig_sweeps,
-                         wcs, rows))
+                         wcs, rows)) {
+        std::fprintf(stderr, "bsvd bench: --mtx %s: the GPU run failed\n", a.mtx.c_str());
         return 1;
+      }
     cases.clear();
 #else
     std::fprintf(stderr, "bsvd bench: --mtx needs the CUDA backend\n");
@@ -423,7 +457,10 @@ int bench(const BenchArgs &a) {
                    {"max_sweeps", r.max_sweeps},
                    {"gflops", r.gflops},
                    {"note", r.note}});
-    std::ofstream(a.json) << j.dump(1) << "\n";
+    if (!write_text_file(a.json, j.dump(1) + "\n", err)) {
+      std::fprintf(stderr, "bsvd bench: --json: %s\n", err.c_str());
+      return 1;
+    }
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 // the worst ratio of each row is printed, and the exit status is 1 if any
 // row exceeds the threshold.
 #include "common.hpp"
+#include "files.hpp"
 
 #include "testing/generate.hpp"
 #include "testing/io.hpp"
@@ -52,6 +53,8 @@ struct Row {
   std::string first_failure;
   bool pass(double k) const { return cases > 0 && worst.pass(k) && wrong_info == 0; }
 };
+
+constexpr int kMaxSize = 1000000; // --sizes: beyond it 8s overflows int soon
 
 // Shape of a case: square s x s; tall (m >> n): 8s x s up to s = 64, 4s x s
 // beyond; wide: the transpose of tall.
@@ -220,6 +223,18 @@ int check(const CheckArgs &a) {
     std::fprintf(stderr, "bsvd check: %s\n", err.c_str());
     return 2;
   }
+  {
+    // The library checks the options on every call: one 1 x 1 solve finds
+    // a refused option up front, a usage error rather than failed rows.
+    double a1 = 1, s1, u1, v1;
+    int i1, w1;
+    const bsvd_status_t st = gesvj_strided_batched<double>(Job::Vectors, 1, 1, &a1, 1, 1, &s1, 1,
+                                                           &u1, 1, 1, &v1, 1, 1, &i1, &w1, 1, opts);
+    if (st < 0) {
+      std::fprintf(stderr, "bsvd check: invalid options: %s\n", bsvd_last_error());
+      return 2;
+    }
+  }
   std::vector<testing::Family> fams;
   if (a.families == "all")
     fams = testing::all_families();
@@ -252,17 +267,33 @@ int check(const CheckArgs &a) {
     return 2;
   }
   for (int s : sizes)
-    if (s < 0) {
-      std::fprintf(stderr, "bsvd check: --sizes: negative size %d\n", s);
+    if (s < 0 || s > kMaxSize) {
+      std::fprintf(stderr, "bsvd check: --sizes: size %d is %s\n", s,
+                   s < 0 ? "negative" : "too large (at most 1000000)");
       return 2;
     }
+  if (!a.json.empty() && !check_output_file(a.json, "--json", err)) {
+    std::fprintf(stderr, "bsvd check: %s\n", err.c_str());
+    return 2;
+  }
   const auto shapes = split(a.shapes, ',');
+  double largest = 0; // bytes of the largest case: A, U and V of the batch
   for (const auto &sh : shapes) {
     int m, n;
     if (!shape_dims(sh, 1, m, n)) {
       std::fprintf(stderr, "bsvd check: unknown shape '%s' (square, tall, wide)\n", sh.c_str());
       return 2;
     }
+    for (int s : sizes) {
+      shape_dims(sh, s, m, n);
+      const double k = std::min(m, n);
+      largest = std::max(largest, double(a.batch) * (double(m) * n + (double(m) + n) * k) * 16);
+    }
+  }
+  if (!fits_in_memory(largest, "--batch " + std::to_string(a.batch) + " with --sizes " + a.sizes,
+                      err)) {
+    std::fprintf(stderr, "bsvd check: %s\n", err.c_str());
+    return 2;
   }
   for (char p : a.precisions)
     if (std::string("sdcz").find(p) == std::string::npos) {
@@ -328,7 +359,10 @@ int check(const CheckArgs &a) {
                    {"sorted", r.worst.t4 == 0},
                    {"max_sweeps", r.max_sweeps},
                    {"pass", r.pass(a.threshold)}});
-    std::ofstream(a.json) << j.dump(1) << "\n";
+    if (!write_text_file(a.json, j.dump(1) + "\n", err)) {
+      std::fprintf(stderr, "bsvd check: --json: %s\n", err.c_str());
+      return 1;
+    }
   }
   return failed ? 1 : 0;
 }
@@ -351,10 +385,11 @@ void add_check(CLI::App &app, int &rc) {
   sub->add_option("--edges", a->edges, "edge cases: comma list, all or none")
       ->capture_default_str();
   sub->add_option("--edge-max-size", a->edge_max_size, "largest size used for edge cases")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(count(0));
   sub->add_option("--batch", a->batch, "matrices per family case")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->transform(count(1));
   sub->add_option("--matrices", a->matrices,
                   "directory of Matrix Market files (default: data/matrices)");
   sub->add_flag("--no-matrices", a->no_matrices, "skip the Matrix Market matrices");

@@ -1,28 +1,64 @@
 // bsvd run: solve a batch read from .npy or Matrix Market files and write
-// S, U, V (and per-matrix info and sweeps) as .npy files.
-#include "common.hpp"
+// S, U, V (and per-matrix info and sweeps) as .npy files (run.hpp: exit
+// status; docs/cli.md: the outputs).
+#include "run.hpp"
 
-#include "testing/io.hpp"
+#include "files.hpp"
 
-#include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <iostream>
-#include <map>
 
 namespace fs = std::filesystem;
 
 namespace bsvd::cli {
+
+void Tally::add(int info, int sweeps, int path) {
+  ++count;
+  if (info == 0)
+    ++converged;
+  else if (info > 0)
+    ++not_converged;
+  else
+    ++nonfinite;
+  max_sweeps = std::max(max_sweeps, sweeps);
+  ++paths[path];
+}
+
+void Tally::add(const Residual &r) {
+  worst_residual = std::max(worst_residual, r.residual);
+  worst_orthogonality = std::max(worst_orthogonality, r.orthogonality);
+}
+
+const char *path_name(int p) {
+  const char *s = bsvd_path_string(p);
+  return s ? s : "?";
+}
+
+std::string reason(const std::string &file, const std::string &err) {
+  const std::string prefix = fs::path(file).filename().string() + ": ";
+  return err.rfind(prefix, 0) == 0 ? err.substr(prefix.size()) : err;
+}
+
+void print_summary(const Tally &t, char p, const RunArgs &a, double total, double solve) {
+  std::string paths;
+  for (auto &kv : t.paths)
+    paths += (paths.empty() ? "" : ", ") + std::string(path_name(kv.first)) + " " +
+             std::to_string(kv.second);
+  std::string extra;
+  if (t.skipped) extra += ", " + std::to_string(t.skipped) + " skipped";
+  if (a.residuals) {
+    char buf[120];
+    std::snprintf(buf, sizeof buf, "; worst residual %.3g u, orthogonality %.3g u",
+                  t.worst_residual, t.worst_orthogonality);
+    extra += buf;
+  }
+  std::printf("bsvd run: %d matrices (%c, %s; %s): %d converged, %d not converged, %d non-finite"
+              "%s; max sweeps %d; time %.3f s (solve %.3f s) -> %s\n",
+              t.count, p, a.solver.backend.c_str(), paths.c_str(), t.converged, t.not_converged,
+              t.nonfinite, extra.c_str(), t.max_sweeps, total, solve, a.out.c_str());
+}
+
 namespace {
-
-using testing::NpyArray;
-
-template <class T> const char *npy_dtype();
-template <> const char *npy_dtype<float>() { return "f4"; }
-template <> const char *npy_dtype<double>() { return "f8"; }
-template <> const char *npy_dtype<std::complex<float>>() { return "c8"; }
-template <> const char *npy_dtype<std::complex<double>>() { return "c16"; }
 
 char precision_of_dtype(const std::string &d) {
   if (d == "f4") return 's';
@@ -32,73 +68,15 @@ char precision_of_dtype(const std::string &d) {
   return 0;
 }
 
-// Column-major m x n matrix -> row-major block (NumPy's C order), and back.
-template <class T, class S> void to_row_major(int rows, int cols, const S *src, int ld, T *dst) {
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) dst[size_t(i) * cols + j] = T(src[i + size_t(j) * ld]);
-}
-
-template <class T> bool save(const fs::path &p, const std::vector<int64_t> &shape, const T *data,
-                             const char *dtype, std::string &err) {
-  NpyArray a;
-  a.dtype = dtype;
-  a.shape = shape;
-  a.fortran_order = false;
-  a.data.resize(size_t(a.elements()) * sizeof(T));
-  if (!a.data.empty()) std::memcpy(a.data.data(), data, a.data.size());
-  return testing::write_npy(p.string(), a, err);
-}
-
-struct RunArgs {
-  std::vector<std::string> inputs;
-  std::string out = "bsvd-out";
-  std::string precision = "d";
-  bool values_only = false;
-  bool quiet = false;
-  SolverArgs solver;
-};
-
-struct Tally {
-  int count = 0, converged = 0, not_converged = 0, nonfinite = 0, max_sweeps = 0;
-  std::map<int, int> paths;
-  void add(int info, int sweeps, int path) {
-    ++count;
-    if (info == 0)
-      ++converged;
-    else if (info > 0)
-      ++not_converged;
-    else
-      ++nonfinite;
-    max_sweeps = std::max(max_sweeps, sweeps);
-    ++paths[path];
-  }
-};
-
-const char *path_name(int p) {
-  const char *s = bsvd_path_string(p);
-  return s ? s : "?";
-}
-
-void print_summary(const Tally &t, char p, const RunArgs &a, double total, double solve) {
-  std::string paths;
-  for (auto &kv : t.paths)
-    paths += (paths.empty() ? "" : ", ") + std::string(path_name(kv.first)) + " " +
-             std::to_string(kv.second);
-  std::printf("bsvd run: %d matrices (%c, %s; %s): %d converged, %d not converged, %d non-finite; "
-              "max sweeps %d; time %.3f s (solve %.3f s) -> %s\n",
-              t.count, p, a.solver.backend.c_str(), paths.c_str(), t.converged, t.not_converged,
-              t.nonfinite, t.max_sweeps, total, solve, a.out.c_str());
-}
-
 // One .npy array of shape (batch, m, n) or (m, n).
-template <class T>
-int run_npy(const NpyArray &in, const RunArgs &a, const bsvd_options_t &base, double t0) {
+template <class T> int run_npy(const testing::NpyArray &in, const std::string &file,
+                               const RunArgs &a, const bsvd_options_t &base, double t0) {
   using R = real_t<T>;
   const bool three = in.shape.size() == 3;
   const int64_t batch = three ? in.shape[0] : 1;
   const int64_t m = in.shape[three ? 1 : 0], n = in.shape[three ? 2 : 1];
   if (batch > INT32_MAX || m > INT32_MAX || n > INT32_MAX) {
-    std::fprintf(stderr, "bsvd run: array too large for one call\n");
+    std::fprintf(stderr, "bsvd run: %s: array too large for one call\n", file.c_str());
     return 1;
   }
   const int64_t k = std::min(m, n);
@@ -112,6 +90,7 @@ int run_npy(const NpyArray &in, const RunArgs &a, const bsvd_options_t &base, do
         A[size_t(b * m * n + i + j * m)] = src[s];
       }
   const bool vec = !a.values_only;
+  const int ldm = int(std::max<int64_t>(1, m)), ldn = int(std::max<int64_t>(1, n));
   std::vector<R> S(size_t(batch * k));
   std::vector<T> U(vec ? size_t(batch * m * k) : 0), V(vec ? size_t(batch * n * k) : 0);
   std::vector<int> info(batch), sweeps(batch), path(batch);
@@ -119,128 +98,94 @@ int run_npy(const NpyArray &in, const RunArgs &a, const bsvd_options_t &base, do
   o.path = path.data();
   const double ts = now_seconds();
   const bsvd_status_t st = gesvj_strided_batched<T>(
-      vec ? Job::Vectors : Job::Values, int(m), int(n), A.data(), int(std::max<int64_t>(1, m)),
-      m * n, S.data(), k, vec ? U.data() : nullptr, int(std::max<int64_t>(1, m)), m * k,
-      vec ? V.data() : nullptr, int(std::max<int64_t>(1, n)), n * k, info.data(), sweeps.data(),
-      int(batch), o);
+      vec ? Job::Vectors : Job::Values, int(m), int(n), A.data(), ldm, m * n, S.data(), k,
+      vec ? U.data() : nullptr, ldm, m * k, vec ? V.data() : nullptr, ldn, n * k, info.data(),
+      sweeps.data(), int(batch), o);
   const double solve = now_seconds() - ts;
   if (st != 0) {
-    std::fprintf(stderr, "bsvd run: %s: %s\n", bsvd_status_string(st), bsvd_last_error());
-    return 1;
+    std::fprintf(stderr, "bsvd run: %s: %s: %s\n", file.c_str(), bsvd_status_string(st),
+                 bsvd_last_error());
+    return st < 0 ? 2 : 1;
   }
-  std::error_code ec;
-  fs::create_directories(a.out, ec);
-  std::string err;
-  std::vector<T> tmp;
-  auto lead = [&](std::vector<int64_t> s) {
+  Tally t;
+  std::vector<double> res(a.residuals ? batch : 0), orth(a.residuals ? batch : 0);
+  for (int64_t b = 0; b < batch; ++b) {
+    t.add(info[b], sweeps[b], path[b]);
+    if (!a.residuals) continue;
+    const Residual r = residual_of<T>(int(m), int(n), A.data() + b * m * n, S.data() + b * k,
+                                      U.data() + b * m * k, V.data() + b * n * k);
+    res[b] = r.residual;
+    orth[b] = r.orthogonality;
+    if (info[b] >= 0) t.add(r);
+  }
+  auto lead = [&](std::vector<long long> s) {
     if (three) s.insert(s.begin(), batch);
     return s;
   };
-  bool ok = save(fs::path(a.out) / "S.npy", lead({k}), S.data(), npy_dtype<R>(), err);
-  if (ok && vec) {
-    tmp.resize(U.size());
-    for (int64_t b = 0; b < batch; ++b)
-      to_row_major(int(m), int(k), U.data() + b * m * k, int(std::max<int64_t>(1, m)),
-                   tmp.data() + b * m * k);
-    ok = save(fs::path(a.out) / "U.npy", lead({m, k}), tmp.data(), npy_dtype<T>(), err);
-    tmp.resize(V.size());
-    for (int64_t b = 0; ok && b < batch; ++b)
-      to_row_major(int(n), int(k), V.data() + b * n * k, int(std::max<int64_t>(1, n)),
-                   tmp.data() + b * n * k);
-    if (ok) ok = save(fs::path(a.out) / "V.npy", lead({n, k}), tmp.data(), npy_dtype<T>(), err);
+  auto out = [&](const char *name) { return (fs::path(a.out) / name).string(); };
+  OutputSet set;
+  std::string err;
+  bool ok =
+      set.add_npy(out("S.npy"), npy_dtype<R>(), lead({k}), S.data(), S.size() * sizeof(R), err);
+  for (int which = 0; ok && vec && which < 2; ++which) {
+    const int64_t rows = which ? n : m;
+    const std::vector<T> &X = which ? V : U;
+    std::vector<T> rm(X.size());
+    for (int64_t b = 0; b < batch; ++b) {
+      const auto one =
+          row_major(int(rows), int(k), X.data() + b * rows * k, int(std::max<int64_t>(1, rows)));
+      std::copy(one.begin(), one.end(), rm.begin() + b * rows * k);
+    }
+    ok = set.add_npy(out(which ? "V.npy" : "U.npy"), npy_dtype<T>(), lead({rows, k}), rm.data(),
+                     rm.size() * sizeof(T), err);
   }
-  if (ok) ok = save(fs::path(a.out) / "info.npy", {batch}, info.data(), "i4", err);
-  if (ok) ok = save(fs::path(a.out) / "sweeps.npy", {batch}, sweeps.data(), "i4", err);
-  if (!ok) {
-    std::fprintf(stderr, "bsvd run: cannot write output: %s\n", err.c_str());
+  // Per-matrix scalars: shape (batch,), or () for a 2-D input (as S is (k,)).
+  if (ok) ok = set.add_npy(out("info.npy"), "i4", lead({}), info.data(), info.size() * 4, err);
+  if (ok)
+    ok = set.add_npy(out("sweeps.npy"), "i4", lead({}), sweeps.data(), sweeps.size() * 4, err);
+  if (ok && a.residuals) {
+    ok = set.add_npy(out("residual.npy"), "f8", lead({}), res.data(), res.size() * 8, err) &&
+         set.add_npy(out("orthogonality.npy"), "f8", lead({}), orth.data(), orth.size() * 8, err);
+  }
+  // Outputs of an earlier run into the same directory that this run does
+  // not write would be read as this run's: they go.
+  if (!vec) {
+    set.remove_stale(out("U.npy"));
+    set.remove_stale(out("V.npy"));
+  }
+  if (!a.residuals) {
+    set.remove_stale(out("residual.npy"));
+    set.remove_stale(out("orthogonality.npy"));
+  }
+  if (!ok || !set.publish(err)) {
+    std::fprintf(stderr, "bsvd run: cannot write the outputs (none written): %s\n", err.c_str());
     return 1;
   }
-  Tally t;
-  for (int64_t b = 0; b < batch; ++b) t.add(info[b], sweeps[b], path[b]);
   print_summary(t, precision_of<T>(), a, now_seconds() - t0, solve);
-  return 0; // per-matrix problems are in info.npy and the summary line
+  return 0;
 }
 
-// Matrix Market files: a variable-size batch, one output set per matrix.
-template <class T> int run_mtx(const std::vector<testing::DenseMatrix> &mats, const RunArgs &a,
-                               const bsvd_options_t &base, double t0) {
-  using R = real_t<T>;
-  const int batch = int(mats.size());
-  const bool vec = !a.values_only;
-  std::vector<int> m(batch), n(batch), lda(batch), ldu(batch), ldv(batch);
-  std::vector<std::vector<T>> A(batch), U(batch), V(batch);
-  std::vector<std::vector<R>> S(batch);
-  std::vector<const T *> pA(batch);
-  std::vector<R *> pS(batch);
-  std::vector<T *> pU(batch), pV(batch);
-  for (int b = 0; b < batch; ++b) {
-    const auto &d = mats[b];
-    m[b] = d.m;
-    n[b] = d.n;
-    lda[b] = std::max(1, d.m);
-    ldu[b] = std::max(1, d.m);
-    ldv[b] = std::max(1, d.n);
-    const int k = std::min(d.m, d.n);
-    A[b].assign(d.a.begin(), d.a.end());
-    S[b].resize(k);
-    if (vec) {
-      U[b].resize(size_t(d.m) * k);
-      V[b].resize(size_t(d.n) * k);
-    }
-    pA[b] = A[b].data();
-    pS[b] = S[b].data();
-    pU[b] = U[b].data();
-    pV[b] = V[b].data();
-  }
-  std::vector<int> info(batch), sweeps(batch), path(batch);
-  bsvd_options_t o = base;
-  o.path = path.data();
-  const double ts = now_seconds();
-  const bsvd_status_t st = gesvj_vbatched<T>(
-      vec ? Job::Vectors : Job::Values, m.data(), n.data(), pA.data(), lda.data(), pS.data(),
-      vec ? pU.data() : nullptr, vec ? ldu.data() : nullptr, vec ? pV.data() : nullptr,
-      vec ? ldv.data() : nullptr, info.data(), sweeps.data(), batch, o);
-  const double solve = now_seconds() - ts;
-  if (st != 0) {
-    std::fprintf(stderr, "bsvd run: %s: %s\n", bsvd_status_string(st), bsvd_last_error());
-    return 1;
-  }
-  std::error_code ec;
-  fs::create_directories(a.out, ec);
+int run_one_npy(const std::string &file, const RunArgs &a, const bsvd_options_t &opts, double t0) {
+  testing::NpyArray arr;
   std::string err;
-  Tally t;
-  FILE *sum = std::fopen((fs::path(a.out) / "summary.tsv").string().c_str(), "w");
-  if (!sum) {
-    std::fprintf(stderr, "bsvd run: cannot write %s\n",
-                 (fs::path(a.out) / "summary.tsv").string().c_str());
+  if (!testing::read_npy(file, arr, err)) {
+    std::fprintf(stderr, "bsvd run: %s: %s\n", file.c_str(), reason(file, err).c_str());
     return 1;
   }
-  std::fprintf(sum, "name\tm\tn\tinfo\tsweeps\tpath\tsigma_max\tsigma_min\n");
-  for (int b = 0; b < batch; ++b) {
-    const int k = std::min(m[b], n[b]);
-    const std::string stem = (fs::path(a.out) / mats[b].name).string();
-    bool ok = save(stem + ".S.npy", {k}, S[b].data(), npy_dtype<R>(), err);
-    if (ok && vec) {
-      std::vector<T> tmp(U[b].size());
-      to_row_major(m[b], k, U[b].data(), ldu[b], tmp.data());
-      ok = save(stem + ".U.npy", {m[b], k}, tmp.data(), npy_dtype<T>(), err);
-      tmp.resize(V[b].size());
-      to_row_major(n[b], k, V[b].data(), ldv[b], tmp.data());
-      if (ok) ok = save(stem + ".V.npy", {n[b], k}, tmp.data(), npy_dtype<T>(), err);
-    }
-    if (!ok) {
-      std::fclose(sum);
-      std::fprintf(stderr, "bsvd run: cannot write output: %s\n", err.c_str());
-      return 1;
-    }
-    std::fprintf(sum, "%s\t%d\t%d\t%d\t%d\t%s\t%.17g\t%.17g\n", mats[b].name.c_str(), m[b], n[b],
-                 info[b], sweeps[b], path_name(path[b]), k ? double(S[b][0]) : 0.0,
-                 k ? double(S[b][k - 1]) : 0.0);
-    t.add(info[b], sweeps[b], path[b]);
+  if (arr.shape.size() != 2 && arr.shape.size() != 3) {
+    std::fprintf(stderr,
+                 "bsvd run: %s: expected shape (batch, m, n) or (m, n), got %zu dimensions\n",
+                 file.c_str(), arr.shape.size());
+    return 1;
   }
-  std::fclose(sum);
-  print_summary(t, precision_of<T>(), a, now_seconds() - t0, solve);
-  return 0; // per-matrix problems are in info.npy and the summary line
+  int rc = 1;
+  if (!with_precision(precision_of_dtype(arr.dtype),
+                      [&](auto tag) { rc = run_npy<decltype(tag)>(arr, file, a, opts, t0); })) {
+    std::fprintf(stderr, "bsvd run: %s: unsupported dtype %s (f4, f8, c8 or c16)\n", file.c_str(),
+                 arr.dtype.c_str());
+    return 1;
+  }
+  return rc;
 }
 
 int run(const RunArgs &a) {
@@ -251,7 +196,17 @@ int run(const RunArgs &a) {
     std::fprintf(stderr, "bsvd run: %s\n", err.c_str());
     return 2;
   }
-  // Expand directories to their Matrix Market files.
+  if (a.precision.size() != 1 || std::string("sdcz").find(a.precision[0]) == std::string::npos) {
+    std::fprintf(stderr, "bsvd run: --precision '%s': must be one of s, d, c, z\n",
+                 a.precision.c_str());
+    return 2;
+  }
+  if (a.residuals && a.values_only) {
+    std::fprintf(stderr, "bsvd run: --residuals needs U and V: drop --values-only\n");
+    return 2;
+  }
+  // Directories expand to their Matrix Market files; a missing file stays
+  // in the list and is reported as unreadable with the others.
   std::vector<std::string> files;
   for (const auto &in : a.inputs) {
     std::error_code ec;
@@ -267,53 +222,21 @@ int run(const RunArgs &a) {
     }
   }
   const bool npy = files.size() == 1 && fs::path(files[0]).extension() == ".npy";
-  if (npy) {
-    NpyArray arr;
-    if (!testing::read_npy(files[0], arr, err)) {
-      std::fprintf(stderr, "bsvd run: %s: %s\n", files[0].c_str(), err.c_str());
-      return 2;
-    }
-    if (arr.shape.size() != 2 && arr.shape.size() != 3) {
-      std::fprintf(stderr,
-                   "bsvd run: %s: expected shape (batch, m, n) or (m, n), got %zu dimensions\n",
-                   files[0].c_str(), arr.shape.size());
-      return 2;
-    }
-    int rc = 2;
-    if (!with_precision(precision_of_dtype(arr.dtype),
-                        [&](auto tag) { rc = run_npy<decltype(tag)>(arr, a, opts, t0); })) {
-      std::fprintf(stderr, "bsvd run: %s: unsupported dtype %s\n", files[0].c_str(),
-                   arr.dtype.c_str());
-      return 2;
-    }
-    return rc;
-  }
-  std::vector<testing::DenseMatrix> mats;
-  for (const auto &f : files) {
-    if (fs::path(f).extension() == ".npy") {
-      std::fprintf(stderr,
-                   "bsvd run: give one .npy file, or Matrix Market files (got %s among others)\n",
-                   f.c_str());
-      return 2;
-    }
-    testing::DenseMatrix d;
-    if (!testing::read_matrix_market(f, d, err)) {
-      std::fprintf(stderr, "bsvd run: %s: %s\n", f.c_str(), err.c_str());
-      return 2;
-    }
-    mats.push_back(std::move(d));
-  }
-  if (a.precision.size() != 1) {
-    std::fprintf(stderr, "bsvd run: --precision must be one of s, d, c, z\n");
+  if (!npy)
+    for (const auto &f : files)
+      if (fs::path(f).extension() == ".npy") {
+        std::fprintf(stderr,
+                     "bsvd run: give one .npy file, or Matrix Market files (got %s among "
+                     "others)\n",
+                     f.c_str());
+        return 2;
+      }
+  // The output directory is checked before anything is read or solved.
+  if (!check_output_dir(a.out, "-o", err)) {
+    std::fprintf(stderr, "bsvd run: %s\n", err.c_str());
     return 2;
   }
-  int rc = 2;
-  if (!with_precision(a.precision[0],
-                      [&](auto tag) { rc = run_mtx<decltype(tag)>(mats, a, opts, t0); })) {
-    std::fprintf(stderr, "bsvd run: --precision must be one of s, d, c, z\n");
-    return 2;
-  }
-  return rc;
+  return npy ? run_one_npy(files[0], a, opts, t0) : run_mtx(files, a, opts, t0);
 }
 
 } // namespace
@@ -323,7 +246,8 @@ void add_run(CLI::App &app, int &rc) {
   auto *sub = app.add_subcommand(
       "run",
       "Solve a batch: one .npy array of shape (batch, m, n) or (m, n), or Matrix Market files / "
-      "directories (a variable-size batch). Writes S, U, V so that A = U diag(S) V^H.");
+      "directories (a variable-size batch). Writes S, U, V so that A = U diag(S) V^H "
+      "(docs/cli.md). Exit 0: all solved and written; 1: an input or output failed; 2: usage.");
   sub->add_option("inputs", args->inputs, "input .npy file, or .mtx files and directories")
       ->required();
   sub->add_option("-o,--out", args->out, "output directory")->capture_default_str();
@@ -331,6 +255,9 @@ void add_run(CLI::App &app, int &rc) {
                   "s, d, c or z for Matrix Market input (.npy: its dtype)")
       ->capture_default_str();
   sub->add_flag("--values-only", args->values_only, "singular values only");
+  sub->add_flag("--residuals", args->residuals,
+                "also report each matrix's residual ||A - U S V^H||_1 / (n ||A||_1) and "
+                "orthogonality max(||I - U^H U||_1 / m, ||I - V^H V||_1 / n), in units of u");
   args->solver.add_to(*sub);
   sub->callback([args, &rc] { rc = run(*args); });
 }

@@ -65,6 +65,14 @@ template <class F> bool with_precision(char p, F &&f) {
   }
 }
 
+// Option checks with messages that name the bound (CLI11's own range
+// checks print DBL_MAX in full). A failed check is a usage error (exit 2).
+//   count(lo): an integer >= lo; "1e6" is taken as 1000000 (the string is
+//              rewritten to digits before the option's conversion)
+//   number_in(lo, hi): a number with lo <= x < hi
+CLI::Validator count(long long lo);
+CLI::Validator number_in(double lo, double hi);
+
 std::vector<int> parse_int_list(const std::string &s); // "1,2,3" -> {1,2,3}
 std::vector<std::string> split(const std::string &s, char sep);
 

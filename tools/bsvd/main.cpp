@@ -7,8 +7,11 @@
 #include "common.hpp"
 #include "core/batch.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <new>
 #include <iostream>
 #include <unistd.h>
 
@@ -29,6 +32,39 @@ bool EnumNames::value(const std::string &s, const char *option, int &v, std::str
   return false;
 }
 
+CLI::Validator count(long long lo) {
+  return CLI::Validator(
+      [lo](std::string &s) -> std::string {
+        char *end = nullptr;
+        const double x = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(x) || x != std::floor(x))
+          return "'" + s + "' is not a whole number";
+        if (x < double(lo)) return "must be " + std::to_string(lo) + " or more (got " + s + ")";
+        if (x > 9.2e18) return "'" + s + "' is too large";
+        s = std::to_string((long long)x);
+        return {};
+      },
+      "INT>=" + std::to_string(lo), "count");
+}
+
+CLI::Validator number_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string &s) -> std::string {
+        char *end = nullptr;
+        const double x = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || std::isnan(x))
+          return "'" + s + "' is not a number";
+        if (x < lo || x >= hi) {
+          char buf[160];
+          std::snprintf(buf, sizeof buf, "must be at least %g and below %g (got %s)", lo, hi,
+                        s.c_str());
+          return buf;
+        }
+        return {};
+      },
+      "NUMBER", "number_in");
+}
+
 void SolverArgs::add_to(CLI::App &app) {
   app.add_option("--backend", backend,
                  kBackendNames.list() + " (" + bsvd_backend_string(BSVD_BACKEND_AUTO) +
@@ -37,16 +73,22 @@ void SolverArgs::add_to(CLI::App &app) {
   app.add_option("--ordering", ordering, kOrderingNames.list())->capture_default_str();
   app.add_option("--variant", variant, kVariantNames.list())->capture_default_str();
   app.add_option("--block-size", block_size, "columns per block (blocked variant; 0 = auto)")
-      ->capture_default_str();
-  app.add_option("--tol", tol, "rotation threshold (0 = sqrt(m) * unit roundoff)")
-      ->capture_default_str();
-  app.add_option("--max-sweeps", max_sweeps, "sweep limit (0 = default 80)")->capture_default_str();
+      ->capture_default_str()
+      ->transform(count(0));
+  app.add_option("--tol", tol, "rotation threshold, 0 <= tol < 1 (0 = sqrt(m) * unit roundoff)")
+      ->capture_default_str()
+      ->check(number_in(0, 1));
+  app.add_option("--max-sweeps", max_sweeps, "sweep limit (0 = default 80)")
+      ->capture_default_str()
+      ->transform(count(0));
   app.add_option("--eig-sweeps", eig_sweeps,
                  "blocked: inner eigensolver sweeps (-1 = auto: 1, then 2 once a matrix stalls; 0 "
                  "= converge; 1 = inexact)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(count(-1));
   app.add_option("--threads", threads, "CPU threads over the batch (0 = all cores)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(count(0));
   app.add_option("--qr", qr,
                  "cuda: QR preprocessing of tall / wide matrices (0 auto, 1 when R fits, -1 never)")
       ->capture_default_str()
@@ -152,7 +194,13 @@ int main(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    return app.exit(e);
+    // --help and --version exit 0; every other parse or option check
+    // failure is a usage error: 2, apart from 1 (the work failed).
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  } catch (const std::bad_alloc &) {
+    std::cerr << "bsvd: out of memory (the batch or the sizes are too large for this machine)\n";
+    return 1;
   } catch (const std::exception &e) {
     std::cerr << "bsvd: " << e.what() << "\n";
     return 2;

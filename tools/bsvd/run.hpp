@@ -1,0 +1,72 @@
+// bsvd run, shared by the .npy path (cmd_run.cpp) and the Matrix Market
+// path (run_mtx.cpp). Exit status: 0 every input solved and every output
+// written (per-matrix info codes, e.g. non-finite input, are in the outputs
+// and the summary line); 1 an input file could not be used, the solver
+// failed or an output could not be written; 2 a usage error (nothing done).
+#pragma once
+
+#include "common.hpp"
+
+#include "testing/io.hpp"
+#include "testing/metrics.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bsvd::cli {
+
+struct RunArgs {
+  std::vector<std::string> inputs;
+  std::string out = "bsvd-out";
+  std::string precision = "d";
+  bool values_only = false;
+  bool residuals = false; // per-matrix T1 and T2 (metrics.hpp) in the outputs
+  SolverArgs solver;
+};
+
+template <class T> const char *npy_dtype();
+template <> inline const char *npy_dtype<float>() { return "f4"; }
+template <> inline const char *npy_dtype<double>() { return "f8"; }
+template <> inline const char *npy_dtype<std::complex<float>>() { return "c8"; }
+template <> inline const char *npy_dtype<std::complex<double>>() { return "c16"; }
+
+// Column-major m x n matrix (leading dimension ld) -> row-major (C order).
+template <class T> std::vector<T> row_major(int rows, int cols, const T *src, int ld) {
+  std::vector<T> dst(size_t(rows) * cols);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) dst[size_t(i) * cols + j] = src[i + size_t(j) * ld];
+  return dst;
+}
+
+// T1 and max(T2u, T2v) of one solved matrix, in units of u.
+struct Residual {
+  double residual = 0, orthogonality = 0;
+};
+template <class T>
+Residual residual_of(int m, int n, const T *A, const real_t<T> *S, const T *U, const T *V) {
+  const testing::Ratios r = testing::accuracy<T, real_t<T>>(
+      m, n, A, std::max(1, m), S, U, std::max(1, m), V, std::max(1, n), nullptr);
+  return {r.t1, std::max(r.t2u, r.t2v)};
+}
+
+// Counts for the run's one-line summary.
+struct Tally {
+  int count = 0, converged = 0, not_converged = 0, nonfinite = 0, skipped = 0, max_sweeps = 0;
+  double worst_residual = 0, worst_orthogonality = 0;
+  std::map<int, int> paths;
+  void add(int info, int sweeps, int path);
+  void add(const Residual &r);
+};
+
+const char *path_name(int p);
+// A reader's message without its leading "<file name>: " (the caller names
+// the file with its full path).
+std::string reason(const std::string &file, const std::string &err);
+void print_summary(const Tally &t, char precision, const RunArgs &a, double total, double solve);
+
+int run_mtx(const std::vector<std::string> &files, const RunArgs &a, const bsvd_options_t &o,
+            double t0);
+
+} // namespace bsvd::cli

@@ -1,0 +1,213 @@
+// bsvd run on Matrix Market files: one variable-size batch, one output set
+// per matrix (<name>.S.npy, .U.npy, .V.npy) and summary.tsv (docs/cli.md).
+// A file that cannot be read is reported and skipped; the others are solved.
+#include "run.hpp"
+
+#include "files.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+namespace fs = std::filesystem;
+
+namespace bsvd::cli {
+namespace {
+
+struct Input {
+  std::string file, name; // name: unique among the inputs (output_names)
+  testing::DenseMatrix d;
+  std::string error; // empty when read
+};
+
+// Output names: the file's stem, extended by as many parent directories as
+// make it unique among the inputs ("a", or "dir1/a" and "dir2/a" when two
+// directories hold a.mtx). False with the duplicate when one file is given
+// twice.
+bool output_names(std::vector<Input> &in, std::string &err) {
+  std::vector<std::vector<std::string>> parts(in.size()); // innermost first
+  std::map<std::string, size_t> seen;
+  for (size_t i = 0; i < in.size(); ++i) {
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(fs::absolute(in[i].file, ec), ec);
+    if (ec) p = fs::absolute(in[i].file);
+    auto [it, fresh] = seen.emplace(p.string(), i);
+    if (!fresh) {
+      err = in[i].file + " is given twice (also as " + in[it->second].file + ")";
+      return false;
+    }
+    parts[i].push_back(p.stem().string());
+    for (fs::path q = p.parent_path(); q.has_relative_path(); q = q.parent_path())
+      parts[i].push_back(q.filename().string());
+  }
+  std::vector<size_t> depth(in.size(), 1);
+  auto name = [&](size_t i) {
+    std::string s = parts[i][0];
+    for (size_t d = 1; d < depth[i]; ++d) s = parts[i][d] + "/" + s;
+    return s;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::map<std::string, std::vector<size_t>> by;
+    for (size_t i = 0; i < in.size(); ++i) by[name(i)].push_back(i);
+    for (auto &kv : by)
+      if (kv.second.size() > 1)
+        for (size_t i : kv.second)
+          if (depth[i] < parts[i].size()) {
+            ++depth[i];
+            changed = true;
+          }
+  }
+  for (size_t i = 0; i < in.size(); ++i) in[i].name = name(i);
+  return true;
+}
+
+// One summary.tsv field: no tabs or line breaks inside.
+std::string field(std::string s) {
+  for (char &c : s)
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+template <class T>
+int solve_mtx(std::vector<Input> &in, const RunArgs &a, const bsvd_options_t &base, double t0) {
+  using R = real_t<T>;
+  constexpr bool complex_t = !std::is_floating_point_v<T>;
+  const bool vec = !a.values_only;
+  std::vector<size_t> ok; // indices of the inputs in the batch
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i].error.empty() && in[i].d.is_complex && !complex_t) {
+      in[i].error = "complex entries: run with --precision c or z";
+      std::fprintf(stderr, "bsvd run: %s: %s (skipped)\n", in[i].file.c_str(), in[i].error.c_str());
+    }
+    if (in[i].error.empty()) ok.push_back(i);
+  }
+  const int batch = int(ok.size());
+  std::vector<int> m(batch), n(batch), ld(batch), ldv(batch);
+  std::vector<std::vector<T>> A(batch), U(batch), V(batch);
+  std::vector<std::vector<R>> S(batch);
+  std::vector<const T *> pA(batch);
+  std::vector<R *> pS(batch);
+  std::vector<T *> pU(batch), pV(batch);
+  for (int b = 0; b < batch; ++b) {
+    const auto &d = in[ok[b]].d;
+    m[b] = d.m;
+    n[b] = d.n;
+    ld[b] = std::max(1, d.m);
+    ldv[b] = std::max(1, d.n);
+    const int k = std::min(d.m, d.n);
+    A[b] = testing::dense_as<T>(d);
+    S[b].resize(k);
+    if (vec) {
+      U[b].resize(size_t(d.m) * k);
+      V[b].resize(size_t(d.n) * k);
+    }
+    pA[b] = A[b].data();
+    pS[b] = S[b].data();
+    pU[b] = U[b].data();
+    pV[b] = V[b].data();
+  }
+  std::vector<int> info(batch), sweeps(batch), path(batch);
+  bsvd_options_t o = base;
+  o.path = path.data();
+  const double ts = now_seconds();
+  if (batch > 0) {
+    const bsvd_status_t st = gesvj_vbatched<T>(
+        vec ? Job::Vectors : Job::Values, m.data(), n.data(), pA.data(), ld.data(), pS.data(),
+        vec ? pU.data() : nullptr, vec ? ld.data() : nullptr, vec ? pV.data() : nullptr,
+        vec ? ldv.data() : nullptr, info.data(), sweeps.data(), batch, o);
+    if (st != 0) {
+      std::fprintf(stderr, "bsvd run: %s: %s\n", bsvd_status_string(st), bsvd_last_error());
+      return st < 0 ? 2 : 1;
+    }
+  }
+  const double solve = now_seconds() - ts;
+
+  Tally t;
+  OutputSet set;
+  std::string err;
+  std::string tsv = "name\tfile\tstatus\tm\tn\tinfo\tsweeps\tpath\tsigma_max\tsigma_min";
+  tsv += a.residuals ? "\tresidual\torthogonality\tmessage\n" : "\tmessage\n";
+  size_t next = 0; // position in ok
+  for (size_t i = 0; i < in.size(); ++i) {
+    const std::string stem = (fs::path(a.out) / in[i].name).string();
+    const bool solved = next < ok.size() && ok[next] == i;
+    if (!solved) {
+      ++t.skipped;
+      tsv += field(in[i].name) + "\t" + field(in[i].file) + "\terror\t\t\t\t\t\t\t" +
+             (a.residuals ? "\t\t" : "") + field(in[i].error) + "\n";
+      // An earlier run's outputs under this name are not this run's.
+      for (const char *x : {".S.npy", ".U.npy", ".V.npy"}) set.remove_stale(stem + x);
+      continue;
+    }
+    const int b = int(next++);
+    const int k = std::min(m[b], n[b]);
+    std::error_code ec;
+    fs::create_directories(fs::path(stem).parent_path(), ec);
+    bool good = set.add_npy(stem + ".S.npy", npy_dtype<R>(), {k}, S[b].data(),
+                            S[b].size() * sizeof(R), err);
+    if (good && vec) {
+      const auto u = row_major(m[b], k, U[b].data(), ld[b]);
+      const auto v = row_major(n[b], k, V[b].data(), ldv[b]);
+      good = set.add_npy(stem + ".U.npy", npy_dtype<T>(), {m[b], k}, u.data(), u.size() * sizeof(T),
+                         err) &&
+             set.add_npy(stem + ".V.npy", npy_dtype<T>(), {n[b], k}, v.data(), v.size() * sizeof(T),
+                         err);
+    } else {
+      set.remove_stale(stem + ".U.npy");
+      set.remove_stale(stem + ".V.npy");
+    }
+    if (!good) {
+      std::fprintf(stderr, "bsvd run: cannot write the outputs (none written): %s\n", err.c_str());
+      return 1;
+    }
+    t.add(info[b], sweeps[b], path[b]);
+    const char *status = info[b] == 0 ? "ok" : info[b] > 0 ? "not-converged" : "non-finite";
+    char num[200];
+    std::snprintf(num, sizeof num, "\t%s\t%d\t%d\t%d\t%d\t%s\t%.17g\t%.17g", status, m[b], n[b],
+                  info[b], sweeps[b], path_name(path[b]), k ? double(S[b][0]) : 0.0,
+                  k ? double(S[b][k - 1]) : 0.0);
+    tsv += field(in[i].name) + "\t" + field(in[i].file) + num;
+    if (a.residuals) {
+      const Residual r =
+          residual_of<T>(m[b], n[b], A[b].data(), S[b].data(), U[b].data(), V[b].data());
+      if (info[b] >= 0) t.add(r);
+      std::snprintf(num, sizeof num, "\t%.3g\t%.3g", r.residual, r.orthogonality);
+      tsv += num;
+    }
+    tsv += "\t\n";
+  }
+  if (!set.add_text((fs::path(a.out) / "summary.tsv").string(), tsv, err) || !set.publish(err)) {
+    std::fprintf(stderr, "bsvd run: cannot write the outputs (none written): %s\n", err.c_str());
+    return 1;
+  }
+  print_summary(t, precision_of<T>(), a, now_seconds() - t0, solve);
+  if (t.skipped)
+    std::fprintf(stderr, "bsvd run: %d of %zu files could not be used (see summary.tsv)\n",
+                 t.skipped, in.size());
+  return t.skipped ? 1 : 0;
+}
+
+} // namespace
+
+int run_mtx(const std::vector<std::string> &files, const RunArgs &a, const bsvd_options_t &o,
+            double t0) {
+  std::vector<Input> in(files.size());
+  for (size_t i = 0; i < files.size(); ++i) in[i].file = files[i];
+  std::string err;
+  if (!output_names(in, err)) {
+    std::fprintf(stderr, "bsvd run: %s\n", err.c_str());
+    return 2;
+  }
+  for (auto &x : in)
+    if (!testing::read_matrix_market(x.file, x.d, x.error)) {
+      x.error = reason(x.file, x.error);
+      std::fprintf(stderr, "bsvd run: %s: %s (skipped)\n", x.file.c_str(), x.error.c_str());
+      x.d = testing::DenseMatrix{}; // the memory of a half-read file back
+    }
+  int rc = 2;
+  with_precision(a.precision[0], [&](auto tag) { rc = solve_mtx<decltype(tag)>(in, a, o, t0); });
+  return rc;
+}
+
+} // namespace bsvd::cli
