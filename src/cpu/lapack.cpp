@@ -29,13 +29,13 @@ using cd = lapack_complex_double;
 // (LAPACKE's _work form allocates nothing and checks nothing).
 int gesdd(char jobz, int m, int n, float *a, int lda, float *s, float *u, int ldu, float *vt,
           int ldvt, float *work, int lwork, float *, int *iwork) {
-  return LAPACKE_sgesdd_work(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work,
-                             lwork, iwork);
+  return LAPACKE_sgesdd_work(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork,
+                             iwork);
 }
 int gesdd(char jobz, int m, int n, double *a, int lda, double *s, double *u, int ldu, double *vt,
           int ldvt, double *work, int lwork, double *, int *iwork) {
-  return LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work,
-                             lwork, iwork);
+  return LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork,
+                             iwork);
 }
 int gesdd(char jobz, int m, int n, std::complex<float> *a, int lda, float *s,
           std::complex<float> *u, int ldu, std::complex<float> *vt, int ldvt,
@@ -66,13 +66,14 @@ template <class T> int optimal_lwork(int mw, int nw, bool vectors) {
   R s = 0, rq = 0;
   int iq = 0;
   T dummy = T(0);
-  const int info = gesdd(vectors ? 'S' : 'N', mw, nw, &dummy, mw, &s, &dummy, mw, &dummy, nw, &q,
-                         -1, &rq, &iq);
+  const int info =
+      gesdd(vectors ? 'S' : 'N', mw, nw, &dummy, mw, &s, &dummy, mw, &dummy, nw, &q, -1, &rq, &iq);
   // The query's answer, never below LAPACK's documented minimum (some
   // versions round the real value down).
   const int mn = nw, mx = mw;
-  const int minimum = is_cplx_v<T> ? (vectors ? mn * mn + 2 * mn + mx : 2 * mn + mx)
-                                   : (vectors ? 4 * mn * mn + 7 * mn + mx : 3 * mn + std::max(mx, 7 * mn));
+  const int minimum = is_cplx_v<T>
+                          ? (vectors ? mn * mn + 2 * mn + mx : 2 * mn + mx)
+                          : (vectors ? 4 * mn * mn + 7 * mn + mx : 3 * mn + std::max(mx, 7 * mn));
   const int lw = std::max(info == 0 ? int(std::real(q)) + 1 : 0, minimum);
   cache.emplace(key, lw);
   return lw;
@@ -121,9 +122,8 @@ template <class T> size_t lapack_layout_bytes(int mw, int nw, bool vectors) {
   return dry.used();
 }
 
-template <class T>
-int lapack_gesdd(int mw, int nw, bool vectors, const LapackLayout<T> &L, real_of_t<T> *S, T *U,
-                 int ldu) {
+template <class T> int lapack_gesdd(int mw, int nw, bool vectors, const LapackLayout<T> &L,
+                                    real_of_t<T> *S, T *U, int ldu) {
 #if defined(BSVD_WITH_LAPACK)
   // jobz 'N': U and VT are not referenced; L.W stands in for them.
   return gesdd(vectors ? 'S' : 'N', mw, nw, L.W, mw, S, vectors ? U : L.W, vectors ? ldu : mw,

@@ -31,9 +31,8 @@ template <class T> size_t lapack_layout_bytes(int mw, int nw, bool vectors);
 // descending) into S; with vectors Uw into U (ld ldu) and VT into L.VT
 // (ld nw). Returns LAPACK's info: 0 success, > 0 the bidiagonal solver did
 // not converge (the caller falls back to the Jacobi solver).
-template <class T>
-int lapack_gesdd(int mw, int nw, bool vectors, const LapackLayout<T> &L, real_of_t<T> *S, T *U,
-                 int ldu);
+template <class T> int lapack_gesdd(int mw, int nw, bool vectors, const LapackLayout<T> &L,
+                                    real_of_t<T> *S, T *U, int ldu);
 
 // OpenBLAS's global thread count (the library's own LAPACK calls and the
 // caller's): the previous value, or -1 when the BLAS is not OpenBLAS.

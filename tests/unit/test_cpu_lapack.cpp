@@ -54,7 +54,7 @@ template <class T> void check_lapack(int m, int n, const T *A, int lda,
 TYPED_TEST(CpuLapack, FamiliesPassTheAccuracyChecks) {
   using T = TypeParam;
   ScopedOverrides force(lapack_on());
-  const std::vector<std::pair<int, int>> shapes{{1, 1}, {2, 2}, {8, 8}, {33, 33},
+  const std::vector<std::pair<int, int>> shapes{{1, 1},   {2, 2},   {8, 8},   {33, 33},
                                                 {64, 64}, {40, 13}, {13, 40}, {3, 17}};
   uint64_t seed = 700;
   for (Family f : {Family::Random, Family::Arith, Family::Cluster0, Family::Cluster1,
@@ -63,8 +63,8 @@ TYPED_TEST(CpuLapack, FamiliesPassTheAccuracyChecks) {
       const int lda = m + 1;
       std::vector<T> A(size_t(lda) * n, T(0));
       std::vector<double> sigma;
-      bsvd::testing::generate<T>(f, m, n, bsvd::testing::default_kappa<T>(), ++seed, A.data(),
-                                 lda, &sigma);
+      bsvd::testing::generate<T>(f, m, n, bsvd::testing::default_kappa<T>(), ++seed, A.data(), lda,
+                                 &sigma);
       const std::string what = std::string(bsvd::testing::family_name(f)) + " " +
                                std::to_string(m) + "x" + std::to_string(n);
       check_lapack<T>(m, n, A.data(), lda, sigma, what);
@@ -81,8 +81,8 @@ TYPED_TEST(CpuLapack, EdgeMatrices) {
       const int lda = m;
       std::vector<T> A(size_t(lda) * n);
       bsvd::testing::generate_edge<T>(e, m, n, 11, A.data(), lda);
-      const std::string what = std::string(bsvd::testing::edge_name(e)) + " " +
-                               std::to_string(m) + "x" + std::to_string(n);
+      const std::string what = std::string(bsvd::testing::edge_name(e)) + " " + std::to_string(m) +
+                               "x" + std::to_string(n);
       check_lapack<T>(m, n, A.data(), lda, {}, what);
       if (e == Edge::Zero) {
         const Result<T> r = solve(m, n, A.data(), lda, Config(), true);
@@ -204,8 +204,8 @@ TYPED_TEST(CpuLapack, VariableSizesPickPerMatrix) {
       EXPECT_EQ(path[b], BSVD_PATH_TRIVIAL);
       continue;
     }
-    const bool lapack = bsvd::detail::plan::cpu_lapack(bsvd::detail::precision_of<T>(), m, n,
-                                                       true, cfg);
+    const bool lapack =
+        bsvd::detail::plan::cpu_lapack(bsvd::detail::precision_of<T>(), m, n, true, cfg);
     constexpr bool complex = !std::is_same_v<T, R_t<T>>;
     EXPECT_EQ(lapack, complex || k > 8) << m << "x" << n;
     EXPECT_EQ(path[b], lapack ? BSVD_PATH_CPU_LAPACK : BSVD_PATH_CPU_UNBLOCKED) << b;
@@ -293,8 +293,7 @@ TEST(CpuLapackRule, ThreadsCappedAtTheCores) {
   size_t need = 0;
   ASSERT_EQ(bsvd_explain('d', BSVD_JOB_VECTORS, 32, 32, 100000, &o, nullptr, 0, &need), 0);
   std::string text(need, '\0');
-  ASSERT_EQ(bsvd_explain('d', BSVD_JOB_VECTORS, 32, 32, 100000, &o, text.data(), need, nullptr),
-            0);
+  ASSERT_EQ(bsvd_explain('d', BSVD_JOB_VECTORS, 32, 32, 100000, &o, text.data(), need, nullptr), 0);
   EXPECT_NE(text.find("backend cpu, " + std::to_string(hw) + " threads"), std::string::npos)
       << text;
   o.num_threads = 1;
