@@ -53,8 +53,7 @@ lapack_int gesdd(char j, int m, int n, double *A, int lda, double *S, double *U,
                  double *VT, int ldvt) {
   return LAPACKE_dgesdd(LAPACK_COL_MAJOR, j, m, n, A, lda, S, U, ldu, VT, ldvt);
 }
-lapack_int gesdd(char j, int m, int n, cf *A, int lda, float *S, cf *U, int ldu, cf *VT,
-                 int ldvt) {
+lapack_int gesdd(char j, int m, int n, cf *A, int lda, float *S, cf *U, int ldu, cf *VT, int ldvt) {
   return LAPACKE_cgesdd(LAPACK_COL_MAJOR, j, m, n, A, lda, S, U, ldu, VT, ldvt);
 }
 lapack_int gesdd(char j, int m, int n, cd *A, int lda, double *S, cd *U, int ldu, cd *VT,
