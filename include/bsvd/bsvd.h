@@ -126,7 +126,12 @@ typedef enum {
 
 /* How the columns are rotated. */
 typedef enum {
-  BSVD_VARIANT_AUTO = 0, /* the default. cpu: UNBLOCKED. cuda: per
+  BSVD_VARIANT_AUTO = 0, /* the default. cpu: per matrix the faster of
+                                 LAPACK xGESDD (BSVD_PATH_CPU_LAPACK) and
+                                 UNBLOCKED, when the library links LAPACK
+                                 and tol, max_sweeps, ordering and
+                                 precondition keep their defaults; else
+                                 UNBLOCKED (docs/design/cpu.md). cuda: per
                                  matrix, QR first for tall or wide ones
                                  (opts->qr), one thread per matrix for
                                  the smallest (docs/design/tiny.md), the
@@ -185,9 +190,11 @@ typedef enum {
                                   docs/design/qrcp.md) */
   BSVD_PATH_CUDA_TINY = 9, /* GPU, one thread per matrix in registers
                               (small matrices; docs/design/tiny.md) */
+  BSVD_PATH_CPU_LAPACK = 10, /* host, LAPACK xGESDD (cpu backend, variant
+                                  auto; sweeps = 0; docs/design/cpu.md) */
   BSVD_PATH_MAX_ENUM = 0x7fffffff
 } bsvd_path_t;
-#define BSVD_PATH_COUNT 10
+#define BSVD_PATH_COUNT 11
 
 /* Options of a call. Fill it with bsvd_options_init, then set the fields
  * to change; a NULL opts means all defaults. "cpu" / "cuda" say which
@@ -212,7 +219,7 @@ typedef struct {
                       stalls; 0: until the inner solve converges; k > 0:
                       k sweeps (1 = the inexact one-sweep mode) */
   int num_threads; /* cpu: threads over the batch; 0 (the default) = all
-                      cores */
+                      cores; more than the cores counts as all cores */
   void *stream; /* cuda: a cudaStream_t to work on; NULL (the default)
                       = the default stream. The call synchronizes it
                       before returning. */

@@ -271,7 +271,7 @@ def test_info_arrays_are_per_call(rng):
         _, info_b = bsvd.svdvals(B, return_info=True)
     assert list(info_a.info) == [0, -1, 0] and list(info_b.info) == [-1, 0, 0]
     assert info_a.info.dtype == np.int32 and info_a.path.dtype == np.int32
-    assert list(info_a.path_names) == ["cpu-unblocked", "trivial", "cpu-unblocked"]
+    assert list(info_a.path_names) == ["cpu-lapack", "trivial", "cpu-lapack"]
 
 
 def test_list_input_reports(rng):
@@ -441,7 +441,7 @@ def test_path_names_cover_every_path():
     assert bsvd.PATH_NAMES == {0: "trivial", 1: "cpu-unblocked", 2: "cpu-blocked",
                                3: "cuda-fused", 4: "cuda-blocked", 5: "cuda-qr",
                                6: "cuda-pair-evd", 7: "cuda-pair-svd", 8: "cuda-qrcp",
-                               9: "cuda-tiny"}
+                               9: "cuda-tiny", 10: "cpu-lapack"}
     info = bsvd.Info(np.zeros(3, np.int32), np.zeros(3, np.int32), np.array([8, 3, 99], np.int32))
     assert list(info.path_names) == ["cuda-qrcp", "cuda-fused", "99"]
 
@@ -474,7 +474,7 @@ def test_ordering_names_take_underscores(rng):
 def test_plan_describes_the_call():
     text = bsvd.plan((10, 64, 32), dtype=np.float32, backend="cpu")
     assert "plan: 10 matrices, precision s" in text
-    assert "64 x 32" in text and "cpu-unblocked" in text
+    assert "64 x 32" in text and "cpu-lapack" in text
     text = bsvd.plan([(8, 8), (100, 50)], compute_uv=False, backend="cpu", variant="blocked")
     assert "2 matrices" in text and "S only" in text and "cpu-blocked" in text
     with pytest.raises(ValueError, match="dtype"):

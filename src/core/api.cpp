@@ -144,9 +144,12 @@ Config make_config(const bsvd_options_t &o) {
   return c;
 }
 
+// The cpu backend's workers: num_threads (0: all cores), at most the cores
+// -- more threads than cores only add switching (num_threads = 10000 made a
+// call 4x slower) -- and at most one per matrix.
 int cpu_threads(const bsvd_options_t &o, int batch) {
-  int t = o.num_threads > 0 ? o.num_threads : int(std::thread::hardware_concurrency());
-  t = std::max(1, t);
+  const int hw = std::max(1, int(std::thread::hardware_concurrency()));
+  const int t = o.num_threads > 0 ? std::min(o.num_threads, hw) : hw;
   return std::max(1, std::min(t, batch));
 }
 

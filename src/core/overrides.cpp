@@ -94,6 +94,8 @@ const Var kVars[] = {
      [](Overrides &o, const char *v) { o.qr_cluster = v ? on_off(v) : Force::kAuto; }},
     {"BSVD_QR_APPLY",
      [](Overrides &o, const char *v) { o.qr_apply = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_CPU_LAPACK",
+     [](Overrides &o, const char *v) { o.cpu_lapack = v ? on_off(v) : Force::kAuto; }},
     {"BSVD_QRCP_PLAN",
      [](Overrides &o, const char *v) {
        o.qrcp_throughput = !v            ? Force::kAuto

@@ -58,6 +58,10 @@ struct Overrides {
   Force qr_apply = Force::kAuto; // BSVD_QR_APPLY=0: Q formed in the finish kernel
   Force qrcp_throughput = Force::kAuto; // BSVD_QRCP_PLAN=throughput|latency
   bool qrcp_trace = false; // BSVD_QRCP_PLAN_TRACE=1: print the QRCP decisions
+
+  // ---- cpu backend -----------------------------------------------------
+  Force cpu_lapack = Force::kAuto; // BSVD_CPU_LAPACK=0|1: LAPACK path off / on
+      // for every matrix that may take it (plan::cpu_lapack)
 };
 
 // Sets the field of the variable `name` (one of the names above) from its

@@ -6,12 +6,22 @@
 // the result of each matrix depends only on the matrix and the configuration
 // (bitwise identical for any number of threads), and a worker that could not
 // be started simply leaves its share to the others.
+//
+// Each matrix takes the LAPACK path or the Jacobi solver by the planner's
+// rule (plan::cpu_lapack). While LAPACK matrices are solved by several
+// workers, OpenBLAS's own threads are capped so that workers x BLAS threads
+// stays within the call's thread budget (one BLAS thread each when the
+// batch fills the workers; all of them for a single large matrix), and
+// restored after the call.
 #include "cpu_internal.hpp"
+#include "lapack.hpp"
 
 #include "../core/backends.hpp"
+#include "../plan/plan.hpp"
 
 #include <atomic>
 #include <new>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -27,18 +37,39 @@ int clamp_threads(int threads, int count) {
   return threads;
 }
 
+// Whether matrix b takes the LAPACK path (force: the call's override).
+template <class T> bool takes_lapack(const Batch<T> &batch, int b, const Config &cfg, Force force) {
+  return plan::cpu_lapack(precision_of<T>(), batch.dims.rows(b), batch.dims.cols(b), batch.vectors,
+                          cfg, force);
+}
+
 // Bytes of one worker's slice: the largest solve of the batch, rounded up
 // to the alignment.
-template <class T> size_t slice_bytes(const Batch<T> &batch, const Config &cfg) {
+template <class T> size_t slice_bytes(const Batch<T> &batch, const Config &cfg, Force force) {
   size_t mx = 0;
-  if (batch.dims.uniform()) {
-    mx = cpu::solve_one_scratch_bytes<T>(batch.dims.m, batch.dims.n, batch.vectors, cfg);
-  } else {
-    for (int b = 0; b < batch.count; ++b)
-      mx = std::max(mx, cpu::solve_one_scratch_bytes<T>(batch.dims.rows(b), batch.dims.cols(b),
-                                                        batch.vectors, cfg));
-  }
+  const int count = batch.dims.uniform() ? 1 : batch.count;
+  for (int b = 0; b < count; ++b)
+    mx = std::max(mx, cpu::solve_one_scratch_bytes<T>(batch.dims.rows(b), batch.dims.cols(b),
+                                                      batch.vectors, cfg,
+                                                      takes_lapack(batch, b, cfg, force)));
   return cpu::Arena::add_sat(mx, kAlign - 1) / kAlign * kAlign;
+}
+
+// Restores OpenBLAS's thread count when the call ends.
+struct BlasThreads {
+  int saved = -1;
+  BlasThreads(int threads) { saved = cpu::blas_threads_set(threads); }
+  ~BlasThreads() {
+    if (saved > 0) cpu::blas_threads_set(saved);
+  }
+};
+
+// The BLAS threads of each worker: the call's thread budget (num_threads,
+// at most the cores) shared by the workers.
+int blas_threads_per_worker(const Config &cfg, int workers) {
+  const int hw = std::max(1, int(std::thread::hardware_concurrency()));
+  const int budget = cfg.num_threads > 0 ? std::min(cfg.num_threads, hw) : hw;
+  return std::max(1, budget / std::max(1, workers));
 }
 
 } // namespace
@@ -47,7 +78,7 @@ template <class T>
 size_t cpu_workspace_bytes(const Batch<T> &batch, const Config &cfg, int threads) {
   if (batch.count <= 0) return 0;
   const int t = clamp_threads(threads, batch.count);
-  const size_t slice = slice_bytes(batch, cfg);
+  const size_t slice = slice_bytes(batch, cfg, current_overrides().cpu_lapack);
   if (slice == 0) return 0;
   // + kAlign: room to align the caller's base pointer.
   return cpu::Arena::add_sat(cpu::Arena::mul_sat(size_t(t), slice), kAlign);
@@ -59,7 +90,8 @@ template <class T> bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &
   if (batch.count <= 0) return BSVD_STATUS_SUCCESS;
   try {
     const int nthreads = clamp_threads(threads, batch.count);
-    const size_t slice = slice_bytes(batch, cfg);
+    const Force force = current_overrides().cpu_lapack;
+    const size_t slice = slice_bytes(batch, cfg, force);
     const size_t need = cpu_workspace_bytes(batch, cfg, nthreads);
     if (slice == SIZE_MAX || need == SIZE_MAX) return BSVD_STATUS_ALLOC_FAILED;
     std::vector<unsigned char> own; // only when the caller passed none
@@ -93,7 +125,8 @@ template <class T> bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &
         if (b >= batch.count) break;
         try {
           cache->trim();
-          const int p = cpu::solve_one_impl(batch, b, cfg, scratch, *cache);
+          const int p = cpu::solve_one_impl(batch, b, cfg, scratch, *cache,
+                                            takes_lapack(batch, b, cfg, force));
           if (path) path[b] = p;
         } catch (const std::bad_alloc &) {
           status.store(BSVD_STATUS_ALLOC_FAILED);
@@ -103,6 +136,12 @@ template <class T> bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &
       }
       delete cache;
     };
+
+    bool any_lapack = false;
+    for (int b = 0; b < (batch.dims.uniform() ? 1 : batch.count) && !any_lapack; ++b)
+      any_lapack = takes_lapack(batch, b, cfg, force);
+    std::optional<BlasThreads> blas;
+    if (any_lapack) blas.emplace(blas_threads_per_worker(cfg, nthreads));
 
     std::vector<std::thread> pool;
     try {

@@ -311,11 +311,14 @@ template <class T> SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, in
 
 // Scratch bytes of one solve for the given configuration (the exact layout
 // of solve_one_impl; its base must be aligned to alignof(T)), and the solve
-// itself with a per-worker ordering cache.
-template <class T> size_t solve_one_scratch_bytes(int m, int n, bool vectors, const Config &cfg);
+// itself with a per-worker ordering cache. lapack: the matrix takes the
+// LAPACK path (lapack.hpp; the planner's plan::cpu_lapack), with the Jacobi
+// solver as its fallback, so its scratch covers both.
+template <class T>
+size_t solve_one_scratch_bytes(int m, int n, bool vectors, const Config &cfg, bool lapack = false);
 
 template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
-                                      OrderingCache &cache);
+                                      OrderingCache &cache, bool lapack = false);
 
 // Effective block width of the blocked variant: the rule both backends
 // share (plan::block_width), at most n.

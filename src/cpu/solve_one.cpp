@@ -5,11 +5,13 @@
 //   (d) exact power-of-two scaling of badly scaled input;
 //   (e) V = I, the unblocked or blocked one-sided Jacobi on W -- or, with
 //       opts.precondition, QR with column pivoting W P = Q R and the whole
-//       solve of R^H as its own matrix (solve_preconditioned);
+//       solve of R^H as its own matrix (solve_preconditioned); or, on the
+//       LAPACK path, xGESDD on W (solve_lapack), finished there;
 //   (f) sigma_j = ||w_j|| (scaled, overflow/underflow-safe), u_j = w_j /
 //       sigma_j, null columns of U completed, descending stable sort,
 //       scaling undone, outputs written with their leading dimensions.
 #include "cpu_internal.hpp"
+#include "lapack.hpp"
 #include "qr.hpp"
 
 #include <algorithm>
@@ -178,9 +180,37 @@ template <class T> void fill_nonfinite(const Batch<T> &batch, int b, int m, int 
 } // namespace
 
 template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
-                                      OrderingCache &cache);
+                                      OrderingCache &cache, bool lapack);
 
 namespace {
+
+// (e'') The LAPACK path: W = Uw S Vw^H by xGESDD (W is A, or A^H when
+// trans, scaled by 2^escale). Not transposed: U = Uw, written in place by
+// LAPACK, V = VT^H; transposed: V = Uw, U = VT^H. No sweeps: sweeps = 0,
+// info = 0. Returns false when LAPACK did not converge; nothing the caller
+// reads has been finished then (the Jacobi solve rewrites every output).
+template <class T> bool solve_lapack(const Batch<T> &batch, int b, const LapackLayout<T> &L, int mw,
+                                     int nw, bool trans, int escale) {
+  const bool vec = batch.vectors;
+  T *Uw = nullptr, *Vo = nullptr;
+  int lduw = 1, ldvo = 1;
+  if (vec) {
+    Uw = trans ? batch.V.ptr(b) : batch.U.ptr(b);
+    lduw = trans ? batch.V.ldm(b) : batch.U.ldm(b);
+    Vo = trans ? batch.U.ptr(b) : batch.V.ptr(b);
+    ldvo = trans ? batch.U.ldm(b) : batch.V.ldm(b);
+  }
+  real_of_t<T> *S = batch.S.ptr(b);
+  if (lapack_gesdd(mw, nw, vec, L, S, Uw, lduw) != 0) return false;
+  if (escale != 0)
+    for (int j = 0; j < nw; ++j) S[j] = std::ldexp(S[j], -escale);
+  if (vec)
+    for (int j = 0; j < nw; ++j)
+      for (int i = 0; i < nw; ++i) Vo[i + int64_t(j) * ldvo] = conj_(L.VT[j + int64_t(i) * nw]);
+  batch.info[b] = 0;
+  if (batch.sweeps) batch.sweeps[b] = 0;
+  return true;
+}
 
 // (e') The QR preconditioning (HBJ Sec. 2, eqs. 2.1-2.2; LAPACK xGEJSV):
 // W P = Q R with column pivoting (householder_qr_pivoted), X = R^H solved
@@ -241,7 +271,7 @@ template <class T> int solve_preconditioned(const Batch<T> &batch, int b, const 
 } // namespace
 
 template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
-                                      OrderingCache &cache) {
+                                      OrderingCache &cache, bool lapack) {
   using R = real_of_t<T>;
   const int m = batch.dims.rows(b), n = batch.dims.cols(b);
   const int k = std::min(m, n);
@@ -273,15 +303,18 @@ template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config
   const bool trans = m < n;
   const int mw = trans ? n : m, nw = k;
   const int kmax = layout_kmax(cfg, nw);
-  const bool pre = use_precondition(cfg, nw);
+  const bool pre = !lapack && use_precondition(cfg, nw);
   Arena arena(scratch);
   SolveLayout<T> L;
   PreLayout<T> PL;
-  if (pre)
+  LapackLayout<T> LL;
+  if (lapack)
+    LL.carve(arena, mw, nw, vec);
+  else if (pre)
     PL.carve(arena, mw, nw, vec, cpu::solve_one_scratch_bytes<T>(nw, nw, vec, inner_config(cfg)));
   else
     L.carve(arena, mw, nw, vec, kmax, cfg.pair_solver == BSVD_PAIR_SVD_SM);
-  T *W = pre ? PL.W : L.W;
+  T *W = lapack ? LL.W : pre ? PL.W : L.W;
   R amax = 0;
   if (!trans) {
     for (int j = 0; j < n; ++j)
@@ -314,7 +347,7 @@ template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config
       }
     }
     set_result(0, 0);
-    return path;
+    return lapack ? int(BSVD_PATH_CPU_LAPACK) : path;
   }
 
   // (d) Exact scaling by a power of two when max |a_ij| = M (largest real
@@ -342,6 +375,10 @@ template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config
     }
   }
 
+  if (lapack) {
+    if (solve_lapack(batch, b, LL, mw, nw, trans, escale)) return BSVD_PATH_CPU_LAPACK;
+    return solve_one_impl(batch, b, cfg, scratch, cache, false);
+  }
   if (pre) return solve_preconditioned(batch, b, cfg, PL, mw, nw, trans, escale, cache);
 
   // (e) the Jacobi iteration.
@@ -444,9 +481,13 @@ template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config
 } // namespace cpu
 
 namespace cpu {
-template <class T> size_t solve_one_scratch_bytes(int m, int n, bool vectors, const Config &cfg) {
+template <class T>
+size_t solve_one_scratch_bytes(int m, int n, bool vectors, const Config &cfg, bool lapack) {
   const int mw = std::max(m, n), nw = std::min(m, n);
   if (mw <= 0 || nw <= 0) return 0;
+  if (lapack)
+    return std::max(lapack_layout_bytes<T>(mw, nw, vectors),
+                    solve_one_scratch_bytes<T>(m, n, vectors, cfg, false));
   if (use_precondition(cfg, nw))
     return pre_layout_bytes<T>(mw, nw, vectors,
                                solve_one_scratch_bytes<T>(nw, nw, vectors, inner_config(cfg)));
@@ -489,9 +530,9 @@ template <class T> int solve_one(const Batch<T> &batch, int b, const Config &cfg
 
 #define BSVD_INSTANTIATE(T)                                                                        \
   template int cpu::solve_one_impl<T>(const Batch<T> &, int, const Config &, T *,                  \
-                                      cpu::OrderingCache &);                                       \
+                                      cpu::OrderingCache &, bool);                                 \
   template int solve_one<T>(const Batch<T> &, int, const Config &, T *);                           \
-  template size_t cpu::solve_one_scratch_bytes<T>(int, int, bool, const Config &);
+  template size_t cpu::solve_one_scratch_bytes<T>(int, int, bool, const Config &, bool);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

@@ -43,6 +43,7 @@ const char *path_name(const Group &g, const Config &cfg) {
   case Route::kQrcp: return bsvd_path_string(BSVD_PATH_CUDA_QRCP);
   case Route::kCpu: break;
   }
+  if (g.lapack) return bsvd_path_string(BSVD_PATH_CPU_LAPACK);
   return bsvd_path_string(cfg.variant == BSVD_VARIANT_BLOCKED ? BSVD_PATH_CPU_BLOCKED
                                                               : BSVD_PATH_CPU_UNBLOCKED);
 }
@@ -90,6 +91,7 @@ std::string group_params(const Group &g, const Plan &p) {
   case Route::kQrcp:
     return qr_params(g.qr) + "; R^H by the blocked path: " + blocked_params(g.blocked, p.tuning);
   case Route::kCpu: {
+    if (g.lapack) return "LAPACK xGESDD, one call per matrix";
     std::string s = format("the CPU solver, ordering %s", bsvd_ordering_string(p.cfg.ordering));
     if (p.cfg.variant == BSVD_VARIANT_BLOCKED)
       s += format(", block width %d", block_width(p.cfg.block_size));

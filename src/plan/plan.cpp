@@ -201,16 +201,53 @@ Plan call_of(const Shapes &s, const Config &cfg, const Tuning &t) {
 }
 } // namespace
 
+namespace {
+// The size rule of the LAPACK path: the own Jacobi solver for working
+// matrices of at most this many columns, xGESDD above (measured on the
+// 2-core development machine against Debian's OpenBLAS 0.3.21, square
+// random matrices, threads over the batch: docs/perf/cpu.md). Complex:
+// xGESDD from 1 column (the Jacobi solver's complex loops are not
+// vectorized, design/cpu.md).
+constexpr int kCpuJacobiMaxColsSV = 8, kCpuJacobiMaxColsSN = 4;
+constexpr int kCpuJacobiMaxColsDV = 8, kCpuJacobiMaxColsDN = 4;
+
+int cpu_jacobi_max_cols(char prec, bool vectors) {
+  switch (prec) {
+  case 's': return vectors ? kCpuJacobiMaxColsSV : kCpuJacobiMaxColsSN;
+  case 'd': return vectors ? kCpuJacobiMaxColsDV : kCpuJacobiMaxColsDN;
+  default: return 0;
+  }
+}
+} // namespace
+
+bool cpu_lapack(char prec, int m, int n, bool vectors, const Config &cfg, Force force) {
+#if defined(BSVD_WITH_LAPACK)
+  const bool jacobi_asked = cfg.variant != BSVD_VARIANT_AUTO || cfg.tol > 0 ||
+                            cfg.max_sweeps != kDefaultMaxSweeps ||
+                            cfg.ordering != BSVD_ORDERING_ROUND_ROBIN || cfg.precondition > 0;
+  if (jacobi_asked || force == Force::kOff) return false;
+  if (force == Force::kOn) return true;
+  return std::min(m, n) > cpu_jacobi_max_cols(prec, vectors);
+#else
+  (void)prec, (void)m, (void)n, (void)vectors, (void)cfg, (void)force;
+  return false;
+#endif
+}
+
 Plan cpu_plan(const Shapes &s, const Config &cfg) {
   Plan p = call_of(s, cfg, tuning_table(0, 0));
-  Group g;
-  g.route = Route::kCpu;
+  const Force force = current_overrides().cpu_lapack;
+  Group g[2]; // Jacobi, LAPACK
   for (int b = 0; b < s.count; ++b) {
-    g.index.push_back(b);
-    g.m.push_back(s.dims.rows(b));
-    g.n.push_back(s.dims.cols(b));
+    const int m = s.dims.rows(b), n = s.dims.cols(b);
+    Group &to = g[cpu_lapack(s.precision, m, n, s.vectors, cfg, force) ? 1 : 0];
+    to.index.push_back(b);
+    to.m.push_back(m);
+    to.n.push_back(n);
   }
-  if (!g.index.empty()) p.groups.push_back(std::move(g));
+  g[1].lapack = true;
+  for (Group &x : g)
+    if (!x.index.empty()) p.groups.push_back(std::move(x));
   return p;
 }
 

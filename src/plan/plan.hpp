@@ -73,6 +73,7 @@ struct Group {
   int rows(size_t i) const { return whole >= 0 ? m[0] : m[i]; }
   int cols(size_t i) const { return whole >= 0 ? n[0] : n[i]; }
   bool beside = false; // on a side stream, beside the blocked path
+  bool lapack = false; // kCpu: the LAPACK path (cpu_lapack), else the Jacobi solver
   std::vector<FusedLaunch> fused; // kFused: its launches; kQr: those of the R factors
   BlockedPlan blocked; // kBlocked; kQrcp (on R^H)
   QrPlan qr; // kQr, kQrcp
@@ -125,8 +126,18 @@ template <class T> Shapes shapes_of(const Batch<T> &b) {
 Plan make_plan(const Shapes &shapes, const Config &cfg, const DeviceDesc &device,
                const PathFacts &facts, const Tuning &tuning);
 
-// The plan of a call on the cpu backend: one group, every matrix.
+// The plan of a call on the cpu backend: the matrices of the LAPACK path
+// (cpu_lapack) in one group (lapack set), the Jacobi solver's in another.
 Plan cpu_plan(const Shapes &shapes, const Config &cfg);
+
+// Whether the cpu backend solves an m x n matrix by LAPACK xGESDD
+// (BSVD_PATH_CPU_LAPACK) rather than by its own Jacobi solver: only when
+// the library links LAPACK and the call asks for nothing that only the
+// Jacobi solver has (variant auto; tol, max_sweeps, ordering and
+// precondition at their defaults); then where xGESDD is the faster
+// (docs/design/cpu.md). force: the BSVD_CPU_LAPACK override.
+bool cpu_lapack(char prec, int m, int n, bool vectors, const Config &cfg,
+                Force force = Force::kAuto);
 
 // The rules make_plan applies per matrix (exposed for tests and tools).
 // Block width of the blocked path, or 0 when no compiled instance takes it.

@@ -45,6 +45,21 @@ template <class R> void fill_nan(int k, R *S) {
   for (int i = 0; i < k; ++i) S[i] = std::numeric_limits<R>::quiet_NaN();
 }
 
+lapack_int gesdd(char j, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT,
+                 int ldvt) {
+  return LAPACKE_sgesdd(LAPACK_COL_MAJOR, j, m, n, A, lda, S, U, ldu, VT, ldvt);
+}
+lapack_int gesdd(char j, int m, int n, double *A, int lda, double *S, double *U, int ldu,
+                 double *VT, int ldvt) {
+  return LAPACKE_dgesdd(LAPACK_COL_MAJOR, j, m, n, A, lda, S, U, ldu, VT, ldvt);
+}
+lapack_int gesdd(char j, int m, int n, cf *A, int lda, float *S, cf *U, int ldu, cf *VT, int ldvt) {
+  return LAPACKE_cgesdd(LAPACK_COL_MAJOR, j, m, n, A, lda, S, U, ldu, VT, ldvt);
+}
+lapack_int gesdd(char j, int m, int n, cd *A, int lda, double *S, cd *U, int ldu, cd *VT,
+                 int ldvt) {
+  return LAPACKE_zgesdd(LAPACK_COL_MAJOR, j, m, n, A, lda, S, U, ldu, VT, ldvt);
+}
 lapack_int gesvd(char ju, char jv, int m, int n, float *A, int lda, float *S, float *U, int ldu,
                  float *VT, int ldvt, float *superb) {
   return LAPACKE_sgesvd(LAPACK_COL_MAJOR, ju, jv, m, n, A, lda, S, U, ldu, VT, ldvt, superb);
@@ -115,6 +130,20 @@ int lapack_gesvd(bool vectors, int m, int n, T *A, int lda, R *S, T *U, int ldu,
 }
 
 template <class T, class R>
+int lapack_gesdd(bool vectors, int m, int n, T *A, int lda, R *S, T *U, int ldu, T *VT, int ldvt) {
+  static_assert(std::is_same_v<R, real_t<T>>, "S must be T's real type");
+  const int k = std::min(m, n);
+  if (k <= 0) return 0;
+  if (!all_finite(m, n, A, lda)) {
+    fill_nan(k, S);
+    return kGesvdBadA;
+  }
+  T dummy{};
+  return gesdd(vectors ? 'S' : 'N', m, n, A, lda, S, vectors ? U : &dummy, vectors ? ldu : 1,
+               vectors ? VT : &dummy, vectors ? ldvt : 1);
+}
+
+template <class T, class R>
 int lapack_gesvj(bool vectors, int m, int n, T *A, int lda, R *S, T *V, int ldv) {
   static_assert(std::is_same_v<R, real_t<T>>, "S must be T's real type");
   if (m < 0) return -4; // LAPACK's argument numbers (M is 4th, N 5th)
@@ -146,6 +175,7 @@ int lapack_gesvj(bool vectors, int m, int n, T *A, int lda, R *S, T *V, int ldv)
 #define BSVD_INSTANTIATE(T, R)                                                                     \
   template int reference_singular_values<T>(int, int, const T *, int, double *);                   \
   template int lapack_gesvd<T, R>(bool, int, int, T *, int, R *, T *, int, T *, int);              \
+  template int lapack_gesdd<T, R>(bool, int, int, T *, int, R *, T *, int, T *, int);              \
   template int lapack_gesvj<T, R>(bool, int, int, T *, int, R *, T *, int);
 BSVD_INSTANTIATE(float, float)
 BSVD_INSTANTIATE(double, double)

@@ -20,6 +20,9 @@ template <class T> int reference_singular_values(int m, int n, const T *A, int l
 // gesvd, -7 for gesvj).
 template <class T, class R>
 int lapack_gesvd(bool vectors, int m, int n, T *A, int lda, R *S, T *U, int ldu, T *VT, int ldvt);
+// The same by gesdd (divide and conquer; what numpy.linalg.svd calls).
+template <class T, class R>
+int lapack_gesdd(bool vectors, int m, int n, T *A, int lda, R *S, T *U, int ldu, T *VT, int ldvt);
 template <class T, class R>
 int lapack_gesvj(bool vectors, int m, int n, T *A, int lda, R *S, T *V, int ldv);
 

@@ -79,8 +79,8 @@ int main(void) {
   /* Names: count up until NULL. */
   for (n = 0; bsvd_path_string(n); ++n) {}
   CHECK(n == BSVD_PATH_COUNT);
-  s = bsvd_path_string(BSVD_PATH_CUDA_QRCP);
-  CHECK(s != NULL && bsvd_path_from_string(s, &v) == 0 && v == BSVD_PATH_CUDA_QRCP);
+  s = bsvd_path_string(BSVD_PATH_CPU_LAPACK);
+  CHECK(s != NULL && bsvd_path_from_string(s, &v) == 0 && v == BSVD_PATH_CPU_LAPACK);
   CHECK(bsvd_ordering_from_string("no such ordering", &v) == -1);
   CHECK(bsvd_ordering_string(BSVD_ORDERING_MAX_ENUM) == NULL);
   CHECK(strcmp(bsvd_status_string(-3), bsvd_status_string(-1)) == 0);

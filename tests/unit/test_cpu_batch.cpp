@@ -92,7 +92,7 @@ TYPED_TEST(CpuBatch, NonFiniteMatrixIsolated) {
                                  s.Ab(i), s.lda, &sig[i]);
     bsvd::testing::generate_edge<T>(Edge::Nan, s.m, s.n, 3, s.Ab(1), s.lda);
     bsvd::testing::generate_edge<T>(Edge::Inf, s.m, s.n, 4, s.Ab(3), s.lda);
-    Config cfg;
+    Config cfg = twin_config();
     ASSERT_EQ(s.run(cfg, threads), 0);
     for (int i = 0; i < 5; ++i) {
       if (i == 1 || i == 3) {
@@ -127,7 +127,7 @@ TYPED_TEST(CpuBatch, EdgeMatrices) {
         const int lda = m;
         std::vector<T> A(size_t(lda) * n);
         bsvd::testing::generate_edge<T>(e, m, n, 77, A.data(), lda);
-        Config cfg;
+        Config cfg = twin_config();
         cfg.variant = var;
         cfg.block_size = 4;
         const Result<T> r = solve(m, n, A.data(), lda, cfg, true, 1, 1);
@@ -173,7 +173,7 @@ TYPED_TEST(CpuBatch, ExactNullColumnsCompleteU) {
         if (idx == 2) A[i + size_t(j) * m] = row_mode ? A[0 + size_t(j) * m] : A[i];
       }
     for (bsvd_variant_t var : {BSVD_VARIANT_UNBLOCKED, BSVD_VARIANT_BLOCKED}) {
-      Config cfg;
+      Config cfg = twin_config();
       cfg.variant = var;
       cfg.block_size = 2;
       const Result<T> r = solve(m, n, A.data(), m, cfg);
@@ -208,7 +208,7 @@ TYPED_TEST(CpuBatch, BadlyScaled) {
       }
       for (double &s : sigma) s *= scale;
       for (bsvd_variant_t var : {BSVD_VARIANT_UNBLOCKED, BSVD_VARIANT_BLOCKED}) {
-        Config cfg;
+        Config cfg = twin_config();
         cfg.variant = var;
         const Result<T> r = solve(m, n, A.data(), m, cfg);
         EXPECT_EQ(r.info, 0);
@@ -226,7 +226,7 @@ TYPED_TEST(CpuBatch, ValuesOnlyMatchesVectors) {
       std::vector<double> sigma;
       bsvd::testing::generate<T>(Family::Logrand, m, n, bsvd::testing::default_kappa<T>(), 3,
                                  A.data(), m, &sigma);
-      Config cfg;
+      Config cfg = twin_config();
       cfg.variant = var;
       const Result<T> rv = solve(m, n, A.data(), m, cfg, true);
       const Result<T> rs = solve(m, n, A.data(), m, cfg, false);
@@ -245,7 +245,7 @@ TYPED_TEST(CpuBatch, SweepLimitReportsNotConverged) {
   std::vector<T> A(size_t(m) * n);
   bsvd::testing::generate<T>(Family::Geo, m, n, bsvd::testing::default_kappa<T>(), 8, A.data(), m);
   for (bsvd_variant_t var : {BSVD_VARIANT_UNBLOCKED, BSVD_VARIANT_BLOCKED}) {
-    Config cfg;
+    Config cfg = twin_config();
     cfg.variant = var;
     cfg.max_sweeps = 1;
     const Result<T> r = solve(m, n, A.data(), m, cfg);
@@ -265,7 +265,7 @@ TYPED_TEST(CpuBatch, ThreadsBitwiseIdentical) {
                                  200 + i, s1.Ab(i), s1.lda);
       std::memcpy(s2.Ab(i), s1.Ab(i), sizeof(T) * s1.lda * s1.n);
     }
-    Config cfg;
+    Config cfg = twin_config();
     cfg.variant = var;
     cfg.block_size = 4;
     ASSERT_EQ(s1.run(cfg, 1), 0);
@@ -323,7 +323,7 @@ TYPED_TEST(CpuBatch, VariableSizePointerArrays) {
   bt.V.ldv = ldv.data();
   bt.info = info.data();
   bt.sweeps = sweeps.data();
-  Config cfg;
+  Config cfg = twin_config();
   const size_t bytes = bsvd::detail::cpu_workspace_bytes(bt, cfg, 3);
   std::vector<unsigned char> ws(bytes);
   ASSERT_EQ(bsvd::detail::cpu_gesvj(bt, cfg, ws.data(), bytes, 3, path.data()), 0);
@@ -356,7 +356,7 @@ TYPED_TEST(CpuBatch, WorkspaceContract) {
   Strided<T> s(10, 6, 4, true);
   for (int i = 0; i < 4; ++i)
     bsvd::testing::generate<T>(Family::Random, s.m, s.n, 1, i, s.Ab(i), s.lda);
-  Config cfg;
+  Config cfg = twin_config();
   cfg.variant = BSVD_VARIANT_BLOCKED;
   const size_t bytes = bsvd::detail::cpu_workspace_bytes(s.b, cfg, 2);
   EXPECT_GT(bytes, 0u);
@@ -384,7 +384,7 @@ TYPED_TEST(CpuBatch, SolveOneScratchSuffices) {
         std::vector<double> sig;
         bsvd::testing::generate<T>(Family::Arith, m, n, bsvd::testing::default_kappa<T>(), 1,
                                    s.Ab(0), s.lda, &sig);
-        Config cfg;
+        Config cfg = twin_config();
         cfg.variant = var;
         cfg.block_size = nb;
         std::vector<T> scratch(bsvd::detail::solve_one_scratch(m, n, true));

@@ -27,6 +27,15 @@ using bsvd::detail::real_of_t;
 
 template <class T> using R_t = real_of_t<T>;
 
+// The Jacobi twin's configuration: variant unblocked names the solver, so
+// the cpu backend never routes these tests' matrices to the LAPACK path
+// (plan::cpu_lapack), which the default variant auto takes above 8 columns.
+inline Config twin_config() {
+  Config c;
+  c.variant = BSVD_VARIANT_UNBLOCKED;
+  return c;
+}
+
 template <class T> double uroff() { return double(bsvd::detail::unit_roundoff<R_t<T>>()); }
 
 template <class T> const char *type_name() {

@@ -116,7 +116,7 @@ TYPED_TEST(CpuOrderingSolve, AccurateWithParallelCyclic) {
   uint64_t seed = 300;
   for (bsvd_ordering_t ord : kNew)
     for (bsvd_variant_t var : {BSVD_VARIANT_UNBLOCKED, BSVD_VARIANT_BLOCKED}) {
-      Config cfg;
+      Config cfg = twin_config();
       cfg.ordering = ord;
       cfg.variant = var;
       // The sizes of test_cpu_solve.cpp: all families up to 80 x 50, geo
@@ -217,7 +217,7 @@ TEST(CpuOrdering, WcycleSolvesAndChecksOptions) {
   uint64_t seed = 77;
   for (Family f : bsvd::testing::all_families())
     for (auto [r, E] : {std::pair{2, 1}, std::pair{3, 2}}) {
-      Config cfg;
+      Config cfg = twin_config();
       cfg.variant = BSVD_VARIANT_BLOCKED;
       cfg.block_size = 8;
       cfg.wcycle_blocks = r;

@@ -24,7 +24,7 @@ TYPED_TEST_SUITE(CpuSolve, Types);
 TYPED_TEST(CpuSolve, GeoUnblockedBothOrderings) {
   using T = TypeParam;
   for (bsvd_ordering_t ord : {BSVD_ORDERING_ROUND_ROBIN, BSVD_ORDERING_ODD_EVEN}) {
-    Config cfg;
+    Config cfg = twin_config();
     cfg.ordering = ord;
     cfg.variant = BSVD_VARIANT_UNBLOCKED;
     uint64_t seed = 100;
@@ -34,7 +34,7 @@ TYPED_TEST(CpuSolve, GeoUnblockedBothOrderings) {
 
 TYPED_TEST(CpuSolve, AllFamiliesUnblocked) {
   using T = TypeParam;
-  Config cfg;
+  Config cfg = twin_config();
   uint64_t seed = 7;
   for (Family f : bsvd::testing::all_families())
     for (auto [m, n] : std::vector<std::pair<int, int>>{{5, 5}, {32, 32}, {80, 50}, {40, 64}})
@@ -50,7 +50,7 @@ TYPED_TEST(CpuSolve, GeoBlocked) {
   for (int nb : {2, 4, 16})
     for (int eig : {0, 1, BSVD_EIG_SWEEPS_AUTO})
       for (auto [m, n] : shapes) {
-        Config cfg;
+        Config cfg = twin_config();
         cfg.variant = BSVD_VARIANT_BLOCKED;
         cfg.block_size = nb;
         cfg.eig_sweeps = eig;
@@ -63,7 +63,7 @@ TYPED_TEST(CpuSolve, BlockedOddEvenAndFamilies) {
   uint64_t seed = 900;
   for (Family f : bsvd::testing::all_families())
     for (int nb : {0, 3}) {
-      Config cfg;
+      Config cfg = twin_config();
       cfg.variant = BSVD_VARIANT_BLOCKED;
       cfg.ordering = BSVD_ORDERING_ODD_EVEN;
       cfg.block_size = nb;
@@ -78,7 +78,7 @@ TYPED_TEST(CpuSolve, BlockedPairSvdFamilies) {
   uint64_t seed = 950;
   for (Family f : bsvd::testing::all_families())
     for (int nb : {0, 4}) {
-      Config cfg;
+      Config cfg = twin_config();
       cfg.variant = BSVD_VARIANT_BLOCKED;
       cfg.block_size = nb;
       cfg.eig_sweeps = 1;
@@ -102,7 +102,7 @@ TYPED_TEST(CpuSolve, BlockedAutoInnerSweeps) {
     std::vector<double> sigma;
     bsvd::testing::generate<T>(Family::Logrand, m, n, bsvd::testing::default_kappa<T>(), seed,
                                A.data(), lda, &sigma);
-    Config cfg;
+    Config cfg = twin_config();
     cfg.variant = BSVD_VARIANT_BLOCKED;
     int sw[3] = {0, 0, 0};
     const int modes[3] = {1, BSVD_EIG_SWEEPS_AUTO, 2};

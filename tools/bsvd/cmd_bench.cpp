@@ -1,5 +1,5 @@
 // bsvd bench: bsvd side by side with the incumbents, on the same data, in
-// one process. CPU: bsvd's cpu backend vs LAPACK gesvd and gesvj looped
+// one process. CPU: bsvd's cpu backend vs LAPACK gesvd, gesdd and gesvj looped
 // over the batch with the same number of threads (each LAPACK call
 // single-threaded). GPU (bench_cuda.cu): bsvd's cuda backend vs cuSOLVER.
 #include "bench.hpp"
@@ -153,22 +153,23 @@ template <class T> void bench_cpu(const BenchCase &c, const std::vector<T> &A, i
     }
     rows.push_back(row);
   }
-  { // LAPACK gesvd, one call per matrix
+  // LAPACK gesvd and gesdd, one call per matrix.
+  for (const bool dd : {false, true}) {
     std::vector<R> S(size_t(batch) * k);
     std::vector<T> U(vec ? size_t(batch) * m * k : 0), VT(vec ? size_t(batch) * k * n : 0);
     std::vector<T> work(size_t(batch) * m * n);
     std::vector<int> info(batch);
     BenchRow row;
-    row.solver = "lapack-gesvd";
+    row.solver = dd ? "lapack-gesdd" : "lapack-gesvd";
     row.device = dev;
     row.c = c;
+    const auto driver = dd ? testing::lapack_gesdd<T, R> : testing::lapack_gesvd<T, R>;
     row.ms = median_ms(c.reps, [&] {
       work = A;
       parallel_for(batch, threads, [&](int b) {
-        info[b] = testing::lapack_gesvd<T, R>(
-            vec, m, n, work.data() + size_t(b) * m * n, m, S.data() + size_t(b) * k,
-            vec ? U.data() + size_t(b) * m * k : nullptr, m,
-            vec ? VT.data() + size_t(b) * k * n : nullptr, std::max(1, k));
+        info[b] = driver(vec, m, n, work.data() + size_t(b) * m * n, m, S.data() + size_t(b) * k,
+                         vec ? U.data() + size_t(b) * m * k : nullptr, m,
+                         vec ? VT.data() + size_t(b) * k * n : nullptr, std::max(1, k));
       });
     });
     std::vector<T> V;
