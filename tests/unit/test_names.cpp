@@ -49,7 +49,7 @@ std::vector<Enum> all_enums() {
        bsvd_path_from_string,
        BSVD_PATH_COUNT,
        {"trivial", "cpu-unblocked", "cpu-blocked", "cuda-fused", "cuda-blocked", "cuda-qr",
-        "cuda-pair-evd", "cuda-pair-svd", "cuda-qrcp"}},
+        "cuda-pair-evd", "cuda-pair-svd", "cuda-qrcp", "cuda-tiny"}},
       {"bsvd_status_code",
        bsvd_status_code_string,
        bsvd_status_code_from_string,
