@@ -188,6 +188,9 @@ PY
 expect 1 'c.mtx: complex entries: run with --precision c or z' "run: complex .mtx with --precision d" -- \
   "$bsvd" run c.mtx small.mtx -o cxd --precision d --backend cpu
 [ -e cxd/small.S.npy ] && ok "run: the real file of that batch was solved" || bad "run: real file lost"
+mkdir -p cdir && cp c.mtx cdir/
+expect 2 'c.mtx: complex entries \(--matrices takes real, finite files\)' "check: a complex --matrices file" -- \
+  "$bsvd" check --matrices cdir --families none --edges none -q
 
 echo "$pass checks passed, $fail failed"
 [ $fail -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"

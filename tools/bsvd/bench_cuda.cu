@@ -1073,6 +1073,13 @@ bool bench_gpu_mtx(const std::vector<std::string> &files, char precision, int re
       std::fprintf(stderr, "bsvd bench: %s: %s\n", f.c_str(), err.c_str());
       return false;
     }
+    // The timed batch is real (its precision's real or complex type built
+    // from the real parts), so a complex or non-finite file is refused.
+    if (dm.is_complex || !dm.finite()) {
+      std::fprintf(stderr, "bsvd bench: %s: %s entries (--mtx takes real, finite matrices)\n",
+                   f.c_str(), dm.is_complex ? "complex" : "NaN or Inf");
+      return false;
+    }
     if (dm.m > 0 && dm.n > 0) mats.push_back(std::move(dm));
   }
   // BSVD_MTX_RANDOM=1: the same shapes with random entries (a mixed-size

@@ -309,6 +309,13 @@ int check(const CheckArgs &a) {
         std::fprintf(stderr, "bsvd check: %s: %s\n", f.c_str(), err.c_str());
         return 2;
       }
+      // The suite solves each file in every precision from its real
+      // entries and expects info 0: complex and non-finite files do not fit.
+      if (d.is_complex || !d.finite()) {
+        std::fprintf(stderr, "bsvd check: %s: %s entries (--matrices takes real, finite files)\n",
+                     f.c_str(), d.is_complex ? "complex" : "NaN or Inf");
+        return 2;
+      }
       mats.push_back(std::move(d));
     }
     if (mats.empty()) {
