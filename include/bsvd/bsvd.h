@@ -5,8 +5,9 @@
  * of a batch, the reduced SVD  A = U * diag(S) * V^H  with k = min(m, n):
  *   S  k singular values, non-negative, sorted descending;
  *   U  m x k with orthonormal columns;   V  n x k with orthonormal columns;
- * by one-sided Jacobi rotations. Wide matrices (m < n) are solved through
- * A^H and the factors swapped.
+ * by one-sided Jacobi rotations -- or, on the cpu backend with the default
+ * options, by LAPACK xGESDD where that is faster (BSVD_PATH_CPU_LAPACK).
+ * Wide matrices (m < n) are solved through A^H and the factors swapped.
  *
  * Names follow LAPACK: bsvd_<p>gesvj_<form>, p in {s, d, c, z}, form in
  *   strided_batched  one array, matrix b at A + b * strideA (uniform size)
@@ -23,7 +24,9 @@
  *   - each matrix gets info[b]: 0 converged; > 0 did not converge within
  *     max_sweeps (the output is still written and usually useful);
  *     BSVD_INFO_NONFINITE when the matrix holds NaN or Inf (its S, U, V are
- *     set to NaN; the rest of the batch is unaffected).
+ *     set to NaN; the rest of the batch is unaffected). sweeps[b]: the
+ *     Jacobi sweeps the matrix took; 0 on BSVD_PATH_CPU_LAPACK (which
+ *     reports info 0, or falls back to the Jacobi solver).
  *
  * Memory: with the cpu backend every pointer is host memory. With the cuda
  * backend the matrices and per-matrix outputs (A, S, U, V, info, sweeps)

@@ -464,7 +464,8 @@ template <class T> std::string explain_for(const Batch<T> &b, const bsvd_options
   if (backend == BSVD_BACKEND_CUDA) return cuda_explain(b, cfg, 0);
   plan::Plan p = plan::cpu_plan(plan::shapes_of(b), cfg);
   p.workspace_bytes = cpu_workspace_bytes(b, cfg, cpu_threads(o, b.count));
-  if (!p.groups.empty()) p.groups[0].workspace_bytes = p.workspace_bytes;
+  // One workspace serves both groups (each worker's slice fits either solver).
+  for (plan::Group &g : p.groups) g.workspace_bytes = p.workspace_bytes;
   char line[96];
   std::snprintf(line, sizeof line, "backend cpu, %d threads\n", cpu_threads(o, b.count));
   return line + plan::explain(p);
