@@ -30,18 +30,20 @@ fi
 
 export PIP_ROOT_USER_ACTION=ignore
 pip_q=(-q --disable-pip-version-check --no-warn-script-location)
-# What the build and the tests need; a no-op when present.
+# What the build and the tests need (python/requirements-dev.txt); a no-op
+# when present.
 need=()
 "$PY" -c 'import numpy' 2>/dev/null || need+=(numpy)
 "$PY" -c 'import pytest' 2>/dev/null || need+=(pytest)
+"$PY" -c 'import scipy' 2>/dev/null || need+=(scipy)
 if [ "${BSVD_PY_ISOLATED:-0}" != 1 ]; then
   "$PY" -c 'import scikit_build_core, sys; sys.exit(tuple(map(int, scikit_build_core.__version__.split(".")[:2])) < (0, 10))' 2>/dev/null \
     || need+=("scikit-build-core>=0.10")
   "$PY" -c 'import nanobind' 2>/dev/null || need+=("nanobind>=2.0")
 fi
 if [ ${#need[@]} -gt 0 ]; then
-  echo "python-test: installing ${need[*]}"
-  "$PY" -m pip install "${pip_q[@]}" "${need[@]}"
+  echo "python-test: installing python/requirements-dev.txt (missing: ${need[*]})"
+  "$PY" -m pip install "${pip_q[@]}" -r python/requirements-dev.txt
 fi
 
 build_args=(-C "cmake.define.BSVD_CUDA=$BSVD_PY_CUDA")
