@@ -227,9 +227,9 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     A torch tensor that requires grad (with grad mode on) goes through
     bsvd.torch.svd, which is differentiable.
     """
-    where = "bsvd.svd" if compute_uv is True else "bsvd.svdvals"
-    full_matrices = check_flag(full_matrices, "full_matrices", where)
-    compute_uv = check_flag(compute_uv, "compute_uv", where)
+    full_matrices = check_flag(full_matrices, "full_matrices", "bsvd.svd")
+    compute_uv = check_flag(compute_uv, "compute_uv", "bsvd.svd")
+    where = "bsvd.svd" if compute_uv else "bsvd.svdvals"
     check_flag(hermitian, "hermitian", where)
     return_info = check_flag(return_info, "return_info", where)
     kw = dict(tol=tol, max_sweeps=max_sweeps, backend=backend,

@@ -68,11 +68,15 @@ _INT_NAMES = frozenset(("bool", "int8", "int16", "int32", "int64",
 
 
 def _is_int(val):
+    if type(val) is int:  # the common case first: this runs on every call
+        return True
     return isinstance(val, (int, np.integer)) and not isinstance(val, (bool, np.bool_))
 
 
 def check_flag(val, name, where):
     """A bool argument (full_matrices, compute_uv, hermitian, ...)."""
+    if val is True or val is False:
+        return val
     if isinstance(val, (bool, np.bool_)) or (_is_int(val) and int(val) in (0, 1)):
         return bool(val)
     raise TypeError(f"{where}: {name} must be True or False, got {val!r}")
@@ -217,8 +221,9 @@ def layout(ad, x, bshape, m, n, batch):
     st = ad.strides(x)
     if st is None:
         return None
-    st = [0 if d == 1 else s for d, s in zip(ad.shape(x), st)]
-    if any(s < 0 for s in st):
+    if 1 in ad.shape(x):
+        st = [0 if d == 1 else s for d, s in zip(ad.shape(x), st)]
+    if min(st) < 0:
         return None
     lay = _matrix_layout(m, n, st[-2], st[-1])
     if lay is None:

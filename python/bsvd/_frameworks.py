@@ -60,7 +60,7 @@ class NumpyAdapter:
             x = x.view(np.ndarray)  # subclasses: the wrapper re-wraps U and Vh
         if not x.dtype.isnative:
             x = x.astype(x.dtype.newbyteorder("="))
-        if any(s < 0 for s in x.strides):
+        if x.strides and min(x.strides) < 0:
             x = _positive_strides(np.lib.stride_tricks.as_strided, x)
         return x
 
