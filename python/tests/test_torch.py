@@ -156,7 +156,7 @@ def test_repeated_singular_values(dtype, mn):
     # A function of U diag(S) Vh: finite (not exact, see bsvd/torch.py)
     f = _losses(m, n)["recon"]
     A.grad = None
-    f(*bt.svd(A)).backward()
+    f(*bt.svd(A, full_matrices=False)).backward()
     assert torch.isfinite(A.grad).all()
 
 
