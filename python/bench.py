@@ -30,7 +30,7 @@ alone; see python_side_us). Default cases 10000x32x32 (the issue's) and
 10000x8x8 (where the fixed cost shows most). --profile adds a
 cProfile of --reps calls of bsvd.svd on the first case, in microseconds
 per call (cProfile does not see the native functions: their time counts in
-the own time of the Python function that calls them, _svd_uniform).
+the own time of the Python function that calls them, _solve).
 """
 import argparse
 import cProfile
@@ -88,7 +88,7 @@ def python_side_us(bsvd, _bsvd, fn, reps, sync):
     the package calls (svd_strided, else gesvj_strided): the
     Python layer's own cost, free of the GPU's run-to-run variation. (The
     copy of info to the host is inside svd_strided, outside gesvj_strided.)"""
-    uses = bsvd._svd_uniform.__code__.co_names
+    uses = bsvd._solve.__code__.co_names
     name = "svd_strided" if "svd_strided" in uses else "gesvj_strided"
     real = getattr(_bsvd, name)
     inside = []

@@ -35,9 +35,6 @@ __all__ = [
 
 __version__ = _bsvd.version()
 
-# Kept for callers of the earlier private names.
-_DEFAULT_BACKEND, _DEFAULT_ORDERING, _DEFAULT_VARIANT = DEFAULT_BACKEND, DEFAULT_ORDERING, DEFAULT_VARIANT
-
 
 class SVDResult(NamedTuple):
     """U, S, Vh (numpy.linalg.svd's SVDResult): A = U @ diag(S) @ Vh."""
