@@ -56,9 +56,10 @@ DEFAULT_MAX_SWEEPS = 80  # the library's default (bsvd_options_t::max_sweeps <= 
 
 # The largest rotation threshold that keeps the accuracy contract (T1-T4
 # below 30, ALGORITHMS.md section 1), in units of the unit roundoff u of the
-# precision. Measured on the CPU backend (docs/perf/python.md, "tol"): the
-# orthogonality ratio T2 grows as about 0.3 tol/u whatever the size, so
-# 64 u gives T2 <= 22 and 128 u already gives T2 up to 42.
+# precision. Measured on the CPU backend (python/tol_bound.py,
+# docs/perf/python.md "The tol bound"): the orthogonality ratio T2 grows as
+# about 0.3 tol/u whatever the size, so 64 u gives T2 <= 23 and 128 u
+# already T2 up to 47.
 TOL_BOUND_U = 64
 _UNIT_ROUNDOFF = {"float32": 2.0 ** -24, "float64": 2.0 ** -53,
                   "complex64": 2.0 ** -24, "complex128": 2.0 ** -53}
@@ -84,7 +85,7 @@ def check_flag(val, name, where):
 
 def check_tol(tol, name, where):
     """tol as a float: None or 0 = the library's default; otherwise in
-    (0, 1). Above the accuracy bound: an AccuracyWarning (see tol_bound)."""
+    (0, 1). Above the accuracy bound (TOL_BOUND_U) an AccuracyWarning."""
     if tol is None:
         return 0.0
     if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, (int, float, np.integer, np.floating)):
@@ -98,9 +99,10 @@ def check_tol(tol, name, where):
         warnings.warn(
             f"{where}: tol = {tol:.3g} is above {bound:.3g} (64 unit roundoffs of {name}), the "
             "largest that keeps bsvd's accuracy contract: the singular vectors of a converged "
-            "matrix are orthogonal only to about tol (not to working precision) and its "
-            "singular values may be off by about tol**2 (relative to the largest; up to "
-            "about tol for tol > 1e-2), while info still reports convergence",
+            "n-column matrix are orthogonal only to about 0.3*n*tol (||I - V^H V||_1, not "
+            "working precision) and its singular values may be off by about n*tol**2 of the "
+            "largest (up to about tol for tol >= 1e-2), while info still reports convergence "
+            "(docs/perf/python.md, 'The tol bound')",
             AccuracyWarning, stacklevel=stacklevel())
     return tol
 
