@@ -7,7 +7,7 @@ A_r = U[..., :r] diag(S[..., :r]) Vh[..., :r, :]. The only change from the
 PyTorch version is the SVD call:
 
     U, S, Vh = torch.linalg.svd(A, full_matrices=False)
-    U, S, Vh = bsvd.svd(A)                     # same shapes, same device
+    U, S, Vh = bsvd.svd(A, full_matrices=False)   # same shapes, same device
 
 bsvd.torch.svd(A) is the differentiable form (for a loss that goes through
 the compressed blocks). Run: python3 examples/lowrank_torch.py [--device cuda]
@@ -53,7 +53,8 @@ def main():
     A = L @ R / r + 1e-3 * torch.randn(args.blocks, n, n, device=dev, generator=g)
 
     torch_svd = lambda X: torch.linalg.svd(X, full_matrices=False)  # noqa: E731
-    for name, svd in (("torch.linalg.svd", torch_svd), ("bsvd.svd", bsvd.svd)):
+    bsvd_svd = lambda X: bsvd.svd(X, full_matrices=False)  # noqa: E731
+    for name, svd in (("torch.linalg.svd", torch_svd), ("bsvd.svd", bsvd_svd)):
         compress(A[:8], r, svd)  # warm-up
         Ar, ms = timed(lambda: compress(A, r, svd), dev)
         err = (torch.linalg.matrix_norm(A - Ar) / torch.linalg.matrix_norm(A)).max().item()
@@ -65,7 +66,7 @@ def main():
     opt = torch.optim.Adam([D], lr=1e-3)
     for step in range(3):
         opt.zero_grad()
-        loss = (compress(A + D, r, bt.svd) - A).pow(2).mean()
+        loss = (compress(A + D, r, lambda X: bt.svd(X, full_matrices=False)) - A).pow(2).mean()
         loss.backward()
         opt.step()
     print(f"  bsvd.torch.svd backward ran: loss {loss.item():.3e}, grad finite: "

@@ -30,7 +30,7 @@ alone; see python_side_us). Default cases 10000x32x32 (the issue's) and
 10000x8x8 (where the fixed cost shows most). --profile adds a
 cProfile of --reps calls of bsvd.svd on the first case, in microseconds
 per call (cProfile does not see the native functions: their time counts in
-the own time of the Python function that calls them, _svd_uniform).
+the own time of the Python function that calls them, _solve).
 """
 import argparse
 import cProfile
@@ -88,7 +88,7 @@ def python_side_us(bsvd, _bsvd, fn, reps, sync):
     the package calls (svd_strided, else gesvj_strided): the
     Python layer's own cost, free of the GPU's run-to-run variation. (The
     copy of info to the host is inside svd_strided, outside gesvj_strided.)"""
-    uses = bsvd._svd_uniform.__code__.co_names
+    uses = bsvd._solve.__code__.co_names
     name = "svd_strided" if "svd_strided" in uses else "gesvj_strided"
     real = getattr(_bsvd, name)
     inside = []
@@ -157,8 +157,8 @@ def overhead(args, torch, bsvd, _bsvd, dev, sync, dtypes):
             A = torch.randn(b, m, n, dtype=dt, device=dev, generator=g)
             native = native_call(torch, _bsvd, A)
             calls = [
-                ("svd", lambda: bsvd.svd(A), native),
-                ("svd(return_info)", lambda: bsvd.svd(A, return_info=True), native),
+                ("svd", lambda: bsvd.svd(A, full_matrices=False), native),
+                ("svd(return_info)", lambda: bsvd.svd(A, full_matrices=False, return_info=True), native),
                 ("svdvals", lambda: bsvd.svdvals(A), lambda: native(False)),
             ]
             for label, fn, nat in calls:
@@ -175,7 +175,7 @@ def overhead(args, torch, bsvd, _bsvd, dev, sync, dtypes):
         pr = cProfile.Profile()
         pr.enable()
         for _ in range(args.reps):
-            bsvd.svd(A)
+            bsvd.svd(A, full_matrices=False)
             sync()
         pr.disable()
         print(f"\ncProfile of {args.reps} calls of bsvd.svd, {case} {p} (each followed by "
@@ -236,7 +236,7 @@ def main():
             A = torch.randn(b, m, n, dtype=dt, device=dev, generator=g)
 
             # bsvd from Python
-            t_bsvd = median_ms(lambda: bsvd.svd(A), args.reps, sync)
+            t_bsvd = median_ms(lambda: bsvd.svd(A, full_matrices=False), args.reps, sync)
 
             # the library call alone, outputs preallocated
             t_native = median_ms(native_call(torch, _bsvd, A), args.reps, sync)
@@ -253,7 +253,7 @@ def main():
                                     max(1, min(args.reps, int(10000 / max(first, 1)))), sync)
 
             # sanity: T1 and T3 of the bsvd result on (up to) 200 matrices
-            U, Sv, Vh = bsvd.svd(A)
+            U, Sv, Vh = bsvd.svd(A, full_matrices=False)
             sel = slice(0, min(b, 200))
             A64 = A[sel].to(torch.complex128 if dt.is_complex else torch.float64)
             R = A64 - (U[sel].to(A64.dtype) * Sv[sel].unsqueeze(-2).to(A64.dtype)) @ Vh[sel].to(A64.dtype)

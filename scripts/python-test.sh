@@ -35,7 +35,7 @@ export PIP_ROOT_USER_ACTION=ignore
 pip_q=(-q --disable-pip-version-check --no-warn-script-location)
 # What the build and the tests need: python/requirements-dev.txt, installed
 # into .venv/ by scripts/setup.sh.
-mods=(numpy pytest)
+mods=(numpy pytest scipy)
 [ "${BSVD_PY_ISOLATED:-0}" = 1 ] || mods+=(scikit_build_core nanobind)
 for mod in "${mods[@]}"; do
   if ! "$PY" -c "import $mod" 2>/dev/null; then

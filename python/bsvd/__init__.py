@@ -1,9 +1,11 @@
 """bsvd: batched singular value decomposition (one-sided Jacobi) on CPUs and
-CUDA GPUs, for NumPy, PyTorch, CuPy and JAX arrays.
+CUDA GPUs, for NumPy, PyTorch, CuPy and JAX arrays, with the conventions of
+numpy.linalg.svd (and torch.linalg.svd for tensors).
 
-    U, S, Vh = bsvd.svd(A)          # A: (..., m, n); A = U @ diag(S) @ Vh
+    U, S, Vh = bsvd.svd(A)          # A: (..., m, n); A = U[..., :k] @ diag(S) @ Vh[..., :k, :]
+    res = bsvd.svd(A, full_matrices=False); res.U, res.S, res.Vh
     S = bsvd.svdvals(A)
-    Us, Ss, Vhs = bsvd.svd([A1, A2, A3])   # matrices of different shapes
+    Us, Ss, Vhs = bsvd.svd_batch([A1, A2, A3])   # matrices of different shapes
 
 NumPy arrays (and CPU tensors) run on the CPU backend; CUDA arrays of
 PyTorch, CuPy and JAX run on the CUDA backend on their own device and on the
@@ -13,31 +15,55 @@ on that device. See python/README.md.
 from __future__ import annotations
 
 import math
-import os
 import sys
 import warnings
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import _bsvd
-from ._frameworks import LETTER, REAL_OF, SUPPORTED, UPCAST, adapt
+from ._args import (DEFAULT_BACKEND, DEFAULT_MAX_SWEEPS, DEFAULT_ORDERING, DEFAULT_VARIANT,
+                    PATH_NAMES, AccuracyWarning, check_flag, layout, options, promote,
+                    stacklevel)
+from ._frameworks import REAL_OF, adapt
 
 __all__ = [
-    "svd", "svdvals", "plan", "Info", "ConvergenceWarning", "NonFiniteWarning",
-    "BackendUnavailableError", "DeviceError", "cuda_available", "cuda_built",
-    "__version__",
+    "svd", "svdvals", "svd_batch", "plan", "SVDResult", "SVDInfoResult", "Info",
+    "ConvergenceWarning", "NonFiniteWarning", "NonFiniteError", "AccuracyWarning",
+    "BackendUnavailableError", "DeviceError", "cuda_available", "cuda_built", "__version__",
 ]
 
 __version__ = _bsvd.version()
 
 
+class SVDResult(NamedTuple):
+    """U, S, Vh (numpy.linalg.svd's SVDResult): A = U @ diag(S) @ Vh."""
+    U: Any
+    S: Any
+    Vh: Any
+
+
+class SVDInfoResult(NamedTuple):
+    """U, S, Vh and the per-matrix Info (return_info=True)."""
+    U: Any
+    S: Any
+    Vh: Any
+    info: Any
+
+
 class ConvergenceWarning(UserWarning):
-    """Some matrices did not converge within max_sweeps (info > 0). Their
-    results are returned and are usually still useful."""
+    """Some matrices did not converge within max_sweeps (info > 0): their
+    results are returned but are NOT converged, so they miss the accuracy
+    contract (S and the vectors may be off by far more than rounding)."""
 
 
 class NonFiniteWarning(RuntimeWarning):
     """Some matrices hold NaN or Inf (info == -1); their S, U, Vh are NaN."""
+
+
+class NonFiniteError(np.linalg.LinAlgError):
+    """check_finite=True and a matrix holds NaN or Inf. A LinAlgError, so a
+    ValueError as well (what numpy.linalg and scipy.linalg raise)."""
 
 
 class BackendUnavailableError(RuntimeError):
@@ -48,50 +74,12 @@ class DeviceError(RuntimeError):
     """A CUDA call inside the library failed."""
 
 
-def _enum_names(name_of):
-    """{value: name} of a C enum, from its bsvd_<enum>_string: counts up
-    from 0 until the library has no name (the names are kept in the library
-    alone, src/core/names.cpp)."""
-    names = {}
-    while (s := name_of(len(names))) is not None:
-        names[len(names)] = s
-    return names
-
-
-def _enum_values(name_of):
-    """{name: value} of a C enum for parsing arguments; '_' may stand for
-    '-' (round_robin), as in bsvd_<enum>_from_string."""
-    values = {}
-    for v, s in _enum_names(name_of).items():
-        values[s] = v
-        values[s.replace("-", "_")] = v
-    return values
-
-
-def _one_of(name_of):
-    """"'a', 'b' or 'c'": the names of a C enum, for messages."""
-    names = [repr(s) for s in _enum_names(name_of).values()]
-    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
-
-
-# Path of each matrix (Info.path): {bsvd_path_t value: name}.
-PATH_NAMES = _enum_names(_bsvd.path_string)
-_BACKENDS = _enum_values(_bsvd.backend_string)
-_ORDERINGS = _enum_values(_bsvd.ordering_string)
-_VARIANTS = _enum_values(_bsvd.variant_string)
-# The defaults of the keyword arguments (the library's defaults).
-_DEFAULT_BACKEND = _bsvd.backend_string(_bsvd.BACKEND_AUTO)
-_DEFAULT_ORDERING = _bsvd.ordering_string(_bsvd.ORDERING_ROUND_ROBIN)
-_DEFAULT_VARIANT = _bsvd.variant_string(_bsvd.VARIANT_AUTO)
-_DEFAULT_MAX_SWEEPS = 80  # the library's default (bsvd_options_t::max_sweeps <= 0)
-
-
 class Info:
     """Per-matrix results of a call (NumPy arrays on the host, shaped like
-    the batch: A.shape[:-2], or (len(list),) for a list input).
+    the batch: A.shape[:-2], or (len(list),) for svd_batch).
 
     info    int32: 0 converged; > 0 not converged within max_sweeps (the
-            result is still returned); -1 NaN or Inf in the input.
+            result is returned but not accurate); -1 NaN or Inf in the input.
     sweeps  int32: sweeps used.
     path    int32: the solver path taken (see PATH_NAMES / path_names).
     """
@@ -141,23 +129,6 @@ def cuda_built() -> bool:
 # ---------------------------------------------------------------------------
 # errors and warnings
 
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def _stacklevel():
-    """Stack level of the first frame outside bsvd (and torch.autograd), so
-    that warnings point at the caller's line."""
-    level = 1
-    f = sys._getframe(1)
-    while f is not None:
-        fn = f.f_code.co_filename
-        if not (fn.startswith(_PKG_DIR) or f"torch{os.sep}autograd" in fn):
-            return level
-        f = f.f_back
-        level += 1
-    return level
-
-
 def _raise_status(status, message, where="bsvd.svd"):
     if status == 0:
         return
@@ -176,208 +147,145 @@ def _raise_status(status, message, where="bsvd.svd"):
 
 
 def _report(nc, nf, count, max_sweeps, check_finite, warn, where):
-    """Warnings (or ValueError for check_finite) from the native layer's
+    """Warnings (or NonFiniteError for check_finite) from the native layer's
     counts: nc matrices of count did not converge, nf held NaN or Inf.
     Called only when nc or nf is non-zero."""
     if nf:
         msg = (f"{where}: {nf} of {count} matrices contain NaN or Inf; "
                "their singular values and vectors are NaN")
         if check_finite:
-            raise ValueError(msg)
+            raise NonFiniteError(msg)
         if warn:
-            warnings.warn(msg, NonFiniteWarning, stacklevel=_stacklevel())
+            warnings.warn(msg, NonFiniteWarning, stacklevel=stacklevel())
     if nc and warn:
         warnings.warn(
             f"{where}: {nc} of {count} matrices did not converge within "
-            f"max_sweeps={max_sweeps or _DEFAULT_MAX_SWEEPS} sweeps; their results are returned "
-            "(usually still useful). Use return_info=True to see which.",
-            ConvergenceWarning, stacklevel=_stacklevel())
-
-
-# ---------------------------------------------------------------------------
-# argument handling
-
-def _options(backend, device, tol, max_sweeps, ordering, variant, block_size,
-             eig_sweeps, num_threads, stream, ad, precondition=None):
-    try:
-        b = _BACKENDS[backend]
-    except (KeyError, TypeError):
-        raise ValueError(f"bsvd.svd: backend must be {_one_of(_bsvd.backend_string)}, got {backend!r}") from None
-    if b == _bsvd.BACKEND_AUTO:
-        b = _bsvd.BACKEND_CUDA if device[0] == "cuda" else _bsvd.BACKEND_CPU
-    if b == _bsvd.BACKEND_CPU and device[0] == "cuda":
-        raise ValueError("bsvd.svd: backend='cpu' needs host arrays, but the input is on a CUDA "
-                         "device (move it to the host first, or use backend='auto')")
-    try:
-        o = _ORDERINGS[ordering]
-    except (KeyError, TypeError):
-        raise ValueError(f"bsvd.svd: ordering must be {_one_of(_bsvd.ordering_string)}, got {ordering!r}") from None
-    try:
-        v = _VARIANTS[variant]
-    except (KeyError, TypeError):
-        raise ValueError(f"bsvd.svd: variant must be {_one_of(_bsvd.variant_string)}, got {variant!r}") from None
-    if tol is None:
-        tol = 0.0
-    tol = float(tol)
-    if not (tol < 1.0) or math.isnan(tol):
-        raise ValueError(f"bsvd.svd: tol = {tol} must be a number below 1 (None: the default sqrt(m)*eps)")
-    if max_sweeps is None:
-        max_sweeps = 0
-    if eig_sweeps is None:
-        eig_sweeps = -1  # BSVD_EIG_SWEEPS_AUTO, the library's default
-    for name, val, lo in (("max_sweeps", max_sweeps, 0), ("block_size", block_size, 0),
-                          ("eig_sweeps", eig_sweeps, -1), ("num_threads", num_threads, 0)):
-        if not isinstance(val, (int, np.integer)) or isinstance(val, bool) or val < lo or val > 2**31 - 1:
-            what = "a non-negative int" if lo == 0 else "None, -1 (auto) or a non-negative int"
-            raise ValueError(f"bsvd.svd: {name} must be {what}, got {val!r}")
-    # precondition: None = 0 = the library's choice (auto), True / 1 = always,
-    # False / -1 = never (bsvd_options_t.precondition)
-    if precondition is None:
-        pc = 0
-    elif isinstance(precondition, bool):
-        pc = 1 if precondition else -1
-    elif isinstance(precondition, (int, np.integer)) and int(precondition) in (-1, 0, 1):
-        pc = int(precondition)
-    else:
-        raise ValueError("bsvd.svd: precondition must be None (auto), True / 1 (always) or "
-                         f"False / -1 (never), got {precondition!r}")
-    if stream is None:
-        stream = ad.stream(device) if b == _bsvd.BACKEND_CUDA and device[0] == "cuda" else 0
-    else:
-        stream = int(getattr(stream, "cuda_stream", getattr(stream, "ptr", stream)))
-    return _bsvd.Options(b, o, v, int(block_size), tol, int(max_sweeps), int(eig_sweeps),
-                         int(num_threads), stream, pc)
-
-
-def _dtype(ad, x, where):
-    name = ad.dtype_name(x)
-    if name in SUPPORTED:
-        return x, name
-    if name in UPCAST:
-        return ad.astype(x, UPCAST[name]), UPCAST[name]
-    raise TypeError(f"{where}: unsupported dtype {name}; bsvd takes float32, float64, complex64 "
-                    "and complex128 (float16 and bfloat16 are computed in float32)")
-
-
-def _matrix_layout(m, n, rs, cs):
-    """Column-major description of an m x n matrix whose element (i, j) is at
-    i*rs + j*cs: ("T", ld) when the memory holds A^T column-major (row-major
-    A: cs == 1), ("N", ld) when it holds A column-major (rs == 1); None when
-    neither (a copy is needed)."""
-    if n <= 1 or cs == 1:
-        ld = rs if m > 1 else max(n, 1)
-        if ld >= max(1, n):
-            return "T", ld
-    if m <= 1 or rs == 1:
-        ld = cs if n > 1 else max(m, 1)
-        if ld >= max(1, m):
-            return "N", ld
-    return None
-
-
-def _batch_stride(bshape, bstrides):
-    """One stride that walks every batch dimension in C order, or None."""
-    dims = [(s, st) for s, st in zip(bshape, bstrides) if s != 1]
-    if not dims:
-        return 0
-    stride = dims[-1][1]
-    expected = stride
-    for s, st in reversed(dims):
-        if st != expected or st < 0:
-            return None
-        expected = st * s
-    return stride
-
-
-def _layout(ad, x, bshape, m, n, batch):
-    st = ad.strides(x)
-    if st is None or any(s < 0 for s in st):
-        return None
-    lay = _matrix_layout(m, n, st[-2], st[-1])
-    if lay is None:
-        return None
-    trans, ld = lay
-    N = m if trans == "T" else n
-    size = ld * N
-    if batch <= 1:
-        return trans, ld, size
-    bs = _batch_stride(bshape, st[:-2])
-    if bs is None or bs < size:
-        return None
-    return trans, ld, bs
+            f"max_sweeps={max_sweeps or DEFAULT_MAX_SWEEPS} sweeps: their results are NOT "
+            "converged and may be far from the SVD (raise max_sweeps; return_info=True "
+            "shows which, info > 0)", ConvergenceWarning, stacklevel=stacklevel())
 
 
 # ---------------------------------------------------------------------------
 # the public functions
 
-def svd(A, full_matrices=False, compute_uv=True, tol=None, max_sweeps=None,
-        backend=_DEFAULT_BACKEND, return_info=False, *, check_finite=False, warn=True,
-        ordering=_DEFAULT_ORDERING, variant=_DEFAULT_VARIANT, block_size=0, eig_sweeps=None,
+_OPTION_DEFAULTS = dict(tol=None, max_sweeps=None, backend=DEFAULT_BACKEND, check_finite=False,
+                        warn=True, ordering=DEFAULT_ORDERING, variant=DEFAULT_VARIANT,
+                        block_size=0, eig_sweeps=None, num_threads=0, stream=None,
+                        precondition=None)
+
+
+def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, max_sweeps=None,
+        backend=DEFAULT_BACKEND, return_info=False, check_finite=False, warn=True,
+        ordering=DEFAULT_ORDERING, variant=DEFAULT_VARIANT, block_size=0, eig_sweeps=None,
         num_threads=0, stream=None, precondition=None):
-    """Singular value decomposition of a batch of matrices.
+    """Singular value decomposition of a stack of matrices, as
+    numpy.linalg.svd (torch.linalg.svd for tensors).
 
     A: an array of shape (..., m, n) of NumPy, PyTorch, CuPy or JAX (or any
-    object with DLPack or __cuda_array_interface__), or a list of 2-D arrays
-    of different shapes (one dtype and device) for a variable-size batch.
+    object with DLPack or __cuda_array_interface__, or nested lists / a list
+    of same-shape arrays, stacked as NumPy does). Matrices of different
+    shapes: bsvd.svd_batch.
 
-    Returns U (..., m, k), S (..., k), Vh (..., k, n) with k = min(m, n) and
-    A = U @ diag(S) @ Vh, S real, non-negative and descending, Vh = V^H
-    (the NumPy / PyTorch convention), in the caller's library on the
-    caller's device. For a list input: lists U, S, Vh. With
-    compute_uv=False only S is returned. With return_info=True an Info
-    (per-matrix info, sweeps, path; .converged) is appended.
+    Returns SVDResult(U, S, Vh) (a named tuple; torch tensors give
+    torch.return_types.linalg_svd) with A = U @ diag(S) @ Vh, S real,
+    non-negative and descending, Vh = V^H, in the caller's library on the
+    caller's device. full_matrices=True (the default, as NumPy): U (..., m,
+    m), Vh (..., n, n), the reduced factors completed by an orthonormal basis
+    of their complement (Householder QR in the caller's library; that part
+    is not unique); False: U (..., m, k), Vh (..., k, n), k = min(m, n).
+    compute_uv=False returns S alone. return_info=True appends an Info
+    (per-matrix info, sweeps, path): SVDInfoResult(U, S, Vh, info), or (S,
+    info).
 
-    full_matrices=True returns U (..., m, m) and Vh (..., n, n): the reduced
-    factors completed with an orthonormal basis of the orthogonal complement
-    (from a QR factorization in the caller's library; that basis is not
-    unique).
+    hermitian: accepted for NumPy compatibility; the SVD is computed from
+    all of A as for any matrix (NumPy's eigh path reads only the lower
+    triangle).
 
-    U is a transposed view (each matrix column-major, as torch.linalg.svd
-    returns it); S and Vh are C-contiguous.
+    Integer and bool input is promoted to float64 (PyTorch: the default
+    dtype; JAX: its default float); float16 / bfloat16 are computed and
+    returned in float32; other dtypes raise TypeError.
 
-    tol: rotation threshold (None: sqrt(m) * eps); max_sweeps: None = 80;
-    backend: 'auto' (the array's device), 'cpu' or 'cuda' ('cuda' also takes
-    host arrays: they are copied to the GPU and back). check_finite=True
-    raises ValueError when a matrix holds NaN/Inf (default: a
-    NonFiniteWarning, those outputs are NaN); matrices that did not converge
-    give a ConvergenceWarning (warn=False silences both). ordering, variant,
-    block_size, eig_sweeps, num_threads: the library's options
-    (bsvd_options_t; eig_sweeps None = -1 = auto, the library's default).
-    stream: CUDA stream (an int handle or an object with .cuda_stream /
-    .ptr); default: PyTorch's or CuPy's current stream. precondition: QR
-    with column pivoting before the Jacobi iteration (the LAPACK xGEJSV
-    scheme; fewer sweeps on slowly converging matrices such as graph and
-    sparse matrices, slower on random ones): None (auto: the cuda backend
-    decides per call by a cost rule, the cpu backend never), True / 1
-    (always), False / -1 (never).
+    tol: rotation threshold (None or 0: sqrt(m) * eps); values above 64
+    unit roundoffs of the precision give an AccuracyWarning naming the loss,
+    values outside [0, 1) a ValueError. max_sweeps: None = 80; matrices that
+    do not converge within it give a ConvergenceWarning (their results are
+    not converged). backend: 'auto' (the array's device), 'cpu' or 'cuda'
+    ('cuda' also takes host arrays: copied to the GPU and back).
+    check_finite=True raises bsvd.NonFiniteError (a numpy LinAlgError and
+    ValueError) when a matrix holds NaN/Inf; by default its outputs are NaN,
+    its info -1, and a NonFiniteWarning is issued (warn=False silences the
+    warnings). ordering, variant, block_size, eig_sweeps, num_threads: the
+    library's options (bsvd_options_t; eig_sweeps None = -1 = auto). stream:
+    CUDA stream (an int handle or an object with .cuda_stream / .ptr);
+    default: PyTorch's or CuPy's current stream. precondition: QR with
+    column pivoting before the Jacobi iteration (None auto, True always,
+    False never).
 
-    float16 / bfloat16 inputs are computed and returned in float32; other
-    dtypes raise TypeError. A torch tensor that requires grad (with grad
-    mode on) goes through bsvd.torch.svd, which is differentiable.
+    A torch tensor that requires grad (with grad mode on) goes through
+    bsvd.torch.svd, which is differentiable.
     """
-    if isinstance(A, (list, tuple)) and all(_is_array(a) for a in A):  # also []
-        return _svd_list(list(A), full_matrices, compute_uv, tol, max_sweeps, backend,
-                         return_info, check_finite, warn, ordering, variant, block_size,
-                         eig_sweeps, num_threads, stream, precondition)
+    full_matrices = check_flag(full_matrices, "full_matrices", "bsvd.svd")
+    compute_uv = check_flag(compute_uv, "compute_uv", "bsvd.svd")
+    where = "bsvd.svd" if compute_uv else "bsvd.svdvals"
+    check_flag(hermitian, "hermitian", where)
+    return_info = check_flag(return_info, "return_info", where)
+    kw = dict(tol=tol, max_sweeps=max_sweeps, backend=backend,
+              check_finite=check_flag(check_finite, "check_finite", where),
+              warn=check_flag(warn, "warn", where), ordering=ordering, variant=variant,
+              block_size=block_size, eig_sweeps=eig_sweeps, num_threads=num_threads,
+              stream=stream, precondition=precondition)
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(A, torch.Tensor) and A.requires_grad and torch.is_grad_enabled():
         from . import torch as bt
-        return bt._svd_autograd(A, full_matrices=full_matrices, compute_uv=compute_uv, tol=tol,
-                                max_sweeps=max_sweeps, backend=backend, return_info=return_info,
-                                check_finite=check_finite, warn=warn, ordering=ordering,
-                                variant=variant, block_size=block_size, eig_sweeps=eig_sweeps,
-                                num_threads=num_threads, stream=stream,
-                                precondition=precondition)
-    return _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_info,
-                        check_finite, warn, ordering, variant, block_size, eig_sweeps,
-                        num_threads, stream, precondition)
+        return bt._svd_autograd(A, full_matrices=full_matrices, compute_uv=compute_uv,
+                                return_info=return_info, **kw)
+    wrap = None
+    if isinstance(A, np.ndarray) and type(A) is not np.ndarray:
+        wrap = A.__array_wrap__  # as numpy.linalg: U and Vh keep the subclass
+    elif isinstance(A, (list, tuple)):
+        A = _stack_list(A, where)
+    ad, U, S, Vh, info = _solve(A, compute_uv, return_info, kw, where)
+    if not compute_uv:
+        return (S, info) if return_info else S
+    if full_matrices:
+        U, Vh = _complete_pair(ad, U, Vh)
+    if wrap is not None:
+        U, Vh = wrap(U), wrap(Vh)
+    if return_info:
+        return SVDInfoResult(U, S, Vh, info)
+    return ad.result(U, S, Vh, SVDResult)
 
 
-def svdvals(A, tol=None, max_sweeps=None, backend=_DEFAULT_BACKEND, return_info=False, **kwargs):
-    """Singular values only: S (..., k), descending (a list for a list input).
-    Same options as svd()."""
-    return svd(A, compute_uv=False, tol=tol, max_sweeps=max_sweeps, backend=backend,
-               return_info=return_info, **kwargs)
+def svdvals(A, **kwargs):
+    """Singular values only: S (..., k), descending, as
+    numpy.linalg.svdvals (and (S, Info) with return_info=True). Options as
+    svd()."""
+    for bad in ("compute_uv", "full_matrices"):
+        if bad in kwargs:
+            raise TypeError(f"bsvd.svdvals: unexpected argument {bad!r}")
+    return svd(A, compute_uv=False, **kwargs)
+
+
+def svd_batch(matrices, full_matrices=True, compute_uv=True, *, return_info=False, **kwargs):
+    """SVD of a list of 2-D matrices of different shapes (one dtype, one
+    library and device) in one variable-size call: SVDResult of lists
+    (U_i, S_i, Vh_i as svd() gives them; a list of S with compute_uv=False;
+    an Info of shape (len,) appended with return_info=True). Options as
+    svd()."""
+    from ._batch import svd_list
+    where = "bsvd.svd_batch"
+    if not isinstance(matrices, (list, tuple)):
+        raise TypeError(f"{where}: expects a list of 2-D arrays, got {type(matrices).__name__}")
+    kw = dict(_OPTION_DEFAULTS)
+    unknown = set(kwargs) - set(kw)
+    if unknown:
+        raise TypeError(f"{where}: unexpected argument {sorted(unknown)[0]!r}")
+    kw.update(kwargs)
+    kw["check_finite"] = check_flag(kw["check_finite"], "check_finite", where)
+    kw["warn"] = check_flag(kw["warn"], "warn", where)
+    return svd_list(list(matrices), check_flag(full_matrices, "full_matrices", where),
+                    check_flag(compute_uv, "compute_uv", where),
+                    check_flag(return_info, "return_info", where), kw)
 
 
 _PRECISIONS = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
@@ -393,8 +301,10 @@ def plan(shape, dtype="float64", compute_uv=True, backend="auto", ordering="roun
     shape: (batch, m, n) for a uniform batch, or a list of (m, n) pairs for
     a variable-size one. The backend is resolved as for host arrays ("auto":
     the GPU when one is visible)."""
+    from ._args import BACKENDS, _one_of
     try:
-        p = _PRECISIONS[np.dtype(dtype).name]
+        name = np.dtype(dtype).name
+        p = _PRECISIONS[name]
     except (KeyError, TypeError):
         raise ValueError(f"bsvd.plan: dtype must be one of {', '.join(_PRECISIONS)}, got {dtype!r}") from None
     if isinstance(shape, tuple) and len(shape) == 3 and all(isinstance(x, (int, np.integer)) for x in shape):
@@ -409,18 +319,33 @@ def plan(shape, dtype="float64", compute_uv=True, backend="auto", ordering="roun
             raise ValueError("bsvd.plan: shape must be (batch, m, n) or a list of (m, n) pairs, "
                              f"got {shape!r}") from None
     try:
-        b = _BACKENDS[backend]
+        b = BACKENDS[backend]
     except (KeyError, TypeError):
         raise ValueError(f"bsvd.plan: backend must be {_one_of(_bsvd.backend_string)}, got {backend!r}") from None
-    opts = _options("cpu", ("cpu", 0), None, None, ordering, variant, block_size, None, num_threads,
-                    None, None, precondition)
+    opts = options("cpu", ("cpu", 0), None, None, ordering, variant, block_size, None,
+                   num_threads, None, None, precondition, name, "bsvd.plan")
     opts.backend = b
     return _bsvd.explain(p, bool(compute_uv), ms, ns, opts)
 
 
+# ---------------------------------------------------------------------------
+# the work
+
 def _is_array(a):
     return hasattr(a, "shape") and hasattr(a, "dtype") or hasattr(a, "__cuda_array_interface__") \
         or hasattr(a, "__dlpack__")
+
+
+def _stack_list(A, where):
+    """A list input is one array, as NumPy takes it (nested lists, or
+    same-shape arrays stacked along a new first axis). Arrays of a library
+    other than NumPy are not stacked behind the caller's back."""
+    for a in A:
+        if _is_array(a) and not isinstance(a, (np.ndarray, np.generic)):
+            raise TypeError(f"{where}: a list of {type(a).__module__}.{type(a).__name__} arrays: "
+                            "stack them in their library (e.g. torch.stack) for one batch, or "
+                            "use bsvd.svd_batch(list) for matrices of different shapes")
+    return A
 
 
 def _complete(ad, Q, rows, k, batch_shape, name, device):
@@ -433,6 +358,19 @@ def _complete(ad, Q, rows, k, batch_shape, name, device):
     return ad.cat_last(Q, full[..., :, k:])
 
 
+def _complete_pair(ad, U, Vh):
+    """full_matrices: U (..., m, k) -> (..., m, m), Vh (..., k, n) -> (..., n, n)."""
+    shape = ad.shape(U)
+    m, k = int(shape[-2]), int(shape[-1])
+    n = int(ad.shape(Vh)[-1])
+    bshape = tuple(map(int, shape[:-2]))
+    name = ad.dtype_name(U)
+    device = ad.device(U)
+    U = _complete(ad, U, m, k, bshape, name, device)
+    Vh = ad.mH(_complete(ad, ad.mH(Vh), n, k, bshape, name, device))
+    return U, Vh
+
+
 def _info(bshape, info, sweeps, path):
     """The Info of a call: the native layer's per-matrix arrays (NumPy),
     or zeros where nothing was solved (an empty batch or k = 0)."""
@@ -442,20 +380,20 @@ def _info(bshape, info, sweeps, path):
     return Info(info.reshape(bshape), sweeps.reshape(bshape), path.reshape(bshape))
 
 
-def _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_info,
-                 check_finite, warn, ordering, variant, block_size, eig_sweeps,
-                 num_threads, stream, precondition=None):
-    where = "bsvd.svd" if compute_uv else "bsvd.svdvals"
+def _solve(A, compute_uv, return_info, kw, where):
+    """The reduced SVD of a uniform batch: (adapter, U (..., m, k), S, Vh
+    (..., k, n), Info or None); U and Vh are None without compute_uv."""
     ad, x = adapt(A)
     x = ad.prepare(x)
     shape = ad.shape(x)
     if len(shape) < 2:
         raise ValueError(f"{where}: expected an array of at least 2 dimensions (..., m, n), "
                          f"got shape {tuple(shape)}")
-    x, name = _dtype(ad, x, where)
+    x, name = promote(ad, x, where)
     device = ad.device(x)
-    opts = _options(backend, device, tol, max_sweeps, ordering, variant, block_size,
-                    eig_sweeps, num_threads, stream, ad, precondition)
+    opts = options(kw["backend"], device, kw["tol"], kw["max_sweeps"], kw["ordering"],
+                   kw["variant"], kw["block_size"], kw["eig_sweeps"], kw["num_threads"],
+                   kw["stream"], ad, kw["precondition"], name, where)
     rname = REAL_OF[name]
     m, n = int(shape[-2]), int(shape[-1])
     bshape = tuple(map(int, shape[:-2]))
@@ -473,10 +411,12 @@ def _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_
     trans = "T"
 
     if batch > 0 and k > 0:
-        lay = _layout(ad, x, bshape, m, n, batch)
+        lay = layout(ad, x, bshape, m, n, batch)
         if lay is None:
             x = ad.contiguous(x)
-            lay = _layout(ad, x, bshape, m, n, batch)
+            lay = layout(ad, x, bshape, m, n, batch)
+        if lay is None:  # a C-contiguous array always has a layout
+            raise RuntimeError(f"{where}: internal error: no layout for strides {ad.strides(x)}")
         trans, ld, stride = lay
         M, N = (n, m) if trans == "T" else (m, n)
         # The library's U (M x k) and V (N x k), column-major, ld = rows.
@@ -497,11 +437,12 @@ def _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_
         if st:
             _raise_status(st, msg, where)
         if nc or nf:
-            _report(nc, nf, batch, max_sweeps, check_finite, warn, where)
+            _report(nc, nf, batch, kw["max_sweeps"], kw["check_finite"], kw["warn"], where)
 
     S = ad.finish(S, bshape + (k,))
+    inf = _info(bshape, info, sweeps, path) if return_info else None
     if not compute_uv:
-        return (S, _info(bshape, info, sweeps, path)) if return_info else S
+        return ad, None, S, None, inf
     Ub = ad.finish(Ub, bshape + (k, m))
     Vh = ad.finish(Vhb, bshape + (k, n))
     if batch > 0 and k > 0 and name.startswith("complex"):
@@ -512,123 +453,7 @@ def _svd_uniform(A, full_matrices, compute_uv, tol, max_sweeps, backend, return_
             Ub = ad.conj_(Ub)
         else:
             Vh = ad.conj_(Vh)
-    U = ad.mT(Ub)
-    if full_matrices:
-        U = _complete(ad, U, m, k, bshape, name, device)
-        Vh = ad.mH(_complete(ad, ad.mH(Vh), n, k, bshape, name, device))
-    if return_info:
-        return U, S, Vh, _info(bshape, info, sweeps, path)
-    return U, S, Vh
-
-
-def _svd_list(mats, full_matrices, compute_uv, tol, max_sweeps, backend, return_info,
-              check_finite, warn, ordering, variant, block_size, eig_sweeps, num_threads,
-              stream, precondition=None):
-    where = "bsvd.svd" if compute_uv else "bsvd.svdvals"
-    count = len(mats)
-    if count == 0:
-        out = ([], [], []) if compute_uv else ([],)
-        if return_info:
-            out = out + (_info((0,), None, None, None),)
-        return out if len(out) > 1 else out[0]
-    ad = None
-    xs = []
-    name = device = None
-    for i, a in enumerate(mats):
-        ad_i, x = adapt(a)
-        if ad is None:
-            ad = ad_i
-        elif ad_i is not ad:
-            raise TypeError(f"{where}: all matrices of a list must be arrays of one library "
-                            f"(matrix 0 is {ad.name}, matrix {i} is {ad_i.name})")
-        x = ad.prepare(x)
-        shp = ad.shape(x)
-        if len(shp) != 2:
-            raise ValueError(f"{where}: matrices of a list must be 2-D, matrix {i} has shape {tuple(shp)}")
-        x, nm = _dtype(ad, x, where)
-        dv = ad.device(x)
-        if name is None:
-            name, device = nm, dv
-        elif nm != name:
-            raise TypeError(f"{where}: all matrices of a list must have one dtype "
-                            f"(matrix 0 is {name}, matrix {i} is {nm})")
-        elif dv != device:
-            raise ValueError(f"{where}: all matrices of a list must be on one device "
-                             f"(matrix 0 is on {device}, matrix {i} on {dv})")
-        xs.append(x)
-    opts = _options(backend, device, tol, max_sweeps, ordering, variant, block_size,
-                    eig_sweeps, num_threads, stream, ad, precondition)
-    rname = REAL_OF[name]
-
-    # Every matrix is described to the library as A^T (row-major A,
-    # transposed view): inputs that are not row-major are copied.
-    dims = []
-    Ms, Ns, lds, offS, offU, offV, ldus, ldvs = [], [], [], [], [], [], [], []
-    tS = tU = tV = 0
-    for i in range(count):
-        m, n = (int(s) for s in ad.shape(xs[i]))
-        k = min(m, n)
-        ld = max(n, 1)
-        if k > 0:
-            lay = _layout(ad, xs[i], (), m, n, 1)
-            if lay is None or lay[0] != "T":
-                xs[i] = ad.contiguous(xs[i])
-                lay = _layout(ad, xs[i], (), m, n, 1)
-            ld = lay[1]
-        dims.append((m, n, k, tS, tU, tV))
-        Ms.append(n)
-        Ns.append(m)
-        lds.append(ld)
-        offS.append(tS)
-        # The library's U (n x k, ld n) is Vh's buffer, its V (m x k, ld m)
-        # is U's (U^T row-major).
-        offU.append(tV)
-        offV.append(tU)
-        ldus.append(max(n, 1))
-        ldvs.append(max(m, 1))
-        tS += k
-        tU += k * m
-        tV += k * n
-
-    Sf = ad.empty((tS,), rname, device)
-    Ubf = Vhf = None
-    if compute_uv:
-        Ubf = ad.empty((tU,), name, device)
-        Vhf = ad.empty((tV,), name, device)
-    for x in xs:
-        ad.sync_input(x)
-    libU, libV = (Vhf, Ubf) if compute_uv else (None, None)
-    ex = ad.export
-    st, msg, nc, nf, info, sweeps, path = _bsvd.svd_vbatched(
-        [ex(x) for x in xs], Ms, Ns, lds, ex(Sf), offS,
-        None if libU is None else ex(libU), ldus, offU,
-        None if libV is None else ex(libV), ldvs, offV, opts, return_info)
-    if st:
-        _raise_status(st, msg, where)
-    if nc or nf:
-        _report(nc, nf, count, max_sweeps, check_finite, warn, where)
-
-    Sf = ad.finish(Sf, (tS,))
-    Ss = [ad.flat_slice(Sf, d[3], d[3] + d[2], (d[2],)) for d in dims]
-    out = (Ss,)
-    if compute_uv:
-        Ubf = ad.finish(Ubf, (tU,))
-        Vhf = ad.finish(Vhf, (tV,))
-        if name.startswith("complex") and tU > 0:
-            Ubf = ad.conj_(Ubf)  # U = conj(V1) for A^T = U1 S V1^H
-        Us, Vhs = [], []
-        for (m, n, k, s0, u0, v0) in dims:
-            U = ad.mT(ad.flat_slice(Ubf, u0, u0 + k * m, (k, m)))
-            Vh = ad.flat_slice(Vhf, v0, v0 + k * n, (k, n))
-            if full_matrices:
-                U = _complete(ad, U, m, k, (), name, device)
-                Vh = ad.mH(_complete(ad, ad.mH(Vh), n, k, (), name, device))
-            Us.append(U)
-            Vhs.append(Vh)
-        out = (Us, Ss, Vhs)
-    if return_info:
-        out = out + (_info((count,), info, sweeps, path),)
-    return out if len(out) > 1 else out[0]
+    return ad, ad.mT(Ub), S, Vh, inf
 
 
 def __getattr__(name):

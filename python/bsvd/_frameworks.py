@@ -37,13 +37,35 @@ def _mod(name):
     return sys.modules.get(name)
 
 
+def _positive_strides(as_strided, x):
+    """x with the strides of its length-1 axes set to 0: slicing such as
+    a[::-4] of a 4-row array leaves a negative stride there that no element
+    access uses, yet the array counts as contiguous (so no copy would clear
+    it) and DLPack consumers refuse negative strides. Arrays with other
+    negative strides are left to the caller's copy."""
+    st = tuple(0 if d == 1 else s for d, s in zip(x.shape, x.strides))
+    if any(s < 0 for s in st):
+        return x
+    return as_strided(x, shape=x.shape, strides=st)
+
+
 class NumpyAdapter:
     name = "numpy"
 
+    def result(self, U, S, Vh, cls):
+        return cls(U, S, Vh)
+
     def prepare(self, x):
+        if type(x) is not np.ndarray:
+            x = x.view(np.ndarray)  # subclasses: the wrapper re-wraps U and Vh
         if not x.dtype.isnative:
             x = x.astype(x.dtype.newbyteorder("="))
+        if x.strides and min(x.strides) < 0:
+            x = _positive_strides(np.lib.stride_tricks.as_strided, x)
         return x
+
+    def default_float(self):
+        return "float64"  # numpy.linalg's promotion of integer and bool input
 
     def dtype_name(self, x):
         dt = x.dtype
@@ -110,6 +132,11 @@ class NumpyAdapter:
 class TorchAdapter:
     name = "torch"
 
+    def result(self, U, S, Vh, cls):
+        # torch.linalg.svd's named result (torch.return_types.linalg_svd)
+        rt = getattr(self.torch.return_types, "linalg_svd", None)
+        return rt((U, S, Vh)) if rt is not None else cls(U, S, Vh)
+
     def __init__(self):
         import torch
         import torch.utils.dlpack
@@ -140,6 +167,10 @@ class TorchAdapter:
     def dtype_name(self, x):
         dt = x.dtype
         return self._names.get(dt) or str(dt).rsplit(".", 1)[-1]
+
+    def default_float(self):
+        # torch's promotion of integer tensors to a float (torch.get_default_dtype)
+        return str(self.torch.get_default_dtype()).rsplit(".", 1)[-1]
 
     def astype(self, x, name):
         return x.to(self._dtypes[name])
@@ -214,15 +245,23 @@ class TorchAdapter:
 class CupyAdapter:
     name = "cupy"
 
+    def result(self, U, S, Vh, cls):
+        return cls(U, S, Vh)
+
     def __init__(self):
         import cupy
         self.cp = cupy
 
     def prepare(self, x):
+        if any(s < 0 for s in x.strides):
+            x = _positive_strides(self.cp.lib.stride_tricks.as_strided, x)
         return x
 
     def dtype_name(self, x):
         return x.dtype.name
+
+    def default_float(self):
+        return "float64"  # cupy.linalg follows numpy.linalg
 
     def astype(self, x, name):
         return x.astype(name)
@@ -295,6 +334,9 @@ class JaxAdapter:
     default stream after the input is ready (JAX exposes no stream)."""
     name = "jax"
 
+    def result(self, U, S, Vh, cls):
+        return cls(U, S, Vh)  # jax.numpy.linalg.svd's SVDResult has these fields
+
     def __init__(self):
         import jax
         import jax.numpy as jnp
@@ -306,6 +348,10 @@ class JaxAdapter:
 
     def dtype_name(self, x):
         return x.dtype.name
+
+    def default_float(self):
+        # jax.numpy's default float: float64 only with jax_enable_x64
+        return "float64" if getattr(self.jax.config, "jax_enable_x64", False) else "float32"
 
     def astype(self, x, name):
         return x.astype(name)
@@ -436,6 +482,12 @@ def adapt(x):
         return _get(NumpyAdapter), np.from_dlpack(x)
     try:
         arr = np.asarray(x)
+    except ValueError as e:
+        if isinstance(x, (list, tuple)):
+            raise ValueError("bsvd: a list of matrices of different shapes is not one array "
+                             "(as in NumPy); use bsvd.svd_batch(list) for a variable-size "
+                             "batch") from e
+        raise TypeError(f"bsvd: cannot use an object of type {type(x).__name__} as an array") from e
     except Exception as e:  # noqa: BLE001
         raise TypeError(f"bsvd: cannot use an object of type {type(x).__name__} as an array") from e
     if arr.dtype.kind in "OUSVMm":

@@ -1,5 +1,6 @@
-"""PyTorch autograd for bsvd: ``bsvd.torch.svd(A)`` is a drop-in for
-``torch.linalg.svd(A, full_matrices=False)`` that is differentiable.
+"""PyTorch autograd for bsvd: ``bsvd.torch.svd(A)`` is a differentiable
+drop-in for ``torch.linalg.svd(A)`` (full_matrices=True by default, as
+torch).
 
 The backward is the standard derivative of the reduced SVD (the one
 torch.linalg.svd uses): the off-diagonal terms
@@ -104,57 +105,61 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
 
 class _SVD(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, A, kwargs, holder):
-        U, S, Vh, info = _bsvd_pkg._svd_uniform(
-            A.detach(), False, True, kwargs["tol"], kwargs["max_sweeps"], kwargs["backend"],
-            True, kwargs["check_finite"], kwargs["warn"], kwargs["ordering"],
-            kwargs["variant"], kwargs["block_size"], kwargs["eig_sweeps"],
-            kwargs["num_threads"], kwargs["stream"], kwargs["precondition"])
+    def forward(ctx, A, kw, full_matrices, holder):
+        ad, U, S, Vh, info = _bsvd_pkg._solve(A.detach(), True, True, kw, "bsvd.torch.svd")
         holder.append(info)
         ctx.save_for_backward(U, S, Vh)
         ctx.set_materialize_grads(False)
+        if full_matrices:
+            U, Vh = _bsvd_pkg._complete_pair(ad, U, Vh)
         return U, S, Vh
 
     @staticmethod
     def backward(ctx, gU, gS, gVh):
         U, S, Vh = ctx.saved_tensors
-        return svd_backward(gU, gS, gVh, U, S, Vh), None, None
+        # full_matrices=True: as torch.linalg.svd, the gradients of the
+        # completed columns U[..., k:] and rows Vh[..., k:, :] are ignored
+        # (that basis is not unique, so no loss may depend on it).
+        k = S.shape[-1]
+        if gU is not None and gU.shape[-1] != k:
+            gU = gU[..., :k]
+        if gVh is not None and gVh.shape[-2] != k:
+            gVh = gVh[..., :k, :]
+        return svd_backward(gU, gS, gVh, U, S, Vh), None, None, None
 
 
-_DEFAULTS = dict(tol=None, max_sweeps=None, backend=_bsvd_pkg._DEFAULT_BACKEND, check_finite=False,
-                 warn=True, ordering=_bsvd_pkg._DEFAULT_ORDERING,
-                 variant=_bsvd_pkg._DEFAULT_VARIANT, block_size=0, eig_sweeps=None,
-                 num_threads=0, stream=None, precondition=None)
+_DEFAULTS = dict(_bsvd_pkg._OPTION_DEFAULTS)
 
 
-def _svd_autograd(A, full_matrices=False, compute_uv=True, return_info=False, **kwargs):
-    if full_matrices:
-        m, n = A.shape[-2], A.shape[-1]
-        if m != n:
-            raise NotImplementedError(
-                "bsvd.torch.svd: full_matrices=True is not differentiable (the completed "
-                "basis is not unique); use full_matrices=False")
+def _svd_autograd(A, full_matrices=True, compute_uv=True, return_info=False, **kwargs):
     kw = dict(_DEFAULTS)
+    unknown = set(kwargs) - set(kw)
+    if unknown:
+        raise TypeError(f"bsvd.torch.svd: unexpected argument {sorted(unknown)[0]!r}")
     kw.update(kwargs)
     if A.dim() < 2:
         raise ValueError(f"bsvd.torch.svd: expected at least 2 dimensions (..., m, n), got shape {tuple(A.shape)}")
     if A.dtype in (torch.float16, torch.bfloat16):
         A = A.float()
     holder = []
-    U, S, Vh = _SVD.apply(A, kw, holder)
-    out = (U, S, Vh) if compute_uv else (S,)
+    U, S, Vh = _SVD.apply(A, kw, bool(full_matrices), holder)
+    if not compute_uv:
+        return (S, holder[0]) if return_info else S
     if return_info:
-        out = out + (holder[0],)
-    return out if len(out) > 1 else out[0]
+        return _bsvd_pkg.SVDInfoResult(U, S, Vh, holder[0])
+    return torch.return_types.linalg_svd((U, S, Vh))
 
 
-def svd(A, full_matrices=False, compute_uv=True, **kwargs):
-    """Differentiable bsvd.svd for a torch tensor: U, S, Vh (and an Info with
-    return_info=True). Options as bsvd.svd."""
+def svd(A, full_matrices=True, compute_uv=True, **kwargs):
+    """Differentiable bsvd.svd for a torch tensor, a drop-in for
+    torch.linalg.svd: torch.return_types.linalg_svd (U, S, Vh), and
+    SVDInfoResult (U, S, Vh, info) with return_info=True. full_matrices=True
+    (the default, as torch) completes U and Vh; as in torch, the gradients
+    of the completed part are ignored. Options as bsvd.svd."""
     return _svd_autograd(A, full_matrices=full_matrices, compute_uv=compute_uv, **kwargs)
 
 
 def svdvals(A, **kwargs):
     """Differentiable singular values (the backward needs the vectors, so
     they are computed too, as torch.linalg.svdvals does under autograd)."""
-    return _svd_autograd(A, compute_uv=False, **kwargs)
+    return _svd_autograd(A, full_matrices=False, compute_uv=False, **kwargs)

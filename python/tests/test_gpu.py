@@ -53,7 +53,7 @@ def test_torch_cuda(dtype, shape):
     torch = _torch()
     A_np = random_matrix(np.random.default_rng(0), shape, dtype)
     A = torch.from_numpy(A_np).cuda()
-    U, S, Vh, info = bsvd.svd(A, return_info=True)
+    U, S, Vh, info = bsvd.svd(A, full_matrices=False, return_info=True)
     for t in (U, S, Vh):
         assert isinstance(t, torch.Tensor) and t.is_cuda and t.device == A.device
     assert U.dtype == A.dtype and S.dtype == A.real.dtype
@@ -65,11 +65,48 @@ def test_torch_cuda(dtype, shape):
 
 
 @needs_gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 3, 7, 4), (0, 3), (2, 0, 4), (1, 1)])
+def test_torch_linalg_svd_contract_cuda(dtype, shape):
+    """bsvd.svd on CUDA tensors keeps torch.linalg.svd's contract: the same
+    result type (torch.return_types.linalg_svd), shapes, dtypes, device and
+    default (full_matrices=True); A = U[..., :k] diag(S) Vh[..., :k, :] with
+    unitary U and Vh; svdvals as torch.linalg.svdvals; integer tensors
+    promoted to torch's default dtype."""
+    torch = _torch()
+    dt = getattr(torch, dtype)
+    A = torch.randn(shape, dtype=dt, device="cuda")
+    m, n = shape[-2:]
+    k = min(m, n)
+    for full in (True, False, None):
+        kw = {} if full is None else {"full_matrices": full}
+        ours, ref = bsvd.svd(A, **kw), torch.linalg.svd(A, **kw)
+        assert type(ours) is type(ref)
+        for a, b in zip(ours, ref):
+            assert a.shape == b.shape and a.dtype == b.dtype and a.device == b.device
+        U, S, Vh = ours
+        if A.numel():
+            assert_ratios(_np(A), _np(U[..., :k]), _np(S), _np(Vh[..., :k, :]))
+        tol = 50 * max(m, n, 1) * torch.finfo(S.dtype).eps
+        for Q in (U, Vh):
+            eye = torch.eye(Q.shape[-1], dtype=Q.dtype, device=Q.device)
+            err = (Q.mH @ Q - eye).abs().max().item() if Q.numel() else 0.0
+            assert err < tol
+    S = bsvd.svdvals(A)
+    Sr = torch.linalg.svdvals(A)
+    assert S.shape == Sr.shape and S.dtype == Sr.dtype and S.device == Sr.device
+    if S.numel():
+        assert (S - Sr).abs().max().item() <= 50 * k * torch.finfo(S.dtype).eps * Sr.max().item()
+    I = torch.arange(12, device="cuda").reshape(3, 4)
+    assert bsvd.svdvals(I).dtype == torch.get_default_dtype()
+
+
+@needs_gpu
 def test_torch_cuda_views_and_values_only():
     torch = _torch()
     A = torch.randn(6, 20, 16, dtype=torch.complex128, device="cuda")
     for X in (A.mT, A[:, ::2, :], A.conj(), A.transpose(0, 1)[..., :5]):
-        U, S, Vh = bsvd.svd(X)
+        U, S, Vh = bsvd.svd(X, full_matrices=False)
         assert_ratios(_np(X), _np(U), _np(S), _np(Vh))
     S = bsvd.svdvals(A)
     assert S.is_cuda and torch.allclose(S, torch.linalg.svdvals(A), atol=1e-12)
@@ -88,7 +125,7 @@ def test_torch_stream_respected():
         for _ in range(30):  # keep the stream busy for a while
             big = torch.tanh(big @ big)
         A = ref + 0 * big[0, 0].to(torch.float64)  # ready only after the loop
-        U, S, Vh = bsvd.svd(A)
+        U, S, Vh = bsvd.svd(A, full_matrices=False)
         R = (U * S.unsqueeze(-2)) @ Vh - A  # queued on s after the SVD
     s.synchronize()
     assert_ratios(_np(ref), _np(U), _np(S), _np(Vh))
@@ -100,7 +137,7 @@ def test_torch_list_nan_and_host_backend_cuda():
     torch = _torch()
     mats = [torch.randn(m, n, dtype=torch.float32, device="cuda") for m, n in
             [(5, 3), (16, 16), (3, 9), (1, 1), (30, 2)]]
-    Us, Ss, Vhs, info = bsvd.svd(mats, return_info=True)
+    Us, Ss, Vhs, info = bsvd.svd_batch(mats, full_matrices=False, return_info=True)
     assert info.converged.all()
     for A, U, S, Vh in zip(mats, Us, Ss, Vhs):
         assert U.is_cuda
@@ -108,7 +145,7 @@ def test_torch_list_nan_and_host_backend_cuda():
     A = torch.randn(4, 8, 8, dtype=torch.float64, device="cuda")
     A[2, 1, 1] = float("nan")
     with pytest.warns(bsvd.NonFiniteWarning):
-        U, S, Vh, info = bsvd.svd(A, return_info=True)
+        U, S, Vh, info = bsvd.svd(A, full_matrices=False, return_info=True)
     assert list(info.info) == [0, 0, -1, 0] and torch.isnan(S[2]).all()
     # host (NumPy) arrays on the cuda backend: copied to the GPU and back
     A_np = random_matrix(np.random.default_rng(1), (50, 12, 12), np.float64)
@@ -130,7 +167,7 @@ def test_torch_cuda_reports():
     A[7, 0, 5] = float("inf")
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        U, S, Vh = bsvd.svd(A, max_sweeps=1)
+        U, S, Vh = bsvd.svd(A, full_matrices=False, max_sweeps=1)
     got = sorted((r.category.__name__, " ".join(str(r.message).split()[1:4])) for r in rec)
     assert got == [("ConvergenceWarning", "48 of 50"), ("NonFiniteWarning", "2 of 50")]
     assert all(r.filename == __file__ for r in rec)
@@ -174,7 +211,7 @@ def test_torch_other_device():
     if torch.cuda.device_count() < 2:
         pytest.skip("one GPU")
     A = torch.randn(10, 8, 8, dtype=torch.float64, device="cuda:1")
-    U, S, Vh = bsvd.svd(A)
+    U, S, Vh = bsvd.svd(A, full_matrices=False)
     assert U.device == A.device
     assert_ratios(_np(A), _np(U), _np(S), _np(Vh))
 
@@ -188,7 +225,7 @@ def test_cupy(dtype, shape):
     cupy = _cupy()
     A_np = random_matrix(np.random.default_rng(2), shape, dtype)
     A = cupy.asarray(A_np)
-    U, S, Vh = bsvd.svd(A)
+    U, S, Vh = bsvd.svd(A, full_matrices=False)
     for t in (U, S, Vh):
         assert isinstance(t, cupy.ndarray) and t.device.id == A.device.id
     assert_ratios(A_np, _np(U), _np(S), _np(Vh))
@@ -203,7 +240,7 @@ def test_cupy_stream_and_cuda_array_interface():
         for _ in range(20):
             big = cupy.tanh(big @ big)
         A = cupy.asarray(A_np) + 0 * big[0, 0].astype(cupy.float64)
-        U, S, Vh = bsvd.svd(A)
+        U, S, Vh = bsvd.svd(A, full_matrices=False)
         R = cupy.abs((U * S[..., None, :]) @ Vh - A).max()
     s.synchronize()
     assert float(R) < 1e-12
@@ -213,7 +250,7 @@ def test_cupy_stream_and_cuda_array_interface():
         def __init__(self, a):
             self.__cuda_array_interface__ = a.__cuda_array_interface__
             self._keep = a
-    U, S, Vh = bsvd.svd(OnlyCAI(cupy.asarray(A_np)))
+    U, S, Vh = bsvd.svd(OnlyCAI(cupy.asarray(A_np)), full_matrices=False)
     assert isinstance(U, cupy.ndarray)
     assert_ratios(A_np, _np(U), _np(S), _np(Vh))
 
@@ -230,9 +267,9 @@ def test_jax_gpu(dtype):
         pytest.skip("jax sees no GPU")
     A_np = random_matrix(np.random.default_rng(4), (50, 10, 6), dtype)
     A = jax.device_put(A_np, gpu)
-    U, S, Vh = bsvd.svd(A)
+    U, S, Vh = bsvd.svd(A, full_matrices=False)
     for t in (U, S, Vh):
         assert isinstance(t, jax.Array) and list(t.devices())[0].platform == "gpu"
     assert_ratios(A_np, _np(U), _np(S), _np(Vh))
-    Us, Ss, Vhs = bsvd.svd([A[0], A[1, :4]])
+    Us, Ss, Vhs = bsvd.svd_batch([A[0], A[1, :4]], full_matrices=False)
     assert_ratios(A_np[0], _np(Us[0]), _np(Ss[0]), _np(Vhs[0]))

@@ -25,7 +25,10 @@ def np_(t):
 @pytest.mark.parametrize("shape", [(6, 4), (4, 6), (2, 3, 5, 5), (1, 9)])
 def test_cpu_tensors(dtype, shape):
     A = rand(shape, dtype)
-    U, S, Vh = bsvd.svd(A)
+    res = bsvd.svd(A, full_matrices=False)
+    assert isinstance(res, torch.return_types.linalg_svd)  # torch.linalg.svd's result type
+    U, S, Vh = res
+    assert res.U is U and res.S is S and res.Vh is Vh
     assert all(isinstance(t, torch.Tensor) for t in (U, S, Vh))
     assert U.device == A.device and U.dtype == dtype and S.dtype == A.real.dtype
     assert_ratios(np_(A), np_(U), np_(S), np_(Vh))
@@ -36,7 +39,7 @@ def test_cpu_tensors(dtype, shape):
                          ids=["mT", "step", "conj-bit", "batch-transpose"])
 def test_views(make):
     A = make(rand((3, 4, 8, 6), torch.complex128))
-    U, S, Vh = bsvd.svd(A)
+    U, S, Vh = bsvd.svd(A, full_matrices=False)
     assert_ratios(np_(A), np_(U), np_(S), np_(Vh))
 
 
@@ -49,28 +52,35 @@ def test_reports_and_upcast():
     assert isinstance(S, torch.Tensor) and isinstance(info.info, np.ndarray)
     assert list(info.nonfinite) == [False, True, False] and (info.sweeps[[0, 2]] == 1).all()
     H = rand((2, 5, 4), torch.float32).to(torch.float16)
-    U, S, Vh = bsvd.svd(H)
+    U, S, Vh = bsvd.svd(H, full_matrices=False)
     assert U.dtype == torch.float32 and S.dtype == torch.float32
     assert_ratios(np_(H.float()), np_(U), np_(S), np_(Vh))
+    # integer tensors: torch's promotion to its default dtype
+    S = bsvd.svdvals(torch.tensor([[1, 2], [3, 4]]))
+    assert S.dtype == torch.get_default_dtype()
+    assert torch.allclose(S.double(), torch.linalg.svdvals(torch.tensor([[1.0, 2], [3, 4]],
+                                                                        dtype=torch.float64)), rtol=1e-6)
     with pytest.raises(TypeError, match="unsupported dtype"):
-        bsvd.svd(torch.ones(3, 3, dtype=torch.int64))
+        bsvd.svd(torch.ones(3, 3, dtype=torch.float8_e4m3fn))
 
 
 def test_requires_grad_routes_through_autograd():
     A = rand((3, 5, 4), torch.float64).requires_grad_()
-    U, S, Vh = bsvd.svd(A)
+    U, S, Vh = bsvd.svd(A, full_matrices=False)
     assert S.grad_fn is not None
     S.sum().backward()
     # d(sum S)/dA = U Vh
     assert torch.allclose(A.grad, U.detach() @ Vh.detach(), atol=1e-12)
     with torch.no_grad():
-        U, S, Vh = bsvd.svd(A)
+        U, S, Vh = bsvd.svd(A, full_matrices=False)
     assert S.grad_fn is None
 
 
 def test_list_of_tensors():
+    with pytest.raises(TypeError, match="torch.stack"):
+        bsvd.svd([rand((2, 2), torch.float32)] * 2)
     mats = [rand((5, 3), torch.float32, 1), rand((2, 7), torch.float32, 2)]
-    Us, Ss, Vhs = bsvd.svd(mats)
+    Us, Ss, Vhs = bsvd.svd_batch(mats, full_matrices=False)
     for A, U, S, Vh in zip(mats, Us, Ss, Vhs):
         assert isinstance(U, torch.Tensor)
         assert_ratios(np_(A), np_(U), np_(S), np_(Vh))
@@ -78,7 +88,7 @@ def test_list_of_tensors():
 
 def test_full_matrices_torch():
     A = rand((2, 6, 3), torch.complex64)
-    U, S, Vh = bsvd.svd(A, full_matrices=True)
+    U, S, Vh = bsvd.svd(A)  # full_matrices=True by default, as torch.linalg.svd
     assert U.shape == (2, 6, 6) and Vh.shape == (2, 3, 3)
     eye = torch.eye(6, dtype=A.dtype)
     assert (U.mH @ U - eye).abs().max() < 1e-5
@@ -106,7 +116,7 @@ def _losses(m, n):
 def test_gradcheck(dtype, shape, loss):
     A = rand(shape, dtype, seed=3).requires_grad_()
     f = _losses(shape[-2], shape[-1])[loss]
-    assert torch.autograd.gradcheck(lambda X: f(*bt.svd(X)), (A,), eps=1e-6, atol=1e-5, rtol=1e-4)
+    assert torch.autograd.gradcheck(lambda X: f(*bt.svd(X, full_matrices=False)), (A,), eps=1e-6, atol=1e-5, rtol=1e-4)
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
@@ -115,7 +125,7 @@ def test_grad_matches_torch(dtype, shape):
     A = rand(shape, dtype, seed=5)
     f = _losses(*shape)["absU"]
     A1 = A.clone().requires_grad_()
-    f(*bt.svd(A1)).backward()
+    f(*bt.svd(A1, full_matrices=False)).backward()
     A2 = A.clone().requires_grad_()
     f(*torch.linalg.svd(A2, full_matrices=False)).backward()
     assert torch.allclose(A1.grad, A2.grad, atol=1e-9, rtol=1e-7)
@@ -142,11 +152,11 @@ def test_repeated_singular_values(dtype, mn):
         + (Vh[:3].mH @ Vh[:3]).abs().pow(3).sum() + U[:, 0].abs().pow(3).sum(),
     }
     for name, f in exact.items():
-        assert torch.autograd.gradcheck(lambda X: f(*bt.svd(X)), (A,), eps=1e-6, atol=1e-5, rtol=1e-4), name
+        assert torch.autograd.gradcheck(lambda X: f(*bt.svd(X, full_matrices=False)), (A,), eps=1e-6, atol=1e-5, rtol=1e-4), name
     # A function of U diag(S) Vh: finite (not exact, see bsvd/torch.py)
     f = _losses(m, n)["recon"]
     A.grad = None
-    f(*bt.svd(A)).backward()
+    f(*bt.svd(A, full_matrices=False)).backward()
     assert torch.isfinite(A.grad).all()
 
 
@@ -162,8 +172,7 @@ def test_autograd_return_info_and_errors():
     A = rand((2, 5, 4), torch.float64).requires_grad_()
     U, S, Vh, info = bt.svd(A, return_info=True)
     assert info.converged.all()
-    with pytest.raises(NotImplementedError):
-        bt.svd(A, full_matrices=True)
+    assert bsvd.svd(A, return_info=True).U.shape == (2, 5, 5)
     with pytest.raises(ValueError):
         bt.svd(torch.ones(3, requires_grad=True))
 
@@ -181,3 +190,23 @@ def test_exactly_repeated_values_finite_where_torch_is_nan():
     mask[0, 1] = mask[1, 0] = False
     assert torch.allclose(A.grad[mask], G[mask], atol=1e-12)
     assert torch.isfinite(A.grad).all()
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6)])
+def test_full_matrices_grad_as_torch(dtype, shape):
+    """full_matrices=True (the default of both): as torch.linalg.svd, the
+    result is torch.return_types.linalg_svd, and the gradient of a loss of
+    the leading k columns / rows is that of the reduced SVD (the completed
+    part's gradient is ignored)."""
+    A = rand(shape, dtype, seed=9)
+    k = min(shape)
+    f = lambda U, S, Vh: (U[..., :k].abs() ** 3).sum() + (Vh[..., :k, :].abs() ** 3).sum() + S.sum()  # noqa: E731
+    A1 = A.clone().requires_grad_()
+    res = bt.svd(A1)
+    assert isinstance(res, torch.return_types.linalg_svd)
+    assert res.U.shape == (shape[0],) * 2 and res.Vh.shape == (shape[1],) * 2
+    f(*res).backward()
+    A2 = A.clone().requires_grad_()
+    f(*torch.linalg.svd(A2)).backward()
+    assert torch.allclose(A1.grad, A2.grad, atol=1e-9, rtol=1e-7)

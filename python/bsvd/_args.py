@@ -1,0 +1,258 @@
+"""Argument handling of bsvd.svd: the library's enum names, option
+validation (every option is checked here, with a message naming it), dtype
+promotion and the column-major description of the caller's array layout."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from . import _bsvd
+from ._frameworks import SUPPORTED, UPCAST
+
+
+class AccuracyWarning(UserWarning):
+    """An option (tol above the accuracy bound) gives up the accuracy
+    contract; the message names the expected loss."""
+
+
+def _enum_names(name_of):
+    """{value: name} of a C enum, from its bsvd_<enum>_string: counts up
+    from 0 until the library has no name (the names are kept in the library
+    alone, src/core/names.cpp)."""
+    names = {}
+    while (s := name_of(len(names))) is not None:
+        names[len(names)] = s
+    return names
+
+
+def _enum_values(name_of):
+    """{name: value} of a C enum for parsing arguments; '_' may stand for
+    '-' (round_robin), as in bsvd_<enum>_from_string."""
+    values = {}
+    for v, s in _enum_names(name_of).items():
+        values[s] = v
+        values[s.replace("-", "_")] = v
+    return values
+
+
+def _one_of(name_of):
+    """"'a', 'b' or 'c'": the names of a C enum, for messages."""
+    names = [repr(s) for s in _enum_names(name_of).values()]
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+
+
+# Path of each matrix (Info.path): {bsvd_path_t value: name}.
+PATH_NAMES = _enum_names(_bsvd.path_string)
+BACKENDS = _enum_values(_bsvd.backend_string)
+ORDERINGS = _enum_values(_bsvd.ordering_string)
+VARIANTS = _enum_values(_bsvd.variant_string)
+# The defaults of the keyword arguments (the library's defaults).
+DEFAULT_BACKEND = _bsvd.backend_string(_bsvd.BACKEND_AUTO)
+DEFAULT_ORDERING = _bsvd.ordering_string(_bsvd.ORDERING_ROUND_ROBIN)
+DEFAULT_VARIANT = _bsvd.variant_string(_bsvd.VARIANT_AUTO)
+DEFAULT_MAX_SWEEPS = 80  # the library's default (bsvd_options_t::max_sweeps <= 0)
+
+# The largest rotation threshold that keeps the accuracy contract (T1-T4
+# below 30, ALGORITHMS.md section 1), in units of the unit roundoff u of the
+# precision. Measured on the CPU backend (python/tol_bound.py,
+# docs/perf/python.md "The tol bound"): the orthogonality ratio T2 grows as
+# about 0.3 tol/u whatever the size, so 64 u gives T2 <= 23 and 128 u
+# already T2 up to 47.
+TOL_BOUND_U = 64
+_UNIT_ROUNDOFF = {"float32": 2.0 ** -24, "float64": 2.0 ** -53,
+                  "complex64": 2.0 ** -24, "complex128": 2.0 ** -53}
+
+_INT_NAMES = frozenset(("bool", "int8", "int16", "int32", "int64",
+                        "uint8", "uint16", "uint32", "uint64"))
+
+
+def _is_int(val):
+    if type(val) is int:  # the common case first: this runs on every call
+        return True
+    return isinstance(val, (int, np.integer)) and not isinstance(val, (bool, np.bool_))
+
+
+def check_flag(val, name, where):
+    """A bool argument (full_matrices, compute_uv, hermitian, ...)."""
+    if val is True or val is False:
+        return val
+    if isinstance(val, (bool, np.bool_)) or (_is_int(val) and int(val) in (0, 1)):
+        return bool(val)
+    raise TypeError(f"{where}: {name} must be True or False, got {val!r}")
+
+
+def check_tol(tol, name, where):
+    """tol as a float: None or 0 = the library's default; otherwise in
+    (0, 1). Above the accuracy bound (TOL_BOUND_U) an AccuracyWarning."""
+    if tol is None:
+        return 0.0
+    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{where}: tol must be None or a number, got {tol!r}")
+    tol = float(tol)
+    if math.isnan(tol) or tol < 0.0 or tol >= 1.0:
+        raise ValueError(f"{where}: tol = {tol!r} must be None (the default sqrt(m)*eps) or a "
+                         "number in [0, 1) (0 is the default too)")
+    bound = TOL_BOUND_U * _UNIT_ROUNDOFF[name]
+    if tol > bound:
+        warnings.warn(
+            f"{where}: tol = {tol:.3g} is above {bound:.3g} (64 unit roundoffs of {name}), the "
+            "largest that keeps bsvd's accuracy contract: the singular vectors of a converged "
+            "n-column matrix are orthogonal only to about 0.3*n*tol (||I - V^H V||_1, not "
+            "working precision) and its singular values may be off by about n*tol**2 of the "
+            "largest (up to about tol for tol >= 1e-2), while info still reports convergence "
+            "(docs/perf/python.md, 'The tol bound')",
+            AccuracyWarning, stacklevel=stacklevel())
+    return tol
+
+
+def options(backend, device, tol, max_sweeps, ordering, variant, block_size,
+            eig_sweeps, num_threads, stream, ad, precondition=None, name="float64",
+            where="bsvd.svd"):
+    """The bsvd_options_t of a call, every option checked."""
+    try:
+        b = BACKENDS[backend]
+    except (KeyError, TypeError):
+        raise ValueError(f"{where}: backend must be {_one_of(_bsvd.backend_string)}, got {backend!r}") from None
+    if b == _bsvd.BACKEND_AUTO:
+        b = _bsvd.BACKEND_CUDA if device[0] == "cuda" else _bsvd.BACKEND_CPU
+    if b == _bsvd.BACKEND_CPU and device[0] == "cuda":
+        raise ValueError(f"{where}: backend='cpu' needs host arrays, but the input is on a CUDA "
+                         "device (move it to the host first, or use backend='auto')")
+    try:
+        o = ORDERINGS[ordering]
+    except (KeyError, TypeError):
+        raise ValueError(f"{where}: ordering must be {_one_of(_bsvd.ordering_string)}, got {ordering!r}") from None
+    try:
+        v = VARIANTS[variant]
+    except (KeyError, TypeError):
+        raise ValueError(f"{where}: variant must be {_one_of(_bsvd.variant_string)}, got {variant!r}") from None
+    tol = check_tol(tol, name, where)
+    if max_sweeps is None:
+        max_sweeps = 0
+    if eig_sweeps is None:
+        eig_sweeps = -1  # BSVD_EIG_SWEEPS_AUTO, the library's default
+    for opt, val, lo in (("max_sweeps", max_sweeps, 0), ("block_size", block_size, 0),
+                         ("eig_sweeps", eig_sweeps, -1), ("num_threads", num_threads, 0)):
+        if not _is_int(val):
+            raise TypeError(f"{where}: {opt} must be an int, got {val!r}")
+        if val < lo or val > 2**31 - 1:
+            what = "a non-negative int" if lo == 0 else "None, -1 (auto) or a non-negative int"
+            raise ValueError(f"{where}: {opt} must be {what}, got {val!r}")
+    # precondition: None = 0 = the library's choice (auto), True / 1 = always,
+    # False / -1 = never (bsvd_options_t.precondition)
+    if precondition is None:
+        pc = 0
+    elif isinstance(precondition, (bool, np.bool_)):
+        pc = 1 if precondition else -1
+    elif _is_int(precondition) and int(precondition) in (-1, 0, 1):
+        pc = int(precondition)
+    else:
+        raise ValueError(f"{where}: precondition must be None (auto), True / 1 (always) or "
+                         f"False / -1 (never), got {precondition!r}")
+    if stream is None:
+        stream = ad.stream(device) if b == _bsvd.BACKEND_CUDA and device[0] == "cuda" else 0
+    else:
+        handle = getattr(stream, "cuda_stream", getattr(stream, "ptr", stream))
+        if not _is_int(handle):
+            raise TypeError(f"{where}: stream must be None, an int handle or an object with "
+                            f".cuda_stream or .ptr, got {stream!r}")
+        stream = int(handle)
+    return _bsvd.Options(b, o, v, int(block_size), tol, int(max_sweeps), int(eig_sweeps),
+                         int(num_threads), stream, pc)
+
+
+def promote(ad, x, where):
+    """(array, dtype name) in a dtype the library takes. Integer and bool
+    input is promoted to the library's default float as the caller's array
+    library does for linear algebra (NumPy, CuPy: float64; PyTorch: the
+    default dtype; JAX: its default float); float16 / bfloat16 are computed
+    in float32."""
+    name = ad.dtype_name(x)
+    if name in SUPPORTED:
+        return x, name
+    if name in UPCAST:
+        return ad.astype(x, UPCAST[name]), UPCAST[name]
+    if name in _INT_NAMES:
+        target = ad.default_float()
+        return ad.astype(x, target), target
+    raise TypeError(f"{where}: unsupported dtype {name}; bsvd takes float32, float64, complex64 "
+                    "and complex128 (integer and bool input is promoted to the default float, "
+                    "float16 and bfloat16 are computed in float32)")
+
+
+# ---------------------------------------------------------------------------
+# layouts
+
+def _matrix_layout(m, n, rs, cs):
+    """Column-major description of an m x n matrix whose element (i, j) is at
+    i*rs + j*cs: ("T", ld) when the memory holds A^T column-major (row-major
+    A: cs == 1), ("N", ld) when it holds A column-major (rs == 1); None when
+    neither (a copy is needed)."""
+    if n <= 1 or cs == 1:
+        ld = rs if m > 1 else max(n, 1)
+        if ld >= max(1, n):
+            return "T", ld
+    if m <= 1 or rs == 1:
+        ld = cs if n > 1 else max(m, 1)
+        if ld >= max(1, m):
+            return "N", ld
+    return None
+
+
+def _batch_stride(bshape, bstrides):
+    """One stride that walks every batch dimension in C order, or None."""
+    dims = [(s, st) for s, st in zip(bshape, bstrides) if s != 1]
+    if not dims:
+        return 0
+    stride = dims[-1][1]
+    expected = stride
+    for s, st in reversed(dims):
+        if st != expected or st < 0:
+            return None
+        expected = st * s
+    return stride
+
+
+def layout(ad, x, bshape, m, n, batch):
+    """(trans, ld, batch stride) of a non-empty array the library can read
+    in place, or None (the caller copies it). The stride of a length-1 axis
+    means nothing (NumPy keeps whatever slicing left there, negative
+    included) and is ignored."""
+    st = ad.strides(x)
+    if st is None:
+        return None
+    if 1 in ad.shape(x):
+        st = [0 if d == 1 else s for d, s in zip(ad.shape(x), st)]
+    if min(st) < 0:
+        return None
+    lay = _matrix_layout(m, n, st[-2], st[-1])
+    if lay is None:
+        return None
+    trans, ld = lay
+    N = m if trans == "T" else n
+    size = ld * N
+    if batch <= 1:
+        return trans, ld, size
+    bs = _batch_stride(bshape, st[:-2])
+    if bs is None or bs < size:
+        return None
+    return trans, ld, bs
+
+
+def stacklevel():
+    """Stack level of the first frame outside bsvd (and torch.autograd), so
+    that warnings point at the caller's line."""
+    import os
+    import sys
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    level = 1
+    f = sys._getframe(1)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not (fn.startswith(pkg) or f"torch{os.sep}autograd" in fn):
+            return level
+        f = f.f_back
+        level += 1
+    return level
