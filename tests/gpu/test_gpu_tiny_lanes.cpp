@@ -28,9 +28,8 @@ template <class T> std::vector<R_t<T>> host_twin(int m, int n, const T *A) {
   return S;
 }
 
-template <class T>
-void check_batch(const Solved<T> &r, const std::vector<T> &A, int m, int n, int &same_bits,
-                 int &total) {
+template <class T> void check_batch(const Solved<T> &r, const std::vector<T> &A, int m, int n,
+                                    int &same_bits, int &total) {
   ASSERT_EQ(r.status, 0) << bsvd_last_error();
   for (int b = 0; b < r.batch; ++b) {
     SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b);
@@ -88,7 +87,8 @@ TYPED_TEST(GpuTinyLanes, EdgeCasesInOneBatch) {
   SKIP_WITHOUT_GPU();
   LanesOn on;
   using T = TypeParam;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {3, 2}, {2, 5}, {8, 8}, {6, 7}}) {
+  for (auto [m, n] :
+       std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {3, 2}, {2, 5}, {8, 8}, {6, 7}}) {
     const auto edges = bsvd::testing::all_edges();
     const int batch = int(edges.size()) * 2;
     std::vector<T> A = family_batch<T>(Family::Random, m, n, batch, 99);

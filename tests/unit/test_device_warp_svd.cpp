@@ -45,9 +45,9 @@ Out<T> run(int m, int n, const T *A, int lda, bool vectors = true) {
   o.S.assign(k, R_t<T>(-7));
   o.U.assign(size_t(ldu) * k, T(-5));
   o.V.assign(size_t(ldv) * k, T(-5));
-  o.info = bsvd::device::warp_svd<T, MaxM, MaxN, L>(
-      0, m, n, A, lda, o.S.data(), vectors ? o.U.data() : nullptr, ldu,
-      vectors ? o.V.data() : nullptr, ldv, &o.sweeps);
+  o.info = bsvd::device::warp_svd<T, MaxM, MaxN, L>(0, m, n, A, lda, o.S.data(),
+                                                    vectors ? o.U.data() : nullptr, ldu,
+                                                    vectors ? o.V.data() : nullptr, ldv, &o.sweeps);
   for (int j = 0; j < k; ++j) {
     EXPECT_EQ(o.U[m + size_t(j) * ldu], T(-5));
     EXPECT_EQ(o.V[n + size_t(j) * ldv], T(-5));
@@ -207,9 +207,9 @@ TYPED_TEST(DeviceWarpSvd, SizesBeyondTheBoundWriteNothing) {
   using R = R_t<T>;
   std::vector<T> A(16, T(1));
   std::vector<R> S(4, R(-7));
-  EXPECT_EQ((bsvd::device::warp_svd<T, 3, 3, 4>(0, 4, 2, A.data(), 4, S.data(), nullptr, 1, nullptr,
-                                                1)),
-            bsvd::device::kInfoTooLarge);
+  EXPECT_EQ(
+      (bsvd::device::warp_svd<T, 3, 3, 4>(0, 4, 2, A.data(), 4, S.data(), nullptr, 1, nullptr, 1)),
+      bsvd::device::kInfoTooLarge);
   EXPECT_EQ(S[0], R(-7));
 }
 

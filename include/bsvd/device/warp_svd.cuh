@@ -52,8 +52,7 @@ template <int L> struct lanes_ctx {
   template <class X> __device__ void xchg(const X (&in)[1], X (&out)[1], int r) const {
     out[0] = xo(in[0], r);
   }
-  template <class X, int N>
-  __device__ void xchg(const X (&in)[1][N], X (&out)[1][N], int r) const {
+  template <class X, int N> __device__ void xchg(const X (&in)[1][N], X (&out)[1][N], int r) const {
 #pragma unroll
     for (int i = 0; i < N; ++i) out[0][i] = xo(in[0][i], r);
   }
@@ -176,8 +175,7 @@ BSVD_DEVICE_HD int lane_sweeps(const Ctx &ctx, W (&a)[Ctx::K][MW], W (&v)[Ctx::K
 // same Gram-Schmidt on columns broadcast from their lanes, the null
 // column's lane keeps the result.
 template <class W, class R, int MW, int L, class Ctx>
-BSVD_DEVICE_HD void lane_complete(const Ctx &ctx, W (&a)[Ctx::K][MW], unsigned ok, int mw,
-                                  int nw) {
+BSVD_DEVICE_HD void lane_complete(const Ctx &ctx, W (&a)[Ctx::K][MW], unsigned ok, int mw, int nw) {
   constexpr int K = Ctx::K;
 #pragma unroll 1
   for (int j = 0; j < nw; ++j) {
