@@ -13,7 +13,7 @@
 #                 kernels (Gram d 1000 x 512^2, eigensolver and update d 1000 x 128^2)
 #     --tune      BSVD_BENCH_TUNE=1: also time every lanes-per-pair value G
 #     --quick     fewer bench cases (d and s 10000 x 32^2, 1000 x 64^2)
-#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny: only these bench
+#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny,lanes: only these bench
 #               parts (default: all)
 #   TINY_PRECISIONS (default d s), TINY_BIG=0 (no 10^7 cases): the tiny part's
 #   TUNE_TLP_SIZES, TUNE_TLP_PRECISIONS: the tune part's N and precisions
@@ -76,7 +76,7 @@ fi
 
 if [ $SANITIZE_TINY = 1 ]; then
   # The register tier and the device API (shared-memory staging, barrier).
-  F='GpuTiny/*.EdgeCasesInOneBatch:GpuTiny/*.VariableSizes:DeviceApi/*:DeviceApiKabsch.*'
+  F='GpuTiny/*.EdgeCasesInOneBatch:GpuTiny/*.VariableSizes:GpuTinyLanes/*.EdgeCasesInOneBatch:GpuTinyLanes/*.VariableSizes:DeviceApi/*:DeviceApiKabsch.*'
   for tool in memcheck racecheck; do
     timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/bsvd_gpu_tests" \
       --gtest_filter="$F" >"$OUT/sanitize-tiny-$tool.log" 2>&1
@@ -212,6 +212,21 @@ if [ $BENCH = 1 ]; then
       say "bench $p tiny (cap $cap): rc=$?"
     done
     unset BSVD_TINY_MAX_DIM
+  done
+  # The register tier's variants A/B (docs/perf/tiny.md): each case one
+  # thread per matrix (lanes off), the lanes variant, and the fused kernel
+  # (the tier off), all in one run.
+  part lanes && for p in ${LANES_PRECISIONS:-d s z c}; do
+    C=""; for n in ${LANES_SIZES:-2 3 4 5 6 7 8}; do
+      for c in ${LANES_BATCHES:-1 100 1000 10000 100000 1000000}; do C="$C,${c}x${n}x${n}"; done
+    done
+    for mode in thread:8:9 lanes:8:2 fused:0:9; do
+      IFS=: read -r name cap from <<<"$mode"
+      BSVD_TINY_MAX_DIM=$cap BSVD_TINY_LANES_FROM=$from BSVD_BENCH_ONLY=1 "$BSVD" bench \
+        --backend cuda --precision $p --cases "${C#,}" --family random --reps 5 \
+        --check-sample 4 -q --json "$OUT/bench-$p-lanes-$name.json" >>"$OUT/bench.log" 2>&1
+      say "bench $p lanes A/B ($name): rc=$?"
+    done
   done
   # Ill-conditioned families: gesvda's accuracy against bsvd's.
   part families && for f in geo logrand; do

@@ -51,6 +51,11 @@ const Var kVars[] = {
        const int x = v && *v ? std::atoi(v) : -1;
        o.tiny_max_dim = x >= 0 && x <= 8 ? x : -1;
      }},
+    {"BSVD_TINY_LANES_FROM",
+     [](Overrides &o, const char *v) {
+       const int x = v && *v ? std::atoi(v) : -1;
+       o.tiny_lanes_from = x >= 2 && x <= 9 ? x : -1;
+     }},
     {"BSVD_BESIDE",
      [](Overrides &o, const char *v) { o.fused_beside = v ? on_off(v) : Force::kAuto; }},
     {"BSVD_GRAM",

@@ -39,6 +39,7 @@ struct Overrides {
   Force fused_beside = Force::kAuto; // BSVD_BESIDE=0|1: fused/QR beside the blocked path
   // ---- register tier -----------------------------------------------------
   int tiny_max_dim = -1; // BSVD_TINY_MAX_DIM=0..8: its size cap (0 = off); -1 = table
+  int tiny_lanes_from = -1; // BSVD_TINY_LANES_FROM=2..9: lanes variant from this size; -1 = table
 
   // ---- blocked path ----------------------------------------------------
   Force gram_cublas = Force::kAuto; // BSVD_GRAM=cublas|own: the Gram stage by cuBLAS

@@ -85,7 +85,7 @@ std::string qr_params(const QrPlan &q) {
 std::string group_params(const Group &g, const Plan &p) {
   switch (g.route) {
   case Route::kFused: return fused_params(g.fused);
-  case Route::kTiny: return "one thread per matrix, in registers";
+  case Route::kTiny: return "one thread (or a few lanes) per matrix, in registers";
   case Route::kBlocked: return blocked_params(g.blocked, p.tuning);
   case Route::kQr: return qr_params(g.qr) + "; R by the fused kernel: " + fused_params(g.fused);
   case Route::kQrcp:

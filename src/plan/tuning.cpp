@@ -12,6 +12,7 @@ Tuning with_overrides(Tuning t, const Overrides &o) {
   if (o.fused_tpm > 0) t.fused.threads_per_matrix = o.fused_tpm;
   t.fused.max_cols_forced = o.fused_max_cols;
   t.tiny.max_dim_forced = o.tiny_max_dim;
+  t.tiny.lanes_from_forced = o.tiny_lanes_from;
   if (o.fused_beside != Force::kAuto) t.fused.beside_blocked = o.fused_beside == Force::kOn;
 
   BlockedTuning &b = t.blocked;

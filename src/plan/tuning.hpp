@@ -104,6 +104,11 @@ struct TinyTuning {
   int max_dim_small[4] = {}, max_dim_mid[4] = {};
   int max_dim[4] = {};
   int max_dim_forced = -1; // forced: this cap for every precision (0 = off); -1 = table
+  // The lanes variant (one lane per column, bsvd::device::warp_svd) serves
+  // the tier's matrices with max(m, n) >= lanes_from (same bands; 9 = never).
+  int lanes_from_small[4] = {9, 9, 9, 9}, lanes_from_mid[4] = {9, 9, 9, 9};
+  int lanes_from[4] = {9, 9, 9, 9};
+  int lanes_from_forced = -1; // forced: this size for every precision; -1 = table
 };
 
 struct Tuning {
@@ -155,6 +160,16 @@ inline int tiny_max_dim(const Tuning &t, char prec, long count) {
   return count >= y.batch_big   ? y.max_dim[p]
          : count >= y.batch_mid ? y.max_dim_mid[p]
                                 : y.max_dim_small[p];
+}
+
+// The smallest max(m, n) that the tier runs with the lanes variant.
+inline int tiny_lanes_from(const Tuning &t, char prec, long count) {
+  const TinyTuning &y = t.tiny;
+  if (y.lanes_from_forced >= 0) return y.lanes_from_forced;
+  const int p = prec_index(prec);
+  return count >= y.batch_big   ? y.lanes_from[p]
+         : count >= y.batch_mid ? y.lanes_from_mid[p]
+                                : y.lanes_from_small[p];
 }
 
 // ---- blocked path -----------------------------------------------------------

@@ -26,14 +26,21 @@ Tuning make_sm90() {
   for (int p = 0; p < 4; ++p) f.wide_cols[p] = wide[p], f.window_cols[p] = window[p];
   f.beside_blocked = true; // (decisions/0015-side-stream-and-early-finish.md)
 
-  // Register tier (docs/perf/tiny.md): max(m, n) up to which one thread
-  // per matrix beat the fused kernel at every measured batch of the band
-  // (square n = 2 ... 8, batches 1 ... 10^6; s d c z).
+  // Register tier (docs/perf/tiny.md): max(m, n) up to which the tier (one
+  // thread per matrix, or lanes from lanes_from) beat the fused kernel at
+  // every measured batch of the band (square n = 2 ... 8, batches
+  // 1 ... 10^6; s d c z). The lanes variant from the size where it beat
+  // both others at both ends of the band (10^4 and 10^5 for the middle
+  // band, 10^5 and 10^6 beyond); below 10^4 matrices it never won at a
+  // batch of 1, so it stays off there.
   TinyTuning &y = t.tiny;
   y.batch_mid = 10000, y.batch_big = 100000;
-  const int small[4] = {6, 3, 4, 3}, mid[4] = {8, 7, 7, 6}, big[4] = {8, 8, 7, 7};
-  for (int p = 0; p < 4; ++p)
+  const int small[4] = {6, 3, 4, 3}, mid[4] = {8, 8, 8, 8}, big[4] = {8, 8, 8, 8};
+  const int lanes_mid[4] = {8, 8, 7, 6}, lanes_big[4] = {8, 8, 7, 6};
+  for (int p = 0; p < 4; ++p) {
     y.max_dim_small[p] = small[p], y.max_dim_mid[p] = mid[p], y.max_dim[p] = big[p];
+    y.lanes_from_small[p] = 9, y.lanes_from_mid[p] = lanes_mid[p], y.lanes_from[p] = lanes_big[p];
+  }
 
   // Blocked path.
   BlockedTuning &b = t.blocked;

@@ -3,6 +3,7 @@
 // results -- and a batched Kabsch kernel (rotation from the SVD of the 3 x 3
 // cross-covariance, reflection fixed) that must recover known rotations.
 #include <bsvd/device/svd.cuh>
+#include <bsvd/device/warp_svd.cuh>
 
 #include "testing/generate.hpp"
 #include "testing/metrics.hpp"
@@ -184,6 +185,76 @@ TEST(DeviceApiKabsch, RecoversRotationsDouble) {
 TEST(DeviceApiKabsch, RecoversRotationsFloat) {
   SKIP_WITHOUT_GPU();
   kabsch_case<float>(1e-4);
+}
+
+} // namespace
+
+// bsvd::device::warp_svd from a user kernel: eight lanes per matrix (four
+// matrices per warp), against the same header run on the host.
+
+namespace {
+
+template <class T> __global__ void warp_svd_kernel(int count, int m, int n, const T *A,
+                                                   typename bsvd::device::detail::traits<T>::R *S,
+                                                   T *U, T *V, int *info) {
+  const int g = (blockIdx.x * blockDim.x + threadIdx.x) / 8, lane = threadIdx.x % 8;
+  if (g >= count) return; // the group leaves together
+  const int k = m < n ? m : n;
+  const int r =
+      bsvd::device::warp_svd<T, 8, 8, 8>(lane, m, n, A + size_t(g) * m * n, m, S + size_t(g) * k,
+                                         U + size_t(g) * m * k, m, V + size_t(g) * n * k, n);
+  if (lane == 0) info[g] = r;
+}
+
+TYPED_TEST(DeviceApi, WarpSvdUserKernelMatchesHostRun) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  using D = typename dev_of<T>::type;
+  using R = R_t<T>;
+  const double u = std::is_same_v<R, float> ? 0x1p-24 : 0x1p-53;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{8, 8}, {5, 5}, {7, 3}, {3, 8}, {1, 1}}) {
+    const int count = 101, k = std::min(m, n);
+    std::vector<T> A(size_t(count) * m * n);
+    for (int b = 0; b < count; ++b)
+      bsvd::testing::generate<T>(bsvd::testing::all_families()[b % 6], m, n,
+                                 bsvd::testing::default_kappa<T>(), 70 + b,
+                                 A.data() + size_t(b) * m * n, m);
+    T *dA, *dU, *dV;
+    R *dS;
+    int *dI;
+    ASSERT_EQ(cudaMalloc(&dA, A.size() * sizeof(T)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&dU, size_t(count) * m * k * sizeof(T)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&dV, size_t(count) * n * k * sizeof(T)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&dS, size_t(count) * k * sizeof(R)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&dI, count * sizeof(int)), cudaSuccess);
+    cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice);
+    warp_svd_kernel<D><<<(count * 8 + 127) / 128, 128>>>(
+        count, m, n, reinterpret_cast<const D *>(dA), dS, reinterpret_cast<D *>(dU),
+        reinterpret_cast<D *>(dV), dI);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<T> U(size_t(count) * m * k), V(size_t(count) * n * k);
+    std::vector<R> S(size_t(count) * k);
+    std::vector<int> info(count);
+    cudaMemcpy(U.data(), dU, U.size() * sizeof(T), cudaMemcpyDeviceToHost);
+    cudaMemcpy(V.data(), dV, V.size() * sizeof(T), cudaMemcpyDeviceToHost);
+    cudaMemcpy(S.data(), dS, S.size() * sizeof(R), cudaMemcpyDeviceToHost);
+    cudaMemcpy(info.data(), dI, count * sizeof(int), cudaMemcpyDeviceToHost);
+    cudaFree(dA), cudaFree(dU), cudaFree(dV), cudaFree(dS), cudaFree(dI);
+    for (int b = 0; b < count; ++b) {
+      SCOPED_TRACE(testing::Message() << m << "x" << n << " b=" << b);
+      EXPECT_EQ(info[b], 0);
+      std::vector<R> Sh(k);
+      bsvd::device::warp_svd<T, 8, 8, 8>(0, m, n, A.data() + size_t(b) * m * n, m, Sh.data(),
+                                         nullptr, 1, nullptr, 1);
+      for (int j = 0; j < k; ++j)
+        EXPECT_LE(std::abs(double(S[size_t(b) * k + j]) - double(Sh[j])),
+                  8 * std::sqrt(double(std::max(m, n))) * u * Sh[0]);
+      const auto q = bsvd::testing::accuracy<T, R>(
+          m, n, A.data() + size_t(b) * m * n, m, S.data() + size_t(b) * k,
+          U.data() + size_t(b) * m * k, m, V.data() + size_t(b) * n * k, n, nullptr);
+      EXPECT_TRUE(q.pass()) << q.t1 << " " << q.t2u << " " << q.t2v << " " << q.t4;
+    }
+  }
 }
 
 } // namespace

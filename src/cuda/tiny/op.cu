@@ -44,6 +44,7 @@ template <class T> bsvd_status_t TinyOp::run(const GroupArgs<T> &a) {
   P.dim = group_dim(a.group);
   P.tol = a.plan.cfg.tol;
   P.max_sweeps = a.plan.cfg.max_sweeps > 0 ? a.plan.cfg.max_sweeps : kDefaultMaxSweeps;
+  P.lanes = P.dim >= plan::tiny_lanes_from(a.plan.tuning, a.plan.precision, a.plan.count);
   if (needs_map(a.plan, a.group, a.kb.count)) {
     int *dmap = reinterpret_cast<int *>(a.ws);
     BSVD_CUDA_TRY(cudaMemcpyAsync(dmap, a.kidx.data(), a.kidx.size() * sizeof(int),

@@ -12,6 +12,7 @@ namespace bsvd::detail::cuda {
 // per-precision cap, src/plan/tuning_sm90.cpp, is at most this).
 constexpr int kTinyMaxDim = 8;
 constexpr int kTinyThreads = 64; // threads (matrices) per block
+constexpr int kLanesThreads = 128; // threads per block of the lanes variant
 
 template <class T> struct TinyParams {
   Batch<T> batch;
@@ -20,6 +21,7 @@ template <class T> struct TinyParams {
   int dim = 0; // the instance: max(m, n) over the launch, <= kTinyMaxDim
   double tol = 0; // <= 0: the device API's default
   int max_sweeps = 0;
+  bool lanes = false; // the lanes variant (lanes.cuh): L lanes per matrix
 };
 
 // Whether matrices are staged through shared memory (uniform, contiguous,

@@ -1,0 +1,133 @@
+// The register tier's lanes variant (tiny.hpp, docs/design/tiny.md): L lanes
+// per matrix, lane j holding column j of the working matrix and of V
+// (bsvd::device::warp_svd_strided), kLanesThreads / L matrices per block.
+// Staged as the one-thread kernel (kernel.cuh): the block copies its
+// matrices into shared memory with coalesced loads (matrix t of the block at
+// [t RS, t RS + m n), RS odd against bank conflicts), the lanes read their
+// columns there, write U, V, S into the same region after a barrier and the
+// block stores them with coalesced writes. Unstaged: each group reads and
+// writes its matrix where it lies.
+#pragma once
+
+#include "kernel.cuh"
+
+#include <bsvd/device/warp_svd.cuh>
+
+namespace bsvd::detail::cuda {
+
+// Lanes per matrix of the instance for max(m, n) <= N.
+template <int N> constexpr int lanes_of() { return N <= 2 ? 2 : N <= 4 ? 4 : N <= 8 ? 8 : 16; }
+
+// Shared-memory slots (elements) per matrix of a staged lanes launch.
+__host__ __device__ inline int lanes_region(int m, int n, bool vectors) {
+  const int k = m < n ? m : n, out = vectors ? (m + n + 1) * k : k;
+  return (m * n > out ? m * n : out) | 1;
+}
+
+template <class T, int N, bool kStaged> __global__ void __launch_bounds__(kLanesThreads)
+    lanes_kernel(TinyParams<T> P) {
+  using W = typename api_type<T>::type;
+  using R = real_of_t<T>;
+  constexpr int L = lanes_of<N>(), MB = kLanesThreads / L;
+  const int t = threadIdx.x, lane = t % L, tt = t / L;
+  const int g = blockIdx.x * MB + tt;
+  bsvd::device::options opt;
+  opt.tol = P.tol;
+  opt.max_sweeps = P.max_sweeps;
+  const Batch<T> &B = P.batch;
+  if (!kStaged) {
+    if (g >= P.count) return; // the whole group leaves together
+    const int b = P.map ? P.map[g] : g;
+    const int m = B.dims.rows(b), n = B.dims.cols(b);
+    const W *A = reinterpret_cast<const W *>(B.A.ptr(b));
+    W *U = B.vectors ? reinterpret_cast<W *>(B.U.ptr(b)) : nullptr;
+    W *V = B.vectors ? reinterpret_cast<W *>(B.V.ptr(b)) : nullptr;
+    int sw = 0;
+    const int info = bsvd::device::warp_svd_strided<W, N, N, L>(
+        lane, m, n, A, 1, B.A.ldm(b), B.S.ptr(b), 1, U, 1, U ? B.U.ldm(b) : 0, V, 1,
+        V ? B.V.ldm(b) : 0, &sw, opt);
+    if (lane == 0) {
+      B.info[b] = info;
+      if (B.sweeps) B.sweeps[b] = sw;
+    }
+    return;
+  }
+  extern __shared__ __align__(16) unsigned char lanes_smem[];
+  W *sm = reinterpret_cast<W *>(lanes_smem);
+  const int m = B.dims.m, n = B.dims.n, k = m < n ? m : n, mn = m * n;
+  const int RS = lanes_region(m, n, B.vectors);
+  const int b0 = blockIdx.x * MB;
+  const int nb = P.count - b0 < MB ? P.count - b0 : MB;
+  const W *Ag = reinterpret_cast<const W *>(B.A.base) + size_t(b0) * mn;
+  // Matrices past the batch's end are zero (their lanes must reach the
+  // barrier inside the solver) and store nothing.
+  for (int idx = t; idx < MB * mn; idx += kLanesThreads) {
+    const int q = idx / mn, kk = idx - q * mn;
+    sm[q * RS + kk] = q < nb ? Ag[idx] : W{};
+  }
+  __syncthreads();
+  W *base = sm + tt * RS;
+  // Outputs after the barrier: U (m k), V (n k), then S (k reals).
+  R *ss = reinterpret_cast<R *>(B.vectors ? base + (m + n) * k : base);
+  int sw = 0;
+  const int info = bsvd::device::warp_svd_strided<W, N, N, L>(
+      lane, m, n, base, 1, m, ss, 1, B.vectors ? base : nullptr, 1, m,
+      B.vectors ? base + m * k : nullptr, 1, n, &sw, opt, BlockBarrier{});
+  __syncthreads();
+  if (lane == 0 && tt < nb) {
+    B.info[b0 + tt] = info;
+    if (B.sweeps) B.sweeps[b0 + tt] = sw;
+  }
+  R *Sg = B.S.base + size_t(b0) * k;
+  const int soff = B.vectors ? (m + n) * k : 0;
+  for (int idx = t; idx < nb * k; idx += kLanesThreads) {
+    const int q = idx / k, kk = idx - q * k;
+    Sg[idx] = reinterpret_cast<const R *>(sm + q * RS + soff)[kk];
+  }
+  if (!B.vectors) return;
+  W *Ug = reinterpret_cast<W *>(B.U.base) + size_t(b0) * m * k;
+  W *Vg = reinterpret_cast<W *>(B.V.base) + size_t(b0) * n * k;
+  for (int idx = t; idx < nb * m * k; idx += kLanesThreads) {
+    const int q = idx / (m * k), kk = idx - q * (m * k);
+    Ug[idx] = sm[q * RS + kk];
+  }
+  for (int idx = t; idx < nb * n * k; idx += kLanesThreads) {
+    const int q = idx / (n * k), kk = idx - q * (n * k);
+    Vg[idx] = sm[q * RS + m * k + kk];
+  }
+}
+
+template <class T, int N> cudaError_t launch_lanes_n(const TinyParams<T> &P, cudaStream_t s) {
+  constexpr int MB = kLanesThreads / lanes_of<N>();
+  const int blocks = (P.count + MB - 1) / MB;
+  if (blocks == 0) return cudaSuccess;
+  if (tiny_staged(P)) {
+    const Dims &d = P.batch.dims;
+    const size_t smem = size_t(MB) * lanes_region(d.m, d.n, P.batch.vectors) * sizeof(T);
+    if (smem > 48 * 1024) {
+      const cudaError_t e = cudaFuncSetAttribute(
+          lanes_kernel<T, N, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+      if (e != cudaSuccess) return e;
+    }
+    lanes_kernel<T, N, true><<<blocks, kLanesThreads, smem, s>>>(P);
+  } else {
+    lanes_kernel<T, N, false><<<blocks, kLanesThreads, 0, s>>>(P);
+  }
+  return cudaGetLastError();
+}
+
+template <class T> cudaError_t launch_lanes_impl(const TinyParams<T> &P, cudaStream_t s) {
+  switch (P.dim) {
+  case 1:
+  case 2: return launch_lanes_n<T, 2>(P, s);
+  case 3:
+  case 4: return launch_lanes_n<T, 4>(P, s);
+  case 5: return launch_lanes_n<T, 5>(P, s);
+  case 6: return launch_lanes_n<T, 6>(P, s);
+  case 7: return launch_lanes_n<T, 7>(P, s);
+  case 8: return launch_lanes_n<T, 8>(P, s);
+  default: return cudaErrorInvalidValue;
+  }
+}
+
+} // namespace bsvd::detail::cuda
