@@ -124,6 +124,9 @@ DESELECTED = {
                                     "gesdd raises on NaN; bsvd's documented NaN policy returns "
                                     "NaN for that matrix with info -1 and a NonFiniteWarning "
                                     "(check_finite=True raises: test_scipy_check_finite_raises)",
+    "test_overwrite": "(SciPy 1.18) asserts that overwrite_a=True does overwrite an F-ordered "
+                      "input, i.e. that LAPACK reused its memory; bsvd never writes its input "
+                      "(overwrite_a is a permission in scipy's documentation)",
     "test_svd_gesdd_nofegfault": "expects the ValueError of LAPACK's 32-bit workspace limit for "
                                  "a 4799 x 53130 matrix; bsvd has no such limit and would "
                                  "compute the SVD (hours on the CPU)",
