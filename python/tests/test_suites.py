@@ -149,9 +149,17 @@ if _td is not None:
         def test_degenerate(self):
             pass
 
+        @_lapack_detail("test_overwrite")
+        def test_overwrite(self):
+            pass
+
     class TestScipySVD_GESVD(_td.TestSVD_GESVD):
         @_lapack_detail("test_degenerate")
         def test_degenerate(self):
+            pass
+
+        @_lapack_detail("test_overwrite")
+        def test_overwrite(self):
             pass
 
     class TestScipySVDVals(_td.TestSVDVals):
