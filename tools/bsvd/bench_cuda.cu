@@ -254,8 +254,8 @@ const char *path_label(int p) {
   case BSVD_PATH_CUDA_QR: return "qr + fused on R";
   case BSVD_PATH_CUDA_QRCP: return "qrcp + blocked on R^H";
   case BSVD_PATH_CUDA_FUSED: return "fused";
-  case BSVD_PATH_TRIVIAL: return "trivial";
-  default: return "cpu";
+  case BSVD_PATH_CUDA_TINY: return "tiny (register tier)";
+  default: return bsvd_path_string(p);
   }
 }
 std::string stage_text(const detail::cuda::BlockedProfile &pr) {
