@@ -22,7 +22,7 @@
  *     argument's fault. bsvd_last_error() gives a sentence naming the
  *     argument and its value.
  *   - each matrix gets info[b]: 0 converged; > 0 did not converge within
- *     max_sweeps (the output is still written and usually useful);
+ *     max_sweeps (the output is written, but not at converged accuracy);
  *     BSVD_INFO_NONFINITE when the matrix holds NaN or Inf (its S, U, V are
  *     set to NaN; the rest of the batch is unaffected). sweeps[b]: the
  *     Jacobi sweeps the matrix took; 0 on BSVD_PATH_CPU_LAPACK (which

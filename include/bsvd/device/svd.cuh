@@ -29,7 +29,7 @@
 // completed by Gram-Schmidt on the unit vector with the largest residual.
 //
 // Returns the info code: 0 converged, 1 not converged within max_sweeps
-// (output written and usually useful), -1 (BSVD_INFO_NONFINITE) NaN or Inf
+// (output written, not at converged accuracy), -1 (BSVD_INFO_NONFINITE) NaN or Inf
 // in A (S, U, V set to NaN), -2 m > MaxM or n > MaxN (nothing written).
 #pragma once
 
