@@ -5,6 +5,8 @@
 #   scripts/fuzz.sh            20 s per reader (what CI runs)
 #   scripts/fuzz.sh 3600       an hour per reader
 #   BSVD_FUZZ_DIR=dir ...      build and work directory (default build-fuzz)
+#   BSVD_FUZZ_SEED=n ...       libFuzzer's seed (CI: 1, so that a run is
+#                              reproducible; default: a new one each run)
 # New inputs that reach new code stay in $BSVD_FUZZ_DIR/corpus-<reader> (not
 # in the repository's seed corpus); a crashing input is written to
 # $BSVD_FUZZ_DIR/crash-<reader>-* and the script exits 1.
@@ -34,6 +36,7 @@ for reader in npy mtx; do
   # -rss_limit_mb: a reader that allocates what a small input merely claims
   # fails here. -timeout: no input may take a second.
   if ! "$exe" -max_total_time="$seconds" -max_len=4096 -rss_limit_mb=1024 -timeout=1 \
+       ${BSVD_FUZZ_SEED:+-seed="$BSVD_FUZZ_SEED"} \
        -dict="tests/fuzz/$reader.dict" \
        -print_final_stats=1 -artifact_prefix="$dir/crash-$reader-" \
        "$dir/corpus-$reader" "tests/fuzz/corpus/$reader" >"$dir/fuzz_$reader.log" 2>&1; then

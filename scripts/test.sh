@@ -14,7 +14,7 @@ scripts/format.sh --check
 # The gpu-labelled tests run too: without a GPU they must skip cleanly.
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 # The .npy and Matrix Market readers under libFuzzer, briefly (scripts/fuzz.sh).
-scripts/fuzz.sh 20
+BSVD_FUZZ_SEED=1 scripts/fuzz.sh 20
 # The Python package: pip install . into .venv/ and its pytest suite (NumPy
 # on the CPU); then its wheel, installed into a fresh virtual environment.
 scripts/python-test.sh

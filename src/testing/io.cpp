@@ -28,7 +28,6 @@ namespace bsvd::testing {
 namespace {
 
 constexpr uint64_t kMaxNpyHeader = 1u << 20; // bytes
-constexpr int64_t kMaxMatrixMarketElements = 100000000; // m * n (1e8)
 
 std::string base_name(const std::string &path) {
   return std::filesystem::path(path).filename().string();
@@ -337,10 +336,15 @@ bool is_blank_or_comment(const std::string &line) {
 size_t NpyArray::itemsize() const { return dtype_size(dtype); }
 
 int64_t NpyArray::elements() const {
+  // A zero extent makes the array empty whatever the others are, as the
+  // reader takes it: (2**40, 2**40, 0) holds no element, not an overflow.
+  for (int64_t d : shape)
+    if (d < 0) return -1;
+  for (int64_t d : shape)
+    if (d == 0) return 0;
   int64_t e = 1;
   for (int64_t d : shape) {
-    if (d < 0) return -1;
-    if (d != 0 && e > INT64_MAX / d) return -1;
+    if (e > INT64_MAX / d) return -1;
     e *= d;
   }
   return e;
@@ -452,7 +456,7 @@ bool read_matrix_market(const std::string &path, DenseMatrix &out, std::string &
 }
 
 bool read_matrix_market(std::istream &f, uint64_t size, const std::string &path, DenseMatrix &out,
-                        std::string &err) {
+                        std::string &err, int64_t max_elements) {
   out = DenseMatrix{};
   std::string line;
   int64_t lineno = 0;
@@ -509,8 +513,9 @@ bool read_matrix_market(std::istream &f, uint64_t size, const std::string &path,
   if (!parse_int(tok[0], m) || !parse_int(tok[1], n) || (coordinate && !parse_int(tok[2], nnz)))
     return bad("size line: not an integer");
   if (m < 0 || n < 0 || nnz < 0) return bad("size line: negative size");
-  if (m > INT_MAX || n > INT_MAX || (n > 0 && m > kMaxMatrixMarketElements / n))
-    return bad("matrix too large (" + tok[0] + " x " + tok[1] + " exceeds 1e8 elements)");
+  if (m > INT_MAX || n > INT_MAX || (n > 0 && m > max_elements / n))
+    return bad("matrix too large (" + tok[0] + " x " + tok[1] + " exceeds " +
+               std::to_string(max_elements) + " elements)");
   if ((sym || skew || herm) && m != n)
     return bad("a symmetric, skew-symmetric or hermitian matrix must be square");
   const int64_t elements = m * n;

@@ -80,11 +80,16 @@ struct DenseMatrix {
   bool finite() const; // no NaN or infinity among the entries
 };
 
+// The largest matrix (m * n) the reader makes dense: 1e8 elements, 800 MB
+// of doubles (1.6 GB complex).
+constexpr int64_t kMaxMatrixMarketElements = 100000000;
+
 bool read_matrix_market(const std::string &path, DenseMatrix &out, std::string &err);
 // The same from a stream of `size` bytes (`name`: the file, for messages
-// and DenseMatrix::name).
+// and DenseMatrix::name); a smaller max_elements bounds what a header may
+// claim (the fuzzer's harness: sizes a small input justifies).
 bool read_matrix_market(std::istream &in, uint64_t size, const std::string &name, DenseMatrix &out,
-                        std::string &err);
+                        std::string &err, int64_t max_elements = kMaxMatrixMarketElements);
 
 // The entries as T (float, double, std::complex<float>, std::complex<double>),
 // column-major. A complex matrix needs a complex T (callers check

@@ -126,6 +126,23 @@ TEST(TestingNpy, ReadsNumpyStyleHeaders) {
   }
 }
 
+// An empty array whose other extents multiply past int64 (found by the
+// fuzzer): the reader accepts it with no data, and elements() agrees.
+TEST(TestingNpy, ZeroExtentAfterHugeOnesIsEmpty) {
+  const std::string bytes =
+      npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (6, 4294294967296, 42, "
+                "4294294967296, 0), }",
+                "");
+  std::istringstream in(bytes);
+  bt::NpyArray a;
+  std::string err;
+  ASSERT_TRUE(bt::read_npy(in, bytes.size(), "x.npy", a, err)) << err;
+  EXPECT_EQ(a.elements(), 0);
+  EXPECT_TRUE(a.data.empty());
+  a.shape = {int64_t(1) << 40, int64_t(1) << 40};
+  EXPECT_EQ(a.elements(), -1); // no zero extent: an overflow stays one
+}
+
 TEST(TestingNpy, RejectsMalformed) {
   TempDir t;
   const std::string d48(48, '\1');
