@@ -54,6 +54,9 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig
 cc -std=c99 -O2 -o "$tmp/c-pkgconfig" "$src/examples/c/svd_batch.c" \
   $(pkg-config --cflags --libs bsvd) -lm -Wl,-rpath,"$(pkg-config --variable=libdir bsvd)" ||
   fail "c-pkgconfig: cc with pkg-config --cflags --libs bsvd failed"
-ldd "$tmp/c-pkgconfig" | grep -q "$libdir/libbsvd.so" || fail "c-pkgconfig: not linked to $libdir/libbsvd.so"
+# Not `ldd | grep -q`: under pipefail, grep -q exits at the match and ldd,
+# still writing, dies of SIGPIPE now and then, which fails the pipeline.
+ldd "$tmp/c-pkgconfig" >"$tmp/ldd.txt" || fail "c-pkgconfig: ldd failed"
+grep -qF "$libdir/libbsvd.so" "$tmp/ldd.txt" || fail "c-pkgconfig: not linked to $libdir/libbsvd.so"
 run_example c-pkgconfig "$tmp/c-pkgconfig"
 echo "install_and_link: ok (prefix layout, CLI, 3 example builds)"
