@@ -108,6 +108,11 @@ template <> BSVD_DEVICE_HD double bigcot<double>() { return 94906265.62425156; }
 template <class R> BSVD_DEVICE_HD R phase_low();
 template <> BSVD_DEVICE_HD float phase_low<float>() { return 0x1p-102f; }
 template <> BSVD_DEVICE_HD double phase_low<double>() { return 0x1p-969; }
+// Below this |gamma| is rounding noise of subnormal products
+// (rotation.hpp above_underflow_noise with rows <= 2^15).
+template <class R> BSVD_DEVICE_HD R gamma_floor() {
+  return R(4) * R(1 << 15) * minnorm<R>() * u_<R>();
+}
 
 // ---- the working scalar: real, or the complex pair ----------------------
 template <class R> BSVD_DEVICE_HD R conj_(R x) { return x; }
@@ -197,9 +202,7 @@ template <class W, class R> BSVD_DEVICE_HD W pow2_scale(W x, int e) {
 // rotated nothing.
 template <class W, class R, int MW, int NW, bool kV> BSVD_DEVICE_HD int
 sweeps(W (&a)[NW][MW], W (&v)[NW][NW], int mw, int nw, R tol, int max_sweeps, bool *converged) {
-  // Below this |gamma| is rounding noise of subnormal products
-  // (rotation.hpp above_underflow_noise with rows <= 2^15).
-  const R floor = R(4) * R(1 << 15) * minnorm<R>() * u_<R>();
+  const R floor = gamma_floor<R>();
   R nrm[NW];
   int sweep = 0;
   *converged = false;

@@ -111,7 +111,7 @@ template <class W, class R, int MW, int NW, int L, bool kV, class Ctx>
 BSVD_DEVICE_HD int lane_sweeps(const Ctx &ctx, W (&a)[Ctx::K][MW], W (&v)[Ctx::K][NW], int nw,
                                R tol, int max_sweeps, bool *converged) {
   constexpr int K = Ctx::K;
-  const R floor = R(4) * R(1 << 15) * minnorm<R>() * u_<R>();
+  const R floor = gamma_floor<R>();
   R nrm[K];
   int sweep = 0;
   *converged = false;

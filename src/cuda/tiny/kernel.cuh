@@ -117,21 +117,32 @@ template <class T> bool tiny_staged(const TinyParams<T> &P) {
   return true;
 }
 
-template <class T, int N> cudaError_t launch_tiny_n(const TinyParams<T> &P, cudaStream_t s) {
-  const int blocks = (P.count + kTinyThreads - 1) / kTinyThreads;
+// Launches `staged` with `smem` bytes of shared memory (raising the
+// kernel's limit past 48 KiB when needed) when the batch is staged
+// (tiny_staged), else `direct` without; both variants of the tier use it.
+template <class T> cudaError_t launch_staged_or_direct(void (*staged)(TinyParams<T>),
+                                                       void (*direct)(TinyParams<T>),
+                                                       const TinyParams<T> &P, int blocks,
+                                                       int threads, size_t smem, cudaStream_t s) {
   if (blocks == 0) return cudaSuccess;
   if (tiny_staged(P)) {
-    const size_t smem = tiny_smem_bytes(P.batch.dims.m, P.batch.dims.n, P.batch.vectors, sizeof(T));
     if (smem > 48 * 1024) {
-      const cudaError_t e = cudaFuncSetAttribute(
-          tiny_kernel<T, N, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+      const cudaError_t e =
+          cudaFuncSetAttribute(staged, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
       if (e != cudaSuccess) return e;
     }
-    tiny_kernel<T, N, true><<<blocks, kTinyThreads, smem, s>>>(P);
+    staged<<<blocks, threads, smem, s>>>(P);
   } else {
-    tiny_kernel<T, N, false><<<blocks, kTinyThreads, 0, s>>>(P);
+    direct<<<blocks, threads, 0, s>>>(P);
   }
   return cudaGetLastError();
+}
+
+template <class T, int N> cudaError_t launch_tiny_n(const TinyParams<T> &P, cudaStream_t s) {
+  const int blocks = (P.count + kTinyThreads - 1) / kTinyThreads;
+  const size_t smem = tiny_smem_bytes(P.batch.dims.m, P.batch.dims.n, P.batch.vectors, sizeof(T));
+  return launch_staged_or_direct<T>(tiny_kernel<T, N, true>, tiny_kernel<T, N, false>, P, blocks,
+                                    kTinyThreads, smem, s);
 }
 
 template <class T> cudaError_t launch_tiny_impl(const TinyParams<T> &P, cudaStream_t s) {

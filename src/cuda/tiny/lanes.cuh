@@ -100,20 +100,10 @@ template <class T, int N, bool kStaged> __global__ void __launch_bounds__(kLanes
 template <class T, int N> cudaError_t launch_lanes_n(const TinyParams<T> &P, cudaStream_t s) {
   constexpr int MB = kLanesThreads / lanes_of<N>();
   const int blocks = (P.count + MB - 1) / MB;
-  if (blocks == 0) return cudaSuccess;
-  if (tiny_staged(P)) {
-    const Dims &d = P.batch.dims;
-    const size_t smem = size_t(MB) * lanes_region(d.m, d.n, P.batch.vectors) * sizeof(T);
-    if (smem > 48 * 1024) {
-      const cudaError_t e = cudaFuncSetAttribute(
-          lanes_kernel<T, N, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-      if (e != cudaSuccess) return e;
-    }
-    lanes_kernel<T, N, true><<<blocks, kLanesThreads, smem, s>>>(P);
-  } else {
-    lanes_kernel<T, N, false><<<blocks, kLanesThreads, 0, s>>>(P);
-  }
-  return cudaGetLastError();
+  const Dims &d = P.batch.dims;
+  const size_t smem = size_t(MB) * lanes_region(d.m, d.n, P.batch.vectors) * sizeof(T);
+  return launch_staged_or_direct<T>(lanes_kernel<T, N, true>, lanes_kernel<T, N, false>, P, blocks,
+                                    kLanesThreads, smem, s);
 }
 
 template <class T> cudaError_t launch_lanes_impl(const TinyParams<T> &P, cudaStream_t s) {
