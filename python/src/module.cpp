@@ -14,7 +14,10 @@
 // see InfoBuffers) and return the numbers of matrices that did not converge
 // or held NaN/Inf, so the Python layer allocates, exports and copies back
 // no info array per call; gesvj_strided takes the caller's info array (the
-// library call alone, for benchmarks and tests).
+// library call alone, for benchmarks and tests). Those calls block: they
+// return when the results are written. The stream-ordered calls (CUDA arrays
+// of PyTorch and CuPy: enqueue only, capturable) are in async.cpp; the
+// checks and helpers both files use are in native.hpp.
 //
 // Layout conventions are the Python layer's business (bsvd/__init__.py):
 // this file knows nothing about row-major arrays or transposes.
@@ -26,6 +29,8 @@
 #include <nanobind/stl/vector.h>
 
 #include <bsvd/bsvd.h>
+
+#include "native.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -44,197 +49,11 @@
 #endif
 
 namespace nb = nanobind;
+using namespace bsvdpy;
+
+void register_async(nb::module_ &mod); // async.cpp
 
 namespace {
-
-using Array = nb::ndarray<>; // any dtype, device, layout
-using ROArray = nb::ndarray<nb::ro>; // input: read-only is fine
-
-// ---- array checks ----------------------------------------------------------
-
-enum class Space { Host, Device };
-
-struct Where {
-  Space space = Space::Host;
-  int device_id = 0;
-};
-
-Where where_of(int device_type, int device_id, const char *what) {
-  switch (device_type) {
-  case nb::device::cpu::value:
-  case nb::device::cuda_host::value: return {Space::Host, 0};
-  case nb::device::cuda::value:
-  case nb::device::cuda_managed::value: return {Space::Device, device_id};
-  default:
-    throw nb::type_error((std::string("bsvd: ") + what +
-                          " is on an unsupported device (DLPack device type " +
-                          std::to_string(device_type) + "); only CPU and CUDA arrays are supported")
-                             .c_str());
-  }
-}
-
-// Number of elements spanned from data() to the last element (0 if empty);
-// negative strides are refused.
-template <class Arr> int64_t span_of(const Arr &a, const char *what) {
-  int64_t last = 0;
-  for (size_t i = 0; i < a.ndim(); ++i) {
-    if (a.shape(i) == 0) return 0;
-    if (a.stride(i) < 0)
-      throw nb::value_error((std::string("bsvd: ") + what + " has a negative stride").c_str());
-    last += int64_t(a.shape(i) - 1) * a.stride(i);
-  }
-  return last + 1;
-}
-
-// Elements touched by a batch of column-major rows x cols matrices with
-// leading dimension ld, matrix b at offset + b * stride.
-int64_t extent(int64_t offset, int64_t rows, int64_t cols, int64_t ld, int64_t stride,
-               int64_t batch) {
-  if (rows <= 0 || cols <= 0 || batch <= 0) return 0;
-  return offset + (batch - 1) * stride + (cols - 1) * ld + rows;
-}
-
-void need(int64_t extent_elems, int64_t span, const char *what) {
-  if (extent_elems > span)
-    throw nb::value_error(
-        (std::string("bsvd: ") + what + " is too small for the requested layout (needs " +
-         std::to_string(extent_elems) + " elements, has " + std::to_string(span) + ")")
-            .c_str());
-}
-
-bool is_dtype(const nb::dlpack::dtype &d, nb::dlpack::dtype_code code, int bits) {
-  return d.code == uint8_t(code) && d.bits == bits && d.lanes == 1;
-}
-
-// Precision letter of the matrix dtype: s, d, c, z.
-char precision_of(const nb::dlpack::dtype &d) {
-  using C = nb::dlpack::dtype_code;
-  if (is_dtype(d, C::Float, 32)) return 's';
-  if (is_dtype(d, C::Float, 64)) return 'd';
-  if (is_dtype(d, C::Complex, 64)) return 'c';
-  if (is_dtype(d, C::Complex, 128)) return 'z';
-  throw nb::type_error(
-      "bsvd: unsupported dtype; expected float32, float64, complex64 or complex128");
-}
-
-void check_real_of(const Array &a, char prec, const char *what) {
-  using C = nb::dlpack::dtype_code;
-  const int bits = (prec == 's' || prec == 'c') ? 32 : 64;
-  if (!is_dtype(a.dtype(), C::Float, bits))
-    throw nb::type_error(
-        (std::string("bsvd: ") + what + " must be float" + std::to_string(bits)).c_str());
-}
-
-void check_same_dtype(const Array &a, const nb::dlpack::dtype &d, const char *what) {
-  if (!(a.dtype() == d))
-    throw nb::type_error((std::string("bsvd: ") + what + " must have the dtype of A").c_str());
-}
-
-void check_int32(const Array &a, const char *what) {
-  if (!is_dtype(a.dtype(), nb::dlpack::dtype_code::Int, 32))
-    throw nb::type_error((std::string("bsvd: ") + what + " must be int32").c_str());
-}
-
-// All arrays of one call live in one memory space (and on one device).
-struct SpaceCheck {
-  bool first = true;
-  Where w;
-  void add(int device_type, int device_id, const char *what) {
-    const Where x = where_of(device_type, device_id, what);
-    if (first) {
-      w = x;
-      first = false;
-      return;
-    }
-    if (x.space != w.space || (x.space == Space::Device && x.device_id != w.device_id))
-      throw nb::value_error(
-          (std::string("bsvd: ") + what +
-           " is on a different device than A: all arrays of a call must be on one device")
-              .c_str());
-  }
-};
-
-// ---- options, device guard, the call ---------------------------------------
-
-struct Opts {
-  int backend, ordering, variant, block_size;
-  double tol;
-  int max_sweeps, eig_sweeps, num_threads;
-  uintptr_t stream;
-  int precondition;
-};
-
-bsvd_options_t make_options(const Opts &o, int *path) {
-  bsvd_options_t opts;
-  bsvd_options_init(&opts);
-  opts.backend = bsvd_backend_t(o.backend);
-  opts.ordering = bsvd_ordering_t(o.ordering);
-  opts.variant = bsvd_variant_t(o.variant);
-  opts.block_size = o.block_size;
-  opts.tol = o.tol;
-  opts.max_sweeps = o.max_sweeps;
-  opts.eig_sweeps = o.eig_sweeps;
-  opts.num_threads = o.num_threads;
-  opts.precondition = o.precondition;
-  opts.stream = reinterpret_cast<void *>(o.stream);
-  opts.path = path;
-  return opts;
-}
-
-// Makes the arrays' device current for the call (the library launches on
-// the current device) and restores the caller's afterwards.
-struct DeviceGuard {
-#if defined(BSVD_WITH_CUDA)
-  int previous = -1;
-  explicit DeviceGuard(const Where &w) {
-    if (w.space != Space::Device) return;
-    int cur = 0;
-    if (cudaGetDevice(&cur) != cudaSuccess) {
-      cudaGetLastError();
-      throw std::runtime_error("bsvd: cudaGetDevice failed");
-    }
-    if (cur != w.device_id) {
-      if (cudaSetDevice(w.device_id) != cudaSuccess) {
-        cudaGetLastError();
-        throw std::runtime_error("bsvd: cudaSetDevice failed for device " +
-                                 std::to_string(w.device_id));
-      }
-      previous = cur;
-    }
-  }
-  ~DeviceGuard() {
-    if (previous >= 0) cudaSetDevice(previous);
-  }
-#else
-  explicit DeviceGuard(const Where &) {}
-#endif
-};
-
-void check_device_usable(const Where &w) {
-  if (w.space == Space::Device && !bsvd_cuda_available())
-    throw nb::value_error(
-        "bsvd: the arrays are CUDA device memory, but this bsvd was built without "
-        "the CUDA backend (or no GPU is visible to it); rebuild with nvcc available");
-}
-
-int to_int(int64_t v, const char *what) {
-  if (v < 0 || v > INT_MAX)
-    throw nb::value_error((std::string("bsvd: ") + what + " = " + std::to_string(v) +
-                           " does not fit the library's int")
-                              .c_str());
-  return int(v);
-}
-
-template <class T> T *ptr_at(const Array &a, int64_t offset) {
-  return reinterpret_cast<T *>(static_cast<unsigned char *>(a.data()) +
-                               offset * int64_t(a.itemsize()));
-}
-
-using Result = std::tuple<int, std::string>;
-
-Result finish(bsvd_status_t st) {
-  return {int(st), st == 0 ? std::string() : std::string(bsvd_last_error())};
-}
 
 // ---- per-matrix info kept by this layer --------------------------------------
 //
@@ -400,90 +219,6 @@ private:
   int64_t not_converged_ = 0, nonfinite_ = 0;
   std::string error_;
 };
-
-// ---- uniform batch: the strided form ---------------------------------------
-//
-// A: column-major m x n matrices, matrix b at A.data + b*strideA (elements).
-// S: k values per matrix at S.data + b*strideS. U (m x k, ldu, strideU) and
-// V (n x k, ldv, strideV) may be None for values only.
-
-struct Strided { // a checked uniform batch
-  char prec;
-  bool vectors;
-  int m, n, lda, ldu, ldv, batch;
-  int64_t strideA, strideS, strideU, strideV;
-  const void *A;
-  void *S, *U, *V;
-};
-
-// Every check of the arrays A, S, U, V; sc holds their memory space after.
-Strided check_strided(const ROArray &A, int64_t m, int64_t n, int64_t lda, int64_t strideA,
-                      const Array &S, int64_t strideS, const std::optional<Array> &U, int64_t ldu,
-                      int64_t strideU, const std::optional<Array> &V, int64_t ldv, int64_t strideV,
-                      int64_t batch, SpaceCheck &sc) {
-  Strided c;
-  c.prec = precision_of(A.dtype());
-  c.vectors = U.has_value();
-  if (c.vectors != V.has_value())
-    throw nb::value_error("bsvd: U and V must both be given or both be None");
-  const int64_t k = std::min(m, n);
-  // Sizes and layout (the library checks its own rules again).
-  c.m = to_int(m, "m");
-  c.n = to_int(n, "n");
-  c.lda = to_int(lda, "lda");
-  c.batch = to_int(batch, "batch");
-  c.ldu = c.vectors ? to_int(ldu, "ldu") : 1;
-  c.ldv = c.vectors ? to_int(ldv, "ldv") : 1;
-  if (strideA < 0 || strideS < 0 || strideU < 0 || strideV < 0)
-    throw nb::value_error("bsvd: negative batch stride");
-  c.strideA = strideA;
-  c.strideS = strideS;
-  c.strideU = strideU;
-  c.strideV = strideV;
-
-  sc.add(A.device_type(), A.device_id(), "A");
-  sc.add(S.device_type(), S.device_id(), "S");
-  check_real_of(S, c.prec, "S");
-  if (c.vectors) {
-    sc.add(U->device_type(), U->device_id(), "U");
-    sc.add(V->device_type(), V->device_id(), "V");
-    check_same_dtype(*U, A.dtype(), "U");
-    check_same_dtype(*V, A.dtype(), "V");
-  }
-  check_device_usable(sc.w);
-
-  // Every access inside the arrays given.
-  need(extent(0, m, n, lda, strideA, batch), span_of(A, "A"), "A");
-  need(extent(0, k, 1, 1, strideS, batch), span_of(S, "S"), "S");
-  if (c.vectors) {
-    need(extent(0, m, k, ldu, strideU, batch), span_of(*U, "U"), "U");
-    need(extent(0, n, k, ldv, strideV, batch), span_of(*V, "V"), "V");
-  }
-  c.A = A.data();
-  c.S = S.data();
-  c.U = c.vectors ? U->data() : nullptr;
-  c.V = c.vectors ? V->data() : nullptr;
-  return c;
-}
-
-// The library call (GIL released by the caller, device current).
-bsvd_status_t call_strided(const Strided &c, int *info, int *sweeps, const bsvd_options_t &opts) {
-  const bsvd_job_t job = c.vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES;
-  bsvd_status_t st = 0;
-#define BSVD_CALL(p, T, R)                                                                         \
-  st = bsvd_##p##gesvj_strided_batched(                                                            \
-      job, c.m, c.n, static_cast<const T *>(c.A), c.lda, c.strideA, static_cast<R *>(c.S),         \
-      c.strideS, static_cast<T *>(c.U), c.ldu, c.strideU, static_cast<T *>(c.V), c.ldv, c.strideV, \
-      info, sweeps, c.batch, &opts)
-  switch (c.prec) {
-  case 's': BSVD_CALL(s, float, float); break;
-  case 'd': BSVD_CALL(d, double, double); break;
-  case 'c': BSVD_CALL(c, bsvd_cfloat, float); break;
-  default: BSVD_CALL(z, bsvd_cdouble, double); break;
-  }
-#undef BSVD_CALL
-  return st;
-}
 
 // The package's call: info kept by this layer (see InfoBuffers).
 Summary svd_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t strideA, Array S,
@@ -712,6 +447,7 @@ NB_MODULE(_bsvd, mod) {
           nb::arg("S"), nb::arg("offS"), nb::arg("U").none(), nb::arg("ldu"), nb::arg("offU"),
           nb::arg("V").none(), nb::arg("ldv"), nb::arg("offV"), nb::arg("opts"),
           nb::arg("details"));
+  register_async(mod);
   mod.def("empty", &empty, nb::arg("count"), nb::arg("dtype"), nb::arg("device"),
           nb::arg("device_id"));
 
