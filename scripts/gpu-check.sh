@@ -13,7 +13,7 @@
 #                 kernels (Gram d 1000 x 512^2, eigensolver and update d 1000 x 128^2)
 #     --tune      BSVD_BENCH_TUNE=1: also time every lanes-per-pair value G
 #     --quick     fewer bench cases (d and s 10000 x 32^2, 1000 x 64^2)
-#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny,lanes: only these bench
+#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny,lanes,async: only these bench
 #               parts (default: all)
 #   TINY_PRECISIONS (default d s), TINY_BIG=0 (no 10^7 cases): the tiny part's
 #   TUNE_TLP_SIZES, TUNE_TLP_PRECISIONS: the tune part's N and precisions
@@ -233,6 +233,15 @@ if [ $BENCH = 1 ]; then
     "$BSVD" bench --backend cuda --precision d,s --cases 10000x32x32,1000x64x64 --family $f \
       --reps 3 --check-sample 16 -q --json "$OUT/bench-ds-$f.json" >>"$OUT/bench.log" 2>&1
     say "bench d,s $f: rc=$?"
+  done
+  # The stream-ordered form against the blocking one on the same data (the
+  # x bsvd column is its ratio; its note gives the host time of one call).
+  part async && for p in d s c z; do
+    cases="10000x8x8,10000x32x32,1000x64x64,1000x128x128,1000x2000x16"
+    [ $p = d ] || [ $p = s ] && cases="$cases,1000x256x256"
+    "$BSVD" bench --backend cuda --precision $p --cases "$cases" --family random --reps 5 --async \
+      --check-sample 4 -q --json "$OUT/bench-$p-async.json" >>"$OUT/bench.log" 2>&1
+    say "bench $p async: rc=$?"
   done
   say "bench: $(( $(date +%s) - t0 )) s"
 fi

@@ -36,7 +36,9 @@
  *
  * Blocking: every solver call returns when its results are written. The
  * cuda backend works on opts->stream and synchronizes it before returning;
- * no call leaves work in flight.
+ * no call leaves work in flight. The _async forms (end of this file) only
+ * enqueue: they return before the GPU has started, never wait for the
+ * device, and may be captured in a CUDA graph.
  */
 #ifndef BSVD_BSVD_H
 #define BSVD_BSVD_H
@@ -224,8 +226,9 @@ typedef struct {
   int num_threads; /* cpu: threads over the batch; 0 (the default) = all
                       cores; more than the cores counts as all cores */
   void *stream; /* cuda: a cudaStream_t to work on; NULL (the default)
-                      = the default stream. The call synchronizes it
-                      before returning. */
+                      = the default stream. The blocking calls
+                      synchronize it before returning; the _async
+                      forms only enqueue on it. */
   void *workspace; /* NULL (the default): the library allocates what the
                       call needs and frees it before returning (cuda:
                       stream-ordered on opts->stream). Otherwise the
@@ -404,6 +407,69 @@ BSVD_DECLARE_GESVJ(c, bsvd_cfloat, float)
 BSVD_DECLARE_GESVJ(z, bsvd_cdouble, double)
 
 #undef BSVD_DECLARE_GESVJ
+
+/* ---- Stream-ordered forms: enqueue only ------------------------------------
+ *
+ * bsvd_<p>gesvj_<form>_async takes the arguments of bsvd_<p>gesvj_<form>
+ * (same order, same positions for -i) and the same results, but only
+ * enqueues the work on opts->stream and returns. No call waits for the
+ * device, copies to the host or allocates outside the stream's order:
+ *
+ *   - Memory: A, S, U, V, info and sweeps in device memory of the current
+ *     device (host memory: -position of the argument). The pointer, size
+ *     and leading-dimension arrays of the batched / vbatched forms are host
+ *     memory, read before the call returns (free them when you like).
+ *   - What may be read when: S, U, V, info and sweeps hold the results once
+ *     opts->stream has passed the call (cudaStreamSynchronize,
+ *     cudaEventSynchronize on an event recorded after it, or any work
+ *     enqueued after it on the stream); A, S, U, V, info, sweeps and the
+ *     workspace must stay allocated and untouched by other streams until
+ *     then. A is read, never written.
+ *   - Workspace: opts->workspace (device memory, at least
+ *     bsvd_workspace_size bytes; the same query as the blocking forms), or
+ *     NULL: allocated and freed in stream order on opts->stream
+ *     (cudaMallocAsync / cudaFreeAsync).
+ *   - opts->path (host) is written before the call returns, with the path
+ *     each matrix is planned for (BSVD_PATH_TRIVIAL for an empty one); a
+ *     matrix that turns out to hold NaN or Inf reports its planned path
+ *     here and BSVD_INFO_NONFINITE in info.
+ *   - The cuda backend only: opts->backend = BSVD_BACKEND_CPU is -position
+ *     of opts. A call whose plan would solve any matrix on the host (an
+ *     ordering other than round-robin for a matrix too large for the
+ *     one-kernel solver, a block size beyond the GPU's) returns
+ *     BSVD_STATUS_NOT_SUPPORTED and enqueues nothing.
+ *   - CUDA graphs: a call may be made while opts->stream is being captured
+ *     (cudaStreamBeginCapture, any mode). Replaying the graph solves the
+ *     current contents of the same A into the same outputs, with the same
+ *     bits as an uncaptured call. With opts->workspace given, the captured
+ *     graph allocates nothing; with NULL it holds an allocation and a free
+ *     node. The blocked path's sweep loop is a conditional (while) node:
+ *     the device decides when every matrix has converged.
+ *   - Errors: argument errors as the blocking forms (nothing enqueued); a
+ *     CUDA error while enqueueing is BSVD_STATUS_DEVICE_ERROR; an error
+ *     while the work runs is reported by the stream, as for any kernel.
+ *   - opts->stream: a stream of the current device (NULL: the legacy
+ *     default stream, which cannot be captured). */
+#define BSVD_DECLARE_GESVJ_ASYNC(p, T, R)                                                          \
+  bsvd_status_t bsvd_##p##gesvj_strided_batched_async(                                             \
+      bsvd_job_t job, int m, int n, const T *A, int lda, int64_t strideA, R *S, int64_t strideS,   \
+      T *U, int ldu, int64_t strideU, T *V, int ldv, int64_t strideV, int *info, int *sweeps,      \
+      int batch, const bsvd_options_t *opts);                                                      \
+  bsvd_status_t bsvd_##p##gesvj_batched_async(                                                     \
+      bsvd_job_t job, int m, int n, const T *const *A_array, int lda, R *const *S_array,           \
+      T *const *U_array, int ldu, T *const *V_array, int ldv, int *info, int *sweeps, int batch,   \
+      const bsvd_options_t *opts);                                                                 \
+  bsvd_status_t bsvd_##p##gesvj_vbatched_async(                                                    \
+      bsvd_job_t job, const int *m, const int *n, const T *const *A_array, const int *lda,         \
+      R *const *S_array, T *const *U_array, const int *ldu, T *const *V_array, const int *ldv,     \
+      int *info, int *sweeps, int batch, const bsvd_options_t *opts);
+
+BSVD_DECLARE_GESVJ_ASYNC(s, float, float)
+BSVD_DECLARE_GESVJ_ASYNC(d, double, double)
+BSVD_DECLARE_GESVJ_ASYNC(c, bsvd_cfloat, float)
+BSVD_DECLARE_GESVJ_ASYNC(z, bsvd_cdouble, double)
+
+#undef BSVD_DECLARE_GESVJ_ASYNC
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -214,9 +214,33 @@ bsvd_backend_t auto_backend_for_host_data(const Config &) {
 }
 
 // Backend resolution, workspace and the call itself.
+// The _async forms' own checks: the cuda backend, device data.
 template <class T>
-bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t &o) {
-  const Config cfg = make_config(o);
+bsvd_status_t check_async(const Batch<T> &b, const ArgPos &p, const bsvd_options_t &o, int where) {
+  if (o.backend == BSVD_BACKEND_CPU)
+    return bad(p.opts, "opts->backend",
+               "= cpu, but the _async forms run on the cuda backend (use the blocking form)");
+  if (!cuda_available()) {
+    set_error("the _async forms need the cuda backend, but %s",
+#if defined(BSVD_WITH_CUDA)
+              "no CUDA GPU is visible"
+#else
+              "this library was built without CUDA"
+#endif
+    );
+    return BSVD_STATUS_BACKEND_UNAVAILABLE;
+  }
+  if (where != 1)
+    return bad(p.A, b.A.array ? "A_array[0]" : "A",
+               "is host memory, but the _async forms take device memory (use the blocking form "
+               "for host data)");
+  return 0;
+}
+
+template <class T> bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p,
+                                          const bsvd_options_t &o, Exec exec) {
+  Config cfg = make_config(o);
+  cfg.exec = exec;
 
   int arg = 0;
   const int where = cuda_locate(b, &arg);
@@ -224,6 +248,8 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
     return bad(arg ? arg : p.A, "pointer",
                "is in a different memory space (host / device) than A: all matrices of a call must "
                "be in one");
+  if (exec == Exec::kAsync)
+    if (bsvd_status_t s = check_async(b, p, o, where)) return s;
   bsvd_backend_t backend = o.backend;
   if (backend == BSVD_BACKEND_AUTO)
     backend = where == 1 ? BSVD_BACKEND_CUDA : auto_backend_for_host_data(cfg);
@@ -292,7 +318,8 @@ bsvd_status_t check_common(bsvd_job_t job, int batch, const int *info, const bsv
 template <class T> bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *A, int lda,
                                          int64_t sA, real_of_t<T> *S, int64_t sS, T *U, int ldu,
                                          int64_t sU, T *V, int ldv, int64_t sV, int *info,
-                                         int *sweeps, int batch, const bsvd_options_t *opts) {
+                                         int *sweeps, int batch, const bsvd_options_t *opts,
+                                         Exec exec = Exec::kBlocking) {
   clear_error();
   const ArgPos &p = kStridedPos;
   bsvd_options_t o;
@@ -332,14 +359,15 @@ template <class T> bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *
                  (long long)ldv * k);
   }
   if (batch == 0) return 0;
-  return dispatch(b, p, o);
+  return dispatch(b, p, o, exec);
 }
 
 template <class T>
 bsvd_status_t arrays(bsvd_job_t job, int m, const int *mv, int n, const int *nv, const T *const *A,
                      int lda, const int *ldav, real_of_t<T> *const *S, T *const *U, int ldu,
                      const int *lduv, T *const *V, int ldv, const int *ldvv, int *info, int *sweeps,
-                     int batch, const bsvd_options_t *opts, bool variable) {
+                     int batch, const bsvd_options_t *opts, bool variable,
+                     Exec exec = Exec::kBlocking) {
   clear_error();
   const ArgPos &p = kArrayPos;
   bsvd_options_t o;
@@ -379,7 +407,7 @@ bsvd_status_t arrays(bsvd_job_t job, int m, const int *mv, int n, const int *nv,
   b.info = info;
   b.sweeps = sweeps;
   if (bsvd_status_t s = check_batch(b, p, variable)) return s;
-  return dispatch(b, p, o);
+  return dispatch(b, p, o, exec);
 }
 
 template <class T> struct CType { using type = T; };
@@ -626,6 +654,36 @@ BSVD_DEFINE_GESVJ(c, bsvd_cfloat, float)
 BSVD_DEFINE_GESVJ(z, bsvd_cdouble, double)
 #undef BSVD_DEFINE_GESVJ
 
+#define BSVD_DEFINE_GESVJ_ASYNC(p, T, R)                                                           \
+  bsvd_status_t bsvd_##p##gesvj_strided_batched_async(                                             \
+      bsvd_job_t job, int m, int n, const T *A, int lda, int64_t strideA, R *S, int64_t strideS,   \
+      T *U, int ldu, int64_t strideU, T *V, int ldv, int64_t strideV, int *info, int *sweeps,      \
+      int batch, const bsvd_options_t *opts) {                                                     \
+    return strided(job, m, n, cpp(A), lda, strideA, S, strideS, cpp(U), ldu, strideU, cpp(V), ldv, \
+                   strideV, info, sweeps, batch, opts, Exec::kAsync);                              \
+  }                                                                                                \
+  bsvd_status_t bsvd_##p##gesvj_batched_async(                                                     \
+      bsvd_job_t job, int m, int n, const T *const *A_array, int lda, R *const *S_array,           \
+      T *const *U_array, int ldu, T *const *V_array, int ldv, int *info, int *sweeps, int batch,   \
+      const bsvd_options_t *opts) {                                                                \
+    return arrays(job, m, nullptr, n, nullptr, cpp(A_array), lda, nullptr, S_array, cpp(U_array),  \
+                  ldu, nullptr, cpp(V_array), ldv, nullptr, info, sweeps, batch, opts, false,      \
+                  Exec::kAsync);                                                                   \
+  }                                                                                                \
+  bsvd_status_t bsvd_##p##gesvj_vbatched_async(                                                    \
+      bsvd_job_t job, const int *m, const int *n, const T *const *A_array, const int *lda,         \
+      R *const *S_array, T *const *U_array, const int *ldu, T *const *V_array, const int *ldv,     \
+      int *info, int *sweeps, int batch, const bsvd_options_t *opts) {                             \
+    return arrays(job, 0, m, 0, n, cpp(A_array), 0, lda, S_array, cpp(U_array), 0, ldu,            \
+                  cpp(V_array), 0, ldv, info, sweeps, batch, opts, true, Exec::kAsync);            \
+  }
+
+BSVD_DEFINE_GESVJ_ASYNC(s, float, float)
+BSVD_DEFINE_GESVJ_ASYNC(d, double, double)
+BSVD_DEFINE_GESVJ_ASYNC(c, bsvd_cfloat, float)
+BSVD_DEFINE_GESVJ_ASYNC(z, bsvd_cdouble, double)
+#undef BSVD_DEFINE_GESVJ_ASYNC
+
 } // extern "C"
 
 // ---- C++ API ----------------------------------------------------------------
@@ -657,6 +715,34 @@ bsvd_status_t gesvj_vbatched(Job job, const int *m, const int *n, const T *const
                              int *sweeps, int batch, const bsvd_options_t &opts) {
   return detail::arrays(bsvd_job_t(job), 0, m, 0, n, A_array, 0, lda, S_array, U_array, 0, ldu,
                         V_array, 0, ldv, info, sweeps, batch, &opts, true);
+}
+
+template <class T>
+bsvd_status_t gesvj_strided_batched_async(Job job, int m, int n, const T *A, int lda,
+                                          int64_t strideA, real_t<T> *S, int64_t strideS, T *U,
+                                          int ldu, int64_t strideU, T *V, int ldv, int64_t strideV,
+                                          int *info, int *sweeps, int batch,
+                                          const bsvd_options_t &opts) {
+  return detail::strided(bsvd_job_t(job), m, n, A, lda, strideA, S, strideS, U, ldu, strideU, V,
+                         ldv, strideV, info, sweeps, batch, &opts, detail::Exec::kAsync);
+}
+
+template <class T> bsvd_status_t
+gesvj_batched_async(Job job, int m, int n, const T *const *A_array, int lda,
+                    real_t<T> *const *S_array, T *const *U_array, int ldu, T *const *V_array,
+                    int ldv, int *info, int *sweeps, int batch, const bsvd_options_t &opts) {
+  return detail::arrays(bsvd_job_t(job), m, nullptr, n, nullptr, A_array, lda, nullptr, S_array,
+                        U_array, ldu, nullptr, V_array, ldv, nullptr, info, sweeps, batch, &opts,
+                        false, detail::Exec::kAsync);
+}
+
+template <class T>
+bsvd_status_t gesvj_vbatched_async(Job job, const int *m, const int *n, const T *const *A_array,
+                                   const int *lda, real_t<T> *const *S_array, T *const *U_array,
+                                   const int *ldu, T *const *V_array, const int *ldv, int *info,
+                                   int *sweeps, int batch, const bsvd_options_t &opts) {
+  return detail::arrays(bsvd_job_t(job), 0, m, 0, n, A_array, 0, lda, S_array, U_array, 0, ldu,
+                        V_array, 0, ldv, info, sweeps, batch, &opts, true, detail::Exec::kAsync);
 }
 
 template <class T> bsvd_status_t svd(Job job, int m, int n, const T *A, int batch, Result<T> &out,
@@ -704,6 +790,15 @@ template <class T> bsvd_status_t svd(Job job, int m, int n, const T *A, int batc
                                            const int *, real_t<T> *const *, T *const *,            \
                                            const int *, T *const *, const int *, int *, int *,     \
                                            int, const bsvd_options_t &);                           \
+  template bsvd_status_t gesvj_strided_batched_async<T>(                                           \
+      Job, int, int, const T *, int, int64_t, real_t<T> *, int64_t, T *, int, int64_t, T *, int,   \
+      int64_t, int *, int *, int, const bsvd_options_t &);                                         \
+  template bsvd_status_t gesvj_batched_async<T>(Job, int, int, const T *const *, int,              \
+                                                real_t<T> *const *, T *const *, int, T *const *,   \
+                                                int, int *, int *, int, const bsvd_options_t &);   \
+  template bsvd_status_t gesvj_vbatched_async<T>(                                                  \
+      Job, const int *, const int *, const T *const *, const int *, real_t<T> *const *, T *const *, \
+      const int *, T *const *, const int *, int *, int *, int, const bsvd_options_t &);            \
   template bsvd_status_t svd<T>(Job, int, int, const T *, int, Result<T> &, const bsvd_options_t &);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)

@@ -35,6 +35,7 @@ template <class T> size_t cuda_workspace_bytes(const Batch<T> &batch, const Conf
 // host-resident (loc 0) or device-resident (loc 1) data.
 template <class T> std::string cuda_explain(const Batch<T> &batch, const Config &cfg, int loc);
 
+// cfg.exec says whether the call blocks or only enqueues (Exec, batch.hpp).
 template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config &cfg, void *stream,
                                             void *workspace, size_t workspace_bytes, int *path);
 

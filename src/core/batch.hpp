@@ -73,6 +73,12 @@ template <class T> struct Batch {
 constexpr int kDefaultMaxSweeps = 80;
 
 // Resolved solver settings (defaults filled in; see bsvd_options_t).
+// How a call runs: kBlocking returns when its results are written (the
+// bsvd_<p>gesvj_<form> calls); kAsync only enqueues on the stream, device
+// data on the cuda backend only, and may be captured in a CUDA graph (the
+// _async forms, bsvd.h; docs/design/async.md).
+enum class Exec { kBlocking, kAsync };
+
 struct Config {
   bsvd_ordering_t ordering = BSVD_ORDERING_ROUND_ROBIN;
   bsvd_variant_t variant = BSVD_VARIANT_AUTO;
@@ -88,6 +94,7 @@ struct Config {
   int wcycle_blocks = 1; // blocked: blocks per outer block of the two-level ordering
       // (wcycle_pair, ordering.hpp); 1 = one level
   int wcycle_sweeps = 1; // ... and its sweeps one level down per outer pair
+  Exec exec = Exec::kBlocking;
 };
 inline constexpr int kWcycleMaxBlocks = 64, kWcycleMaxSweeps = 8;
 

@@ -1,7 +1,8 @@
 // How many sweeps the blocked path's inner eigensolver runs per block pair
 // when the caller leaves it to the library (eig_sweeps = BSVD_EIG_SWEEPS_AUTO).
-// Host code, shared by the CPU solver and the GPU driver so that both make
-// the same choice for the same matrix (the GPU's CPU twin stays a twin).
+// Shared by the CPU solver, the GPU's host driver and its device-side sweep
+// loop (blocked/loop.cuh) so that all make the same choice for the same
+// matrix (the GPU's CPU twin stays a twin).
 //
 // One inner sweep per pair (MAGMA-SVD Sec. 6, the inexact mode) is the
 // fastest choice where the outer iteration converges in its usual way: every
@@ -30,7 +31,7 @@
 // the SuiteSparse matrices, logrand and geo do.
 #pragma once
 
-#include <algorithm>
+#include "batch.hpp" // BSVD_HD
 
 namespace bsvd::detail {
 
@@ -46,16 +47,16 @@ constexpr int kStalledInnerSweeps = 2;
 class InnerSweepRule {
 public:
   // The inner sweeps of the next outer sweep.
-  int sweeps() const { return sweeps_; }
+  BSVD_HD int sweeps() const { return sweeps_; }
   // After an outer sweep with `counted` counted rotations (blocked_counts,
   // summed over the sweep's pairs).
-  void after_sweep(long counted) {
+  BSVD_HD void after_sweep(long counted) {
     const bool stalled = prev_ >= 0 && double(counted) < kStallPeak * double(peak_) &&
                          double(counted) > kStallRatio * double(prev_);
     if (stalled && stalled_) sweeps_ = kStalledInnerSweeps;
     stalled_ = stalled;
     prev_ = counted;
-    peak_ = std::max(peak_, counted);
+    peak_ = counted > peak_ ? counted : peak_;
   }
 
 private:
@@ -66,7 +67,7 @@ private:
 
 // The inner sweep cap of a call's eig_sweeps for a matrix whose rule is
 // `rule` (eig_sweeps < 0: auto; 0: until converged, capped at `converge_cap`).
-inline int inner_sweep_cap(int eig_sweeps, const InnerSweepRule &rule, int converge_cap) {
+BSVD_HD inline int inner_sweep_cap(int eig_sweeps, const InnerSweepRule &rule, int converge_cap) {
   if (eig_sweeps < 0) return rule.sweeps();
   return eig_sweeps > 0 ? eig_sweeps : converge_cap;
 }

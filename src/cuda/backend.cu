@@ -323,6 +323,42 @@ template <class T> bsvd_status_t run_device_data(const Batch<T> &batch, const pl
   return BSVD_STATUS_SUCCESS;
 }
 
+// ---- stream-ordered calls (Exec::kAsync) -------------------------------------
+// What the _async forms take: device data, and a plan with no matrix on the
+// host (the api layer has checked the data; this is the plan's half).
+bsvd_status_t check_async_plan(const plan::Plan &p, int loc) {
+  if (loc != 1) {
+    set_error("internal error: an _async call with host data reached the cuda backend");
+    return BSVD_STATUS_INTERNAL_ERROR;
+  }
+  if (const Group *cg = cpu_group(p)) {
+    const int b = cg->at(0);
+    set_error("the _async forms run on the GPU only, but the plan solves %zu matrices on the "
+              "host (the first: matrix %d, %d x %d), e.g. for an ordering other than round-robin "
+              "beyond the one-kernel solver or a block size beyond the GPU's (bsvd_explain shows "
+              "the plan); use the blocking form",
+              cg->size(), b, cg->rows(0), cg->cols(0));
+    return BSVD_STATUS_NOT_SUPPORTED;
+  }
+  return BSVD_STATUS_SUCCESS;
+}
+
+// Enqueues the GPU groups on the stream and returns: no host wait, no copy
+// to the host; the blocked path loops on the device (blocked/driver.cuh).
+// path: the planned path of each matrix (info is not known yet).
+template <class T> bsvd_status_t enqueue_device_data(const Batch<T> &batch, const plan::Plan &p,
+                                                     const CallLayout &L, cudaStream_t stream,
+                                                     unsigned char *ws, int *path) {
+  if (L.ngpu > 0) {
+    Batch<T> kb = batch;
+    if (L.needs_arrays)
+      BSVD_TRY_STATUS(cuda::upload_arrays(batch, ws + L.off_arrays, L.bytes_arrays, kb, stream));
+    BSVD_TRY_STATUS(run_groups(p, L, kb, batch, ws, stream));
+  }
+  if (path) report_paths(p, [](int) { return 0; }, {}, path);
+  return BSVD_STATUS_SUCCESS;
+}
+
 // ---- host-resident data: pack, copy in, solve, copy out --------------------
 // The packed batch of the GPU's matrices: the host copies and the
 // device-visible description (kb; hb: the same with host-visible sizes).
@@ -603,6 +639,7 @@ template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config 
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   plan::Plan p = cuda::call_plan(plan::shapes_of(batch), cfg);
   const CallLayout L = call_layout(p, batch, loc);
+  if (cfg.exec == Exec::kAsync) BSVD_TRY_STATUS(check_async_plan(p, loc));
   DeviceBuffer own;
   own.stream = stream;
   unsigned char *ws = static_cast<unsigned char *>(workspace);
@@ -616,6 +653,7 @@ template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config 
       return BSVD_STATUS_WORKSPACE_TOO_SMALL;
     }
   }
+  if (cfg.exec == Exec::kAsync) return enqueue_device_data(batch, p, L, stream, ws, path);
   return loc == 1 ? run_device_data(batch, p, L, stream, ws, path)
                   : run_host_data(batch, p, L, stream, ws, path);
 }

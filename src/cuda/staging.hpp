@@ -5,6 +5,7 @@
 #pragma once
 
 #include "../core/backends.hpp"
+#include "common/upload.hpp"
 #include "common/ws_layout.hpp"
 #include "operation.hpp"
 
@@ -63,7 +64,7 @@ template <class T> bsvd_status_t upload_arrays(const Batch<T> &batch, unsigned c
   put_ints(batch.V.ldv, kb.V.ldv);
   put_ints(batch.dims.mv, kb.dims.mv);
   put_ints(batch.dims.nv, kb.dims.nv);
-  BSVD_CUDA_TRY(cudaMemcpyAsync(d, host.data(), o, cudaMemcpyHostToDevice, stream));
+  BSVD_CUDA_TRY(upload_bytes(d, host.data(), o, stream));
   return BSVD_STATUS_SUCCESS;
 }
 

@@ -383,6 +383,37 @@ TEST(Api, CudaBackendWithoutGpuSaysSo) {
   EXPECT_EQ(c.run(), 0);
 }
 
+// The _async forms run on the GPU alone: without one they say so, and with
+// one, host memory is refused by position; nothing is written either way.
+TEST(Api, AsyncFormsNeedTheGpuAndDeviceMemory) {
+  Call c;
+  const auto call = [&](const bsvd_options_t &o) {
+    return bsvd_dgesvj_strided_batched_async(c.job, c.m, c.n, c.A.data(), c.lda, 20, c.S.data(),
+                                             4, c.U.data(), c.ldu, 20, c.V.data(), c.ldv, 16,
+                                             c.info.data(), nullptr, c.batch, &o);
+  };
+  const std::vector<double> S0 = c.S;
+  bsvd_options_t gpu = c.o;
+  gpu.backend = BSVD_BACKEND_AUTO;
+  if (bsvd_cuda_available()) {
+    EXPECT_EQ(call(gpu), -4);
+    EXPECT_NE(std::string(bsvd_last_error()).find("device memory"), std::string::npos);
+  } else {
+    EXPECT_EQ(call(gpu), BSVD_STATUS_BACKEND_UNAVAILABLE);
+    EXPECT_NE(std::string(bsvd_last_error()).find("_async"), std::string::npos);
+  }
+  bsvd_options_t cpu = c.o;
+  cpu.backend = BSVD_BACKEND_CPU;
+  EXPECT_EQ(call(cpu), -18);
+  EXPECT_EQ(c.S, S0);
+  bsvd_options_t bad = c.o;
+  bad.max_sweeps = -1; // the shared checks come first
+  EXPECT_EQ(call(bad), -18);
+  EXPECT_EQ(bsvd_sgesvj_batched_async(BSVD_JOB_VALUES, 2, 2, nullptr, 2, nullptr, nullptr, 2,
+                                      nullptr, 2, nullptr, nullptr, 1, nullptr),
+            -11); // info is NULL
+}
+
 TEST(Api, CppSimpleEntryPoint) {
   const int m = 7, n = 10, batch = 3;
   std::vector<std::complex<float>> A(m * n * batch);

@@ -29,6 +29,8 @@ struct BenchCase {
   std::vector<std::pair<int, int>> wcycles; // cuda blocked path: one more row per
       // two-level plan (wcycle_blocks, wcycle_sweeps)
   int eig_sweeps = BSVD_EIG_SWEEPS_AUTO; // bsvd_options_t::eig_sweeps of the bsvd rows
+  bool async_rows = false; // cuda: one more row, bsvd-cuda-async (the _async form)
+  bool async = false; // this row's calls: the _async form (its note: the host time)
 };
 
 struct BenchRow {

@@ -61,6 +61,7 @@ struct BenchArgs {
   int threads = 0;
   int check_sample = 16;
   bool values_only = false;
+  bool async = false;
   bool quiet = false;
   std::string json;
   std::string pair_solver = bsvd_pair_solver_string(BSVD_PAIR_AUTO); // a pair solver, or all
@@ -256,6 +257,7 @@ int bench(const BenchArgs &a) {
       c.precision = p[0];
       c.family = a.family;
       c.vectors = !a.values_only;
+      c.async_rows = a.async;
       c.reps = std::max(1, a.reps);
       c.check_sample = std::max(1, a.check_sample);
       cases.push_back(c);
@@ -486,6 +488,9 @@ void add_bench(CLI::App &app, int &rc) {
   sub->add_option("--check-sample", a->check_sample, "matrices per case checked for accuracy")
       ->capture_default_str();
   sub->add_flag("--values-only", a->values_only, "singular values only");
+  sub->add_flag("--async", a->async,
+                "cuda: one more row per case, bsvd-cuda-async: the stream-ordered _async form "
+                "(device time as the other rows; its note gives the host time of one call)");
   sub->add_option("--json", a->json, "write the rows as JSON to this file");
   sub->add_option("--pair-solver", a->pair_solver,
                   "cuda blocked path: " + kPairSolverNames.list(", ") +

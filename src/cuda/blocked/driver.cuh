@@ -9,7 +9,9 @@
 
 #include "../../core/inner_sweeps.hpp"
 #include "../../core/ordering.hpp"
+#include "../common/device_loop.hpp"
 #include "../common/side_stream.hpp"
+#include "../common/upload.hpp"
 #include "../../plan/blocked_sweep.hpp"
 #include "../common/device_info.hpp" // max_smem_optin
 #include "blocked.hpp"
@@ -23,6 +25,7 @@
 #include "gram_wide.cuh"
 #include "layout.hpp"
 #include "load.cuh"
+#include "loop.cuh"
 #include "pair.cuh"
 #include "sweep_plan.cuh"
 #include "timer.hpp"
@@ -79,7 +82,7 @@ public:
     for (int sweep = 1; sweep <= max_sweeps_ && !active_.empty(); ++sweep) {
       SweepPlan sp = plan_sweep();
       BSVD_BLK_TRY(upload_sweep());
-      BSVD_BLK_TRY(run_sweep(sp));
+      BSVD_BLK_TRY(run_sweep(sp, stream_, pipe_));
       BSVD_BLK_TRY(read_convergence(sweep));
       BSVD_BLK_TRY(finish_converged(sweep));
     }
@@ -87,6 +90,13 @@ public:
     store_profile();
     return cudaSuccess;
   }
+
+  // The same call, stream-ordered (Exec::kAsync; loop.cuh): the host plans
+  // one sweep for every matrix and enqueues it as the body of a loop the
+  // device ends; converged matrices are skipped inside the launches. The
+  // stream must be capturing (run_blocked_impl makes sure). No host wait,
+  // no profile.
+  cudaError_t enqueue();
 
 private:
   // runs of equal mw among the cuBLAS matrices: one batched GEMM each
@@ -113,8 +123,11 @@ private:
   void set_gram_plan(SweepPlan &sp);
   void set_groups(SweepPlan &sp) const;
   cudaError_t upload_sweep();
-  cudaError_t run_sweep(SweepPlan &sp);
-  cudaError_t run_step(SweepPlan &sp, int s);
+  cudaError_t run_sweep(SweepPlan &sp, cudaStream_t main, SideStream &pipe);
+  cudaError_t run_step(SweepPlan &sp, int s, cudaStream_t main, SideStream &pipe);
+  cudaError_t launch_load();
+  cudaError_t enqueue_loop(SweepPlan &sp);
+  cudaError_t enqueue_finish();
   cudaError_t gram_path_step(const BlkParams<Tstd> &Pg, cudaStream_t st, const SweepPlan &sp);
   void launch_gram_own(const BlkParams<Tstd> &Pg, cudaStream_t st, GramPlan plan);
   cudaError_t launch_gram_cublas(const BlkParams<Tstd> &Pg, cudaStream_t st);
@@ -159,6 +172,8 @@ private:
   std::vector<int> order_, gbase_;
   std::vector<GemmGroup> groups_;
   std::vector<int> converged_now_; // converged in the sweep just read back
+  bool device_loop_ = false; // enqueue(): the sweep loop runs on the device
+  BlkLoop loop_;
   // launch attributes and run-wide decisions
   bool lean_on_ = false; // the lean kernel may run (d, nb 16, the tuning's switch)
   size_t pair_smem_[2] = {0, 0}; // EVD_SM, SVD_SM: their largest matrix
@@ -252,8 +267,7 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::build_mats(const std::vec
 }
 
 template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::upload_mats() {
-  return cudaMemcpyAsync(const_cast<BlkMat *>(P_.mats), mats_.data(), cnt_ * sizeof(BlkMat),
-                         cudaMemcpyHostToDevice, stream_);
+  return upload(const_cast<BlkMat *>(P_.mats), mats_, stream_);
 }
 
 // Dynamic shared memory (and carveouts) of the eigensolver and pair kernels.
@@ -311,14 +325,19 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::configure_pair_ker
 }
 
 // W, V and the state words; the host waits for the state.
-template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::load() {
-  timer_.on = tuning_.blocked.profile;
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::launch_load() {
+  timer_.on = tuning_.blocked.profile && !device_loop_;
   timer_.stream = stream_;
   timer_.mark(kStageLoad);
   blk_load_kernel<Tstd><<<cnt_, 256, 0, stream_>>>(P_);
   ++prof_.launches;
   BSVD_BLK_TRY(cudaGetLastError());
   timer_.mark(kStageEnd);
+  return cudaSuccess;
+}
+
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::load() {
+  BSVD_BLK_TRY(launch_load());
   state_.resize(size_t(cnt_) * kBsWords);
   BSVD_BLK_TRY(cudaMemcpyAsync(state_.data(), P_.state, state_.size() * sizeof(int),
                                cudaMemcpyDeviceToHost, stream_));
@@ -471,7 +490,9 @@ plan::SweepCounts BlockedRun<Tstd, K>::count_sweep(const SweepPlan &sp) const {
   c.gram_pairs = sp.gram_pairs;
   for (int j = 0; j < sp.nby[0]; ++j) {
     c.full = c.full && plan::full_pairs(mats_[order_[j]].nw, nb_);
-    c.one_inner = c.one_inner && esw_[order_[j]] == 1;
+    // (on the device the auto rule may raise a matrix's cap mid-run)
+    c.one_inner = c.one_inner && esw_[order_[j]] == 1 &&
+                  !(device_loop_ && cfg_.eig_sweeps == BSVD_EIG_SWEEPS_AUTO);
   }
   int own_mw = 0;
   for (int j = 0; j < P_.nown; ++j) {
@@ -520,49 +541,48 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::set_groups(SweepPlan &sp)
 // The sweep's order, cuBLAS GEMM positions and inner sweep caps to the
 // device; the rotation counters zeroed.
 template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::upload_sweep() {
-  BSVD_BLK_TRY(cudaMemcpyAsync(dact_, order_.data(), order_.size() * sizeof(int),
-                               cudaMemcpyHostToDevice, stream_));
-  if (!gbase_.empty())
-    BSVD_BLK_TRY(cudaMemcpyAsync(dgbase_, gbase_.data(), gbase_.size() * sizeof(int),
-                                 cudaMemcpyHostToDevice, stream_));
+  BSVD_BLK_TRY(upload(dact_, order_, stream_));
+  BSVD_BLK_TRY(upload(dgbase_, gbase_, stream_));
   BSVD_BLK_TRY(cudaMemsetAsync(P_.rot, 0, cnt_ * sizeof(int), stream_));
-  BSVD_BLK_TRY(
-      cudaMemcpyAsync(desw_, esw_.data(), cnt_ * sizeof(int), cudaMemcpyHostToDevice, stream_));
+  BSVD_BLK_TRY(upload(desw_, esw_, stream_));
   return cudaSuccess;
 }
 
 // The sweep's steps (with two stream groups: pipe_ forked before, joined
 // after).
-template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::run_sweep(SweepPlan &sp) {
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::run_sweep(SweepPlan &sp,
+                                                                       cudaStream_t main,
+                                                                       SideStream &pipe) {
   if (sp.split > 0) {
-    BSVD_BLK_TRY(pipe_.fork());
+    BSVD_BLK_TRY(pipe.fork());
     ++prof_.split_sweeps;
   }
-  for (int s = 0; s < sp.steps; ++s) BSVD_BLK_TRY(run_step(sp, s));
-  if (sp.split > 0) BSVD_BLK_TRY(pipe_.join());
+  for (int s = 0; s < sp.steps; ++s) BSVD_BLK_TRY(run_step(sp, s, main, pipe));
+  if (sp.split > 0) BSVD_BLK_TRY(pipe.join());
   return cudaSuccess;
 }
 
 // Step s: the Gram path (one group or two), then the pair kernels.
-template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::run_step(SweepPlan &sp, int s) {
+template <class Tstd, int K> cudaError_t
+BlockedRun<Tstd, K>::run_step(SweepPlan &sp, int s, cudaStream_t main, SideStream &pipe) {
   P_.step = sp.pe.step = sp.ps.step = sp.p1.step = sp.p2.step = s;
   if (sp.split > 0) {
-    BSVD_BLK_TRY(gram_path_step(sp.p1, pipe_.get(), sp));
-    BSVD_BLK_TRY(gram_path_step(sp.p2, stream_, sp));
+    BSVD_BLK_TRY(gram_path_step(sp.p1, pipe.get(), sp));
+    BSVD_BLK_TRY(gram_path_step(sp.p2, main, sp));
   } else if (P_.nact) {
-    BSVD_BLK_TRY(gram_path_step(P_, stream_, sp));
+    BSVD_BLK_TRY(gram_path_step(P_, main, sp));
   }
   if constexpr (!kWide) { // (the wide instance: every matrix on the Gram path)
     if (sp.pe.nact) {
       timer_.mark(kStagePairEvd);
       blk_pair_kernel<Tstd, K, false>
-          <<<unsigned(sp.pe.nact) * unsigned(P_.half), 256, pair_smem_[0], stream_>>>(sp.pe);
+          <<<unsigned(sp.pe.nact) * unsigned(P_.half), 256, pair_smem_[0], main>>>(sp.pe);
       ++prof_.launches;
     }
     if (sp.ps.nact) {
       timer_.mark(kStagePairSvd);
       blk_pair_kernel<Tstd, K, true>
-          <<<unsigned(sp.ps.nact) * unsigned(P_.half), 256, pair_smem_[1], stream_>>>(sp.ps);
+          <<<unsigned(sp.ps.nact) * unsigned(P_.half), 256, pair_smem_[1], main>>>(sp.ps);
       ++prof_.launches;
     }
   }
@@ -691,8 +711,8 @@ cudaError_t BlockedRun<Tstd, K>::launch_finish(const std::vector<int> &which, cu
     finished_[i] = 1;
     ++nfin_;
   }
-  cudaError_t e = cudaMemcpyAsync(dfin_ + 3 * size_t(off), fin_.data() + 3 * size_t(off),
-                                  3 * which.size() * sizeof(int), cudaMemcpyHostToDevice, st);
+  cudaError_t e = upload_bytes(dfin_ + 3 * size_t(off), fin_.data() + 3 * size_t(off),
+                               3 * which.size() * sizeof(int), st);
   if (e != cudaSuccess) return e;
   BlkParams<Tstd> Pl = Pf_;
   Pl.fin = dfin_ + 3 * size_t(off);
@@ -731,6 +751,64 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::store_profile() {
   blocked_store_profile(prof_);
 }
 
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::enqueue() {
+  device_loop_ = true;
+  loop_.alive = reinterpret_cast<int *>(ws_ + L_.alive);
+  loop_.sweeps = reinterpret_cast<int *>(ws_ + L_.msweeps);
+  loop_.rules = reinterpret_cast<InnerSweepRule *>(ws_ + L_.rules);
+  loop_.counter = reinterpret_cast<int *>(ws_ + L_.counter);
+  loop_.cnt = cnt_;
+  loop_.nb = nb_;
+  loop_.max_sweeps = cfg_.max_sweeps > 0 ? cfg_.max_sweeps : kDefaultMaxSweeps;
+  loop_.eig_sweeps = cfg_.eig_sweeps;
+  P_.alive = loop_.alive;
+  BSVD_BLK_TRY(upload_mats());
+  BSVD_BLK_TRY(configure_kernels());
+  BSVD_BLK_TRY(launch_load());
+  // One plan for every sweep: all matrices in the order, the first sweep's
+  // rule (the host driver re-plans per sweep for the active ones); the
+  // Gram stage by the own kernel (a cuBLAS batched GEMM takes its count
+  // from the host).
+  for (int i = 0; i < cnt_; ++i) active_.push_back(i);
+  rules_.assign(cnt_, InnerSweepRule());
+  esw_.resize(cnt_);
+  cub_.assign(cnt_, 0);
+  BSVD_BLK_TRY(configure_finish());
+  SweepPlan sp = plan_sweep();
+  BSVD_BLK_TRY(upload(dact_, order_, stream_));
+  BSVD_BLK_TRY(enqueue_loop(sp));
+  BSVD_BLK_TRY(enqueue_finish());
+  store_profile();
+  return cudaSuccess;
+}
+
+// start, the while node (the sweep's steps and end), on the captured stream.
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::enqueue_loop(SweepPlan &sp) {
+  DeviceWhile loop;
+  BSVD_BLK_TRY(loop.create(stream_));
+  const cudaGraphConditionalHandle cond = loop.handle();
+  blk_loop_start_kernel<Tstd><<<1, kLoopThreads, 0, stream_>>>(P_, loop_, cond);
+  BSVD_BLK_TRY(cudaGetLastError());
+  return loop.add(stream_, [&](cudaStream_t body) -> cudaError_t {
+    SideStream pipe(body);
+    BSVD_BLK_TRY(run_sweep(sp, body, pipe));
+    blk_loop_end_kernel<Tstd><<<1, kLoopThreads, 0, body>>>(P_, loop_, cond);
+    return cudaGetLastError();
+  });
+}
+
+// Every matrix's finish after the loop (the host driver finishes early
+// converged ones beside the iteration; here the device alone knows them).
+template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::enqueue_finish() {
+  blk_loop_fin_kernel<Tstd><<<unsigned((cnt_ + 255) / 256), 256, 0, stream_>>>(loop_, dfin_);
+  BSVD_BLK_TRY(cudaGetLastError());
+  BlkParams<Tstd> Pl = Pf_;
+  Pl.fin = dfin_;
+  blk_finish_kernel<Tstd><<<unsigned(cnt_), kFinishThreads, fsmem_, stream_>>>(Pl);
+  ++prof_.launches;
+  return cudaGetLastError();
+}
+
 template <class Tstd, int K>
 cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
                              const std::vector<int> &m, const std::vector<int> &n,
@@ -745,8 +823,21 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   if constexpr (K != kBlockedKmax)
     for (int x : bp.mode)
       if (x != BSVD_PAIR_GRAM) return cudaErrorInvalidValue;
-  BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, stream, ws);
-  return call.run();
+  if (p.cfg.exec != Exec::kAsync) {
+    BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, stream, ws);
+    return call.run();
+  }
+  if (stream_capturing(stream)) { // the caller's capture takes the loop
+    BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, stream, ws);
+    return call.enqueue();
+  }
+  GraphCall graph(stream); // else a graph of its own, launched on stream
+  BSVD_BLK_TRY(graph.begin());
+  {
+    BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, graph.get(), ws);
+    BSVD_BLK_TRY(call.enqueue());
+  }
+  return graph.launch();
 }
 
 // The instance for nb (blocked_k_of): the wide one where the precision has

@@ -5,6 +5,7 @@
 // workspace by it, the driver (driver.cuh) cuts it by it.
 #pragma once
 
+#include "../../core/inner_sweeps.hpp"
 #include "../../core/ordering.hpp"
 #include "../common/ws_layout.hpp"
 #include "blocked.hpp"
@@ -37,6 +38,9 @@ struct BlkLayout {
          Q = 0, pflag = 0, Gp = 0;
   long long gp_tiles = 0; // the split Gram plan's partial tiles (kGramSplitMaxTiles at most)
   size_t gptr = 0, gbase = 0, fin = 0;
+  // the sweep loop on the device (loop.cuh): per matrix its flag, sweeps
+  // and inner sweep rule, and the loop's sweep counter
+  size_t alive = 0, msweeps = 0, rules = 0, counter = 0;
   long long gcap = 0; // GEMMs the pointer arrays hold (3 per Gram slot)
   size_t total = 0;
   int half = 1;
@@ -83,6 +87,10 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
   L.gptr = w.take(3 * size_t(L.gcap) * sizeof(void *));
   L.gbase = w.take(cnt * sizeof(int));
   L.fin = w.take(3 * cnt * sizeof(int));
+  L.alive = w.take(cnt * sizeof(int));
+  L.msweeps = w.take(cnt * sizeof(int));
+  L.rules = w.take(cnt * sizeof(InnerSweepRule));
+  L.counter = w.take(sizeof(int));
   L.total = w.used;
   return L;
 }

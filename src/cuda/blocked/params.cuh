@@ -57,6 +57,10 @@ template <class Tstd> struct BlkParams {
   int *pflag = nullptr; // per (active slot, pair): Q != I
   dreal_t<T> *nullf = nullptr; // per matrix: blocked_null_floor (rotation.hpp)
   const int *act = nullptr; // active slot -> blocked matrix
+  // the sweep loop on the device (loop.cuh): per matrix, nonzero while it
+  // iterates; a slot of a matrix whose flag is off has no pair (nullptr:
+  // the host driver's active list holds only iterating matrices)
+  const int *alive = nullptr;
   // Gram by cuBLAS: the active matrices act[nown, nown + ncub) (nw a
   // multiple of 2 nb); gbase[j]: the first of the j-th one's GEMMs in the
   // pointer arrays gptr[0, gcap) (A), [gcap, 2 gcap) (B), [2 gcap, 3 gcap) (C)
@@ -111,6 +115,7 @@ __device__ __forceinline__ bool slot_block_pair(const BlkParams<Tstd> &P, I slot
   const int y = int(slot / P.half), x = int(slot - I(y) * P.half);
   mi = P.act[y];
   M = P.mats[mi];
+  if (P.alive && !P.alive[mi]) return false;
   return block_pair(M.nw, P.nb, P.wr, P.we, P.step, x, bi, wi, bj, wj);
 }
 // Thread t's tile (tr, tc), tr <= tc, of the upper triangle of an N x N grid

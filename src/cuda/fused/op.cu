@@ -2,6 +2,7 @@
 #include "op.hpp"
 
 #include "../../core/ordering.hpp"
+#include "../common/upload.hpp"
 #include "../common/ws_layout.hpp"
 #include "fused.hpp"
 
@@ -84,14 +85,12 @@ bsvd_status_t launch_fused_sets(const Batch<T> &kb, const std::vector<plan::Fuse
                                 int *dord, const Config &cfg, cudaStream_t stream) {
   const std::vector<int> tables = order_tables(cfg.ordering, launches, nw);
   if (!tables.empty())
-    BSVD_CUDA_TRY(cudaMemcpyAsync(dord, tables.data(), tables.size() * sizeof(int),
-                                  cudaMemcpyHostToDevice, stream));
+    BSVD_CUDA_TRY(upload(dord, tables, stream));
   if (dmap) {
     std::vector<int> order;
     for (const plan::FusedLaunch &l : launches)
       for (int i : l.members) order.push_back(kidx[size_t(i)]);
-    BSVD_CUDA_TRY(cudaMemcpyAsync(dmap, order.data(), order.size() * sizeof(int),
-                                  cudaMemcpyHostToDevice, stream));
+    BSVD_CUDA_TRY(upload(dmap, order, stream));
   }
   size_t start = 0;
   for (const plan::FusedLaunch &l : launches) {

@@ -7,6 +7,7 @@
 
 #include "../common/device_info.hpp"
 #include "../common/side_stream.hpp"
+#include "../common/upload.hpp"
 #include "../../plan/tuning.hpp"
 #include "apply.cuh"
 #include "finish.cuh"
@@ -134,8 +135,7 @@ template <class Tstd> cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const Qr
     sel.insert(sel.end(), grp[g].begin(), grp[g].end());
   }
   int *dsel = reinterpret_cast<int *>(ws + L.sel);
-  if (cudaError_t e = cudaMemcpyAsync(dsel, sel.data(), sel.size() * sizeof(int),
-                                      cudaMemcpyHostToDevice, stream))
+  if (cudaError_t e = upload(dsel, sel, stream))
     return e;
   P.nf = reinterpret_cast<int *>(ws + L.nf);
   if (!rest.empty()) {

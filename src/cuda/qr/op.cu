@@ -3,6 +3,7 @@
 #include "op.hpp"
 
 #include "../blocked/blocked.hpp"
+#include "../common/upload.hpp"
 #include "../common/ws_layout.hpp"
 #include "../fused/fused.hpp"
 #include "../fused/op.hpp"
@@ -102,7 +103,7 @@ template <class T> bsvd_status_t QrOp::run(const GroupArgs<T> &a) {
   if (L.tsqr) qr_tsqr_offsets(mats.data(), cnt, sizeof(T));
   cudaStream_t stream = a.stream;
   auto up = [&](size_t off, const void *src, size_t bytes) {
-    return cudaMemcpyAsync(ws + off, src, bytes, cudaMemcpyHostToDevice, stream);
+    return upload_bytes(ws + off, src, bytes, stream);
   };
   const size_t pb = size_t(cnt) * sizeof(void *);
   BSVD_CUDA_TRY(up(L.mats, mats.data(), cnt * sizeof(QrMat)));

@@ -5,6 +5,7 @@
 // tsqr_factor / tsqr_apply_q_wy (src/cpu/qr.cpp).
 #pragma once
 
+#include "../common/upload.hpp"
 #include "householder.cuh"
 #include "params.cuh"
 #include "reflector.cuh"
@@ -199,8 +200,7 @@ template <class Tstd> cudaError_t qr_tsqr_factor(QrParams<Tstd> P, int count, un
     nw_max = std::max(nw_max, q.nw);
   }
   if ((long long)jobs.size() != 2 * L.chunks) return cudaErrorInvalidValue;
-  if (cudaError_t e = cudaMemcpyAsync(ws + L.tjobs, jobs.data(), jobs.size() * sizeof(int),
-                                      cudaMemcpyHostToDevice, stream))
+  if (cudaError_t e = upload_bytes(ws + L.tjobs, jobs.data(), jobs.size() * sizeof(int), stream))
     return e;
   P.nf = reinterpret_cast<int *>(ws + L.nf);
   P.sel = nullptr;

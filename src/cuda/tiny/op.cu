@@ -1,6 +1,7 @@
 // TinyOp (op.hpp).
 #include "op.hpp"
 
+#include "../common/upload.hpp"
 #include "../common/ws_layout.hpp"
 #include "tiny.hpp"
 
@@ -47,8 +48,7 @@ template <class T> bsvd_status_t TinyOp::run(const GroupArgs<T> &a) {
   P.lanes = P.dim >= plan::tiny_lanes_from(a.plan.tuning, a.plan.precision, a.plan.count);
   if (needs_map(a.plan, a.group, a.kb.count)) {
     int *dmap = reinterpret_cast<int *>(a.ws);
-    BSVD_CUDA_TRY(cudaMemcpyAsync(dmap, a.kidx.data(), a.kidx.size() * sizeof(int),
-                                  cudaMemcpyHostToDevice, a.stream));
+    BSVD_CUDA_TRY(upload(dmap, a.kidx, a.stream));
     P.map = dmap;
   }
   BSVD_CUDA_TRY(launch_tiny(P, a.stream));

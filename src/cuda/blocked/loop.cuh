@@ -1,0 +1,90 @@
+// The blocked path's sweep loop on the device, for stream-ordered calls
+// (Exec::kAsync; BlockedRun::enqueue in driver.cuh). The host driver reads
+// each sweep's rotation counts back and shrinks the active list; here the
+// same decisions are made by kernels, and the loop runs as a CUDA graph
+// conditional node (common/device_loop.hpp):
+//
+//   start   each matrix's flag (the load's start word), sweeps, inner sweep
+//           rule and cap, rotation count; the loop's condition
+//   body    the sweep's steps over every matrix (a matrix whose flag is off
+//           is skipped by every kernel: slot_block_pair), then `end`
+//   end     per live matrix: sweeps; no rotation -> converged (flag off),
+//           else the inner sweep rule takes the count (inner_sweeps.hpp,
+//           the host driver's and the CPU twin's rule); the condition:
+//           some matrix live and the sweep limit not reached
+//   fin     the finish's (matrix, converged, sweeps) triples
+//
+// start and end run one thread block: they touch a few words per matrix.
+#pragma once
+
+#include "../../core/inner_sweeps.hpp"
+#include "params.cuh"
+
+namespace bsvd::detail::cuda {
+
+struct BlkLoop {
+  int *alive = nullptr; // per matrix: still iterating
+  int *sweeps = nullptr; // per matrix: sweeps taken
+  InnerSweepRule *rules = nullptr;
+  int *counter = nullptr; // sweeps run
+  int cnt = 0, nb = 16, max_sweeps = 0, eig_sweeps = BSVD_EIG_SWEEPS_AUTO;
+};
+constexpr int kLoopThreads = 256;
+
+template <class Tstd> __global__ void __launch_bounds__(kLoopThreads)
+    blk_loop_start_kernel(const __grid_constant__ BlkParams<Tstd> P, BlkLoop Lp,
+                          cudaGraphConditionalHandle cond) {
+  int any = 0;
+  for (int i = threadIdx.x; i < Lp.cnt; i += kLoopThreads) {
+    const int live = P.state[size_t(i) * kBsWords + kBsStart] != 0;
+    Lp.alive[i] = live;
+    Lp.sweeps[i] = 0;
+    Lp.rules[i] = InnerSweepRule();
+    const_cast<int *>(P.esw)[i] = inner_sweep_cap(Lp.eig_sweeps, Lp.rules[i], kInnerConvergeCap);
+    P.rot[i] = 0;
+    any |= live;
+  }
+  any = __syncthreads_or(any);
+  if (threadIdx.x == 0) {
+    *Lp.counter = 0;
+    cudaGraphSetConditional(cond, any && Lp.max_sweeps > 0);
+  }
+}
+
+template <class Tstd> __global__ void __launch_bounds__(kLoopThreads)
+    blk_loop_end_kernel(const __grid_constant__ BlkParams<Tstd> P, BlkLoop Lp,
+                        cudaGraphConditionalHandle cond) {
+  const int sweep = *Lp.counter + 1;
+  int any = 0;
+  for (int i = threadIdx.x; i < Lp.cnt; i += kLoopThreads) {
+    if (!Lp.alive[i]) continue;
+    Lp.sweeps[i] = sweep;
+    const int r = P.rot[i];
+    if (r) {
+      if ((P.mats[i].nw + Lp.nb - 1) / Lp.nb > 1) Lp.rules[i].after_sweep(r);
+      const_cast<int *>(P.esw)[i] = inner_sweep_cap(Lp.eig_sweeps, Lp.rules[i], kInnerConvergeCap);
+      P.rot[i] = 0;
+      any = 1;
+    } else {
+      Lp.alive[i] = 0;
+    }
+  }
+  any = __syncthreads_or(any);
+  if (threadIdx.x == 0) {
+    *Lp.counter = sweep;
+    cudaGraphSetConditional(cond, any && sweep < Lp.max_sweeps);
+  }
+}
+
+// fin: (matrix, converged, sweeps) of every matrix, in matrix order.
+// (A template like every kernel of this header: one instance per
+// precision's translation unit.)
+template <class Tstd> __global__ void blk_loop_fin_kernel(BlkLoop Lp, int *fin) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= Lp.cnt) return;
+  fin[3 * size_t(i)] = i;
+  fin[3 * size_t(i) + 1] = !Lp.alive[i];
+  fin[3 * size_t(i) + 2] = Lp.sweeps[i];
+}
+
+} // namespace bsvd::detail::cuda
