@@ -23,9 +23,9 @@ import numpy as np
 
 from . import _bsvd
 from ._args import (DEFAULT_BACKEND, DEFAULT_MAX_SWEEPS, DEFAULT_ORDERING, DEFAULT_VARIANT,
-                    PATH_NAMES, AccuracyWarning, check_flag, layout, options, promote,
-                    stacklevel)
-from ._frameworks import REAL_OF, adapt
+                    PATH_NAMES, AccuracyWarning, check_flag, check_mode, layout, options,
+                    promote, stacklevel)
+from ._frameworks import LETTER, REAL_OF, adapt
 
 __all__ = [
     "svd", "svdvals", "svd_batch", "plan", "SVDResult", "SVDInfoResult", "Info",
@@ -75,13 +75,21 @@ class DeviceError(RuntimeError):
 
 
 class Info:
-    """Per-matrix results of a call (NumPy arrays on the host, shaped like
-    the batch: A.shape[:-2], or (len(list),) for svd_batch).
+    """Per-matrix results of a call, shaped like the batch: A.shape[:-2],
+    or (len(list),) for svd_batch. NumPy arrays for host data (and JAX,
+    svd_batch, an explicit stream); for the stream-ordered device calls
+    (CUDA tensors of PyTorch, CuPy arrays: see bsvd.svd's check) info and
+    sweeps are int32 arrays of the caller's library on the device, written
+    when the stream passes the call (read them after it: no wait is made),
+    and path a NumPy array (the plan, known when the call returns). Inside
+    torch.compile, torch tensors (path on the CPU).
 
     info    int32: 0 converged; > 0 not converged within max_sweeps (the
             result is returned but not accurate); -1 NaN or Inf in the input.
     sweeps  int32: sweeps used.
-    path    int32: the solver path taken (see PATH_NAMES / path_names).
+    path    int32: the solver path taken (see PATH_NAMES / path_names); for
+            the stream-ordered calls the planned path (a matrix that holds
+            NaN or Inf keeps its planned path).
     """
 
     __slots__ = ("info", "sweeps", "path")
@@ -104,16 +112,30 @@ class Info:
     @property
     def path_names(self):
         """The paths as strings ('cpu-unblocked', 'cuda-fused', ...)."""
+        path = _host(self.path)
         f = np.vectorize(lambda p: PATH_NAMES.get(int(p), str(int(p))), otypes=[object])
-        return f(self.path) if self.path.size else self.path.astype(object)
+        return f(path) if path.size else path.astype(object)
 
     def __repr__(self):
-        n = self.info.size
-        nc = int(np.count_nonzero(self.info > 0))
-        nf = int(np.count_nonzero(self.nonfinite))
-        ms = int(self.sweeps.max()) if n else 0
+        info, sweeps = _host(self.info), _host(self.sweeps)  # device arrays: waits
+        n = info.size
+        nc = int(np.count_nonzero(info > 0))
+        nf = int(np.count_nonzero(info == _bsvd.INFO_NONFINITE))
+        ms = int(sweeps.max()) if n else 0
         return (f"bsvd.Info(matrices={n}, not_converged={nc}, nonfinite={nf}, "
                 f"max_sweeps_used={ms})")
+
+
+def _host(a):
+    """A NumPy copy of an array of any of the libraries (waits for a device
+    array's stream)."""
+    if isinstance(a, np.ndarray):
+        return a
+    if hasattr(a, "detach"):  # torch
+        return a.detach().cpu().numpy()
+    if hasattr(a, "get"):  # cupy
+        return a.get()
+    return np.asarray(a)
 
 
 def cuda_available() -> bool:
@@ -169,13 +191,13 @@ def _report(nc, nf, count, max_sweeps, check_finite, warn, where):
 # the public functions
 
 _OPTION_DEFAULTS = dict(tol=None, max_sweeps=None, backend=DEFAULT_BACKEND, check_finite=False,
-                        warn=True, ordering=DEFAULT_ORDERING, variant=DEFAULT_VARIANT,
-                        block_size=0, eig_sweeps=None, num_threads=0, stream=None,
-                        precondition=None)
+                        warn=True, check=None, ordering=DEFAULT_ORDERING,
+                        variant=DEFAULT_VARIANT, block_size=0, eig_sweeps=None, num_threads=0,
+                        stream=None, precondition=None)
 
 
 def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, max_sweeps=None,
-        backend=DEFAULT_BACKEND, return_info=False, check_finite=False, warn=True,
+        backend=DEFAULT_BACKEND, return_info=False, check_finite=False, warn=True, check=None,
         ordering=DEFAULT_ORDERING, variant=DEFAULT_VARIANT, block_size=0, eig_sweeps=None,
         num_threads=0, stream=None, precondition=None):
     """Singular value decomposition of a stack of matrices, as
@@ -221,24 +243,37 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     column pivoting before the Jacobi iteration (None auto, True always,
     False never).
 
-    A torch tensor that requires grad (with grad mode on) goes through
-    bsvd.torch.svd, which is differentiable.
+    Device arrays (CUDA tensors, CuPy arrays) on the current stream (stream
+    None): the call only enqueues the work and returns without waiting for
+    the GPU (it may be captured in a CUDA graph, and runs inside
+    torch.compile); the results are ready when the stream passes the call.
+    NaN / non-convergence is then not reported unless asked: check=True
+    waits for the solve and warns / raises as for host data (check_finite=
+    True implies it); or read the info array of return_info=True, which
+    stays on the device. check: None (the default) = report for host data
+    only, True = always (a device call waits), False = never. An explicit
+    stream, JAX arrays and svd_batch block (return when the results are
+    written) as host calls do.
+
+    Torch tensors go through the op torch.ops.bsvd.svd (bsvd.torch), which
+    is differentiable, has a fake (meta) implementation and works under
+    torch.compile(fullgraph=True).
     """
     full_matrices = check_flag(full_matrices, "full_matrices", "bsvd.svd")
     compute_uv = check_flag(compute_uv, "compute_uv", "bsvd.svd")
     where = "bsvd.svd" if compute_uv else "bsvd.svdvals"
     check_flag(hermitian, "hermitian", where)
     return_info = check_flag(return_info, "return_info", where)
-    kw = dict(tol=tol, max_sweeps=max_sweeps, backend=backend,
-              check_finite=check_flag(check_finite, "check_finite", where),
-              warn=check_flag(warn, "warn", where), ordering=ordering, variant=variant,
+    check_finite = check_flag(check_finite, "check_finite", where)
+    kw = dict(tol=tol, max_sweeps=max_sweeps, backend=backend, check_finite=check_finite,
+              warn=check_flag(warn, "warn", where),
+              check=check_mode(check, check_finite, where), ordering=ordering, variant=variant,
               block_size=block_size, eig_sweeps=eig_sweeps, num_threads=num_threads,
               stream=stream, precondition=precondition)
     torch = sys.modules.get("torch")
-    if torch is not None and isinstance(A, torch.Tensor) and A.requires_grad and torch.is_grad_enabled():
+    if torch is not None and isinstance(A, torch.Tensor):
         from . import torch as bt
-        return bt._svd_autograd(A, full_matrices=full_matrices, compute_uv=compute_uv,
-                                return_info=return_info, **kw)
+        return bt._svd(A, full_matrices, compute_uv, return_info, kw, where)
     wrap = None
     if isinstance(A, np.ndarray) and type(A) is not np.ndarray:
         wrap = A.__array_wrap__  # as numpy.linalg: U and Vh keep the subclass
@@ -283,6 +318,7 @@ def svd_batch(matrices, full_matrices=True, compute_uv=True, *, return_info=Fals
     kw.update(kwargs)
     kw["check_finite"] = check_flag(kw["check_finite"], "check_finite", where)
     kw["warn"] = check_flag(kw["warn"], "warn", where)
+    kw["check"] = check_mode(kw["check"], kw["check_finite"], where)
     return svd_list(list(matrices), check_flag(full_matrices, "full_matrices", where),
                     check_flag(compute_uv, "compute_uv", where),
                     check_flag(return_info, "return_info", where), kw)
@@ -381,8 +417,10 @@ def _info(bshape, info, sweeps, path):
 
 
 def _solve(A, compute_uv, return_info, kw, where):
-    """The reduced SVD of a uniform batch: (adapter, U (..., m, k), S, Vh
-    (..., k, n), Info or None); U and Vh are None without compute_uv."""
+    """The reduced SVD of a uniform batch (NumPy, CuPy, JAX and other
+    arrays; torch tensors go through bsvd.torch's op): (adapter, U (..., m,
+    k), S, Vh (..., k, n), Info or None); U and Vh are None without
+    compute_uv."""
     ad, x = adapt(A)
     x = ad.prepare(x)
     shape = ad.shape(x)
@@ -394,6 +432,35 @@ def _solve(A, compute_uv, return_info, kw, where):
     opts = options(kw["backend"], device, kw["tol"], kw["max_sweeps"], kw["ordering"],
                    kw["variant"], kw["block_size"], kw["eig_sweeps"], kw["num_threads"],
                    kw["stream"], ad, kw["precondition"], name, where)
+    ordered = _stream_ordered(ad, device, opts, kw["stream"])
+    report = kw["check"] if kw["check"] is not None else not ordered
+    U, S, Vh, info, sweeps, path = _reduced(ad, x, name, device, opts, compute_uv, return_info,
+                                            ordered, report, kw, where)
+    inf = Info(info, sweeps, path) if return_info else None
+    return ad, U, S, Vh, inf
+
+
+def _stream_ordered(ad, device, opts, stream):
+    """Whether a call takes the stream-ordered form (enqueue only): device
+    arrays of a library with a current stream (PyTorch, CuPy), the cuda
+    backend, and no explicit stream (an explicit stream keeps the
+    documented blocking contract: results usable on any stream)."""
+    return (ad.stream_ordered and device[0] == "cuda" and stream is None
+            and opts.backend == _bsvd.BACKEND_CUDA)
+
+
+def _reduced(ad, x, name, device, opts, compute_uv, details, ordered, report, kw, where):
+    """The reduced SVD of x (..., m, n), already in a supported dtype:
+    (U (..., m, k), S, Vh (..., k, n), info, sweeps, path), U and Vh None
+    without compute_uv; info, sweeps and path shaped as the batch.
+
+    Blocking (ordered False): info, sweeps, path NumPy arrays with details,
+    else None. Stream-ordered: only enqueued on opts.stream; info an int32
+    array of the caller's library on the device (always), sweeps too with
+    details (else None), path a NumPy array with details (else None).
+    report: warn / raise (check_finite) for matrices that held NaN or did not
+    converge (a stream-ordered call waits for the solve to read info)."""
+    shape = ad.shape(x)
     rname = REAL_OF[name]
     m, n = int(shape[-2]), int(shape[-1])
     bshape = tuple(map(int, shape[:-2]))
@@ -408,9 +475,18 @@ def _solve(A, compute_uv, return_info, kw, where):
         Ub = ad.empty(bshape + (k, m), name, device)   # U^T (or conj(U)^T)
         Vhb = ad.empty(bshape + (k, n), name, device)  # Vh (or conj(Vh))
     info = sweeps = path = None
+    solve = batch > 0 and k > 0
+    if ordered:
+        make = ad.empty if solve else ad.zeros
+        info = make(bshape, "int32", device)
+        if details:
+            sweeps = make(bshape, "int32", device)
+            path = np.zeros(bshape, np.int32)
+    elif details and not solve:
+        info, sweeps, path = (np.zeros(bshape, np.int32) for _ in range(3))
     trans = "T"
 
-    if batch > 0 and k > 0:
+    if solve:
         lay = layout(ad, x, bshape, m, n, batch)
         if lay is None:
             x = ad.contiguous(x)
@@ -426,26 +502,56 @@ def _solve(A, compute_uv, return_info, kw, where):
             libU = libV = None
         ad.sync_input(x)
         ex = ad.export
-        # info stays in the native layer: it returns the counts of matrices
-        # that did not converge (nc) or held NaN/Inf (nf), and the
-        # per-matrix arrays only for return_info.
-        st, msg, nc, nf, info, sweeps, path = _bsvd.svd_strided(
-            ex(x), M, N, ld, stride, ex(S), k,
-            None if libU is None else ex(libU), max(M, 1), M * k,
-            None if libV is None else ex(libV), max(N, 1), N * k,
-            batch, opts, return_info)
-        if st:
-            _raise_status(st, msg, where)
-        if nc or nf:
-            _report(nc, nf, batch, kw["max_sweeps"], kw["check_finite"], kw["warn"], where)
+        outs = (ex(x), M, N, ld, stride, ex(S), k,
+                None if libU is None else ex(libU), max(M, 1), M * k,
+                None if libV is None else ex(libV), max(N, 1), N * k)
+        if ordered:
+            # Workspace from the caller's allocator on the caller's stream
+            # (torch's caching allocator, CuPy's pool: reused only after
+            # the stream passes this call; a CUDA graph keeps it in its pool).
+            dev_id = device[1] if device[0] == "cuda" else -1
+            st, msg, wbytes = _bsvd.workspace_size(LETTER[name], compute_uv, M, N, batch, opts,
+                                                   dev_id)
+            if st:
+                _raise_status(st, msg, where)
+            ws = ad.empty((wbytes,), "uint8", device) if wbytes else None
+            per_matrix = (ex(info), None if sweeps is None else ex(sweeps),
+                          None if path is None else path.reshape(-1))
+            st, msg = _bsvd.svd_strided_async(*outs, *per_matrix, None if ws is None else ex(ws),
+                                              batch, opts)
+            if st == _bsvd.STATUS_NOT_SUPPORTED and not (
+                    device[0] == "cuda" and _bsvd.stream_capturing(opts.stream, dev_id)):
+                # The plan solves some matrices on the host (an ordering other
+                # than round-robin beyond the one-kernel solver, a block size
+                # beyond the GPU's), which the _async form refuses: outside a
+                # CUDA graph capture, the blocking call (it waits).
+                st, msg = _bsvd.gesvj_strided(*outs, *per_matrix, batch, opts)
+            if st:
+                _raise_status(st, msg, where)
+            if report:
+                st, msg, nc, nf = _bsvd.info_counts(ex(info), batch, opts.stream)
+                if st:
+                    _raise_status(st, msg, where)
+                if nc or nf:
+                    _report(nc, nf, batch, kw["max_sweeps"], kw["check_finite"], kw["warn"], where)
+        else:
+            # info stays in the native layer: it returns the counts of
+            # matrices that did not converge (nc) or held NaN/Inf (nf), and
+            # the per-matrix arrays only with details.
+            st, msg, nc, nf, info, sweeps, path = _bsvd.svd_strided(*outs, batch, opts, details)
+            if st:
+                _raise_status(st, msg, where)
+            if report and (nc or nf):
+                _report(nc, nf, batch, kw["max_sweeps"], kw["check_finite"], kw["warn"], where)
+            if details:
+                info, sweeps, path = (a.reshape(bshape) for a in (info, sweeps, path))
 
     S = ad.finish(S, bshape + (k,))
-    inf = _info(bshape, info, sweeps, path) if return_info else None
     if not compute_uv:
-        return ad, None, S, None, inf
+        return None, S, None, info, sweeps, path
     Ub = ad.finish(Ub, bshape + (k, m))
     Vh = ad.finish(Vhb, bshape + (k, n))
-    if batch > 0 and k > 0 and name.startswith("complex"):
+    if solve and name.startswith("complex"):
         # Row-major A is A^T column-major: A^T = V1 S U1^H gives
         # A = conj(U1) S V1^T, so U = conj(V1) and Vh = U1^T (trans "T");
         # column-major A gives U = U1, Vh = conj(V1)^T (trans "N").
@@ -453,7 +559,7 @@ def _solve(A, compute_uv, return_info, kw, where):
             Ub = ad.conj_(Ub)
         else:
             Vh = ad.conj_(Vh)
-    return ad, ad.mT(Ub), S, Vh, inf
+    return ad.mT(Ub), S, Vh, info, sweeps, path
 
 
 def __getattr__(name):

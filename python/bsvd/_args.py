@@ -83,9 +83,10 @@ def check_flag(val, name, where):
     raise TypeError(f"{where}: {name} must be True or False, got {val!r}")
 
 
-def check_tol(tol, name, where):
+def check_tol(tol, name, where, warn=True):
     """tol as a float: None or 0 = the library's default; otherwise in
-    (0, 1). Above the accuracy bound (TOL_BOUND_U) an AccuracyWarning."""
+    (0, 1). Above the accuracy bound (TOL_BOUND_U) an AccuracyWarning
+    (unless warn=False)."""
     if tol is None:
         return 0.0
     if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, (int, float, np.integer, np.floating)):
@@ -95,7 +96,7 @@ def check_tol(tol, name, where):
         raise ValueError(f"{where}: tol = {tol!r} must be None (the default sqrt(m)*eps) or a "
                          "number in [0, 1) (0 is the default too)")
     bound = TOL_BOUND_U * _UNIT_ROUNDOFF[name]
-    if tol > bound:
+    if warn and tol > bound:
         warnings.warn(
             f"{where}: tol = {tol:.3g} is above {bound:.3g} (64 unit roundoffs of {name}), the "
             "largest that keeps bsvd's accuracy contract: the singular vectors of a converged "
@@ -107,10 +108,14 @@ def check_tol(tol, name, where):
     return tol
 
 
-def options(backend, device, tol, max_sweeps, ordering, variant, block_size,
-            eig_sweeps, num_threads, stream, ad, precondition=None, name="float64",
-            where="bsvd.svd"):
-    """The bsvd_options_t of a call, every option checked."""
+def option_values(backend, device, tol, max_sweeps, ordering, variant, block_size,
+                  eig_sweeps, num_threads, precondition=None, name="float64", where="bsvd.svd",
+                  warn_tol=True):
+    """Every option of a call checked, as plain Python numbers: (backend,
+    ordering, variant, block_size, tol, max_sweeps, eig_sweeps, num_threads,
+    precondition), the fields of bsvd_options_t (backend resolved for the
+    device). Pure Python, so torch.compile traces it (bsvd.torch);
+    warn_tol=False leaves the AccuracyWarning of a large tol to the caller."""
     try:
         b = BACKENDS[backend]
     except (KeyError, TypeError):
@@ -128,7 +133,7 @@ def options(backend, device, tol, max_sweeps, ordering, variant, block_size,
         v = VARIANTS[variant]
     except (KeyError, TypeError):
         raise ValueError(f"{where}: variant must be {_one_of(_bsvd.variant_string)}, got {variant!r}") from None
-    tol = check_tol(tol, name, where)
+    tol = check_tol(tol, name, where, warn=warn_tol)
     if max_sweeps is None:
         max_sweeps = 0
     if eig_sweeps is None:
@@ -151,16 +156,49 @@ def options(backend, device, tol, max_sweeps, ordering, variant, block_size,
     else:
         raise ValueError(f"{where}: precondition must be None (auto), True / 1 (always) or "
                          f"False / -1 (never), got {precondition!r}")
+    return (b, o, v, int(block_size), tol, int(max_sweeps), int(eig_sweeps), int(num_threads), pc)
+
+
+def stream_handle(stream, where):
+    """The int handle of a stream argument (an int, or an object with
+    .cuda_stream / .ptr)."""
+    handle = getattr(stream, "cuda_stream", getattr(stream, "ptr", stream))
+    if not _is_int(handle):
+        raise TypeError(f"{where}: stream must be None, an int handle or an object with "
+                        f".cuda_stream or .ptr, got {stream!r}")
+    return int(handle)
+
+
+def make_options(values, stream):
+    """The native Options of option_values' numbers and a stream handle."""
+    b, o, v, bs, tol, ms, es, nt, pc = values
+    return _bsvd.Options(b, o, v, bs, tol, ms, es, nt, stream, pc)
+
+
+def options(backend, device, tol, max_sweeps, ordering, variant, block_size,
+            eig_sweeps, num_threads, stream, ad, precondition=None, name="float64",
+            where="bsvd.svd"):
+    """The bsvd_options_t of a call, every option checked."""
+    values = option_values(backend, device, tol, max_sweeps, ordering, variant, block_size,
+                           eig_sweeps, num_threads, precondition, name, where)
     if stream is None:
-        stream = ad.stream(device) if b == _bsvd.BACKEND_CUDA and device[0] == "cuda" else 0
+        cuda = values[0] == _bsvd.BACKEND_CUDA and device[0] == "cuda"
+        stream = ad.stream(device) if cuda else 0
     else:
-        handle = getattr(stream, "cuda_stream", getattr(stream, "ptr", stream))
-        if not _is_int(handle):
-            raise TypeError(f"{where}: stream must be None, an int handle or an object with "
-                            f".cuda_stream or .ptr, got {stream!r}")
-        stream = int(handle)
-    return _bsvd.Options(b, o, v, int(block_size), tol, int(max_sweeps), int(eig_sweeps),
-                         int(num_threads), stream, pc)
+        stream = stream_handle(stream, where)
+    return make_options(values, stream)
+
+
+def check_mode(check, check_finite, where):
+    """The check option: None (the default: report for host data, not for
+    stream-ordered device calls), True or False. check_finite=True needs the
+    check, so it cannot go with check=False."""
+    if check is not None:
+        check = check_flag(check, "check", where)
+    if check_finite and check is False:
+        raise ValueError(f"{where}: check_finite=True reads the per-matrix info, which "
+                         "check=False skips: pass check=True or leave check out")
+    return True if check_finite else check
 
 
 def promote(ad, x, where):
@@ -242,16 +280,22 @@ def layout(ad, x, bshape, m, n, batch):
 
 
 def stacklevel():
-    """Stack level of the first frame outside bsvd (and torch.autograd), so
-    that warnings point at the caller's line."""
+    """Stack level of the first frame outside bsvd and torch (the custom op's
+    dispatch, torch.autograd), so that warnings point at the caller's
+    line."""
     import os
     import sys
     pkg = os.path.dirname(os.path.abspath(__file__))
+    skip = [pkg]
+    torch = sys.modules.get("torch")
+    if torch is not None and getattr(torch, "__file__", None):
+        skip.append(os.path.dirname(os.path.abspath(torch.__file__)))
+    skip = tuple(d + os.sep for d in skip)
     level = 1
     f = sys._getframe(1)
     while f is not None:
         fn = f.f_code.co_filename
-        if not (fn.startswith(pkg) or f"torch{os.sep}autograd" in fn):
+        if not (fn.startswith(skip) or f"torch{os.sep}autograd" in fn):
             return level
         f = f.f_back
         level += 1

@@ -1,5 +1,6 @@
 """bsvd.svd_batch: one variable-size call for a list of 2-D matrices of
-different shapes (bsvd_gesvj_vbatched)."""
+different shapes (bsvd_gesvj_vbatched). It blocks (returns when the results
+are written) for device arrays too: the stream-ordered form is bsvd.svd's."""
 from __future__ import annotations
 
 from . import _bsvd
@@ -99,7 +100,7 @@ def svd_list(mats, full_matrices, compute_uv, return_info, kw):
         None if libV is None else ex(libV), ldvs, offV, opts, return_info)
     if st:
         _raise_status(st, msg, where)
-    if nc or nf:
+    if (nc or nf) and kw["check"] is not False:  # blocking: the check costs nothing
         _report(nc, nf, count, kw["max_sweeps"], kw["check_finite"], kw["warn"], where)
 
     Sf = ad.finish(Sf, (tS,))

@@ -51,6 +51,7 @@ def _positive_strides(as_strided, x):
 
 class NumpyAdapter:
     name = "numpy"
+    stream_ordered = False  # host arrays: the blocking call
 
     def result(self, U, S, Vh, cls):
         return cls(U, S, Vh)
@@ -93,6 +94,9 @@ class NumpyAdapter:
     def empty(self, shape, name, device):
         return np.empty(shape, dtype=name)
 
+    def zeros(self, shape, name, device):
+        return np.zeros(shape, dtype=name)
+
     def export(self, a):
         return a
 
@@ -131,6 +135,9 @@ class NumpyAdapter:
 
 class TorchAdapter:
     name = "torch"
+    # CUDA tensors on the current stream: the stream-ordered call (enqueue
+    # only; bsvd.torch's op bsvd::svd).
+    stream_ordered = True
 
     def result(self, U, S, Vh, cls):
         # torch.linalg.svd's named result (torch.return_types.linalg_svd)
@@ -142,7 +149,8 @@ class TorchAdapter:
         import torch.utils.dlpack
         self.torch = torch
         self._hip = torch.version.hip is not None
-        names = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int32")
+        names = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int32",
+                 "uint8")
         self._dtypes = {n: getattr(torch, n) for n in names}
         self._names = {d: n for n, d in self._dtypes.items()}
         self._devices = {}
@@ -203,6 +211,9 @@ class TorchAdapter:
     def empty(self, shape, name, device):
         return self.torch.empty(shape, dtype=self._dtypes[name], device=self._dev(device))
 
+    def zeros(self, shape, name, device):
+        return self.torch.zeros(shape, dtype=self._dtypes[name], device=self._dev(device))
+
     def export(self, a):
         return self._to_dlpack(a)
 
@@ -244,6 +255,8 @@ class TorchAdapter:
 
 class CupyAdapter:
     name = "cupy"
+    # on CuPy's current stream: the stream-ordered call (enqueue only)
+    stream_ordered = True
 
     def result(self, U, S, Vh, cls):
         return cls(U, S, Vh)
@@ -285,6 +298,10 @@ class CupyAdapter:
     def empty(self, shape, name, device):
         with self.cp.cuda.Device(device[1]):
             return self.cp.empty(shape, dtype=name)
+
+    def zeros(self, shape, name, device):
+        with self.cp.cuda.Device(device[1]):
+            return self.cp.zeros(shape, dtype=name)
 
     def export(self, a):
         return a
@@ -331,8 +348,10 @@ class JaxAdapter:
     """JAX arrays are immutable: outputs are buffers bsvd owns (host: NumPy;
     GPU: memory from cudaMalloc wrapped for DLPack), imported into JAX with
     jax.dlpack.from_dlpack once written. The library runs on the legacy
-    default stream after the input is ready (JAX exposes no stream)."""
+    default stream after the input is ready (JAX exposes no stream): the
+    blocking call."""
     name = "jax"
+    stream_ordered = False
 
     def result(self, U, S, Vh, cls):
         return cls(U, S, Vh)  # jax.numpy.linalg.svd's SVDResult has these fields

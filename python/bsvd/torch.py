@@ -1,6 +1,30 @@
-"""PyTorch autograd for bsvd: ``bsvd.torch.svd(A)`` is a differentiable
-drop-in for ``torch.linalg.svd(A)`` (full_matrices=True by default, as
-torch).
+"""PyTorch for bsvd: the ops torch.ops.bsvd.svd and torch.ops.bsvd.svdvals
+(torch.library custom ops with fake implementations and autograd) behind
+bsvd.svd / bsvd.svdvals on tensors, and the differentiable drop-ins
+``bsvd.torch.svd(A)`` for ``torch.linalg.svd(A)`` (full_matrices=True by
+default, as torch) and ``bsvd.torch.svdvals``.
+
+The ops compute the reduced SVD (bsvd.svd completes U and Vh for
+full_matrices with torch.linalg.qr outside them):
+
+    bsvd::svd(Tensor A, bool details, bool report, bool check_finite,
+              bool warn, int stream, int backend, int ordering, int variant,
+              int block_size, float tol, int max_sweeps, int eig_sweeps,
+              int num_threads, int precondition)
+        -> (U (..., m, k), S (..., k), Vh (..., k, n), info (...) int32,
+            sweeps (...) int32, path (...) int32 on the CPU; with details
+            False sweeps and path are (0,) on A's device)
+    bsvd::svdvals(the same arguments) -> (S, info, sweeps, path)
+
+details: sweeps and path (return_info); report: warn / raise for NaN and
+non-convergence as bsvd.svd's check; stream: -1 for the current stream, else
+a handle; the rest: bsvd_options_t's fields. CUDA tensors on the current
+stream: the outputs, info and the workspace come from torch's caching
+allocator on the tensor's device and the solve is only enqueued on
+torch.cuda.current_stream() (the library's _async form), so the op runs in
+torch.compile graphs and torch.cuda.graph captures and returns before the
+GPU has finished (with report it waits). CPU tensors and an explicit
+stream: the blocking call.
 
 The backward is the standard derivative of the reduced SVD (the one
 torch.linalg.svd uses): the off-diagonal terms
@@ -28,11 +52,12 @@ As in torch, for complex inputs the loss must be invariant under the phase
 of each singular-vector pair (U[:, i] e^{i phi}, Vh[i, :] e^{-i phi});
 gradients of a loss that is not are meaningless.
 """
-from __future__ import annotations
-
 import torch
 
 import bsvd as _bsvd_pkg
+from . import _bsvd as _native
+from . import _frameworks
+from ._args import check_mode, check_tol, make_options, option_values, promote, stream_handle
 
 __all__ = ["svd", "svdvals", "svd_backward"]
 
@@ -103,50 +128,211 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
     return gA
 
 
-class _SVD(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, A, kw, full_matrices, holder):
-        ad, U, S, Vh, info = _bsvd_pkg._solve(A.detach(), True, True, kw, "bsvd.torch.svd")
-        holder.append(info)
-        ctx.save_for_backward(U, S, Vh)
-        ctx.set_materialize_grads(False)
-        if full_matrices:
-            U, Vh = _bsvd_pkg._complete_pair(ad, U, Vh)
-        return U, S, Vh
+# ---- the ops -------------------------------------------------------------------
 
-    @staticmethod
-    def backward(ctx, gU, gS, gVh):
-        U, S, Vh = ctx.saved_tensors
-        # full_matrices=True: as torch.linalg.svd, the gradients of the
-        # completed columns U[..., k:] and rows Vh[..., k:, :] are ignored
-        # (that basis is not unique, so no loss may depend on it).
-        k = S.shape[-1]
-        if gU is not None and gU.shape[-1] != k:
-            gU = gU[..., :k]
-        if gVh is not None and gVh.shape[-2] != k:
-            gVh = gVh[..., :k, :]
-        return svd_backward(gU, gS, gVh, U, S, Vh), None, None, None
+CURRENT_STREAM = -1  # the op's stream argument: torch.cuda.current_stream()
+
+_ad = _frameworks._get(_frameworks.TorchAdapter)
+_REAL = {torch.complex64: torch.float32, torch.complex128: torch.float64}
+_SUPPORTED = (torch.float32, torch.float64, torch.complex64, torch.complex128)
+_HAVE_OPS = all(hasattr(torch.library, f) for f in ("custom_op", "register_fake"))
+_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
+
+_SCHEMA = ("(Tensor A, bool details, bool report, bool check_finite, bool warn, int stream, "
+           "int backend, int ordering, int variant, int block_size, float tol, int max_sweeps, "
+           "int eig_sweeps, int num_threads, int precondition)")
+_NARGS = 14  # the arguments after A
 
 
-_DEFAULTS = dict(_bsvd_pkg._OPTION_DEFAULTS)
+def _ordered(device, backend, stream):
+    """Whether the op takes the stream-ordered call: a CUDA tensor on the
+    cuda backend and the current stream."""
+    return device[0] == "cuda" and backend == _native.BACKEND_CUDA and stream == CURRENT_STREAM
 
 
-def _svd_autograd(A, full_matrices=True, compute_uv=True, return_info=False, **kwargs):
-    kw = dict(_DEFAULTS)
-    unknown = set(kwargs) - set(kw)
-    if unknown:
-        raise TypeError(f"bsvd.torch.svd: unexpected argument {sorted(unknown)[0]!r}")
-    kw.update(kwargs)
+def _check_input(A, where):
     if A.dim() < 2:
-        raise ValueError(f"bsvd.torch.svd: expected at least 2 dimensions (..., m, n), got shape {tuple(A.shape)}")
-    if A.dtype in (torch.float16, torch.bfloat16):
-        A = A.float()
-    holder = []
-    U, S, Vh = _SVD.apply(A, kw, bool(full_matrices), holder)
+        raise ValueError(f"{where}: expected an array of at least 2 dimensions (..., m, n), "
+                         f"got shape {tuple(A.shape)}")
+    if A.dtype not in _SUPPORTED:
+        raise TypeError(f"{where}: the op takes float32, float64, complex64 and complex128 "
+                        f"tensors, got {A.dtype} (bsvd.svd promotes the others)")
+
+
+def _impl(A, vectors, details, report, check_finite, warn, stream, backend, ordering, variant,
+          block_size, tol, max_sweeps, eig_sweeps, num_threads, precondition):
+    """The ops' implementation (CPU and CUDA): (U, S, Vh, info, sweeps,
+    path), U and Vh None without vectors."""
+    where = "bsvd.svd" if vectors else "bsvd.svdvals"
+    _check_input(A, where)
+    name = _ad.dtype_name(A)
+    device = _ad.device(A)
+    check_tol(tol, name, where)  # the AccuracyWarning of a large tol, at run time
+    ordered = _ordered(device, backend, stream)
+    if stream == CURRENT_STREAM:
+        cuda = device[0] == "cuda" and backend == _native.BACKEND_CUDA
+        handle = _ad.stream(device) if cuda else 0
+    else:
+        handle = stream
+    opts = make_options((backend, ordering, variant, block_size, tol, max_sweeps, eig_sweeps,
+                         num_threads, precondition), handle)
+    kw = dict(max_sweeps=max_sweeps, check_finite=check_finite, warn=warn)
+    # The blocking call gives info only with details: always asked here.
+    U, S, Vh, info, sweeps, path = _bsvd_pkg._reduced(
+        _ad, A, name, device, opts, vectors, details or not ordered, ordered, report, kw, where)
+    dev = A.device
+    if not ordered:  # NumPy arrays of the blocking call
+        info = torch.from_numpy(info).to(dev)
+        sweeps = torch.from_numpy(sweeps).to(dev) if details else None
+    path = torch.from_numpy(path) if details else None
+    if sweeps is None:
+        sweeps = torch.empty((0,), dtype=torch.int32, device=dev)
+    if path is None:  # on A's device: a CUDA graph of torch.compile keeps no CPU output
+        path = torch.empty((0,), dtype=torch.int32, device=dev)
+    return U, S, Vh, info, sweeps, path
+
+
+def _fake(A, vectors, details):
+    """Outputs of the ops' shapes, dtypes, devices and strides (U is the
+    transpose of a (..., k, m) buffer, as _impl makes it)."""
+    _check_input(A, "bsvd.svd" if vectors else "bsvd.svdvals")
+    b = tuple(A.shape[:-2])
+    m, n = A.shape[-2], A.shape[-1]
+    k = torch.sym_min(m, n)
+    S = A.new_empty(b + (k,), dtype=_REAL.get(A.dtype, A.dtype))
+    info = A.new_empty(b, dtype=torch.int32)
+    sweeps = A.new_empty(b if details else (0,), dtype=torch.int32)
+    path = (torch.empty(b, dtype=torch.int32, device="cpu") if details
+            else A.new_empty((0,), dtype=torch.int32))
+    if not vectors:
+        return S, info, sweeps, path
+    U = A.new_empty(b + (k, m)).mT
+    Vh = A.new_empty(b + (k, n))
+    return U, S, Vh, info, sweeps, path
+
+
+def _setup_context(ctx, inputs, output):
+    U, S, Vh = output[:3]
+    ctx.save_for_backward(U, S, Vh)
+    ctx.set_materialize_grads(False)  # gradients of unused outputs stay None
+
+
+def _backward(ctx, gU, gS, gVh, ginfo, gsweeps, gpath):
+    U, S, Vh = ctx.saved_tensors
+    return (svd_backward(gU, gS, gVh, U, S, Vh),) + (None,) * _NARGS
+
+
+class _SVDFunction(torch.autograd.Function):
+    """The op's autograd without torch.library (torch < 2.4: eager only)."""
+    @staticmethod
+    def forward(ctx, A, *args):
+        out = _impl(A.detach(), True, *args)
+        ctx.save_for_backward(*out[:3])
+        ctx.set_materialize_grads(False)
+        ctx.mark_non_differentiable(*out[3:])
+        return out
+
+    @staticmethod
+    def backward(ctx, gU, gS, gVh, *rest):
+        return _backward(ctx, gU, gS, gVh, *rest)
+
+
+def _svd_kernel(A, *args):
+    return tuple(_impl(A, True, *args))
+
+
+def _svdvals_kernel(A, *args):
+    _, S, _, info, sweeps, path = _impl(A, False, *args)
+    return S, info, sweeps, path
+
+
+if _HAVE_OPS:
+    _svd_def = torch.library.custom_op(
+        "bsvd::svd", _svd_kernel, mutates_args=(),
+        schema=_SCHEMA + " -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)")
+    _svdvals_def = torch.library.custom_op(
+        "bsvd::svdvals", _svdvals_kernel, mutates_args=(),
+        schema=_SCHEMA + " -> (Tensor, Tensor, Tensor, Tensor)")
+    _svd_def.register_fake(lambda A, details, *args: _fake(A, True, details))
+    _svdvals_def.register_fake(lambda A, details, *args: _fake(A, False, details))
+    _svd_def.register_autograd(_backward, setup_context=_setup_context)
+    _svd_op = torch.ops.bsvd.svd.default
+    _svdvals_op = torch.ops.bsvd.svdvals.default
+else:
+    _svd_op = _SVDFunction.apply
+    _svdvals_op = _svdvals_kernel
+
+
+def _op_args(A, compute_uv=True, return_info=False, **kwargs):
+    """(op, args) of the op call bsvd.svd makes for a tensor A already in a
+    supported dtype (for torch.library.opcheck and tests)."""
+    kw = dict(_bsvd_pkg._OPTION_DEFAULTS)
+    kw.update(kwargs)
+    kw["check"] = check_mode(kw["check"], kw["check_finite"], "bsvd.svd")
+    args = _args(A, _ad.dtype_name(A), _ad.device(A), return_info, kw, "bsvd.svd")
+    return (_svd_op if compute_uv else _svdvals_op), (A,) + args
+
+
+def _args(x, name, device, return_info, kw, where):
+    vals = option_values(kw["backend"], device, kw["tol"], kw["max_sweeps"], kw["ordering"],
+                         kw["variant"], kw["block_size"], kw["eig_sweeps"], kw["num_threads"],
+                         kw["precondition"], name, where, warn_tol=False)
+    stream = CURRENT_STREAM if kw["stream"] is None else stream_handle(kw["stream"], where)
+    report = kw["check"] if kw["check"] is not None else not _ordered(device, vals[0], stream)
+    return (return_info, report, kw["check_finite"], kw["warn"], stream) + vals
+
+
+# ---- bsvd.svd on tensors -----------------------------------------------------------
+
+def _complete(Q, rows, k):
+    """(..., rows, k) orthonormal columns -> (..., rows, rows): Q and an
+    orthonormal basis of its complement (no gradient flows into that part,
+    as in torch.linalg.svd)."""
+    if k == rows:
+        return Q
+    if k == 0:
+        e = torch.eye(rows, dtype=Q.dtype, device=Q.device)
+        return e.expand(tuple(Q.shape[:-2]) + (rows, rows)).clone()
+    full = torch.linalg.qr(Q.detach(), mode="complete")[0]
+    return torch.cat([Q, full[..., :, k:]], dim=-1)
+
+
+def _info(info, sweeps, path):
+    """The Info of return_info: NumPy arrays for CPU tensors (as for NumPy
+    input); info and sweeps stay on the GPU for CUDA tensors (no wait);
+    tensors throughout while traced (torch.compile, fake tensors)."""
+    if _compiling() or type(info) is not torch.Tensor or type(path) is not torch.Tensor:
+        return _bsvd_pkg.Info(info, sweeps, path)
+    if info.device.type == "cpu":
+        info, sweeps = info.numpy(), sweeps.numpy()
+    return _bsvd_pkg.Info(info, sweeps, path.numpy())
+
+
+def _svd(A, full_matrices, compute_uv, return_info, kw, where):
+    """bsvd.svd / bsvd.svdvals for a torch tensor (the arguments checked
+    there, the options in kw): the op call and the completion of U and Vh
+    for full_matrices. Traced by torch.compile (no graph break)."""
+    if A.dim() < 2:
+        raise ValueError(f"{where}: expected an array of at least 2 dimensions (..., m, n), "
+                         f"got shape {tuple(A.shape)}")
+    x = A.resolve_conj().resolve_neg()  # no-ops without the bits (and traceable)
+    x, name = promote(_ad, x, where)
+    device = _ad.device(x)
+    args = _args(x, name, device, return_info, kw, where)
+    if compute_uv or (x.requires_grad and torch.is_grad_enabled()):
+        U, S, Vh, info, sweeps, path = _svd_op(x, *args)
+    else:
+        S, info, sweeps, path = _svdvals_op(x, *args)
+    inf = _info(info, sweeps, path) if return_info else None
     if not compute_uv:
-        return (S, holder[0]) if return_info else S
+        return (S, inf) if return_info else S
+    if full_matrices:
+        m, k = U.shape[-2], U.shape[-1]
+        n = Vh.shape[-1]
+        U = _complete(U, m, k)
+        Vh = _complete(Vh.mH, n, k).mH
     if return_info:
-        return _bsvd_pkg.SVDInfoResult(U, S, Vh, holder[0])
+        return _bsvd_pkg.SVDInfoResult(U, S, Vh, inf)
     return torch.return_types.linalg_svd((U, S, Vh))
 
 
@@ -156,10 +342,14 @@ def svd(A, full_matrices=True, compute_uv=True, **kwargs):
     SVDInfoResult (U, S, Vh, info) with return_info=True. full_matrices=True
     (the default, as torch) completes U and Vh; as in torch, the gradients
     of the completed part are ignored. Options as bsvd.svd."""
-    return _svd_autograd(A, full_matrices=full_matrices, compute_uv=compute_uv, **kwargs)
+    if not isinstance(A, torch.Tensor):
+        raise TypeError(f"bsvd.torch.svd: expects a torch.Tensor, got {type(A).__name__}")
+    return _bsvd_pkg.svd(A, full_matrices, compute_uv, **kwargs)
 
 
 def svdvals(A, **kwargs):
-    """Differentiable singular values (the backward needs the vectors, so
-    they are computed too, as torch.linalg.svdvals does under autograd)."""
-    return _svd_autograd(A, full_matrices=False, compute_uv=False, **kwargs)
+    """Differentiable singular values (under autograd the vectors are
+    computed too, for the backward, as torch.linalg.svdvals does)."""
+    if not isinstance(A, torch.Tensor):
+        raise TypeError(f"bsvd.torch.svdvals: expects a torch.Tensor, got {type(A).__name__}")
+    return _bsvd_pkg.svdvals(A, **kwargs)

@@ -15,6 +15,9 @@
 //                      and counts the matrices that did not converge or held
 //                      NaN / Inf. It refuses a stream under capture (a wait
 //                      there would invalidate the capture).
+//   stream_capturing   whether a stream is being captured (the Python layer
+//                      falls back to the blocking call for a plan the _async
+//                      form refuses only outside a capture).
 //
 // Each returns (status, message, ...) as the other bindings; the Python
 // layer turns a status into its exception.
@@ -29,6 +32,7 @@
 #include "native.hpp"
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -158,6 +162,30 @@ std::tuple<int, std::string, int64_t, int64_t> info_counts(Array info, int64_t c
   return {0, std::string(), nc, nf};
 }
 
+// Whether `stream` (of CUDA device device_id) is being captured into a CUDA
+// graph: the Python layer falls back to the blocking call (which waits)
+// only when it is not. A failed query counts as capturing; false without
+// CUDA.
+bool stream_capturing(uintptr_t stream, int device_id) {
+#if defined(BSVD_WITH_CUDA)
+  try {
+    DeviceGuard guard(Where{Space::Device, device_id});
+    cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(reinterpret_cast<cudaStream_t>(stream), &cap) != cudaSuccess) {
+      cudaGetLastError();
+      return true;
+    }
+    return cap != cudaStreamCaptureStatusNone;
+  } catch (const std::exception &) {
+    return true;
+  }
+#else
+  (void)stream;
+  (void)device_id;
+  return false;
+#endif
+}
+
 } // namespace
 
 void register_async(nb::module_ &mod) {
@@ -169,4 +197,5 @@ void register_async(nb::module_ &mod) {
   mod.def("workspace_size", &workspace_size, nb::arg("precision"), nb::arg("vectors"), nb::arg("m"),
           nb::arg("n"), nb::arg("batch"), nb::arg("opts"), nb::arg("device_id") = -1);
   mod.def("info_counts", &info_counts, nb::arg("info"), nb::arg("count"), nb::arg("stream"));
+  mod.def("stream_capturing", &stream_capturing, nb::arg("stream"), nb::arg("device_id"));
 }
