@@ -145,9 +145,9 @@ def test_torch_list_nan_and_host_backend_cuda():
         assert_ratios(_np(A), _np(U), _np(S), _np(Vh))
     A = torch.randn(4, 8, 8, dtype=torch.float64, device="cuda")
     A[2, 1, 1] = float("nan")
-    with pytest.warns(bsvd.NonFiniteWarning):
-        U, S, Vh, info = bsvd.svd(A, full_matrices=False, return_info=True)
-    assert list(info.info) == [0, 0, -1, 0] and torch.isnan(S[2]).all()
+    with pytest.warns(bsvd.NonFiniteWarning):  # check=True: waits and reports
+        U, S, Vh, info = bsvd.svd(A, full_matrices=False, return_info=True, check=True)
+    assert info.info.tolist() == [0, 0, -1, 0] and torch.isnan(S[2]).all()
     # host (NumPy) arrays on the cuda backend: copied to the GPU and back
     A_np = random_matrix(np.random.default_rng(1), (50, 12, 12), np.float64)
     U, S, Vh, info = bsvd.svd(A_np, backend="cuda", return_info=True)
@@ -159,40 +159,44 @@ def test_torch_list_nan_and_host_backend_cuda():
 
 @needs_gpu
 def test_torch_cuda_reports():
-    """info stays on the native side (counts come back, the arrays only for
-    return_info): warnings and Info as on the CPU, also on a side stream."""
+    """CUDA tensors are only enqueued: no report by default (the info
+    tensor of return_info says which matrices failed, on the device);
+    check=True waits and warns as on the CPU, also on a side stream."""
     import warnings
     torch = _torch()
     A = torch.randn(50, 32, 32, dtype=torch.float32, device="cuda")
     A[3, 1, 1] = float("nan")
     A[7, 0, 5] = float("inf")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bsvd.svd(A, full_matrices=False, max_sweeps=1)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        U, S, Vh = bsvd.svd(A, full_matrices=False, max_sweeps=1)
+        U, S, Vh = bsvd.svd(A, full_matrices=False, max_sweeps=1, check=True)
     got = sorted((r.category.__name__, " ".join(str(r.message).split()[1:4])) for r in rec)
     assert got == [("ConvergenceWarning", "48 of 50"), ("NonFiniteWarning", "2 of 50")]
     assert all(r.filename == __file__ for r in rec)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        bsvd.svd(A, max_sweeps=1, warn=False)
-        bsvd.svd(A[8:])  # converges
+        bsvd.svd(A, max_sweeps=1, warn=False, check=True)
+        bsvd.svd(A[8:], check=True)  # converges
     with pytest.raises(ValueError, match="2 of 50"):
         bsvd.svdvals(A, check_finite=True)
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
         with pytest.warns(bsvd.NonFiniteWarning):
-            S1, info1 = bsvd.svdvals(A, return_info=True)
-        before = info1.info.copy()
+            S1, info1 = bsvd.svdvals(A, return_info=True, check=True)
+        before = info1.info.clone()
         B = A.clone()
         B[3, 1, 1] = 0.0
         with pytest.warns(bsvd.NonFiniteWarning, match="1 of 50"):
-            S2, info2 = bsvd.svdvals(B, return_info=True)
+            S2, info2 = bsvd.svdvals(B, return_info=True, check=True)
     s.synchronize()
-    assert isinstance(info1.info, np.ndarray) and info1.info.shape == (50,)
-    assert set(np.flatnonzero(info1.info == -1)) == {3, 7}
-    assert set(np.flatnonzero(info2.info == -1)) == {7}
-    assert (info1.info == before).all()  # not changed by the second call
-    assert info2.converged.sum() == 49 and set(info2.path_names) <= {"cuda-fused", "trivial"}
+    assert isinstance(info1.info, torch.Tensor) and info1.info.shape == (50,)
+    assert set(np.flatnonzero(_np(info1.info) == -1)) == {3, 7}
+    assert set(np.flatnonzero(_np(info2.info) == -1)) == {7}
+    assert torch.equal(info1.info, before)  # not changed by the second call
+    assert int(info2.converged.sum()) == 49 and set(info2.path_names) <= {"cuda-fused", "trivial"}
     assert torch.isfinite(S2[3]).all() and torch.isnan(S1[3]).all()
 
 
