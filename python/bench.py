@@ -10,8 +10,10 @@ Python call overhead against the library call alone.
 Per case (batch x m x n, precision), in milliseconds (median of --reps, after
 warm-up; every timing ends with torch.cuda.synchronize()):
   torch    torch.linalg.svd(A, full_matrices=False)
-  bsvd     bsvd.svd(A): the whole Python call (checks, output allocation
-           with torch's allocator, DLPack hand-over, the info check)
+  bsvd     bsvd.svd(A): the whole Python call (checks, the torch op's
+           dispatch, output and workspace allocation with torch's allocator,
+           DLPack hand-over; on CUDA the call only enqueues, see
+           bench_async.py for its host time)
   native   the library call alone, through the native layer with the same
            preallocated outputs and info (bsvd._bsvd.gesvj_strided), the
            arrays handed over as DLPack capsules from torch.utils.dlpack.
@@ -30,7 +32,7 @@ alone; see python_side_us). Default cases 10000x32x32 (the issue's) and
 10000x8x8 (where the fixed cost shows most). --profile adds a
 cProfile of --reps calls of bsvd.svd on the first case, in microseconds
 per call (cProfile does not see the native functions: their time counts in
-the own time of the Python function that calls them, _solve).
+the own time of the Python function that calls them, _reduced).
 """
 import argparse
 import cProfile
@@ -84,23 +86,27 @@ def alternating_ms(fns, reps, sync):
 
 
 def python_side_us(bsvd, _bsvd, fn, reps, sync):
-    """Median microseconds per call of fn spent outside the native function
-    the package calls (svd_strided, else gesvj_strided): the
-    Python layer's own cost, free of the GPU's run-to-run variation. (The
-    copy of info to the host is inside svd_strided, outside gesvj_strided.)"""
-    uses = bsvd._solve.__code__.co_names
-    name = "svd_strided" if "svd_strided" in uses else "gesvj_strided"
-    real = getattr(_bsvd, name)
+    """Median microseconds per call of fn spent outside the native functions
+    the package calls (svd_strided for blocking calls; svd_strided_async and
+    workspace_size for CUDA tensors, and info_counts with check=True): the
+    Python layer's own cost (the torch op's dispatch included), free of the
+    GPU's run-to-run variation."""
+    names = [n for n in ("svd_strided", "svd_strided_async", "workspace_size", "info_counts")
+             if hasattr(_bsvd, n)]
+    reals = {n: getattr(_bsvd, n) for n in names}
     inside = []
 
-    def timed(*a, **kw):
-        t0 = time.perf_counter()
-        try:
-            return real(*a, **kw)
-        finally:
-            inside.append(time.perf_counter() - t0)
+    def timed(real):
+        def call(*a, **kw):
+            t0 = time.perf_counter()
+            try:
+                return real(*a, **kw)
+            finally:
+                inside.append(time.perf_counter() - t0)
+        return call
 
-    setattr(_bsvd, name, timed)
+    for n, real in reals.items():
+        setattr(_bsvd, n, timed(real))
     try:
         out = []
         for _ in range(reps):
@@ -111,7 +117,8 @@ def python_side_us(bsvd, _bsvd, fn, reps, sync):
             sync()
             out.append((t - sum(inside)) * 1e6)
     finally:
-        setattr(_bsvd, name, real)
+        for n, real in reals.items():
+            setattr(_bsvd, n, real)
     return statistics.median(out)
 
 
