@@ -53,6 +53,11 @@ DEFAULT_BACKEND = _bsvd.backend_string(_bsvd.BACKEND_AUTO)
 DEFAULT_ORDERING = _bsvd.ordering_string(_bsvd.ORDERING_ROUND_ROBIN)
 DEFAULT_VARIANT = _bsvd.variant_string(_bsvd.VARIANT_AUTO)
 DEFAULT_MAX_SWEEPS = 80  # the library's default (bsvd_options_t::max_sweeps <= 0)
+# The names for the messages, made once (no native call while torch.compile
+# traces a failing option check).
+_ONE_OF = {"backend": _one_of(_bsvd.backend_string),
+           "ordering": _one_of(_bsvd.ordering_string),
+           "variant": _one_of(_bsvd.variant_string)}
 
 # The largest rotation threshold that keeps the accuracy contract (T1-T4
 # below 30, ALGORITHMS.md section 1), in units of the unit roundoff u of the
@@ -119,7 +124,7 @@ def option_values(backend, device, tol, max_sweeps, ordering, variant, block_siz
     try:
         b = BACKENDS[backend]
     except (KeyError, TypeError):
-        raise ValueError(f"{where}: backend must be {_one_of(_bsvd.backend_string)}, got {backend!r}") from None
+        raise ValueError(f"{where}: backend must be {_ONE_OF['backend']}, got {backend!r}") from None
     if b == _bsvd.BACKEND_AUTO:
         b = _bsvd.BACKEND_CUDA if device[0] == "cuda" else _bsvd.BACKEND_CPU
     if b == _bsvd.BACKEND_CPU and device[0] == "cuda":
@@ -128,11 +133,11 @@ def option_values(backend, device, tol, max_sweeps, ordering, variant, block_siz
     try:
         o = ORDERINGS[ordering]
     except (KeyError, TypeError):
-        raise ValueError(f"{where}: ordering must be {_one_of(_bsvd.ordering_string)}, got {ordering!r}") from None
+        raise ValueError(f"{where}: ordering must be {_ONE_OF['ordering']}, got {ordering!r}") from None
     try:
         v = VARIANTS[variant]
     except (KeyError, TypeError):
-        raise ValueError(f"{where}: variant must be {_one_of(_bsvd.variant_string)}, got {variant!r}") from None
+        raise ValueError(f"{where}: variant must be {_ONE_OF['variant']}, got {variant!r}") from None
     tol = check_tol(tol, name, where, warn=warn_tol)
     if max_sweeps is None:
         max_sweeps = 0
