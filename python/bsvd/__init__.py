@@ -502,9 +502,12 @@ def _reduced(ad, x, name, device, opts, compute_uv, details, ordered, report, kw
             libU = libV = None
         ad.sync_input(x)
         ex = ad.export
-        outs = (ex(x), M, N, ld, stride, ex(S), k,
-                None if libU is None else ex(libU), max(M, 1), M * k,
-                None if libV is None else ex(libV), max(N, 1), N * k)
+
+        def outs():  # fresh each call: a DLPack capsule can be consumed once
+            return (ex(x), M, N, ld, stride, ex(S), k,
+                    None if libU is None else ex(libU), max(M, 1), M * k,
+                    None if libV is None else ex(libV), max(N, 1), N * k)
+
         if ordered:
             # Workspace from the caller's allocator on the caller's stream
             # (torch's caching allocator, CuPy's pool: reused only after
@@ -515,17 +518,19 @@ def _reduced(ad, x, name, device, opts, compute_uv, details, ordered, report, kw
             if st:
                 _raise_status(st, msg, where)
             ws = ad.empty((wbytes,), "uint8", device) if wbytes else None
-            per_matrix = (ex(info), None if sweeps is None else ex(sweeps),
-                          None if path is None else path.reshape(-1))
-            st, msg = _bsvd.svd_strided_async(*outs, *per_matrix, None if ws is None else ex(ws),
-                                              batch, opts)
+            def per_matrix():
+                return (ex(info), None if sweeps is None else ex(sweeps),
+                        None if path is None else path.reshape(-1))
+
+            st, msg = _bsvd.svd_strided_async(*outs(), *per_matrix(),
+                                              None if ws is None else ex(ws), batch, opts)
             if st == _bsvd.STATUS_NOT_SUPPORTED and not (
                     device[0] == "cuda" and _bsvd.stream_capturing(opts.stream, dev_id)):
                 # The plan solves some matrices on the host (an ordering other
                 # than round-robin beyond the one-kernel solver, a block size
                 # beyond the GPU's), which the _async form refuses: outside a
                 # CUDA graph capture, the blocking call (it waits).
-                st, msg = _bsvd.gesvj_strided(*outs, *per_matrix, batch, opts)
+                st, msg = _bsvd.gesvj_strided(*outs(), *per_matrix(), batch, opts)
             if st:
                 _raise_status(st, msg, where)
             if report:
@@ -538,7 +543,7 @@ def _reduced(ad, x, name, device, opts, compute_uv, details, ordered, report, kw
             # info stays in the native layer: it returns the counts of
             # matrices that did not converge (nc) or held NaN/Inf (nf), and
             # the per-matrix arrays only with details.
-            st, msg, nc, nf, info, sweeps, path = _bsvd.svd_strided(*outs, batch, opts, details)
+            st, msg, nc, nf, info, sweeps, path = _bsvd.svd_strided(*outs(), batch, opts, details)
             if st:
                 _raise_status(st, msg, where)
             if report and (nc or nf):

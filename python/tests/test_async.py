@@ -189,13 +189,22 @@ def test_simulated_refused_plan_falls_back(simulated, monkeypatch):
         return _bsvd.STATUS_NOT_SUPPORTED, "the plan solves matrices on the host"
 
     monkeypatch.setattr(_bsvd, "svd_strided_async", refuse)
-    A = _matrices((3, 7, 7), "z", 3)
-    ref = bsvd.svd(A, return_info=True, stream=0)
-    U, S, Vh, info = bsvd.svd(A, return_info=True)
-    assert simulated == ["refused"]
-    for got, want, what in ((U, ref.U, "U"), (S, ref.S, "S"), (Vh, ref.Vh, "Vh"),
-                            (info.info, ref.info.info, "info"), (info.path, ref.info.path, "path")):
-        _same_bits(got, want, what)
+    arrays = [_matrices((3, 7, 7), "z", 3)]
+    try:
+        import torch
+        arrays.append(torch.from_numpy(_matrices((2, 6, 9), "s", 4)))  # DLPack capsules
+        import bsvd.torch  # noqa: F401 (the fixture patched it)
+    except ImportError:
+        pass
+    for A in arrays:
+        simulated.clear()
+        ref = bsvd.svd(A, return_info=True, stream=0)
+        U, S, Vh, info = bsvd.svd(A, return_info=True)
+        assert simulated == ["refused"]
+        for got, want, what in ((U, ref.U, "U"), (S, ref.S, "S"), (Vh, ref.Vh, "Vh"),
+                                (info.info, ref.info.info, "info"),
+                                (info.path, ref.info.path, "path")):
+            _same_bits(got, want, what)
 
 
 @pytest.mark.parametrize("precision", list(DTYPES))
