@@ -193,7 +193,6 @@ def test_simulated_refused_plan_falls_back(simulated, monkeypatch):
     try:
         import torch
         arrays.append(torch.from_numpy(_matrices((2, 6, 9), "s", 4)))  # DLPack capsules
-        import bsvd.torch  # noqa: F401 (the fixture patched it)
     except ImportError:
         pass
     for A in arrays:
