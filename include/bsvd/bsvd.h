@@ -426,9 +426,10 @@ BSVD_DECLARE_GESVJ(z, bsvd_cdouble, double)
  *     workspace must stay allocated and untouched by other streams until
  *     then. A is read, never written.
  *   - Workspace: opts->workspace (device memory, at least
- *     bsvd_workspace_size bytes; the same query as the blocking forms), or
- *     NULL: allocated and freed in stream order on opts->stream
- *     (cudaMallocAsync / cudaFreeAsync).
+ *     bsvd_workspace_size_async bytes), or NULL: allocated and freed in
+ *     stream order on opts->stream (cudaMallocAsync / cudaFreeAsync).
+ *     bsvd_workspace_size answers for host data too (it adds the staging
+ *     of A, S, U and V), so it is enough but often much more.
  *   - opts->path (host) is written before the call returns, with the path
  *     each matrix is planned for (BSVD_PATH_TRIVIAL for an empty one); a
  *     matrix that turns out to hold NaN or Inf reports its planned path
@@ -463,6 +464,14 @@ BSVD_DECLARE_GESVJ(z, bsvd_cdouble, double)
       bsvd_job_t job, const int *m, const int *n, const T *const *A_array, const int *lda,         \
       R *const *S_array, T *const *U_array, const int *ldu, T *const *V_array, const int *ldv,     \
       int *info, int *sweeps, int batch, const bsvd_options_t *opts);
+
+/* The workspace of an _async call (device data): as bsvd_workspace_size,
+ * same arguments and positions. */
+bsvd_status_t bsvd_workspace_size_async(char precision, bsvd_job_t job, int m, int n, int batch,
+                                        const bsvd_options_t *opts, size_t *bytes);
+bsvd_status_t bsvd_workspace_size_async_v(char precision, bsvd_job_t job, const int *m,
+                                          const int *n, int batch, const bsvd_options_t *opts,
+                                          size_t *bytes);
 
 BSVD_DECLARE_GESVJ_ASYNC(s, float, float)
 BSVD_DECLARE_GESVJ_ASYNC(d, double, double)

@@ -9,7 +9,7 @@
 //                      arrays are checked as svd_strided checks them; the
 //                      call never waits for the device, so it may be made
 //                      while the stream is being captured into a CUDA graph.
-//   workspace_size     bsvd_workspace_size (bytes for opts->workspace).
+//   workspace_size     bsvd_workspace_size_async (bytes for opts->workspace).
 //   info_counts        the opt-in check (bsvd.svd(check=True)): copies an
 //                      info array to the host on a stream, waits for it,
 //                      and counts the matrices that did not converge or held
@@ -91,7 +91,8 @@ Result svd_strided_async(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t s
   return finish(st);
 }
 
-// (status, message, bytes) of bsvd_workspace_size; device_id >= 0 makes that
+// (status, message, bytes) of bsvd_workspace_size_async (the workspace of
+// svd_strided_async: device data only); device_id >= 0 makes that
 // CUDA device current for the query (the plan reads its properties).
 std::tuple<int, std::string, size_t> workspace_size(const std::string &precision, bool vectors,
                                                     int64_t m, int64_t n, int64_t batch,
@@ -101,7 +102,7 @@ std::tuple<int, std::string, size_t> workspace_size(const std::string &precision
   DeviceGuard guard(device_id >= 0 ? Where{Space::Device, device_id} : Where{});
   size_t bytes = 0;
   const bsvd_status_t st =
-      bsvd_workspace_size(precision[0], vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES,
+      bsvd_workspace_size_async(precision[0], vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES,
                           to_int(m, "m"), to_int(n, "n"), to_int(batch, "batch"), &opts, &bytes);
   const Result r = finish(st);
   return {std::get<0>(r), std::get<1>(r), bytes};

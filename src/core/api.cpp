@@ -427,10 +427,15 @@ template <class T> typename CType<T>::type *const *cpp(T *const *p) {
   return reinterpret_cast<typename CType<T>::type *const *>(p);
 }
 
-template <class T> size_t workspace_for(const Batch<T> &b, const bsvd_options_t &o) {
-  const Config cfg = make_config(o);
+// exec kAsync: the _async forms' workspace (device data on the cuda
+// backend, no staging of host data).
+template <class T>
+size_t workspace_for(const Batch<T> &b, const bsvd_options_t &o, Exec exec = Exec::kBlocking) {
+  Config cfg = make_config(o);
+  cfg.exec = exec;
   bsvd_backend_t backend = o.backend;
-  if (backend == BSVD_BACKEND_AUTO) backend = auto_backend_for_host_data(cfg);
+  if (backend == BSVD_BACKEND_AUTO)
+    backend = exec == Exec::kAsync ? BSVD_BACKEND_CUDA : auto_backend_for_host_data(cfg);
   if (backend == BSVD_BACKEND_CUDA) return cuda_workspace_bytes(b, cfg);
   return cpu_workspace_bytes(b, cfg, cpu_threads(o, b.count));
 }
@@ -466,13 +471,14 @@ template <class T> bsvd_status_t query_shapes(bsvd_job_t job, int m, const int *
 
 template <class T> bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n,
                                                  const int *nv, int batch,
-                                                 const bsvd_options_t *opts, size_t *bytes) {
+                                                 const bsvd_options_t *opts, size_t *bytes,
+                                                 Exec exec) {
   bsvd_options_t o;
   Batch<T> b;
   if (bsvd_status_t s = query_shapes(job, m, mv, n, nv, batch, opts, o, b)) return s;
   if (!bytes) return bad(kWsPos.bytes, "bytes", "is NULL");
   try {
-    *bytes = batch == 0 ? 0 : workspace_for(b, o);
+    *bytes = batch == 0 ? 0 : workspace_for(b, o, exec);
   } catch (...) {
     set_error("internal error in the workspace query");
     return BSVD_STATUS_INTERNAL_ERROR;
@@ -543,10 +549,11 @@ template <class F> bsvd_status_t by_precision(char precision, F &&f) {
 }
 
 bsvd_status_t workspace_any(char precision, bsvd_job_t job, int m, const int *mv, int n,
-                            const int *nv, int batch, const bsvd_options_t *opts, size_t *bytes) {
+                            const int *nv, int batch, const bsvd_options_t *opts, size_t *bytes,
+                            Exec exec = Exec::kBlocking) {
   clear_error();
   return by_precision(precision, [&](auto t) {
-    return workspace_query<decltype(t)>(job, m, mv, n, nv, batch, opts, bytes);
+    return workspace_query<decltype(t)>(job, m, mv, n, nv, batch, opts, bytes, exec);
   });
 }
 
@@ -605,6 +612,20 @@ bsvd_status_t bsvd_workspace_size_v(char precision, bsvd_job_t job, const int *m
     return 0;
   }
   return workspace_any(precision, job, 0, m, 0, n, batch, opts, bytes);
+}
+
+bsvd_status_t bsvd_workspace_size_async(char precision, bsvd_job_t job, int m, int n, int batch,
+                                        const bsvd_options_t *opts, size_t *bytes) {
+  return workspace_any(precision, job, m, nullptr, n, nullptr, batch, opts, bytes, Exec::kAsync);
+}
+
+bsvd_status_t bsvd_workspace_size_async_v(char precision, bsvd_job_t job, const int *m,
+                                          const int *n, int batch, const bsvd_options_t *opts,
+                                          size_t *bytes) {
+  clear_error();
+  if (batch > 0 && !m) return bad(kWsPos.m, "m", "is NULL");
+  if (batch > 0 && !n) return bad(kWsPos.n, "n", "is NULL");
+  return workspace_any(precision, job, 0, m, 0, n, batch, opts, bytes, Exec::kAsync);
 }
 
 bsvd_status_t bsvd_explain(char precision, bsvd_job_t job, int m, int n, int batch,

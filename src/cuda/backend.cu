@@ -610,7 +610,7 @@ template <class T> int cuda_locate(const Batch<T> &batch, int *arg) {
 template <class T> size_t cuda_workspace_bytes(const Batch<T> &batch, const Config &cfg) {
   if (batch.count <= 0) return 0;
   int arg = 0;
-  int loc = cuda_locate(batch, &arg);
+  int loc = cfg.exec == Exec::kAsync ? 1 : cuda_locate(batch, &arg); // (_async: device data)
   if (loc < 0) loc = 0;
   plan::Plan p = cuda::call_plan(plan::shapes_of(batch), cfg);
   return call_layout(p, batch, loc).total;

@@ -169,11 +169,12 @@ template <class T> void expect_capture_replays(const Case &c, uint64_t seed) {
   Stream st;
   DeviceBatch<T> d(c.m, c.n, c.batch, c.vectors);
   bsvd_options_t o = case_options(c);
-  size_t bytes = 0;
-  ASSERT_EQ(bsvd_workspace_size(prec<T>(), c.vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, c.m, c.n,
-                                c.batch, &o, &bytes),
-            0)
+  size_t bytes = 0, blocking_bytes = 0;
+  const bsvd_job_t job = c.vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES;
+  ASSERT_EQ(bsvd_workspace_size_async(prec<T>(), job, c.m, c.n, c.batch, &o, &bytes), 0)
       << bsvd_last_error();
+  ASSERT_EQ(bsvd_workspace_size(prec<T>(), job, c.m, c.n, c.batch, &o, &blocking_bytes), 0);
+  EXPECT_LE(bytes, blocking_bytes); // (no staging of host data)
   void *ws = nullptr;
   ASSERT_EQ(cudaMalloc(&ws, std::max<size_t>(bytes, 1)), cudaSuccess);
   o.workspace = bytes ? ws : nullptr;

@@ -412,6 +412,13 @@ TEST(Api, AsyncFormsNeedTheGpuAndDeviceMemory) {
   EXPECT_EQ(bsvd_sgesvj_batched_async(BSVD_JOB_VALUES, 2, 2, nullptr, 2, nullptr, nullptr, 2,
                                       nullptr, 2, nullptr, nullptr, 1, nullptr),
             -11); // info is NULL
+  size_t bytes = 1;
+  EXPECT_EQ(bsvd_workspace_size_async('d', BSVD_JOB_VECTORS, 4, 4, 2, nullptr, nullptr), -7);
+  EXPECT_EQ(bsvd_workspace_size_async('d', BSVD_JOB_VECTORS, 4, 4, 0, nullptr, &bytes), 0);
+  EXPECT_EQ(bytes, 0u);
+  EXPECT_EQ(bsvd_workspace_size_async_v('d', BSVD_JOB_VECTORS, nullptr, nullptr, 1, nullptr,
+                                        &bytes),
+            -3);
 }
 
 TEST(Api, CppSimpleEntryPoint) {
