@@ -66,16 +66,17 @@ bsvd_status_t gesvj_strided_batched_async(Job job, int m, int n, const T *A, int
                                           int ldu, int64_t strideU, T *V, int ldv, int64_t strideV,
                                           int *info, int *sweeps, int batch,
                                           const bsvd_options_t &opts = default_options());
-template <class T> bsvd_status_t
-gesvj_batched_async(Job job, int m, int n, const T *const *A_array, int lda,
-                    real_t<T> *const *S_array, T *const *U_array, int ldu, T *const *V_array,
-                    int ldv, int *info, int *sweeps, int batch,
-                    const bsvd_options_t &opts = default_options());
-template <class T> bsvd_status_t
-gesvj_vbatched_async(Job job, const int *m, const int *n, const T *const *A_array, const int *lda,
-                     real_t<T> *const *S_array, T *const *U_array, const int *ldu,
-                     T *const *V_array, const int *ldv, int *info, int *sweeps, int batch,
-                     const bsvd_options_t &opts = default_options());
+template <class T>
+bsvd_status_t gesvj_batched_async(Job job, int m, int n, const T *const *A_array, int lda,
+                                  real_t<T> *const *S_array, T *const *U_array, int ldu,
+                                  T *const *V_array, int ldv, int *info, int *sweeps, int batch,
+                                  const bsvd_options_t &opts = default_options());
+template <class T>
+bsvd_status_t gesvj_vbatched_async(Job job, const int *m, const int *n, const T *const *A_array,
+                                   const int *lda, real_t<T> *const *S_array, T *const *U_array,
+                                   const int *ldu, T *const *V_array, const int *ldv, int *info,
+                                   int *sweeps, int batch,
+                                   const bsvd_options_t &opts = default_options());
 
 // Owned results of bsvd::svd for a uniform batch, k = min(m, n):
 // S[b*k + i]; U[b*m*k + i + j*m] (m x k); V[b*n*k + i + j*n] (n x k).

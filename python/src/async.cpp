@@ -101,9 +101,9 @@ std::tuple<int, std::string, size_t> workspace_size(const std::string &precision
   const bsvd_options_t opts = make_options(o, nullptr);
   DeviceGuard guard(device_id >= 0 ? Where{Space::Device, device_id} : Where{});
   size_t bytes = 0;
-  const bsvd_status_t st =
-      bsvd_workspace_size_async(precision[0], vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES,
-                          to_int(m, "m"), to_int(n, "n"), to_int(batch, "batch"), &opts, &bytes);
+  const bsvd_status_t st = bsvd_workspace_size_async(
+      precision[0], vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, to_int(m, "m"), to_int(n, "n"),
+      to_int(batch, "batch"), &opts, &bytes);
   const Result r = finish(st);
   return {std::get<0>(r), std::get<1>(r), bytes};
 }

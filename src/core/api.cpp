@@ -237,8 +237,8 @@ bsvd_status_t check_async(const Batch<T> &b, const ArgPos &p, const bsvd_options
   return 0;
 }
 
-template <class T> bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p,
-                                          const bsvd_options_t &o, Exec exec) {
+template <class T>
+bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t &o, Exec exec) {
   Config cfg = make_config(o);
   cfg.exec = exec;
 
@@ -469,10 +469,9 @@ template <class T> bsvd_status_t query_shapes(bsvd_job_t job, int m, const int *
   return 0;
 }
 
-template <class T> bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n,
-                                                 const int *nv, int batch,
-                                                 const bsvd_options_t *opts, size_t *bytes,
-                                                 Exec exec) {
+template <class T>
+bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n, const int *nv, int batch,
+                              const bsvd_options_t *opts, size_t *bytes, Exec exec) {
   bsvd_options_t o;
   Batch<T> b;
   if (bsvd_status_t s = query_shapes(job, m, mv, n, nv, batch, opts, o, b)) return s;
@@ -748,10 +747,11 @@ bsvd_status_t gesvj_strided_batched_async(Job job, int m, int n, const T *A, int
                          ldv, strideV, info, sweeps, batch, &opts, detail::Exec::kAsync);
 }
 
-template <class T> bsvd_status_t
-gesvj_batched_async(Job job, int m, int n, const T *const *A_array, int lda,
-                    real_t<T> *const *S_array, T *const *U_array, int ldu, T *const *V_array,
-                    int ldv, int *info, int *sweeps, int batch, const bsvd_options_t &opts) {
+template <class T> bsvd_status_t gesvj_batched_async(Job job, int m, int n, const T *const *A_array,
+                                                     int lda, real_t<T> *const *S_array,
+                                                     T *const *U_array, int ldu, T *const *V_array,
+                                                     int ldv, int *info, int *sweeps, int batch,
+                                                     const bsvd_options_t &opts) {
   return detail::arrays(bsvd_job_t(job), m, nullptr, n, nullptr, A_array, lda, nullptr, S_array,
                         U_array, ldu, nullptr, V_array, ldv, nullptr, info, sweeps, batch, &opts,
                         false, detail::Exec::kAsync);
@@ -817,9 +817,10 @@ template <class T> bsvd_status_t svd(Job job, int m, int n, const T *A, int batc
   template bsvd_status_t gesvj_batched_async<T>(Job, int, int, const T *const *, int,              \
                                                 real_t<T> *const *, T *const *, int, T *const *,   \
                                                 int, int *, int *, int, const bsvd_options_t &);   \
-  template bsvd_status_t gesvj_vbatched_async<T>(                                                  \
-      Job, const int *, const int *, const T *const *, const int *, real_t<T> *const *, T *const *, \
-      const int *, T *const *, const int *, int *, int *, int, const bsvd_options_t &);            \
+  template bsvd_status_t gesvj_vbatched_async<T>(Job, const int *, const int *, const T *const *,  \
+                                                 const int *, real_t<T> *const *, T *const *,      \
+                                                 const int *, T *const *, const int *, int *,      \
+                                                 int *, int, const bsvd_options_t &);              \
   template bsvd_status_t svd<T>(Job, int, int, const T *, int, Result<T> &, const bsvd_options_t &);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)

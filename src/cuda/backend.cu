@@ -355,7 +355,9 @@ template <class T> bsvd_status_t enqueue_device_data(const Batch<T> &batch, cons
       BSVD_TRY_STATUS(cuda::upload_arrays(batch, ws + L.off_arrays, L.bytes_arrays, kb, stream));
     BSVD_TRY_STATUS(run_groups(p, L, kb, batch, ws, stream));
   }
-  if (path) report_paths(p, [](int) { return 0; }, {}, path);
+  if (path)
+    report_paths(
+        p, [](int) { return 0; }, {}, path);
   return BSVD_STATUS_SUCCESS;
 }
 

@@ -16,8 +16,7 @@ namespace {
 __global__ void spin_kernel(long long ns) {
   const long long t0 = clock64();
   // clock64 counts SM cycles: ~1.5-2 GHz, so ns cycles last >= ns / 2 ns.
-  while (clock64() - t0 < ns) {
-  }
+  while (clock64() - t0 < ns) {}
 }
 
 // One uniform batch in device memory, solved by the blocking or the _async
@@ -202,7 +201,8 @@ template <class T> void expect_capture_replays(const Case &c, uint64_t seed) {
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
   for (int round = 1; round <= 2; ++round) {
-    const std::vector<T> A = family_batch<T>(Family::Random, c.m, c.n, c.batch, seed + 1000 * round);
+    const std::vector<T> A =
+        family_batch<T>(Family::Random, c.m, c.n, c.batch, seed + 1000 * round);
     d.put(A, st.s);
     d.poison(st.s);
     ASSERT_EQ(d.call(true, o, st.s, nullptr), 0) << bsvd_last_error();
@@ -316,8 +316,8 @@ TEST(GpuAsync, ReturnsBeforeTheDevice) {
 TEST(GpuAsync, VariableSizes) {
   SKIP_WITHOUT_GPU();
   using T = double;
-  const std::vector<std::pair<int, int>> dims = {{3, 3},   {160, 150}, {30, 20},  {2000, 16},
-                                                 {20, 30}, {4, 2},     {0, 5},    {150, 160}};
+  const std::vector<std::pair<int, int>> dims = {{3, 3},   {160, 150}, {30, 20}, {2000, 16},
+                                                 {20, 30}, {4, 2},     {0, 5},   {150, 160}};
   const int nb = int(dims.size());
   std::vector<int> m(nb), n(nb), ld(nb), ldv(nb);
   std::vector<T *> dA(nb), dU(nb), dV(nb);
@@ -358,10 +358,11 @@ TEST(GpuAsync, VariableSizes) {
     for (int b = 0; b < nb; ++b) cudaMemset(dS[b], 0xff, std::max(1, std::min(m[b], n[b])) * 8);
     cudaMemset(dinfo, 0x7f, nb * sizeof(int));
     cudaGraph_t g = nullptr;
-    if (pass == 1) ASSERT_EQ(cudaStreamBeginCapture(st.s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    if (pass == 1)
+      ASSERT_EQ(cudaStreamBeginCapture(st.s, cudaStreamCaptureModeGlobal), cudaSuccess);
     const bsvd_status_t s = bsvd_dgesvj_vbatched_async(
-        BSVD_JOB_VECTORS, m.data(), n.data(), dA.data(), ld.data(), dS.data(), dU.data(),
-        ld.data(), dV.data(), ldv.data(), dinfo, nullptr, nb, &o);
+        BSVD_JOB_VECTORS, m.data(), n.data(), dA.data(), ld.data(), dS.data(), dU.data(), ld.data(),
+        dV.data(), ldv.data(), dinfo, nullptr, nb, &o);
     const std::string err = bsvd_last_error();
     if (pass == 1) {
       ASSERT_EQ(cudaStreamEndCapture(st.s, &g), cudaSuccess);
@@ -401,9 +402,9 @@ TEST(GpuAsync, Refusals) {
   std::vector<double> hA(size_t(m) * n, 1.0), hS(k);
   std::vector<int> hinfo(1);
   bsvd_options_t o = cuda_options();
-  EXPECT_EQ(bsvd_dgesvj_strided_batched_async(BSVD_JOB_VALUES, m, n, hA.data(), m, m * n,
-                                              hS.data(), k, nullptr, m, 0, nullptr, n, 0,
-                                              hinfo.data(), nullptr, 1, &o),
+  EXPECT_EQ(bsvd_dgesvj_strided_batched_async(BSVD_JOB_VALUES, m, n, hA.data(), m, m * n, hS.data(),
+                                              k, nullptr, m, 0, nullptr, n, 0, hinfo.data(),
+                                              nullptr, 1, &o),
             -4);
   EXPECT_NE(std::string(bsvd_last_error()).find("device memory"), std::string::npos);
   DeviceBatch<double> d(m, n, 1, false);

@@ -388,8 +388,8 @@ TEST(Api, CudaBackendWithoutGpuSaysSo) {
 TEST(Api, AsyncFormsNeedTheGpuAndDeviceMemory) {
   Call c;
   const auto call = [&](const bsvd_options_t &o) {
-    return bsvd_dgesvj_strided_batched_async(c.job, c.m, c.n, c.A.data(), c.lda, 20, c.S.data(),
-                                             4, c.U.data(), c.ldu, 20, c.V.data(), c.ldv, 16,
+    return bsvd_dgesvj_strided_batched_async(c.job, c.m, c.n, c.A.data(), c.lda, 20, c.S.data(), 4,
+                                             c.U.data(), c.ldu, 20, c.V.data(), c.ldv, 16,
                                              c.info.data(), nullptr, c.batch, &o);
   };
   const std::vector<double> S0 = c.S;
@@ -416,9 +416,8 @@ TEST(Api, AsyncFormsNeedTheGpuAndDeviceMemory) {
   EXPECT_EQ(bsvd_workspace_size_async('d', BSVD_JOB_VECTORS, 4, 4, 2, nullptr, nullptr), -7);
   EXPECT_EQ(bsvd_workspace_size_async('d', BSVD_JOB_VECTORS, 4, 4, 0, nullptr, &bytes), 0);
   EXPECT_EQ(bytes, 0u);
-  EXPECT_EQ(bsvd_workspace_size_async_v('d', BSVD_JOB_VECTORS, nullptr, nullptr, 1, nullptr,
-                                        &bytes),
-            -3);
+  EXPECT_EQ(
+      bsvd_workspace_size_async_v('d', BSVD_JOB_VECTORS, nullptr, nullptr, 1, nullptr, &bytes), -3);
 }
 
 TEST(Api, CppSimpleEntryPoint) {

@@ -550,9 +550,8 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::upload_sweep() {
 
 // The sweep's steps (with two stream groups: pipe_ forked before, joined
 // after).
-template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::run_sweep(SweepPlan &sp,
-                                                                       cudaStream_t main,
-                                                                       SideStream &pipe) {
+template <class Tstd, int K>
+cudaError_t BlockedRun<Tstd, K>::run_sweep(SweepPlan &sp, cudaStream_t main, SideStream &pipe) {
   if (sp.split > 0) {
     BSVD_BLK_TRY(pipe.fork());
     ++prof_.split_sweeps;

@@ -26,8 +26,7 @@ public:
   cudaError_t create(cudaStream_t stream) {
     cudaStreamCaptureStatus st;
     cudaGraph_t graph = nullptr;
-    if (cudaError_t e = cudaStreamGetCaptureInfo(stream, &st, nullptr, &graph))
-      return e;
+    if (cudaError_t e = cudaStreamGetCaptureInfo(stream, &st, nullptr, &graph)) return e;
     if (st != cudaStreamCaptureStatusActive) return cudaErrorStreamCaptureUnsupported;
     return cudaGraphConditionalHandleCreate(&handle_, graph, 0, 0);
   }

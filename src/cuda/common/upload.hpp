@@ -25,8 +25,7 @@ bool stream_capturing(cudaStream_t stream);
 // bytes from the host's src to the device's dst, ordered on stream.
 cudaError_t upload_bytes(void *dst, const void *src, size_t bytes, cudaStream_t stream);
 
-template <class E>
-cudaError_t upload(E *dst, const std::vector<E> &src, cudaStream_t stream) {
+template <class E> cudaError_t upload(E *dst, const std::vector<E> &src, cudaStream_t stream) {
   return upload_bytes(dst, src.data(), src.size() * sizeof(E), stream);
 }
 

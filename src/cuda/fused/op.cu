@@ -84,8 +84,7 @@ bsvd_status_t launch_fused_sets(const Batch<T> &kb, const std::vector<plan::Fuse
                                 const std::vector<int> &kidx, const std::vector<int> &nw, int *dmap,
                                 int *dord, const Config &cfg, cudaStream_t stream) {
   const std::vector<int> tables = order_tables(cfg.ordering, launches, nw);
-  if (!tables.empty())
-    BSVD_CUDA_TRY(upload(dord, tables, stream));
+  if (!tables.empty()) BSVD_CUDA_TRY(upload(dord, tables, stream));
   if (dmap) {
     std::vector<int> order;
     for (const plan::FusedLaunch &l : launches)

@@ -135,8 +135,7 @@ template <class Tstd> cudaError_t qr_factor_impl(const Batch<Tstd> &kb, const Qr
     sel.insert(sel.end(), grp[g].begin(), grp[g].end());
   }
   int *dsel = reinterpret_cast<int *>(ws + L.sel);
-  if (cudaError_t e = upload(dsel, sel, stream))
-    return e;
+  if (cudaError_t e = upload(dsel, sel, stream)) return e;
   P.nf = reinterpret_cast<int *>(ws + L.nf);
   if (!rest.empty()) {
     P.sel = dsel;
