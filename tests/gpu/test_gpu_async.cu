@@ -7,6 +7,8 @@
 // allocating when the workspace is given.
 #include "gpu_test_util.hpp"
 
+#include "cuda/blocked/blocked.hpp"
+
 #include <chrono>
 #include <memory>
 
@@ -271,6 +273,17 @@ TEST(GpuAsync, BlockedMatchesBlocking) {
   values.vectors = false;
   expect_async_matches_blocking<double>(values, 35);
 }
+// d 128^2 in a batch large enough for the lean warp eigensolver: the
+// device loop launches it and the warp kernel each step, and the one the
+// live matrices' inner sweeps do not call for returns at once.
+TEST(GpuAsync, BlockedLargeBatchMatchesBlocking) {
+  SKIP_WITHOUT_GPU();
+  const Case c{128, 128, 1000, BSVD_PATH_CUDA_BLOCKED};
+  expect_async_matches_blocking<double>(c, 36);
+  EXPECT_GT(cu::blocked_last_profile().evd_lean_steps, 0) << "no step planned the lean kernel";
+  expect_capture_replays<double>(c, 37);
+}
+
 TEST(GpuAsync, BlockedWideMatchesBlocking) {
   Case c = kBlocked;
   c.block_size = 32; // the wide instance (d)

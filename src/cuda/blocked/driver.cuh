@@ -490,9 +490,7 @@ plan::SweepCounts BlockedRun<Tstd, K>::count_sweep(const SweepPlan &sp) const {
   c.gram_pairs = sp.gram_pairs;
   for (int j = 0; j < sp.nby[0]; ++j) {
     c.full = c.full && plan::full_pairs(mats_[order_[j]].nw, nb_);
-    // (on the device the auto rule may raise a matrix's cap mid-run)
-    c.one_inner = c.one_inner && esw_[order_[j]] == 1 &&
-                  !(device_loop_ && cfg_.eig_sweeps == BSVD_EIG_SWEEPS_AUTO);
+    c.one_inner = c.one_inner && esw_[order_[j]] == 1;
   }
   int own_mw = 0;
   for (int j = 0; j < P_.nown; ++j) {
@@ -657,7 +655,10 @@ BlockedRun<Tstd, K>::launch_evd(const BlkParams<Tstd> &Pg, cudaStream_t st, cons
         blk_evd_lean_kernel<Tstd, K><<<warp_blocks, 32 * kEvdWarps, kLeanSmem, st>>>(Pg);
         ++prof_.evd_lean_steps;
       }
-    if (!sp.lean) blk_evd_warp_kernel<Tstd, K><<<warp_blocks, 32 * kEvdWarps, kEvdSmem, st>>>(Pg);
+    // (on the device the automatic rule may raise a matrix to two inner
+    // sweeps mid-run: both kernels, one returns at once, Pg.evd_lean)
+    if (!sp.lean || Pg.evd_lean)
+      blk_evd_warp_kernel<Tstd, K><<<warp_blocks, 32 * kEvdWarps, kEvdSmem, st>>>(Pg);
   } else if (sp.evd_nt == 128)
     blk_evd_block_kernel<Tstd, K, 128><<<grid, 128, kBlockSmem, st>>>(Pg);
   else
@@ -774,6 +775,10 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::enqueue() {
   cub_.assign(cnt_, 0);
   BSVD_BLK_TRY(configure_finish());
   SweepPlan sp = plan_sweep();
+  if (sp.lean && cfg_.eig_sweeps == BSVD_EIG_SWEEPS_AUTO) {
+    P_.evd_lean = loop_.counter + 1;
+    sp.pe.evd_lean = sp.ps.evd_lean = sp.p1.evd_lean = sp.p2.evd_lean = P_.evd_lean;
+  }
   BSVD_BLK_TRY(upload(dact_, order_, stream_));
   BSVD_BLK_TRY(enqueue_loop(sp));
   BSVD_BLK_TRY(enqueue_finish());

@@ -84,6 +84,7 @@ template <class Tstd, int K> __global__ void __launch_bounds__(32 * kEvdWarps, k
   const int w = threadIdx.x / 32, l = threadIdx.x % 32;
   const long long slot = (long long)blockIdx.x * kEvdWarps + w;
   if (slot >= (long long)P.nact * P.half) return; // whole warp
+  if (P.evd_lean && !*P.evd_lean) return; // the warp kernel's step (whole block)
   EvdLeanSmem<T, K> &S = reinterpret_cast<EvdLeanSmem<T, K> *>(smem_raw)[w];
   int mi, bi, wi, bj, wj;
   BlkMat M;

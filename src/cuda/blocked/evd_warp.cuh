@@ -344,6 +344,7 @@ __global__ void __launch_bounds__(32 * kEvdWarps, 3)
   const int w = threadIdx.x / 32, l = threadIdx.x % 32;
   const long long slot = (long long)blockIdx.x * kEvdWarps + w;
   if (slot >= (long long)P.nact * P.half) return; // whole warp
+  if (P.evd_lean && *P.evd_lean) return; // the lean kernel's step (whole block)
   EvdWarpSmem<T, K> &S = reinterpret_cast<EvdWarpSmem<T, K> *>(smem_raw)[w];
   int mi, k;
   if (!evd_slot_load<Tstd, T, K, 32>(P, S, slot, l, mi, k)) return;

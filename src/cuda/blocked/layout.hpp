@@ -90,7 +90,7 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
   L.alive = w.take(cnt * sizeof(int));
   L.msweeps = w.take(cnt * sizeof(int));
   L.rules = w.take(cnt * sizeof(InnerSweepRule));
-  L.counter = w.take(sizeof(int));
+  L.counter = w.take(2 * sizeof(int));
   L.total = w.used;
   return L;
 }

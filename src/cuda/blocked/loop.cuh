@@ -8,6 +8,9 @@
 //           rule and cap, rotation count; the loop's condition
 //   body    the sweep's steps over every matrix (a matrix whose flag is off
 //           is skipped by every kernel: slot_block_pair), then `end`
+//           and the eigensolver (where the lean kernel is planned: lean
+//           while every live matrix is at one inner sweep, the host
+//           driver's rule)
 //   end     per live matrix: sweeps; no rotation -> converged (flag off),
 //           else the inner sweep rule takes the count (inner_sweeps.hpp,
 //           the host driver's and the CPU twin's rule); the condition:
@@ -26,7 +29,7 @@ struct BlkLoop {
   int *alive = nullptr; // per matrix: still iterating
   int *sweeps = nullptr; // per matrix: sweeps taken
   InnerSweepRule *rules = nullptr;
-  int *counter = nullptr; // sweeps run
+  int *counter = nullptr; // [0] sweeps run, [1] the lean kernel's turn (BlkParams::evd_lean)
   int cnt = 0, nb = 16, max_sweeps = 0, eig_sweeps = BSVD_EIG_SWEEPS_AUTO;
 };
 constexpr int kLoopThreads = 256;
@@ -34,19 +37,23 @@ constexpr int kLoopThreads = 256;
 template <class Tstd> __global__ void __launch_bounds__(kLoopThreads)
     blk_loop_start_kernel(const __grid_constant__ BlkParams<Tstd> P, BlkLoop Lp,
                           cudaGraphConditionalHandle cond) {
-  int any = 0;
+  int any = 0, two = 0;
   for (int i = threadIdx.x; i < Lp.cnt; i += kLoopThreads) {
     const int live = P.state[size_t(i) * kBsWords + kBsStart] != 0;
     Lp.alive[i] = live;
     Lp.sweeps[i] = 0;
     Lp.rules[i] = InnerSweepRule();
-    const_cast<int *>(P.esw)[i] = inner_sweep_cap(Lp.eig_sweeps, Lp.rules[i], kInnerConvergeCap);
+    const int cap = inner_sweep_cap(Lp.eig_sweeps, Lp.rules[i], kInnerConvergeCap);
+    const_cast<int *>(P.esw)[i] = cap;
     P.rot[i] = 0;
     any |= live;
+    two |= live && cap != 1;
   }
   any = __syncthreads_or(any);
+  two = __syncthreads_or(two);
   if (threadIdx.x == 0) {
-    *Lp.counter = 0;
+    Lp.counter[0] = 0;
+    Lp.counter[1] = !two;
     cudaGraphSetConditional(cond, any && Lp.max_sweeps > 0);
   }
 }
@@ -54,24 +61,28 @@ template <class Tstd> __global__ void __launch_bounds__(kLoopThreads)
 template <class Tstd> __global__ void __launch_bounds__(kLoopThreads)
     blk_loop_end_kernel(const __grid_constant__ BlkParams<Tstd> P, BlkLoop Lp,
                         cudaGraphConditionalHandle cond) {
-  const int sweep = *Lp.counter + 1;
-  int any = 0;
+  const int sweep = Lp.counter[0] + 1;
+  int any = 0, two = 0;
   for (int i = threadIdx.x; i < Lp.cnt; i += kLoopThreads) {
     if (!Lp.alive[i]) continue;
     Lp.sweeps[i] = sweep;
     const int r = P.rot[i];
     if (r) {
       if ((P.mats[i].nw + Lp.nb - 1) / Lp.nb > 1) Lp.rules[i].after_sweep(r);
-      const_cast<int *>(P.esw)[i] = inner_sweep_cap(Lp.eig_sweeps, Lp.rules[i], kInnerConvergeCap);
+      const int cap = inner_sweep_cap(Lp.eig_sweeps, Lp.rules[i], kInnerConvergeCap);
+      const_cast<int *>(P.esw)[i] = cap;
       P.rot[i] = 0;
       any = 1;
+      two |= cap != 1;
     } else {
       Lp.alive[i] = 0;
     }
   }
   any = __syncthreads_or(any);
+  two = __syncthreads_or(two);
   if (threadIdx.x == 0) {
-    *Lp.counter = sweep;
+    Lp.counter[0] = sweep;
+    Lp.counter[1] = !two;
     cudaGraphSetConditional(cond, any && sweep < Lp.max_sweeps);
   }
 }

@@ -61,6 +61,11 @@ template <class Tstd> struct BlkParams {
   // iterates; a slot of a matrix whose flag is off has no pair (nullptr:
   // the host driver's active list holds only iterating matrices)
   const int *alive = nullptr;
+  // the sweep loop on the device, where the lean eigensolver is planned:
+  // both the lean and the warp kernel are launched each step, and the one
+  // *evd_lean does not name (1 lean, 0 warp) returns at once (nullptr: the
+  // host chose, only one is launched)
+  const int *evd_lean = nullptr;
   // Gram by cuBLAS: the active matrices act[nown, nown + ncub) (nw a
   // multiple of 2 nb); gbase[j]: the first of the j-th one's GEMMs in the
   // pointer arrays gptr[0, gcap) (A), [gcap, 2 gcap) (B), [2 gcap, 3 gcap) (C)
