@@ -213,7 +213,15 @@ bsvd_backend_t auto_backend_for_host_data(const Config &) {
   return cuda_available() ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
 }
 
-// Backend resolution, workspace and the call itself.
+// Why the cuda backend is unavailable here (cuda_available() is false).
+const char *no_cuda_reason() {
+#if defined(BSVD_WITH_CUDA)
+  return "no CUDA GPU is visible";
+#else
+  return "this library was built without CUDA";
+#endif
+}
+
 // The _async forms' own checks: the cuda backend, device data.
 template <class T>
 bsvd_status_t check_async(const Batch<T> &b, const ArgPos &p, const bsvd_options_t &o, int where) {
@@ -221,13 +229,7 @@ bsvd_status_t check_async(const Batch<T> &b, const ArgPos &p, const bsvd_options
     return bad(p.opts, "opts->backend",
                "= cpu, but the _async forms run on the cuda backend (use the blocking form)");
   if (!cuda_available()) {
-    set_error("the _async forms need the cuda backend, but %s",
-#if defined(BSVD_WITH_CUDA)
-              "no CUDA GPU is visible"
-#else
-              "this library was built without CUDA"
-#endif
-    );
+    set_error("the _async forms need the cuda backend, but %s", no_cuda_reason());
     return BSVD_STATUS_BACKEND_UNAVAILABLE;
   }
   if (where != 1)
@@ -237,6 +239,7 @@ bsvd_status_t check_async(const Batch<T> &b, const ArgPos &p, const bsvd_options
   return 0;
 }
 
+// Backend resolution, workspace and the call itself.
 template <class T>
 bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t &o, Exec exec) {
   Config cfg = make_config(o);
@@ -256,13 +259,7 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
   if (backend == BSVD_BACKEND_CPU && where == 1)
     return bad(p.A, "A", "is device memory, but opts->backend = cpu needs host memory");
   if (backend == BSVD_BACKEND_CUDA && !cuda_available()) {
-    set_error("opts->backend = cuda, but %s",
-#if defined(BSVD_WITH_CUDA)
-              "no CUDA GPU is visible"
-#else
-              "this library was built without CUDA"
-#endif
-    );
+    set_error("opts->backend = cuda, but %s", no_cuda_reason());
     return BSVD_STATUS_BACKEND_UNAVAILABLE;
   }
 

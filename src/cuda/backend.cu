@@ -296,18 +296,25 @@ template <class T> bsvd_status_t solve_cpu_part(const Group &g, const Batch<T> &
   return BSVD_STATUS_SUCCESS;
 }
 
+// Device data: the GPU groups on the caller's batch (its pointer arrays
+// uploaded to the workspace when it has them), enqueued on the stream.
+template <class T> bsvd_status_t enqueue_gpu_groups(const Batch<T> &batch, const plan::Plan &p,
+                                                    const CallLayout &L, cudaStream_t stream,
+                                                    unsigned char *ws) {
+  if (L.ngpu == 0) return BSVD_STATUS_SUCCESS;
+  Batch<T> kb = batch;
+  if (L.needs_arrays)
+    BSVD_TRY_STATUS(cuda::upload_arrays(batch, ws + L.off_arrays, L.bytes_arrays, kb, stream));
+  return run_groups(p, L, kb, batch, ws, stream);
+}
+
 template <class T> bsvd_status_t run_device_data(const Batch<T> &batch, const plan::Plan &p,
                                                  const CallLayout &L, cudaStream_t stream,
                                                  unsigned char *ws, int *path) {
   const Group *cg = cpu_group(p);
   CpuPart<T> cpu;
   if (cg) BSVD_TRY_STATUS(fetch_cpu_part(*cg, batch, cpu, stream));
-  if (L.ngpu > 0) {
-    Batch<T> kb = batch;
-    if (L.needs_arrays)
-      BSVD_TRY_STATUS(cuda::upload_arrays(batch, ws + L.off_arrays, L.bytes_arrays, kb, stream));
-    BSVD_TRY_STATUS(run_groups(p, L, kb, batch, ws, stream));
-  }
+  BSVD_TRY_STATUS(enqueue_gpu_groups(batch, p, L, stream, ws));
   if (cg) BSVD_TRY_STATUS(solve_cpu_part(*cg, batch, p.cfg, cpu, stream));
   BSVD_CUDA_TRY(cudaStreamSynchronize(stream));
   if (path) {
@@ -349,12 +356,7 @@ bsvd_status_t check_async_plan(const plan::Plan &p, int loc) {
 template <class T> bsvd_status_t enqueue_device_data(const Batch<T> &batch, const plan::Plan &p,
                                                      const CallLayout &L, cudaStream_t stream,
                                                      unsigned char *ws, int *path) {
-  if (L.ngpu > 0) {
-    Batch<T> kb = batch;
-    if (L.needs_arrays)
-      BSVD_TRY_STATUS(cuda::upload_arrays(batch, ws + L.off_arrays, L.bytes_arrays, kb, stream));
-    BSVD_TRY_STATUS(run_groups(p, L, kb, batch, ws, stream));
-  }
+  BSVD_TRY_STATUS(enqueue_gpu_groups(batch, p, L, stream, ws));
   if (path)
     report_paths(
         p, [](int) { return 0; }, {}, path);
