@@ -1,6 +1,7 @@
 // The overrides loader (overrides.hpp): the library's only getenv.
 #include "overrides.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -114,6 +115,7 @@ const Var kVars[] = {
 std::mutex g_mutex;
 Overrides g_current;
 bool g_loaded = false;
+std::atomic<unsigned long long> g_generation{0};
 
 } // namespace
 
@@ -146,6 +148,9 @@ void set_overrides(const Overrides &o) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_current = o;
   g_loaded = true;
+  ++g_generation;
 }
+
+unsigned long long overrides_generation() { return g_generation.load(); }
 
 } // namespace bsvd::detail

@@ -82,6 +82,10 @@ Overrides current_overrides();
 // Replaces the current overrides (benchmarks, tests).
 void set_overrides(const Overrides &o);
 
+// A number that changes with every set_overrides: what a cached plan was
+// made under (the cuda backend's replayed graphs, backend.cu).
+unsigned long long overrides_generation();
+
 // Sets overrides for a scope and restores the previous ones after it.
 class ScopedOverrides {
 public:

@@ -7,9 +7,12 @@
 // the CPU group on the host, and reports each matrix's path. It decides
 // nothing itself.
 #include "../core/backends.hpp"
+#include "../core/overrides.hpp"
 #include "blocked/op.hpp"
 #include "common/device_info.hpp"
+#include "common/graph_call.hpp"
 #include "common/side_stream.hpp"
+#include "common/upload.hpp"
 #include "facts.hpp"
 #include "fused/op.hpp"
 #include "tiny/op.hpp"
@@ -19,6 +22,8 @@
 #include <algorithm>
 #include <complex>
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -350,16 +355,91 @@ bsvd_status_t check_async_plan(const plan::Plan &p, int loc) {
   return BSVD_STATUS_SUCCESS;
 }
 
+// Whether an uncaptured call of the plan needs a graph of its own: a device
+// loop (the blocked path, also on QRCP's R^H) is a graph node.
+bool needs_graph(const plan::Plan &p) {
+  return std::any_of(p.groups.begin(), p.groups.end(), [](const Group &g) {
+    return g.route == Route::kBlocked || g.route == Route::kQrcp;
+  });
+}
+
+// The key under which an uncaptured _async call's graph is launched again
+// as it is (cuda::GraphCall::replay): every input of the plan and of the
+// enqueued work -- the batch's description, the resolved options, the
+// workspace, the device and the overrides. Empty (never replayed) for the
+// pointer-array and variable-size forms, whose host arrays may change under
+// the same address, and without a workspace (the library's own is new each
+// call). The static_asserts catch a new field that the key would miss.
+template <class T>
+std::string replay_key(const Batch<T> &b, const Config &c, const void *ws, size_t ws_bytes) {
+  static_assert(sizeof(Config) == 64, "a new Config field: add it to replay_key");
+  static_assert(sizeof(Batch<T>) == 208, "a new Batch field: add it to replay_key");
+  const auto arrays = [](const auto &o) { return o.array != nullptr || o.ldv != nullptr; };
+  if (!ws || b.dims.mv || b.dims.nv || arrays(b.A) || arrays(b.S) || arrays(b.U) || arrays(b.V))
+    return {};
+  int dev = -1;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();
+    return {};
+  }
+  std::string k;
+  k.reserve(256);
+  const auto put = [&k](const auto &v) { k.append(reinterpret_cast<const char *>(&v), sizeof v); };
+  const auto operand = [&put](const auto &o) {
+    put(o.base);
+    put(o.stride);
+    put(o.ld);
+  };
+  put(precision_of<T>());
+  put(b.vectors);
+  put(b.count);
+  put(b.dims.m);
+  put(b.dims.n);
+  operand(b.A);
+  operand(b.S);
+  operand(b.U);
+  operand(b.V);
+  put(b.info);
+  put(b.sweeps);
+  put(c.ordering);
+  put(c.variant);
+  put(c.block_size);
+  put(c.tol);
+  put(c.max_sweeps);
+  put(c.eig_sweeps);
+  put(c.num_threads);
+  put(c.qr);
+  put(c.pair_solver);
+  put(c.precondition);
+  put(c.wcycle_blocks);
+  put(c.wcycle_sweeps);
+  put(c.exec);
+  put(ws);
+  put(ws_bytes);
+  put(dev);
+  put(overrides_generation());
+  return k;
+}
+
 // Enqueues the GPU groups on the stream and returns: no host wait, no copy
 // to the host; the blocked path loops on the device (blocked/driver.cuh).
-// path: the planned path of each matrix (info is not known yet).
+// path: the planned path of each matrix (info is not known yet). An
+// uncaptured call with a device loop runs as a graph of its own, kept for
+// the next call with the same key (replay_key).
 template <class T> bsvd_status_t enqueue_device_data(const Batch<T> &batch, const plan::Plan &p,
                                                      const CallLayout &L, cudaStream_t stream,
-                                                     unsigned char *ws, int *path) {
-  BSVD_TRY_STATUS(enqueue_gpu_groups(batch, p, L, stream, ws));
-  if (path)
-    report_paths(
-        p, [](int) { return 0; }, {}, path);
+                                                     unsigned char *ws, int *path,
+                                                     std::string key) {
+  std::vector<int> planned(size_t(batch.count));
+  report_paths(
+      p, [](int) { return 0; }, {}, planned.data());
+  if (path) std::copy(planned.begin(), planned.end(), path);
+  if (cuda::stream_capturing(stream) || !needs_graph(p))
+    return enqueue_gpu_groups(batch, p, L, stream, ws);
+  cuda::GraphCall graph(stream);
+  BSVD_CUDA_TRY(graph.begin());
+  BSVD_TRY_STATUS(enqueue_gpu_groups(batch, p, L, graph.get(), ws));
+  BSVD_CUDA_TRY(graph.launch(std::move(key), std::move(planned)));
   return BSVD_STATUS_SUCCESS;
 }
 
@@ -641,6 +721,20 @@ template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config 
     return -arg;
   }
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  // An uncaptured _async call that repeats an earlier one (the same
+  // buffers, sizes and options: a loop over a framework's caching
+  // allocator) launches that call's graph without planning or capturing.
+  std::string key;
+  if (cfg.exec == Exec::kAsync && !cuda::stream_capturing(stream)) {
+    key = replay_key(batch, cfg, workspace, workspace_bytes);
+    cudaError_t e = cudaSuccess;
+    if (cuda::GraphCall::replay(key, stream, path, &e)) return BSVD_STATUS_SUCCESS;
+    if (e != cudaSuccess) {
+      set_error("cudaGraphLaunch of the call's cached graph failed: %s (%s)", cudaGetErrorName(e),
+                cudaGetErrorString(e));
+      return BSVD_STATUS_DEVICE_ERROR;
+    }
+  }
   plan::Plan p = cuda::call_plan(plan::shapes_of(batch), cfg);
   const CallLayout L = call_layout(p, batch, loc);
   if (cfg.exec == Exec::kAsync) BSVD_TRY_STATUS(check_async_plan(p, loc));
@@ -657,7 +751,8 @@ template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config 
       return BSVD_STATUS_WORKSPACE_TOO_SMALL;
     }
   }
-  if (cfg.exec == Exec::kAsync) return enqueue_device_data(batch, p, L, stream, ws, path);
+  if (cfg.exec == Exec::kAsync)
+    return enqueue_device_data(batch, p, L, stream, ws, path, std::move(key));
   return loc == 1 ? run_device_data(batch, p, L, stream, ws, path)
                   : run_host_data(batch, p, L, stream, ws, path);
 }

@@ -9,6 +9,7 @@
 
 #include "cuda/blocked/blocked.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -226,6 +227,61 @@ template <class T> void expect_capture_replays(const Case &c, uint64_t seed) {
   cudaFree(ws);
 }
 
+// An uncaptured call that repeats an earlier one (the same buffers, sizes
+// and options) launches that call's graph again (GraphCall::replay): on
+// new data in the same A it gives the bits of a call that planned and
+// captured afresh (another workspace address, so another key) and reports
+// the planned path; a changed option or workspace is a new call (max_sweeps
+// 1 leaves matrices unconverged, which a replay of the default would not).
+template <class T> void expect_repeat_replays(const Case &c, uint64_t seed) {
+  SKIP_WITHOUT_GPU();
+  Stream st;
+  DeviceBatch<T> d(c.m, c.n, c.batch, c.vectors);
+  bsvd_options_t o = case_options(c);
+  size_t bytes = 0;
+  const bsvd_job_t job = c.vectors ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES;
+  ASSERT_EQ(bsvd_workspace_size_async(prec<T>(), job, c.m, c.n, c.batch, &o, &bytes), 0)
+      << bsvd_last_error();
+  void *ws[2] = {nullptr, nullptr};
+  for (void *&w : ws) ASSERT_EQ(cudaMalloc(&w, std::max<size_t>(bytes, 1)), cudaSuccess);
+  const auto with_ws = [&](bsvd_options_t x, int i) {
+    x.workspace = ws[i];
+    x.workspace_bytes = bytes;
+    return x;
+  };
+  const auto solve = [&](const bsvd_options_t &x, std::vector<int> *path) {
+    std::fill(path->begin(), path->end(), -1);
+    d.poison(st.s);
+    EXPECT_EQ(d.call(true, x, st.s, path->data()), 0) << bsvd_last_error();
+    EXPECT_EQ(cudaStreamSynchronize(st.s), cudaSuccess);
+    return d.get();
+  };
+  std::vector<int> path(c.batch);
+  d.put(family_batch<T>(Family::Random, c.m, c.n, c.batch, seed), st.s);
+  solve(with_ws(o, 0), &path); // planned and captured: kept under its key
+  for (int round = 1; round <= 2; ++round) {
+    const std::vector<T> A =
+        family_batch<T>(Family::Random, c.m, c.n, c.batch, seed + 1000 * round);
+    d.put(A, st.s);
+    const Solved<T> fresh = solve(with_ws(o, 1), &path);
+    d.put(A, st.s);
+    const Solved<T> again = solve(with_ws(o, 0), &path); // the key of the first call
+    for (int b = 0; b < c.batch; ++b) ASSERT_EQ(path[b], c.path) << "matrix " << b;
+    expect_same_bits(again, fresh);
+    EXPECT_EQ(again.info, fresh.info);
+    for (int b : {0, c.batch - 1}) {
+      const auto q = ratios(again, A, b);
+      EXPECT_TRUE(q.pass()) << "round " << round << " matrix " << b << ": " << ratio_text(q);
+    }
+  }
+  bsvd_options_t one = o;
+  one.max_sweeps = 1;
+  const Solved<T> capped = solve(with_ws(one, 0), &path);
+  EXPECT_GT(std::count_if(capped.info.begin(), capped.info.end(), [](int i) { return i > 0; }), 0)
+      << "max_sweeps = 1 ran as the replay of the default call";
+  for (void *w : ws) cudaFree(w);
+}
+
 // The call returns while the stream is still busy with earlier work: it
 // enqueued and did not wait.
 template <class T> void expect_returns_before_device(const Case &c) {
@@ -316,6 +372,14 @@ TEST(GpuAsync, CaptureReplaysQr) {
   Case c{150, 150, 6, BSVD_PATH_CUDA_QRCP};
   c.precondition = 1;
   expect_capture_replays<double>(c, 76);
+}
+
+TEST(GpuAsync, RepeatedCallReplays) {
+  expect_repeat_replays<double>(kBlocked, 81);
+  expect_repeat_replays<std::complex<float>>(kBlocked, 82);
+  Case c{150, 150, 6, BSVD_PATH_CUDA_QRCP};
+  c.precondition = 1;
+  expect_repeat_replays<double>(c, 83);
 }
 
 TEST(GpuAsync, ReturnsBeforeTheDevice) {

@@ -831,17 +831,11 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
     BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, stream, ws);
     return call.run();
   }
-  if (stream_capturing(stream)) { // the caller's capture takes the loop
-    BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, stream, ws);
-    return call.enqueue();
-  }
-  GraphCall graph(stream); // else a graph of its own, launched on stream
-  BSVD_BLK_TRY(graph.begin());
-  {
-    BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, graph.get(), ws);
-    BSVD_BLK_TRY(call.enqueue());
-  }
-  return graph.launch();
+  // The loop is a graph node: the stream is the caller's capture or the
+  // one the backend makes for an uncaptured call (GraphCall).
+  if (!stream_capturing(stream)) return cudaErrorInvalidValue; // (the backend captures)
+  BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, stream, ws);
+  return call.enqueue();
 }
 
 // The instance for nb (blocked_k_of): the wide one where the precision has
