@@ -404,6 +404,37 @@ def test_compile_reports_cpu():
                       backend="aot_eager")(A)
 
 
+def test_plain_eager_calls_skip_the_op(monkeypatch):
+    """Plain eager calls run the op's implementation directly (the dispatch
+    is a third of the host time); autograd and dispatch modes take the op,
+    with the same results."""
+    torch = _torch()
+    import bsvd.torch as bt
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    calls = []
+    op = bt._svd_op
+    monkeypatch.setattr(bt, "_svd_op", lambda *a: calls.append(1) or op(*a))
+    A = torch.randn(3, 5, 4, dtype=torch.float64)
+    direct = bsvd.svd(A, full_matrices=False)
+    assert calls == []
+    bsvd.svd(A.clone().requires_grad_(), full_matrices=False)
+    assert calls == [1]
+
+    seen = []
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Log():
+        logged = bsvd.svd(A, full_matrices=False)
+    assert calls == [1, 1] and any("bsvd.svd" in f for f in seen)
+    for x, y in zip(direct, logged):
+        assert torch.equal(x, y)
+
+
 def test_autograd_function_fallback(monkeypatch):
     """torch < 2.4 (no torch.library.custom_op): the same kernel under a
     torch.autograd.Function, with the same backward."""
