@@ -102,8 +102,10 @@ def test_full_matrices(device, dtype, shape):
         assert U.shape == shape[:-1] + (m,) and Vh.shape == shape[:-2] + (n, n)
         U, S, Vh = _np(U), _np(S), _np(Vh)
         tol = 30 * max(m, n, 1) * unit_roundoff(dtype)
-        np.testing.assert_allclose(np.swapaxes(U, -1, -2).conj() @ U, np.broadcast_to(np.eye(m), U.shape), atol=tol)
-        np.testing.assert_allclose(Vh @ np.swapaxes(Vh, -1, -2).conj(), np.broadcast_to(np.eye(n), Vh.shape), atol=tol)
+        UhU = np.swapaxes(U, -1, -2).conj() @ U
+        VhV = Vh @ np.swapaxes(Vh, -1, -2).conj()
+        np.testing.assert_allclose(UhU, np.broadcast_to(np.eye(m), U.shape), atol=tol)
+        np.testing.assert_allclose(VhV, np.broadcast_to(np.eye(n), Vh.shape), atol=tol)
         assert_ratios(A_np, U[..., :k], S, Vh[..., :k, :])
 
 
