@@ -76,8 +76,9 @@ class DeviceError(RuntimeError):
 
 class Info:
     """Per-matrix results of a call, shaped like the batch: A.shape[:-2],
-    or (len(list),) for svd_batch. NumPy arrays for host data (and JAX,
-    svd_batch, an explicit stream); for the stream-ordered device calls
+    or (len(list),) for svd_batch. NumPy arrays for host data (and
+    svd_batch, an explicit stream); JAX arrays for JAX input (bsvd._jax);
+    for the stream-ordered device calls
     (CUDA tensors of PyTorch, CuPy arrays: see bsvd.svd's check) info and
     sweeps are int32 arrays of the caller's library on the device, written
     when the stream passes the call (read them after it: no wait is made),
@@ -252,8 +253,13 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     True implies it); or read the info array of return_info=True, which
     stays on the device. check: None (the default) = report for host data
     only, True = always (a device call waits), False = never. An explicit
-    stream, JAX arrays and svd_batch block (return when the results are
-    written) as host calls do.
+    stream and svd_batch block (return when the results are written) as
+    host calls do.
+
+    JAX arrays go through an XLA FFI call (bsvd._jax), eagerly and inside
+    jax.jit, vmap and grad; on a GPU it is enqueued on XLA's stream. Inside
+    a transformation nothing is reported (check=True / check_finite=True
+    raise ValueError when traced); return_info gives the info array.
 
     Torch tensors go through the op torch.ops.bsvd.svd (bsvd.torch), which
     is differentiable, has a fake (meta) implementation and works under
@@ -274,6 +280,10 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     if torch is not None and isinstance(A, torch.Tensor):
         from . import torch as bt
         return bt._svd(A, full_matrices, compute_uv, return_info, kw, where)
+    jax = sys.modules.get("jax")
+    if jax is not None and isinstance(A, jax.Array) and _jax_ffi(A, where):
+        from . import _jax
+        return _jax.svd(A, full_matrices, compute_uv, return_info, kw, where)
     wrap = None
     if isinstance(A, np.ndarray) and type(A) is not np.ndarray:
         wrap = A.__array_wrap__  # as numpy.linalg: U and Vh keep the subclass
@@ -289,6 +299,21 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     if return_info:
         return SVDInfoResult(U, S, Vh, info)
     return ad.result(U, S, Vh, SVDResult)
+
+
+def _jax_ffi(A, where):
+    """Whether a JAX array (or tracer) goes through the XLA FFI call
+    (bsvd._jax); False: this build has no FFI handlers (jax was not found
+    when it was built) and a concrete array takes the DLPack path, eager
+    only."""
+    if hasattr(_bsvd, "jax_ffi_targets"):
+        return True
+    from ._frameworks import jax_tracer_type
+    if isinstance(A, jax_tracer_type()):
+        raise TypeError(f"{where}: this bsvd was built without its JAX FFI handlers (jax was not "
+                        "importable when it was built), so it cannot be called inside jax.jit, "
+                        "vmap or grad; reinstall bsvd with jax installed")
+    return False
 
 
 def svdvals(A, **kwargs):

@@ -345,11 +345,13 @@ class CupyAdapter:
 
 
 class JaxAdapter:
-    """JAX arrays are immutable: outputs are buffers bsvd owns (host: NumPy;
-    GPU: memory from cudaMalloc wrapped for DLPack), imported into JAX with
-    jax.dlpack.from_dlpack once written. The library runs on the legacy
-    default stream after the input is ready (JAX exposes no stream): the
-    blocking call."""
+    """bsvd.svd takes JAX arrays through the XLA FFI call (bsvd._jax); this
+    adapter serves svd_batch, a build without the FFI handlers, and _jax's
+    dtype and device questions. JAX arrays are immutable: outputs are
+    buffers bsvd owns (host: NumPy; GPU: memory from cudaMalloc wrapped for
+    DLPack), imported into JAX with jax.dlpack.from_dlpack once written. The
+    library runs on the legacy default stream after the input is ready (JAX
+    exposes no stream outside a custom call): the blocking call."""
     name = "jax"
     stream_ordered = False
 
@@ -370,7 +372,7 @@ class JaxAdapter:
 
     def default_float(self):
         # jax.numpy's default float: float64 only with jax_enable_x64
-        return "float64" if getattr(self.jax.config, "jax_enable_x64", False) else "float32"
+        return np.dtype(self.jnp.result_type(float)).name
 
     def astype(self, x, name):
         return x.astype(name)
@@ -444,6 +446,16 @@ class JaxAdapter:
 
     def eye(self, n, batch_shape, name, device):
         return self.jnp.broadcast_to(self.jnp.eye(n, dtype=name), tuple(batch_shape) + (n, n))
+
+
+def jax_tracer_type():
+    """jax's Tracer class (what jit / vmap / grad hand a function instead of
+    an array), looked up where this jax keeps it."""
+    import jax
+    t = getattr(jax.core, "Tracer", None)
+    if t is None:
+        from jax._src.core import Tracer as t
+    return t
 
 
 _ADAPTERS = {}

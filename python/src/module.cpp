@@ -52,6 +52,9 @@ namespace nb = nanobind;
 using namespace bsvdpy;
 
 void register_async(nb::module_ &mod); // async.cpp
+#if defined(BSVD_WITH_JAX_FFI)
+void register_jax(nb::module_ &mod); // jax_ffi.cpp (jax's FFI headers found)
+#endif
 
 namespace {
 
@@ -448,6 +451,9 @@ NB_MODULE(_bsvd, mod) {
           nb::arg("V").none(), nb::arg("ldv"), nb::arg("offV"), nb::arg("opts"),
           nb::arg("details"));
   register_async(mod);
+#if defined(BSVD_WITH_JAX_FFI)
+  register_jax(mod);
+#endif
   mod.def("empty", &empty, nb::arg("count"), nb::arg("dtype"), nb::arg("device"),
           nb::arg("device_id"));
 
