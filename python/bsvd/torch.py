@@ -160,9 +160,10 @@ def _check_input(A, where):
 
 
 def _impl(A, vectors, details, report, check_finite, warn, stream, backend, ordering, variant,
-          block_size, tol, max_sweeps, eig_sweeps, num_threads, precondition):
+          block_size, tol, max_sweeps, eig_sweeps, num_threads, precondition, op=True):
     """The ops' implementation (CPU and CUDA): (U, S, Vh, info, sweeps,
-    path), U and Vh None without vectors."""
+    path), U and Vh None without vectors; op False (a direct call): sweeps
+    and path None without details, where the op returns empty tensors."""
     where = "bsvd.svd" if vectors else "bsvd.svdvals"
     _check_input(A, where)
     name = _ad.dtype_name(A)
@@ -185,6 +186,8 @@ def _impl(A, vectors, details, report, check_finite, warn, stream, backend, orde
         info = torch.from_numpy(info).to(dev)
         sweeps = torch.from_numpy(sweeps).to(dev) if details else None
     path = torch.from_numpy(path) if details else None
+    if not op:
+        return U, S, Vh, info, sweeps, path
     if sweeps is None:
         sweeps = torch.empty((0,), dtype=torch.int32, device=dev)
     if path is None:  # on A's device: a CUDA graph of torch.compile keeps no CPU output
@@ -345,7 +348,7 @@ def _svd(A, full_matrices, compute_uv, return_info, kw, where):
     device = _ad.device(x)
     args = _args(x, name, device, return_info, kw, where)
     if _plain_eager(x):
-        U, S, Vh, info, sweeps, path = _impl(x, compute_uv, *args)
+        U, S, Vh, info, sweeps, path = _impl(x, compute_uv, *args, op=False)
     elif compute_uv or (x.requires_grad and torch.is_grad_enabled()):
         U, S, Vh, info, sweeps, path = _svd_op(x, *args)
     else:
