@@ -86,7 +86,9 @@ def num(x) -> float:
     return float("nan") if x is None else float(x)
 
 
-def load_rows(inputs: list[str]) -> list[dict]:
+def load_rows(inputs: list[str], given: tuple = ()) -> list[dict]:
+    """The bench rows of the inputs; a file of the raw/ folder that holds no
+    row list is skipped, one named on the command line (given) refused."""
     rows = []
     for item in inputs:
         label, path = None, item
@@ -95,6 +97,8 @@ def load_rows(inputs: list[str]) -> list[dict]:
         with open(path) as f:
             data = json.load(f)
         if not isinstance(data, list):
+            if label is None and item not in given:
+                continue  # another script's JSON in raw/ (e.g. bench-cpu-numpy.py's)
             raise SystemExit(f"{path}: not a list of bench rows")
         for r in data:
             r = dict(r)
@@ -484,7 +488,7 @@ def main(argv: list[str]) -> int:
             "no bench JSON files (docs/perf/raw/*.json, or give them)", file=sys.stderr
         )
         return 2
-    rows = load_rows(inputs)
+    rows = load_rows(inputs, tuple(a.inputs))
     if a.spec is not None:
         body = render(rows, parse_spec(a.spec))
         if body is None:
