@@ -37,7 +37,7 @@ cudaError_t executable(cudaGraph_t g, int dev, Cached *&out) {
       return cudaSuccess;
     }
     cudaGetLastError(); // (another shape)
-    c[i].key.clear();   // (a failed update is not documented to leave it as it was)
+    c[i].key.clear(); // (a failed update is not documented to leave it as it was)
   }
   cudaGraphExec_t x = nullptr;
   if (cudaError_t e = cudaGraphInstantiate(&x, g, 0)) return e;
@@ -52,8 +52,7 @@ cudaError_t executable(cudaGraph_t g, int dev, Cached *&out) {
 
 } // namespace
 
-bool GraphCall::replay(const std::string &key, cudaStream_t stream, int *path,
-                       cudaError_t *error) {
+bool GraphCall::replay(const std::string &key, cudaStream_t stream, int *path, cudaError_t *error) {
   if (key.empty()) return false;
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) {
