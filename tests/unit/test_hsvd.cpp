@@ -34,8 +34,8 @@
 namespace {
 
 template <class T> using R_t = bsvd::real_t<T>;
-template <class T>
-using W_t = std::conditional_t<bsvd::is_complex<T>::value, std::complex<double>, double>;
+template <class T> using W_t =
+    std::conditional_t<bsvd::is_complex<T>::value, std::complex<double>, double>;
 template <class T> double uroff() { return double(bsvd::detail::unit_roundoff<R_t<T>>()); }
 template <class D> D conj_(D x) {
   if constexpr (bsvd::is_complex<D>::value)
@@ -94,9 +94,8 @@ template <class T> struct Problem {
   std::vector<D> Gd; // G as rounded, widened
 };
 
-template <class T>
-Problem<T> make_problem(int m, int n, int nplus, double kappa_sigma, double phimax, uint64_t seed,
-                        int zeros = 0) {
+template <class T> Problem<T> make_problem(int m, int n, int nplus, double kappa_sigma,
+                                           double phimax, uint64_t seed, int zeros = 0) {
   using D = W_t<T>;
   Problem<T> P;
   P.m = m;
@@ -135,7 +134,8 @@ Problem<T> make_problem(int m, int n, int nplus, double kappa_sigma, double phim
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) {
       D x = 0;
-      for (int k = 0; k < n; ++k) x += U[i + size_t(k) * m] * P.sigma[k] * sg(k) * sg(j) * conj_(V[j + size_t(k) * n]);
+      for (int k = 0; k < n; ++k)
+        x += U[i + size_t(k) * m] * P.sigma[k] * sg(k) * sg(j) * conj_(V[j + size_t(k) * n]);
       P.G[i + size_t(j) * m] = T(x);
       P.Gd[i + size_t(j) * m] = D(P.G[i + size_t(j) * m]);
     }
@@ -162,7 +162,8 @@ template <class T> Ratios measure(const Problem<T> &P, const Out<T> &r) {
     double cj = 0, co = 0;
     for (int i = 0; i < n; ++i) {
       D x = 0, y = 0;
-      for (int k = 0; k < n; ++k) x += conj_(D(r.V[k + size_t(i) * n])) * sg(k) * D(r.V[k + size_t(j) * n]);
+      for (int k = 0; k < n; ++k)
+        x += conj_(D(r.V[k + size_t(i) * n])) * sg(k) * D(r.V[k + size_t(j) * n]);
       for (int k = 0; k < m; ++k) y += conj_(D(r.U[k + size_t(i) * m])) * D(r.U[k + size_t(j) * m]);
       cj += std::abs(x - (i == j ? sg(i) : 0.0));
       co += std::abs(y - (i == j ? 1.0 : 0.0));
@@ -177,7 +178,8 @@ template <class T> Ratios measure(const Problem<T> &P, const Out<T> &r) {
     double cr = 0, cg = 0;
     for (int i = 0; i < m; ++i) {
       D x = 0;
-      for (int k = 0; k < n; ++k) x += D(r.U[i + size_t(k) * m]) * double(r.S[k]) * conj_(D(r.V[j + size_t(k) * n]));
+      for (int k = 0; k < n; ++k)
+        x += D(r.U[i + size_t(k) * m]) * double(r.S[k]) * conj_(D(r.V[j + size_t(k) * n]));
       cr += std::abs(P.Gd[i + size_t(j) * m] - x);
       cg += std::abs(P.Gd[i + size_t(j) * m]);
     }
@@ -187,13 +189,15 @@ template <class T> Ratios measure(const Problem<T> &P, const Out<T> &r) {
   q.resid = g1 > 0 ? r1 / (g1 * n * u * q.kappaV) : r1;
   const double smax = *std::max_element(P.sigma.begin(), P.sigma.end());
   for (int j = 0; j < n; ++j)
-    q.values = std::max(q.values, std::abs(double(r.S[j]) - P.sigma[j]) / (smax * n * u * q.kappaV));
+    q.values =
+        std::max(q.values, std::abs(double(r.S[j]) - P.sigma[j]) / (smax * n * u * q.kappaV));
   // Eigenvalues of H = G J G^H (m x m; m - n of them zero) against +-S^2.
   std::vector<D> H(size_t(m) * m);
   for (int j = 0; j < m; ++j)
     for (int i = 0; i < m; ++i) {
       D x = 0;
-      for (int k = 0; k < n; ++k) x += P.Gd[i + size_t(k) * m] * sg(k) * conj_(P.Gd[j + size_t(k) * m]);
+      for (int k = 0; k < n; ++k)
+        x += P.Gd[i + size_t(k) * m] * sg(k) * conj_(P.Gd[j + size_t(k) * m]);
       H[i + size_t(j) * m] = x;
     }
   std::vector<double> lam(m), mine(m, 0.0);
@@ -225,9 +229,9 @@ TYPED_TEST(Hsvd, ConstructedMatrices) {
     int m, n, nplus;
     double kappa_sigma, phimax;
   };
-  const Case cases[] = {{2, 2, 1, 10, 1},        {3, 3, 1, 10, 1},     {8, 8, 4, 1e3, 0.5},
-                        {20, 16, 5, 1e3, 1},     {40, 33, 20, 1e2, 1}, {64, 64, 32, 1e4, 0.3},
-                        {100, 40, 39, 1e3, 1},   {30, 30, 1, 1e3, 1},  {30, 12, 6, 1e3, 2}};
+  const Case cases[] = {{2, 2, 1, 10, 1},      {3, 3, 1, 10, 1},     {8, 8, 4, 1e3, 0.5},
+                        {20, 16, 5, 1e3, 1},   {40, 33, 20, 1e2, 1}, {64, 64, 32, 1e4, 0.3},
+                        {100, 40, 39, 1e3, 1}, {30, 30, 1, 1e3, 1},  {30, 12, 6, 1e3, 2}};
   uint64_t seed = 1;
   for (const Case &c : cases) {
     const Problem<T> P = make_problem<T>(c.m, c.n, c.nplus, c.kappa_sigma, c.phimax, ++seed);
@@ -241,7 +245,8 @@ TYPED_TEST(Hsvd, ConstructedMatrices) {
                   "eig %.2f sweeps %d",
                   c.m, c.n, c.nplus, q.kappaV, q.junit, q.orth, q.resid, q.values, q.eig, r.sweeps);
     expect_ratios(q, what);
-    if (::testing::Test::HasFailure() || std::getenv("BSVD_HSVD_VERBOSE")) std::printf("%s\n", what);
+    if (::testing::Test::HasFailure() || std::getenv("BSVD_HSVD_VERBOSE"))
+      std::printf("%s\n", what);
   }
 }
 
@@ -350,14 +355,13 @@ template <class T> void graded_case(int m, int n, int nplus, uint64_t seed) {
   ASSERT_EQ(r.info, 0);
   ASSERT_EQ(ref.info, 0);
   double rel = 0;
-  for (int j = 0; j < n; ++j)
-    rel = std::max(rel, std::abs(double(r.S[j]) - ref.S[j]) / ref.S[j]);
+  for (int j = 0; j < n; ++j) rel = std::max(rel, std::abs(double(r.S[j]) - ref.S[j]) / ref.S[j]);
   // Relative error against n u: the column-scaled condition of B is small
   // (a Gaussian 40 x 24), so a few tens of n u is the expected level.
   EXPECT_LT(rel / (n * uroff<T>()), 30) << "graded " << m << "x" << n << " nplus " << nplus;
   if (std::getenv("BSVD_HSVD_VERBOSE"))
-    std::printf("graded %dx%d nplus %d: max relative error %.2g = %.2f n u, smallest %.2g\n", m,
-                n, nplus, rel, rel / (n * uroff<T>()), double(ref.S[n - 1]));
+    std::printf("graded %dx%d nplus %d: max relative error %.2g = %.2f n u, smallest %.2g\n", m, n,
+                nplus, rel, rel / (n * uroff<T>()), double(ref.S[n - 1]));
 }
 
 TYPED_TEST(Hsvd, GradedRelativeAccuracy) {
