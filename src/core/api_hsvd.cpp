@@ -42,11 +42,10 @@ bsvd_status_t check_supported(const bsvd_options_t &o) {
   return 0;
 }
 
-template <class T>
-bsvd_status_t gehsvj(bsvd_job_t job, int m, int n, const int *nplus, const T *A, int lda,
-                     int64_t sA, real_of_t<T> *S, int64_t sS, T *U, int ldu, int64_t sU, T *V,
-                     int ldv, int64_t sV, int *info, int *sweeps, int batch,
-                     const bsvd_options_t *opts) {
+template <class T> bsvd_status_t gehsvj(bsvd_job_t job, int m, int n, const int *nplus, const T *A,
+                                        int lda, int64_t sA, real_of_t<T> *S, int64_t sS, T *U,
+                                        int ldu, int64_t sU, T *V, int ldv, int64_t sV, int *info,
+                                        int *sweeps, int batch, const bsvd_options_t *opts) {
   clear_error();
   const ArgPos &p = kHsvdPos;
   if (int(job) < 0 || int(job) >= BSVD_JOB_COUNT)
@@ -75,8 +74,7 @@ bsvd_status_t gehsvj(bsvd_job_t job, int m, int n, const int *nplus, const T *A,
   b.sweeps = sweeps;
   if (bsvd_status_t s = check_batch(b, p, false)) return s;
   // The paper's setting (HBJ eq. 2.10): a tall or square factor.
-  if (m < n)
-    return bad(p.n, "n", "= %d exceeds m = %d: the hyperbolic SVD needs m >= n", n, m);
+  if (m < n) return bad(p.n, "n", "= %d exceeds m = %d: the hyperbolic SVD needs m >= n", n, m);
   if (batch > 0 && !nplus) return bad(kNplusPos, "nplus", "is NULL");
   for (int i = 0; i < batch; ++i)
     if (nplus[i] < 0 || nplus[i] > n)
@@ -85,8 +83,7 @@ bsvd_status_t gehsvj(bsvd_job_t job, int m, int n, const int *nplus, const T *A,
     if (sA < int64_t(lda) * n)
       return bad(p.strideA, "strideA", "= %lld is less than lda * n = %lld", (long long)sA,
                  (long long)lda * n);
-    if (sS < n)
-      return bad(p.strideS, "strideS", "= %lld is less than n = %d", (long long)sS, n);
+    if (sS < n) return bad(p.strideS, "strideS", "= %lld is less than n = %d", (long long)sS, n);
     if (b.vectors && sU < int64_t(ldu) * n)
       return bad(p.strideU, "strideU", "= %lld is less than ldu * n = %lld", (long long)sU,
                  (long long)ldu * n);

@@ -44,10 +44,10 @@ template <class R> constexpr R kRecomputeH = R(0.1);
 
 } // namespace
 
-template <class T>
-HyperbolicStats hyperbolic_impl(int m, int n, int nplus, T *W, int ldw, T *V, int ldv,
-                                const Ordering &ord, real_of_t<T> tol, int max_sweeps,
-                                real_of_t<T> *norms, real_of_t<T> *anchor) {
+template <class T> HyperbolicStats hyperbolic_impl(int m, int n, int nplus, T *W, int ldw, T *V,
+                                                   int ldv, const Ordering &ord, real_of_t<T> tol,
+                                                   int max_sweeps, real_of_t<T> *norms,
+                                                   real_of_t<T> *anchor) {
   using R = real_of_t<T>;
   HyperbolicStats st;
   if (n <= 0 || m <= 0) {
@@ -126,9 +126,9 @@ HyperbolicStats hyperbolic_impl(int m, int n, int nplus, T *W, int ldw, T *V, in
 
 } // namespace cpu
 
-template <class T>
-HyperbolicStats jacobi_hyperbolic(int m, int n, int nplus, T *W, int ldw, T *V, int ldv,
-                                  const Ordering &ord, double tol, int max_sweeps) {
+template <class T> HyperbolicStats jacobi_hyperbolic(int m, int n, int nplus, T *W, int ldw, T *V,
+                                                     int ldv, const Ordering &ord, double tol,
+                                                     int max_sweeps) {
   using R = real_of_t<T>;
   std::vector<R> norms(size_t(std::max(n, 1))), anchor(size_t(std::max(n, 1)));
   return cpu::hyperbolic_impl(m, n, nplus, W, ldw, V, ldv, ord, R(tol), max_sweeps, norms.data(),
