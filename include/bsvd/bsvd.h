@@ -77,6 +77,11 @@ enum bsvd_status_code {
 
 /* Per-matrix info code for NaN or Inf in the input. */
 #define BSVD_INFO_NONFINITE (-1)
+/* Hyperbolic SVD (bsvd_<p>gehsvj_*) only: the matrix violates the rank
+ * condition rank(G) = rank(G J G^H) (numerically): a pair of columns of
+ * opposite signs stayed parallel with equal norms, so no hyperbolic
+ * rotation exists. S, U, V hold the last iterate, which is not an HSVD. */
+#define BSVD_INFO_HYPERBOLIC_BREAKDOWN (-2)
 
 /* bsvd_options_t::eig_sweeps: let the library choose per matrix. */
 #define BSVD_EIG_SWEEPS_AUTO (-1)
@@ -407,6 +412,43 @@ BSVD_DECLARE_GESVJ(c, bsvd_cfloat, float)
 BSVD_DECLARE_GESVJ(z, bsvd_cdouble, double)
 
 #undef BSVD_DECLARE_GESVJ
+
+/* ---- Hyperbolic SVD ---------------------------------------------------------
+ *
+ * bsvd_<p>gehsvj_strided_batched computes, for each G (m x n, m >= n) of a
+ * uniform batch and its signature J = diag(I_nplus[b], -I_(n - nplus[b])),
+ * the hyperbolic SVD (HBJ eq. 2.10; docs/hsvd.md)
+ *   G = U diag(S) V^H,   U^H U = I,   V^H J V = J,
+ * by one-sided Jacobi with hyperbolic rotations between the two sides of
+ * nplus. It exists when rank(G) = rank(G J G^H); then the eigenvalues of
+ * H = G J G^H are +S[j]^2 for j < nplus[b], -S[j]^2 for j >= nplus[b]
+ * (and m - n zeros), with eigenvectors U[:, j] -- without forming H.
+ *   S  n values: S[0 ... nplus-1] (the +1 side) descending, then
+ *      S[nplus ... n-1] (the -1 side) descending;
+ *   U  m x n with orthonormal columns;
+ *   V  n x n, J-unitary; G = U diag(S) V^H as for gesvj. (The accumulated
+ *      transformation, G T = U diag(S), is T = J V J = V^-H.)
+ * Arguments: those of bsvd_<p>gesvj_strided_batched with nplus inserted as
+ * argument 4: a host array of batch entries, 0 <= nplus[b] <= n (nplus[b]
+ * = 0 or n is the ordinary SVD). m < n returns -3 (n). info[b]: 0, > 0 not
+ * converged, BSVD_INFO_NONFINITE, BSVD_INFO_HYPERBOLIC_BREAKDOWN.
+ * Options read: backend, tol, max_sweeps, ordering, num_threads, path;
+ * variant AUTO or UNBLOCKED (BLOCKED: BSVD_STATUS_NOT_SUPPORTED), and
+ * precondition must not be 1 (column pivoting would permute J: NOT
+ * SUPPORTED). The others are ignored; so is opts->workspace (the solver
+ * allocates its own host scratch). Backends: cpu only for now; AUTO takes
+ * the cpu for host data even when a GPU is visible; cuda, or data in device
+ * memory, returns BSVD_STATUS_NOT_SUPPORTED. */
+#define BSVD_DECLARE_GEHSVJ(p, T, R)                                                               \
+  bsvd_status_t bsvd_##p##gehsvj_strided_batched(                                                  \
+      bsvd_job_t job, int m, int n, const int *nplus, const T *A, int lda, int64_t strideA, R *S,  \
+      int64_t strideS, T *U, int ldu, int64_t strideU, T *V, int ldv, int64_t strideV, int *info,  \
+      int *sweeps, int batch, const bsvd_options_t *opts);
+BSVD_DECLARE_GEHSVJ(s, float, float)
+BSVD_DECLARE_GEHSVJ(d, double, double)
+BSVD_DECLARE_GEHSVJ(c, bsvd_cfloat, float)
+BSVD_DECLARE_GEHSVJ(z, bsvd_cdouble, double)
+#undef BSVD_DECLARE_GEHSVJ
 
 /* ---- Stream-ordered forms: enqueue only ------------------------------------
  *

@@ -78,6 +78,16 @@ bsvd_status_t gesvj_vbatched_async(Job job, const int *m, const int *n, const T 
                                    int *sweeps, int batch,
                                    const bsvd_options_t &opts = default_options());
 
+// The hyperbolic SVD G = U diag(S) V^H, V^H J V = J, of a uniform batch,
+// J = diag(I_nplus[b], -I_(n - nplus[b])) per matrix (bsvd.h, "Hyperbolic
+// SVD"; docs/hsvd.md). m >= n; cpu backend only for now.
+template <class T>
+bsvd_status_t gehsvj_strided_batched(Job job, int m, int n, const int *nplus, const T *A, int lda,
+                                     int64_t strideA, real_t<T> *S, int64_t strideS, T *U, int ldu,
+                                     int64_t strideU, T *V, int ldv, int64_t strideV, int *info,
+                                     int *sweeps, int batch,
+                                     const bsvd_options_t &opts = default_options());
+
 // Owned results of bsvd::svd for a uniform batch, k = min(m, n):
 // S[b*k + i]; U[b*m*k + i + j*m] (m x k); V[b*n*k + i + j*n] (n x k).
 template <class T> struct Result {

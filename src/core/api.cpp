@@ -6,6 +6,7 @@
 // argument returns -position and leaves a sentence naming it in
 // bsvd_last_error(); nothing is written to the outputs in that case. No
 // exception crosses this file's boundary.
+#include "api_common.hpp"
 #include "backends.hpp"
 #include "../plan/plan.hpp"
 
@@ -47,14 +48,11 @@ void set_error(const char *fmt, ...) {
 void clear_error() { g_error.clear(); }
 
 namespace {
-
-// Positions (1-based) of each argument in the three public prototypes.
-struct ArgPos {
-  int job, m, n, A, lda, strideA, S, strideS, U, ldu, strideU, V, ldv, strideV, info, sweeps, batch,
-      opts;
-};
 constexpr ArgPos kStridedPos{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
 constexpr ArgPos kArrayPos{1, 2, 3, 4, 5, 0, 6, 0, 7, 8, 0, 9, 10, 0, 11, 12, 13, 14};
+} // namespace
+
+// bad ... check_batch: shared with the hyperbolic entry points (api_common.hpp).
 
 bsvd_status_t bad(int pos, const char *name, const char *fmt, ...) {
   char detail[400];
@@ -203,6 +201,16 @@ template <class T> bsvd_status_t check_batch(const Batch<T> &b, const ArgPos &p,
   }
   return 0;
 }
+
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t check_batch<T>(const Batch<T> &, const ArgPos &, bool);
+BSVD_INSTANTIATE(float)
+BSVD_INSTANTIATE(double)
+BSVD_INSTANTIATE(std::complex<float>)
+BSVD_INSTANTIATE(std::complex<double>)
+#undef BSVD_INSTANTIATE
+
+namespace {
 
 // BSVD_BACKEND_AUTO for host data: cuda when a GPU is visible, else cpu.
 // (Device data: cuda.) The cuda backend runs every ordering: the fused

@@ -20,6 +20,13 @@ template <class T> bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &
                                            void *workspace, size_t workspace_bytes, int threads,
                                            int *path);
 
+// The hyperbolic SVD of every matrix (docs/hsvd.md): nplus[b] the number
+// of +1 entries of matrix b's signature; every matrix has m >= n. The
+// solver allocates its own scratch (per worker). path: BSVD_PATH_CPU_UNBLOCKED
+// (or TRIVIAL) per matrix.
+template <class T> bsvd_status_t cpu_gehsvj(const Batch<T> &batch, const int *nplus,
+                                            const Config &cfg, int threads, int *path);
+
 // ---- cuda backend (src/cuda; a stub returning BACKEND_UNAVAILABLE when the
 // library is built without CUDA) ----------------------------------------------
 bool cuda_available();

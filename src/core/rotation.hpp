@@ -94,6 +94,54 @@ template <class R> BSVD_HD inline Rotation<R> jacobi_rotation(R alpha, R beta, R
   return r;
 }
 
+// The hyperbolic rotation of a pair that straddles the sign boundary of
+// J = diag(I, -I) (HSVD, HBJ eq. 4.2): for columns a_p, a_q of opposite
+// signs, with alpha, beta, gamma = |gamma| e as above,
+//
+//   a_p' = ch (a_p + th conj(e) a_q),   a_q' = ch (a_q + th e a_p)
+//
+// (ch = cosh phi, th = tanh phi, sh = ch th) makes a_p'^H a_q' = 0 and is
+// J-unitary whichever of p, q carries the +1. The same Rutishauser form as
+// jacobi_rotation with t = -1 in HBJ eqs. (4.3)-(4.6):
+//
+//   coth 2phi  = -(alpha + beta) / (2|gamma|)            (always <= -1)
+//   |coth phi| = |coth 2phi| + sqrt(fma(coth 2phi, coth 2phi, -1))
+//   tanh phi   = -1 / |coth phi|
+//   cosh phi   = |coth phi| / sqrt(fma(|coth phi|, |coth phi|, -1))   (ch_2)
+//
+// ch_2 rather than ch_1 = 1 / sqrt(1 - th^2): HBJ Appendix B measured it
+// more J-orthogonal on average. By Cauchy-Schwarz |coth 2phi| >= 1, with
+// equality only when a_p and a_q are parallel with equal norms -- then
+// a_p a_p^H - a_q a_q^H = 0 and the pair violates the HSVD's condition
+// rank(G) = rank(G J G^H): no rotation orthogonalizes it. Where rounding
+// gives |coth 2phi| <= 1, HBJ (after Veselic) substitutes 5/4 (th = -1/2),
+// a finite J-unitary step that is *not* an orthogonalizing one; `substituted`
+// tells the caller, whose carried norms are then wrong (recompute them) and
+// which decides when repeated substitution means breakdown. The shortcuts
+// at big_cot are the trigonometric ones. The new squared norms follow as
+//
+//   alpha' = alpha + th |gamma|,   beta' = beta + th |gamma|   (both shrink),
+//
+// exact for the orthogonalizing rotation (not for the substituted one).
+template <class R> struct HyperbolicRotation {
+  R c = 1, s = 0, t = 0; // cosh, sinh, tanh of the angle (t, s <= 0)
+  bool substituted = false; // |coth 2phi| <= 1 was replaced by 5/4
+};
+template <class R>
+BSVD_HD inline HyperbolicRotation<R> hyperbolic_rotation(R alpha, R beta, R abs_gamma) {
+  HyperbolicRotation<R> r;
+  R act2 = (alpha + beta) / (R(2) * abs_gamma); // |coth 2phi|
+  if (!(act2 > R(1))) {
+    act2 = R(1.25);
+    r.substituted = true;
+  }
+  const R act = act2 >= big_cot<R>() ? R(2) * act2 : act2 + bsqrt(bfma(act2, act2, R(-1)));
+  r.t = R(-1) / act;
+  r.c = act >= big_cot<R>() ? R(1) : act / bsqrt(bfma(act, act, R(-1)));
+  r.s = r.c * r.t;
+  return r;
+}
+
 // The convergence test of one pair: rotate when |gamma| > tol sqrt(alpha)
 // sqrt(beta). Written with two square roots so that alpha * beta cannot
 // overflow or underflow.

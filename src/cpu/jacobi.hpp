@@ -27,6 +27,26 @@ struct SweepStats {
 template <class T> SweepStats jacobi_unblocked(int m, int n, T *W, int ldw, T *V, int ldv,
                                                const Ordering &ord, double tol, int max_sweeps);
 
+// The hyperbolic variant (HSVD, docs/hsvd.md): W = G (m x n, m >= n) with
+// the signature J = diag(I_nplus, -I_(n - nplus)). Pairs of equal sign take
+// the trigonometric rotation, pairs that straddle nplus the hyperbolic one
+// (hyperbolic_rotation, rotation.hpp); no pair is ever swapped, so J stays
+// partitioned. V (when non-null, the identity on entry) accumulates the
+// transformation: G V = W on exit, V^H J V = J. The stop is the unblocked
+// one (a sweep without a rotation of either kind). breakdown: a hyperbolic
+// pair needed the 5/4 substitution in kHyperbolicBreakdownSweeps sweeps in
+// a row, or in the last sweep of an unconverged run -- the rank condition
+// rank(G) = rank(G J G^H) is violated (numerically).
+struct HyperbolicStats {
+  int sweeps = 0;
+  bool converged = false;
+  bool breakdown = false;
+};
+constexpr int kHyperbolicBreakdownSweeps = 3;
+template <class T> HyperbolicStats jacobi_hyperbolic(int m, int n, int nplus, T *W, int ldw, T *V,
+                                                     int ldv, const Ordering &ord, double tol,
+                                                     int max_sweeps);
+
 // Blocked one-sided Jacobi: columns split into blocks of nb; for each block
 // pair (i, j) of the ordering over blocks: G = [W_i W_j]^H [W_i W_j], its
 // eigenvectors Q by hermitian_jacobi_evd, then [W_i W_j] *= Q and

@@ -110,57 +110,6 @@ template <class T> size_t pre_layout_bytes(int mw, int nw, bool vectors, size_t 
   return dry.used();
 }
 
-// 2^e as a scale factor applied with at most two exact multiplications when
-// scaling up (e > 0) -- no rounding can occur -- and with one when 2^e is a
-// normal number. Used by the column norm below.
-template <class R> struct Pow2 {
-  R f1 = 1, f2 = 1;
-  explicit Pow2(int e) {
-    const R one = 1;
-    if (std::ldexp(one, e) <= std::numeric_limits<R>::max() &&
-        std::ldexp(one, e) >= std::numeric_limits<R>::min()) {
-      f1 = std::ldexp(one, e);
-    } else {
-      f1 = std::ldexp(one, e / 2);
-      f2 = std::ldexp(one, e - e / 2);
-    }
-  }
-};
-
-// ||x|| as mant * 2^expo (HBJ Appendix A in its sequential form): with
-// M = max_i |x_i|, ex = ilogb(M), the scaled entries x_i 2^-ex have magnitude
-// < 2, so their squares neither overflow (sum < 8m) nor lose anything that
-// matters to underflow (only entries below 2^-500 M). r = sqrt(sum) >= 1.
-// When unit != null it receives x / ||x|| = (x 2^-ex) / r.
-template <class T> void scaled_norm(int m, const T *x, real_of_t<T> &mant, int &expo, T *unit) {
-  using R = real_of_t<T>;
-  R mx = 0;
-  for (int i = 0; i < m; ++i) mx = std::max(mx, maxpart_(x[i]));
-  if (mx == R(0)) {
-    mant = 0;
-    expo = 0;
-    return;
-  }
-  const int ex = std::ilogb(mx);
-  const Pow2<R> sc(-ex);
-  R s0 = 0, s1 = 0;
-  for (int i = 0; i < m; ++i) {
-    const T y = x[i] * sc.f1 * sc.f2;
-    if constexpr (is_cplx_v<T>) {
-      s0 += y.real() * y.real();
-      s1 += y.imag() * y.imag();
-    } else {
-      s0 += y * y;
-    }
-  }
-  const R r = std::sqrt(s0 + s1);
-  if (unit)
-    for (int i = 0; i < m; ++i) unit[i] = (x[i] * sc.f1 * sc.f2) / r;
-  int e2 = 0;
-  mant = std::frexp(r, &e2); // r = mant 2^e2, mant in [0.5, 1)
-  expo = ex + e2;
-}
-
 template <class T> void fill_nonfinite(const Batch<T> &batch, int b, int m, int n) {
   using R = real_of_t<T>;
   const int k = std::min(m, n);

@@ -113,6 +113,19 @@ template <class T> int reference_singular_values(int m, int n, const T *A, int l
   return gesvd('N', 'N', m, n, W.data(), m, S, &dummy, 1, &dummy, 1, superb.data());
 }
 
+template <class T> int reference_hermitian_eigenvalues(int n, const T *H, int ldh, double *w) {
+  if (n <= 0) return 0;
+  using D = wide_t<T>;
+  std::vector<D> W(static_cast<size_t>(n) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      W[i + static_cast<size_t>(j) * n] = detail::convert_<D>(H[i + static_cast<size_t>(j) * ldh]);
+  if constexpr (std::is_same_v<D, double>)
+    return LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'L', n, W.data(), n, w);
+  else
+    return LAPACKE_zheev(LAPACK_COL_MAJOR, 'N', 'L', n, W.data(), n, w);
+}
+
 template <class T, class R>
 int lapack_gesvd(bool vectors, int m, int n, T *A, int lda, R *S, T *U, int ldu, T *VT, int ldvt) {
   static_assert(std::is_same_v<R, real_t<T>>, "S must be T's real type");
@@ -174,6 +187,7 @@ int lapack_gesvj(bool vectors, int m, int n, T *A, int lda, R *S, T *V, int ldv)
 
 #define BSVD_INSTANTIATE(T, R)                                                                     \
   template int reference_singular_values<T>(int, int, const T *, int, double *);                   \
+  template int reference_hermitian_eigenvalues<T>(int, const T *, int, double *);                  \
   template int lapack_gesvd<T, R>(bool, int, int, T *, int, R *, T *, int, T *, int);              \
   template int lapack_gesdd<T, R>(bool, int, int, T *, int, R *, T *, int, T *, int);              \
   template int lapack_gesvj<T, R>(bool, int, int, T *, int, R *, T *, int);

@@ -8,6 +8,12 @@ namespace bsvd::testing {
 // single-complex input is promoted, then xGESVD. Returns LAPACK's info.
 template <class T> int reference_singular_values(int m, int n, const T *A, int lda, double *S);
 
+// Eigenvalues of the Hermitian n x n H (lower triangle read) in double
+// precision, ascending: xSYEV / xHEEV on a promoted copy. The independent
+// reference of the hyperbolic SVD's tests (the eigenvalues of G J G^H).
+// Returns LAPACK's info.
+template <class T> int reference_hermitian_eigenvalues(int n, const T *H, int ldh, double *w);
+
 // Working-precision LAPACK drivers on a copy of A (the baselines):
 // gesvd with economy U and V^H (or values only), and gesvj (one-sided
 // Jacobi; m >= n required by LAPACK, the caller transposes wide input).

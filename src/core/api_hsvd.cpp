@@ -1,0 +1,175 @@
+// The hyperbolic SVD's entry points (bsvd.h, "Hyperbolic SVD";
+// docs/hsvd.md): the checks of the gesvj forms (api_common.hpp) plus nplus
+// and m >= n, then the cpu backend. There is no GPU path yet: the request
+// for one is a valid request this build cannot do (NOT_SUPPORTED), and
+// BSVD_BACKEND_AUTO takes the cpu for host data even when a GPU is visible.
+#include "api_common.hpp"
+#include "backends.hpp"
+
+#include <bsvd/bsvd.h>
+#include <bsvd/svd.hpp>
+
+#include <algorithm>
+#include <complex>
+#include <exception>
+#include <new>
+
+namespace bsvd::detail {
+namespace {
+
+// job, m, n, nplus (4), A, lda, strideA, S, strideS, U, ldu, strideU, V, ldv,
+// strideV, info, sweeps, batch, opts.
+constexpr ArgPos kHsvdPos{1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
+constexpr int kNplusPos = 4;
+
+// What the cpu HSVD solver does not do yet: the blocked variant and the
+// pivoted QR preconditioning (HBJ Sec. 2: pivoting permutes J as well).
+bsvd_status_t check_supported(const bsvd_options_t &o) {
+  if (o.variant == BSVD_VARIANT_BLOCKED) {
+    set_error("the hyperbolic SVD has no blocked variant yet (opts->variant = blocked)");
+    return BSVD_STATUS_NOT_SUPPORTED;
+  }
+  if (o.precondition > 0) {
+    set_error("the hyperbolic SVD has no QR preconditioning yet (opts->precondition = 1): its "
+              "column pivoting would permute J");
+    return BSVD_STATUS_NOT_SUPPORTED;
+  }
+  if (o.backend == BSVD_BACKEND_CUDA) {
+    set_error("the hyperbolic SVD has no GPU path yet: use opts->backend = cpu (or auto) with "
+              "host data");
+    return BSVD_STATUS_NOT_SUPPORTED;
+  }
+  return 0;
+}
+
+template <class T> bsvd_status_t gehsvj(bsvd_job_t job, int m, int n, const int *nplus, const T *A,
+                                        int lda, int64_t sA, real_of_t<T> *S, int64_t sS, T *U,
+                                        int ldu, int64_t sU, T *V, int ldv, int64_t sV, int *info,
+                                        int *sweeps, int batch, const bsvd_options_t *opts) {
+  clear_error();
+  const ArgPos &p = kHsvdPos;
+  if (int(job) < 0 || int(job) >= BSVD_JOB_COUNT)
+    return bad(p.job, "job", "= %d is neither BSVD_JOB_VALUES nor BSVD_JOB_VECTORS", int(job));
+  if (batch < 0) return bad(p.batch, "batch", "= %d is negative", batch);
+  bsvd_options_t o;
+  if (bsvd_status_t s = read_options(opts, p.opts, o)) return s;
+  if (batch > 0 && !info) return bad(p.info, "info", "is NULL");
+  Batch<T> b;
+  b.vectors = job == BSVD_JOB_VECTORS;
+  b.count = batch;
+  b.dims.m = m;
+  b.dims.n = n;
+  b.A.base = A;
+  b.A.stride = sA;
+  b.A.ld = lda;
+  b.S.base = S;
+  b.S.stride = sS;
+  b.U.base = U;
+  b.U.stride = sU;
+  b.U.ld = ldu;
+  b.V.base = V;
+  b.V.stride = sV;
+  b.V.ld = ldv;
+  b.info = info;
+  b.sweeps = sweeps;
+  if (bsvd_status_t s = check_batch(b, p, false)) return s;
+  // The paper's setting (HBJ eq. 2.10): a tall or square factor.
+  if (m < n) return bad(p.n, "n", "= %d exceeds m = %d: the hyperbolic SVD needs m >= n", n, m);
+  if (batch > 0 && !nplus) return bad(kNplusPos, "nplus", "is NULL");
+  for (int i = 0; i < batch; ++i)
+    if (nplus[i] < 0 || nplus[i] > n)
+      return bad(kNplusPos, "nplus", "[%d] = %d is not in 0 ... n = %d", i, nplus[i], n);
+  if (batch > 1 && n > 0) {
+    if (sA < int64_t(lda) * n)
+      return bad(p.strideA, "strideA", "= %lld is less than lda * n = %lld", (long long)sA,
+                 (long long)lda * n);
+    if (sS < n) return bad(p.strideS, "strideS", "= %lld is less than n = %d", (long long)sS, n);
+    if (b.vectors && sU < int64_t(ldu) * n)
+      return bad(p.strideU, "strideU", "= %lld is less than ldu * n = %lld", (long long)sU,
+                 (long long)ldu * n);
+    if (b.vectors && sV < int64_t(ldv) * n)
+      return bad(p.strideV, "strideV", "= %lld is less than ldv * n = %lld", (long long)sV,
+                 (long long)ldv * n);
+  }
+  if (batch == 0) return 0;
+  if (bsvd_status_t s = check_supported(o)) return s;
+  int arg = 0;
+  const int where = cuda_locate(b, &arg);
+  if (where < 0)
+    return bad(arg ? arg + (arg >= kNplusPos ? 1 : 0) : p.A, "pointer",
+               "is in a different memory space (host / device) than A: all matrices of a call must "
+               "be in one");
+  if (where == 1) {
+    set_error("the hyperbolic SVD has no GPU path yet: A is device memory (pass host data)");
+    return BSVD_STATUS_NOT_SUPPORTED;
+  }
+  try {
+    return cpu_gehsvj(b, nplus, make_config(o), cpu_threads(o, batch), o.path);
+  } catch (const std::bad_alloc &) {
+    set_error("host allocation failed");
+    return BSVD_STATUS_ALLOC_FAILED;
+  } catch (const std::exception &e) {
+    set_error("internal error: %s", e.what());
+    return BSVD_STATUS_INTERNAL_ERROR;
+  } catch (...) {
+    set_error("internal error");
+    return BSVD_STATUS_INTERNAL_ERROR;
+  }
+}
+
+template <class T> struct CType { using type = T; };
+template <> struct CType<bsvd_cfloat> { using type = std::complex<float>; };
+template <> struct CType<bsvd_cdouble> { using type = std::complex<double>; };
+template <class T> auto cpp(T *p) {
+  using C = typename CType<std::remove_const_t<T>>::type;
+  if constexpr (std::is_const_v<T>)
+    return reinterpret_cast<const C *>(p);
+  else
+    return reinterpret_cast<C *>(p);
+}
+
+} // namespace
+} // namespace bsvd::detail
+
+using namespace bsvd::detail;
+
+extern "C" {
+
+#define BSVD_DEFINE_GEHSVJ(p, T, R)                                                                \
+  bsvd_status_t bsvd_##p##gehsvj_strided_batched(                                                  \
+      bsvd_job_t job, int m, int n, const int *nplus, const T *A, int lda, int64_t strideA, R *S,  \
+      int64_t strideS, T *U, int ldu, int64_t strideU, T *V, int ldv, int64_t strideV, int *info,  \
+      int *sweeps, int batch, const bsvd_options_t *opts) {                                        \
+    return gehsvj(job, m, n, nplus, cpp(A), lda, strideA, S, strideS, cpp(U), ldu, strideU,        \
+                  cpp(V), ldv, strideV, info, sweeps, batch, opts);                                \
+  }
+BSVD_DEFINE_GEHSVJ(s, float, float)
+BSVD_DEFINE_GEHSVJ(d, double, double)
+BSVD_DEFINE_GEHSVJ(c, bsvd_cfloat, float)
+BSVD_DEFINE_GEHSVJ(z, bsvd_cdouble, double)
+#undef BSVD_DEFINE_GEHSVJ
+
+} // extern "C"
+
+namespace bsvd {
+
+template <class T>
+bsvd_status_t gehsvj_strided_batched(Job job, int m, int n, const int *nplus, const T *A, int lda,
+                                     int64_t strideA, real_t<T> *S, int64_t strideS, T *U, int ldu,
+                                     int64_t strideU, T *V, int ldv, int64_t strideV, int *info,
+                                     int *sweeps, int batch, const bsvd_options_t &opts) {
+  return detail::gehsvj(bsvd_job_t(job), m, n, nplus, A, lda, strideA, S, strideS, U, ldu, strideU,
+                        V, ldv, strideV, info, sweeps, batch, &opts);
+}
+
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t gehsvj_strided_batched<T>(                                                \
+      Job, int, int, const int *, const T *, int, int64_t, real_t<T> *, int64_t, T *, int,         \
+      int64_t, T *, int, int64_t, int *, int *, int, const bsvd_options_t &);
+BSVD_INSTANTIATE(float)
+BSVD_INSTANTIATE(double)
+BSVD_INSTANTIATE(std::complex<float>)
+BSVD_INSTANTIATE(std::complex<double>)
+#undef BSVD_INSTANTIATE
+
+} // namespace bsvd
