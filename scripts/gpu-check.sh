@@ -13,6 +13,12 @@
 #                 kernels (Gram d 1000 x 512^2, eigensolver and update d 1000 x 128^2)
 #     --tune      BSVD_BENCH_TUNE=1: also time every lanes-per-pair value G
 #     --quick     fewer bench cases (d and s 10000 x 32^2, 1000 x 64^2)
+#     --python    the Python package with the CUDA backend and the JAX FFI
+#                 call (built by pip from .whl's wheels: carry [".deps", ".whl"]):
+#                 python/tests (PyTorch, CuPy, JAX on the GPU) and
+#                 python/bench_async.py (host time, graph replay); about
+#                 100 s of build and 150 s of tests. With --no-tests
+#                 --no-bench and nothing else, the C++ build is skipped.
 #   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny,lanes,async: only these bench
 #               parts (default: all)
 #   TINY_PRECISIONS (default d s), TINY_BIG=0 (no 10^7 cases): the tiny part's
@@ -23,12 +29,13 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=${OUT:-$ROOT/out}
 mkdir -p "$OUT"
-TESTS=1 BENCH=1 SANITIZE=0 SANITIZE_TINY=0 NCU=0 NCUB=0 TUNE=0 QUICK=0
+TESTS=1 BENCH=1 SANITIZE=0 SANITIZE_TINY=0 NCU=0 NCUB=0 TUNE=0 QUICK=0 PY=0
 for a in "$@"; do
   case $a in
     --no-tests) TESTS=0 ;; --no-bench) BENCH=0 ;; --sanitize) SANITIZE=1 ;;
     --sanitize-tiny) SANITIZE_TINY=1 ;;
     --ncu) NCU=1 ;; --ncu-blocked) NCUB=1 ;; --tune) TUNE=1 ;; --quick) QUICK=1 ;;
+    --python) PY=1 ;;
     *) echo "gpu-check: unknown flag $a" >&2; exit 2 ;;
   esac
 done
@@ -41,6 +48,37 @@ say() { echo "$*" | tee -a "$SUMMARY"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader \
   >"$OUT/gpu.txt" 2>&1
 say "gpu: $(head -1 "$OUT/gpu.txt")"
+
+# ---- the Python package ------------------------------------------------------
+if [ $PY = 1 ]; then
+  t0=$(date +%s)
+  SITE=/tmp/bsvd-py-site
+  python3 -m pip install -q --no-index --no-deps --target "$SITE" "$ROOT"/.whl/*.whl \
+    >"$OUT/python-build.log" 2>&1 &&
+    PYTHONPATH=$SITE CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
+      CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DBSVD_DEPS_ROOT=$ROOT/.deps/root" \
+      python3 -m pip install -q --no-deps --no-build-isolation --target "$SITE/pkg" \
+      -C cmake.define.BSVD_CUDA=ON "$ROOT" >>"$OUT/python-build.log" 2>&1
+  rc=$?
+  say "python build: rc=$rc in $(( $(date +%s) - t0 )) s"
+  if [ $rc = 0 ]; then
+    t0=$(date +%s)
+    # From $OUT, so that the installed package is imported, not python/bsvd.
+    (cd "$OUT" && PYTHONPATH=$SITE/pkg:$SITE:$ROOT/python/tests timeout 400 python3 -m pytest \
+      -q -p no:cacheprovider "$ROOT/python/tests" -rf >"$OUT/python-tests.log" 2>&1)
+    say "python tests: rc=$? in $(( $(date +%s) - t0 )) s: $(tail -1 "$OUT/python-tests.log")"
+    grep -E "^FAILED" "$OUT/python-tests.log" | head -20 | tee -a "$SUMMARY"
+    (cd "$OUT" && PYTHONPATH=$SITE/pkg:$SITE timeout 120 python3 "$ROOT/python/bench_async.py" \
+      --reps 9 >"$OUT/python-bench-async.txt" 2>&1)
+    say "python bench_async: rc=$?"
+    tee -a "$SUMMARY" <"$OUT/python-bench-async.txt"
+  fi
+fi
+if [ $TESTS = 0 ] && [ $BENCH = 0 ] && [ $SANITIZE = 0 ] && [ $SANITIZE_TINY = 0 ] &&
+  [ $NCU = 0 ] && [ $NCUB = 0 ]; then
+  cat "$SUMMARY"
+  exit 0
+fi
 
 # ---- build ---------------------------------------------------------------
 B=$ROOT/build-gpu
