@@ -329,24 +329,8 @@ template <class T> bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *
   const ArgPos &p = kStridedPos;
   bsvd_options_t o;
   if (bsvd_status_t s = check_common(job, batch, info, opts, p, o)) return s;
-  Batch<T> b;
-  b.vectors = job == BSVD_JOB_VECTORS;
-  b.count = batch;
-  b.dims.m = m;
-  b.dims.n = n;
-  b.A.base = A;
-  b.A.stride = sA;
-  b.A.ld = lda;
-  b.S.base = S;
-  b.S.stride = sS;
-  b.U.base = U;
-  b.U.stride = sU;
-  b.U.ld = ldu;
-  b.V.base = V;
-  b.V.stride = sV;
-  b.V.ld = ldv;
-  b.info = info;
-  b.sweeps = sweeps;
+  const Batch<T> b =
+      strided_batch(job, m, n, A, lda, sA, S, sS, U, ldu, sU, V, ldv, sV, info, sweeps, batch);
   if (bsvd_status_t s = check_batch(b, p, false)) return s;
   const int64_t k = std::min(m, n);
   if (batch > 1 && m > 0 && n > 0) {

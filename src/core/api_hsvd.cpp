@@ -54,24 +54,8 @@ template <class T> bsvd_status_t gehsvj(bsvd_job_t job, int m, int n, const int 
   bsvd_options_t o;
   if (bsvd_status_t s = read_options(opts, p.opts, o)) return s;
   if (batch > 0 && !info) return bad(p.info, "info", "is NULL");
-  Batch<T> b;
-  b.vectors = job == BSVD_JOB_VECTORS;
-  b.count = batch;
-  b.dims.m = m;
-  b.dims.n = n;
-  b.A.base = A;
-  b.A.stride = sA;
-  b.A.ld = lda;
-  b.S.base = S;
-  b.S.stride = sS;
-  b.U.base = U;
-  b.U.stride = sU;
-  b.U.ld = ldu;
-  b.V.base = V;
-  b.V.stride = sV;
-  b.V.ld = ldv;
-  b.info = info;
-  b.sweeps = sweeps;
+  const Batch<T> b =
+      strided_batch(job, m, n, A, lda, sA, S, sS, U, ldu, sU, V, ldv, sV, info, sweeps, batch);
   if (bsvd_status_t s = check_batch(b, p, false)) return s;
   // The paper's setting (HBJ eq. 2.10): a tall or square factor.
   if (m < n) return bad(p.n, "n", "= %d exceeds m = %d: the hyperbolic SVD needs m >= n", n, m);
