@@ -7,6 +7,9 @@
 #include <exception>
 
 #if defined(BSVD_CLI_MPI)
+// The C API only: not the deprecated C++ bindings mpi.h would pull in.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
 #if defined(BSVD_WITH_CUDA)
