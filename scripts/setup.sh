@@ -10,8 +10,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# openmpi-bin, libopenmpi-dev: bsvd run --mpi and its test (cli.mpi_run);
+# about 14 MB of packages, a few seconds of apt.
 pkgs=(cmake ninja-build g++ pkg-config libopenblas-dev liblapacke-dev libcli11-dev
-      nlohmann-json3-dev googletest libgtest-dev ccache python3-dev python3-venv clang-format clang)
+      nlohmann-json3-dev googletest libgtest-dev ccache python3-dev python3-venv clang-format clang
+      openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -359,8 +359,13 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err) {
   return read_npy(f, uint64_t(size), base_name(path), out, err);
 }
 
-bool read_npy(std::istream &f, uint64_t size, const std::string &path, NpyArray &out,
-              std::string &err) {
+namespace {
+
+// The prelude and header of a .npy stream of `size` bytes, validated against
+// the size: out gets dtype, shape and order (no data); offset is where the
+// data starts, and the data fills the rest of the stream exactly.
+bool read_npy_prelude(std::istream &f, uint64_t size, const std::string &path, NpyArray &out,
+                      uint64_t &offset, std::string &err) {
   out = NpyArray{};
   unsigned char pre[12];
   if (size < 10 || !f.read(reinterpret_cast<char *>(pre), 10))
@@ -427,12 +432,53 @@ bool read_npy(std::istream &f, uint64_t size, const std::string &path, NpyArray 
                 std::to_string(extra) +
                     " unexpected bytes after the array data (shape and size disagree)");
   }
+  offset = prelude + hlen;
+  return true;
+}
+
+} // namespace
+
+bool read_npy(std::istream &f, uint64_t size, const std::string &path, NpyArray &out,
+              std::string &err) {
+  uint64_t offset = 0;
+  if (!read_npy_prelude(f, size, path, out, offset, err)) return false;
+  const uint64_t need = size - offset;
   out.data.resize(need);
   if (need &&
       !f.read(reinterpret_cast<char *>(out.data.data()), static_cast<std::streamsize>(need))) {
     out = NpyArray{};
     return fail(err, path, "read error in the array data");
   }
+  return true;
+}
+
+bool read_npy_header(const std::string &path, NpyArray &out, uint64_t &offset, std::string &err) {
+  out = NpyArray{};
+  const int64_t size = file_size(path);
+  if (size < 0) return fail(err, path, "cannot open (missing or not a regular file)");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return fail(err, path, std::string("cannot open for reading: ") + std::strerror(errno));
+  return read_npy_prelude(f, uint64_t(size), base_name(path), out, offset, err);
+}
+
+bool read_at(const std::string &path, uint64_t offset, void *data, size_t bytes, std::string &err) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(err, path, std::string("cannot open for reading: ") + std::strerror(errno));
+  char *p = static_cast<char *>(data);
+  while (bytes > 0) {
+    const ssize_t r = ::pread(fd, p, std::min<size_t>(bytes, size_t(1) << 30), off_t(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      const int e = r < 0 ? errno : EIO;
+      ::close(fd);
+      return fail(err, path, std::string("read error in the array data: ") + std::strerror(e));
+    }
+    p += r;
+    offset += uint64_t(r);
+    bytes -= size_t(r);
+  }
+  ::close(fd);
   return true;
 }
 

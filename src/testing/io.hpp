@@ -32,6 +32,14 @@ bool read_npy(const std::string &path, NpyArray &out, std::string &err);
 bool read_npy(std::istream &in, uint64_t size, const std::string &name, NpyArray &out,
               std::string &err);
 
+// The header of a .npy file without its data, checked as read_npy checks
+// the whole file (the data must fill the rest of the file exactly): out gets
+// dtype, shape and order, offset the byte where the data starts. For
+// readers of part of an array (bsvd run under MPI: each rank its slice).
+bool read_npy_header(const std::string &path, NpyArray &out, uint64_t &offset, std::string &err);
+// bytes from path at offset; false with "<file name>: <reason>".
+bool read_at(const std::string &path, uint64_t offset, void *data, size_t bytes, std::string &err);
+
 // The bytes before the data of a .npy file (magic, version, header padded
 // to 64 bytes as numpy pads it) for an array of this dtype and shape; false
 // with a reason for an unknown dtype or a negative shape.
@@ -59,6 +67,12 @@ struct Chunk {
 };
 bool write_temp(const std::string &path, const std::vector<Chunk> &chunks, std::string &tmp,
                 std::string &err);
+// bytes into the existing file path at offset (pwrite; the file grows as
+// needed), under the same BSVD_TEST_WRITE_LIMIT as the other writers: for
+// several processes filling one temporary file (bsvd run under MPI). False
+// with "<path>: write failed: <reason>".
+bool write_at(const std::string &path, uint64_t offset, const void *data, size_t bytes,
+              std::string &err);
 // write_temp, then rename into place (the temporary file removed on failure).
 bool write_file_atomic(const std::string &path, const std::vector<Chunk> &chunks, std::string &err);
 

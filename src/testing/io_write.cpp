@@ -53,7 +53,9 @@ size_t write_budget() {
   return budget;
 }
 
-bool write_all(int fd, const void *data, size_t size, int &e) {
+// Writes all of data to fd, at offset when offset >= 0 (pwrite), else at
+// the file position.
+bool write_all(int fd, const void *data, size_t size, int &e, int64_t offset = -1) {
   static size_t written = 0;
   const char *p = static_cast<const char *>(data);
   while (size > 0) {
@@ -65,7 +67,7 @@ bool write_all(int fd, const void *data, size_t size, int &e) {
       }
       chunk = std::min(chunk, write_budget() - written);
     }
-    const ssize_t w = ::write(fd, p, chunk);
+    const ssize_t w = offset < 0 ? ::write(fd, p, chunk) : ::pwrite(fd, p, chunk, off_t(offset));
     if (w < 0) {
       if (errno == EINTR) continue;
       e = errno;
@@ -76,6 +78,7 @@ bool write_all(int fd, const void *data, size_t size, int &e) {
       return false;
     }
     p += w;
+    if (offset >= 0) offset += w;
     size -= size_t(w);
     written += size_t(w);
   }
@@ -143,6 +146,21 @@ bool write_temp(const std::string &path, const std::vector<Chunk> &chunks, std::
   }
   tmp = t;
   return true;
+}
+
+bool write_at(const std::string &path, uint64_t offset, const void *data, size_t bytes,
+              std::string &err) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  int e = 0;
+  bool ok = fd >= 0;
+  if (!ok) e = errno;
+  if (ok && bytes) ok = write_all(fd, data, bytes, e, int64_t(offset));
+  if (fd >= 0 && ::close(fd) != 0 && ok) {
+    ok = false;
+    e = errno;
+  }
+  if (!ok) err = path + ": write failed: " + sys_error(e);
+  return ok;
 }
 
 bool write_file_atomic(const std::string &path, const std::vector<Chunk> &chunks,

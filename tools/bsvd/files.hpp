@@ -31,6 +31,9 @@ public:
   bool add_npy(const std::string &path, const char *dtype, const std::vector<long long> &shape,
                const void *data, size_t bytes, std::string &err);
   bool add_text(const std::string &path, const std::string &text, std::string &err);
+  // A temporary file written by other means (bsvd run under MPI: by every
+  // rank), renamed to path by publish() or removed with the set.
+  void add_temp(const std::string &tmp, const std::string &path) { files_.push_back({tmp, path}); }
   // Files of an earlier run that this run does not write (e.g. U.npy under
   // --values-only): removed once the set is published.
   void remove_stale(const std::string &path) { stale_.push_back(path); }

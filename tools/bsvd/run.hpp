@@ -1,11 +1,12 @@
-// bsvd run, shared by the .npy path (cmd_run.cpp) and the Matrix Market
-// path (run_mtx.cpp). Exit status: 0 every input solved and every output
+// bsvd run, shared by the .npy path (run_npy.cpp), the Matrix Market path
+// (run_mtx.cpp) and the command (cmd_run.cpp). Exit status: 0 every input solved and every output
 // written (per-matrix info codes, e.g. non-finite input, are in the outputs
 // and the summary line); 1 an input file could not be used, the solver
 // failed or an output could not be written; 2 a usage error (nothing done).
 #pragma once
 
 #include "common.hpp"
+#include "ranks.hpp"
 
 #include "testing/io.hpp"
 #include "testing/metrics.hpp"
@@ -23,6 +24,7 @@ struct RunArgs {
   std::string precision = "d";
   bool values_only = false;
   bool residuals = false; // per-matrix T1 and T2 (metrics.hpp) in the outputs
+  bool mpi = false; // the ranks of MPI_COMM_WORLD split the batch (ranks.hpp)
   SolverArgs solver;
 };
 
@@ -58,15 +60,22 @@ struct Tally {
   std::map<int, int> paths;
   void add(int info, int sweeps, int path);
   void add(const Residual &r);
+  // The counts as text, and the sum of another rank's (ranks.hpp: gather).
+  std::string encode() const;
+  void merge(const std::string &encoded);
 };
 
 const char *path_name(int p);
 // A reader's message without its leading "<file name>: " (the caller names
 // the file with its full path).
 std::string reason(const std::string &file, const std::string &err);
-void print_summary(const Tally &t, char precision, const RunArgs &a, double total, double solve);
+// The run's one line on stdout; ranks > 1 names the number of processes.
+void print_summary(const Tally &t, char precision, const RunArgs &a, double total, double solve,
+                   int ranks = 1);
 
+int run_npy(const std::string &file, const RunArgs &a, const bsvd_options_t &o, double t0,
+            const Ranks &ranks);
 int run_mtx(const std::vector<std::string> &files, const RunArgs &a, const bsvd_options_t &o,
-            double t0);
+            double t0, const Ranks &ranks);
 
 } // namespace bsvd::cli
