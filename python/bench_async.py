@@ -7,8 +7,13 @@ with the CUDA backend; about 30 s on an H100.
     python3 python/bench_async.py --reps 10
 
 Eager calls (float64, full_matrices=False), medians after warm-up:
-  host ms      the time until bsvd.svd returns (the call only enqueues; the
-               stream is synchronized after each call, outside the timing)
+  host ms      the host time per call of back-to-back calls, as a training
+               loop makes them (the GPU is kept busy before the loop, so
+               the calls only enqueue; the loop's time / its calls)
+  1st ms       the time until a single call returns after the host waited
+               for the stream (synchronized before each call, outside the
+               timing): the host's state after a wait inflates it (on the
+               H100 machines 2-6x for any torch call, A.sum() included)
   GPU ms       the solve's time on the GPU (CUDA events around the call,
                with the stream kept busy while the host enqueues, so the
                enqueue time is not counted)
@@ -32,12 +37,28 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 BUSY_CYCLES = 20_000_000  # torch.cuda._sleep: about 10 ms of GPU time
 
 
+def back_to_back(torch, call, reps, calls=20):
+    """Median over reps of the host ms per call of `calls` calls in a row."""
+    per = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        torch.cuda._sleep(BUSY_CYCLES)
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            call()
+        per.append((time.perf_counter() - t0) * 1e3 / calls)
+    torch.cuda.synchronize()
+    return statistics.median(per)
+
+
 def eager_times(torch, bsvd, A, reps):
-    """(host ms, GPU ms, blocking host ms) medians of bsvd.svd(A)."""
+    """(host ms back to back, host ms after a wait, GPU ms, blocking host ms)
+    medians of bsvd.svd(A)."""
     call = lambda: bsvd.svd(A, full_matrices=False)  # noqa: E731
     for _ in range(2):  # warm-up: plans, caches, the allocator's pool
         call()
     torch.cuda.synchronize()
+    steady = back_to_back(torch, call, reps)
     host, gpu = [], []
     for _ in range(reps):
         e0 = torch.cuda.Event(enable_timing=True)
@@ -56,7 +77,7 @@ def eager_times(torch, bsvd, A, reps):
         t0 = time.perf_counter()
         bsvd.svd(A, full_matrices=False, stream=stream)
         blocking.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(host), statistics.median(gpu), statistics.median(blocking)
+    return steady, statistics.median(host), statistics.median(gpu), statistics.median(blocking)
 
 
 def graph_times(torch, bsvd, A, reps):
@@ -87,7 +108,7 @@ def graph_times(torch, bsvd, A, reps):
         e1.record()
         torch.cuda.synchronize()
         replay.append(e0.elapsed_time(e1))
-    _, eager_gpu, _ = eager_times(torch, bsvd, A, reps)
+    _, _, eager_gpu, _ = eager_times(torch, bsvd, A, reps)
     return statistics.median(replay), statistics.median(host), eager_gpu
 
 
@@ -107,13 +128,14 @@ def main():
     print(f"device: {torch.cuda.get_device_name(dev)}; torch {torch.__version__}; "
           f"bsvd {bsvd.__version__}")
     g = torch.Generator(device=dev).manual_seed(0)
-    hdr = f"{'case':>18} {'host ms':>9} {'GPU ms':>10} {'blocking ms':>12} {'host/GPU':>9}"
+    hdr = (f"{'case':>18} {'host ms':>9} {'1st ms':>8} {'GPU ms':>10} {'blocking ms':>12} "
+           f"{'host/GPU':>9}")
     print(hdr)
     print("-" * len(hdr))
     for b, m, n in ((1000, 128, 128), (10000, 32, 32)):
         A = torch.randn(b, m, n, dtype=torch.float64, device=dev, generator=g)
-        host, gpu, blocking = eager_times(torch, bsvd, A, args.reps)
-        print(f"{f'd {b}x{m}x{n}':>18} {host:9.3f} {gpu:10.3f} {blocking:12.3f} "
+        host, first, gpu, blocking = eager_times(torch, bsvd, A, args.reps)
+        print(f"{f'd {b}x{m}x{n}':>18} {host:9.3f} {first:8.3f} {gpu:10.3f} {blocking:12.3f} "
               f"{host / gpu * 100:8.2f}%", flush=True)
     A = torch.randn(10000, 8, 8, dtype=torch.float64, device=dev, generator=g)
     replay, host, eager = graph_times(torch, bsvd, A, 10 * args.reps)

@@ -8,6 +8,7 @@
 #include "gpu_test_util.hpp"
 
 #include "cuda/blocked/blocked.hpp"
+#include "cuda/common/graph_call.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -259,6 +260,9 @@ template <class T> void expect_repeat_replays(const Case &c, uint64_t seed) {
   std::vector<int> path(c.batch);
   d.put(family_batch<T>(Family::Random, c.m, c.n, c.batch, seed), st.s);
   solve(with_ws(o, 0), &path); // planned and captured: kept under its key
+  // Two workspaces in turn, as a framework's allocator gives them: after
+  // the first call of each, every call replays its own graph.
+  const size_t replays = cu::GraphCall::replay_count();
   for (int round = 1; round <= 2; ++round) {
     const std::vector<T> A =
         family_batch<T>(Family::Random, c.m, c.n, c.batch, seed + 1000 * round);
@@ -274,6 +278,7 @@ template <class T> void expect_repeat_replays(const Case &c, uint64_t seed) {
       EXPECT_TRUE(q.pass()) << "round " << round << " matrix " << b << ": " << ratio_text(q);
     }
   }
+  EXPECT_EQ(cu::GraphCall::replay_count() - replays, 3u) << "alternating calls did not replay";
   bsvd_options_t one = o;
   one.max_sweeps = 1;
   const Solved<T> capped = solve(with_ws(one, 0), &path);

@@ -10,6 +10,7 @@ namespace {
 
 struct Cached {
   int device;
+  size_t nodes; // of the graph it was made from: an update needs the same topology
   cudaGraphExec_t exec;
   std::string key; // the call it was made or updated for; empty: none to replay
   std::vector<int> path;
@@ -20,32 +21,40 @@ std::vector<Cached> &cache() {
   return c;
 }
 
+thread_local size_t replays = 0;
+
 void touch(std::vector<Cached> &c, size_t i) {
   std::rotate(c.begin() + long(i), c.begin() + long(i) + 1, c.end());
 }
 
-// The entry of an executable graph of g: a cached one updated to g, else a
-// new one (the oldest destroyed to make room).
+// The entry of an executable graph of g: a new one while the cache has
+// room, else the least recently used one, updated to g where it has g's
+// node count (an update needs the same topology) and replaced otherwise.
+// Not the most recent graph of g's shape, which an update-first cache would
+// take: callers alternate between buffers (a framework's allocator hands out
+// the next call's outputs while the last call's are alive), and one graph
+// updated on every call would never replay.
 cudaError_t executable(cudaGraph_t g, int dev, Cached *&out) {
   std::vector<Cached> &c = cache();
-  for (size_t i = c.size(); i-- > 0;) {
-    if (c[i].device != dev) continue;
-    cudaGraphExecUpdateResultInfo info{};
-    if (cudaGraphExecUpdate(c[i].exec, g, &info) == cudaSuccess) {
-      touch(c, i);
-      out = &c.back();
-      return cudaSuccess;
-    }
-    cudaGetLastError(); // (another shape)
-    c[i].key.clear(); // (a failed update is not documented to leave it as it was)
-  }
-  cudaGraphExec_t x = nullptr;
-  if (cudaError_t e = cudaGraphInstantiate(&x, g, 0)) return e;
+  size_t nodes = 0;
+  if (cudaError_t e = cudaGraphGetNodes(g, nullptr, &nodes)) return e;
   if (c.size() >= GraphCall::kGraphCacheSize) {
+    if (c.front().device == dev && c.front().nodes == nodes) {
+      cudaGraphExecUpdateResultInfo info{};
+      if (cudaGraphExecUpdate(c.front().exec, g, &info) == cudaSuccess) {
+        touch(c, 0);
+        out = &c.back();
+        return cudaSuccess;
+      }
+      cudaGetLastError(); // (other kernels or node kinds)
+    }
+    // (a failed update is not documented to leave the graph as it was)
     cudaGraphExecDestroy(c.front().exec);
     c.erase(c.begin());
   }
-  c.push_back({dev, x, {}, {}});
+  cudaGraphExec_t x = nullptr;
+  if (cudaError_t e = cudaGraphInstantiate(&x, g, 0)) return e;
+  c.push_back({dev, nodes, x, {}, {}});
   out = &c.back();
   return cudaSuccess;
 }
@@ -69,10 +78,13 @@ bool GraphCall::replay(const std::string &key, cudaStream_t stream, int *path, c
       return false;
     }
     if (path) std::copy(hit.path.begin(), hit.path.end(), path);
+    ++replays;
     return true;
   }
   return false;
 }
+
+size_t GraphCall::replay_count() { return replays; }
 
 GraphCall::~GraphCall() {
   if (capturing_) {

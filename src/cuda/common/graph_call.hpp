@@ -7,9 +7,10 @@
 //
 // Executable graphs are kept per thread and reused:
 //  - a call of the same shape captures the same nodes with other
-//    parameters, and cudaGraphExecUpdate takes them over (an executable
-//    graph may be updated while a launch of it runs: the launch keeps its
-//    own parameters);
+//    parameters; once the cache is full and its least recently used graph
+//    has that shape, cudaGraphExecUpdate makes it take them over (an
+//    executable graph may be updated while a launch of it runs: the launch
+//    keeps its own parameters);
 //  - a call whose key equals the key an executable graph was last made for
 //    launches it as it is, without planning or capturing (replay()): the
 //    key holds every input of the plan and of the enqueued work (the
@@ -19,8 +20,9 @@
 //    with it.
 // They are not destroyed after each call because cudaGraphExecDestroy waited
 // for the device -- the whole call's time, measured on the H100. A thread
-// keeps kGraphCacheSize of them; the oldest is destroyed (and that call
-// waits) when a new shape needs room.
+// keeps kGraphCacheSize of them; the least recently used one is destroyed
+// (and that call waits) when a new graph needs room and it cannot take the
+// update.
 #pragma once
 
 #include "side_stream.hpp"
@@ -40,6 +42,9 @@ public:
   // `stream` and copies its path into path[0 .. its count) (path may be
   // null). false: none (nothing launched), or the launch failed (*error).
   static bool replay(const std::string &key, cudaStream_t stream, int *path, cudaError_t *error);
+
+  // The calls of this thread that replay() launched (tests observe the cache).
+  static size_t replay_count();
 
   explicit GraphCall(cudaStream_t caller) : caller_(caller) {}
   GraphCall(const GraphCall &) = delete;
