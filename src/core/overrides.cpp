@@ -2,6 +2,7 @@
 #include "overrides.hpp"
 
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -100,6 +101,12 @@ const Var kVars[] = {
      [](Overrides &o, const char *v) { o.qr_cluster = v ? on_off(v) : Force::kAuto; }},
     {"BSVD_QR_APPLY",
      [](Overrides &o, const char *v) { o.qr_apply = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_HOST_CHUNK",
+     [](Overrides &o, const char *v) {
+       o.host_chunk = v && std::atol(v) >= 0 && std::isdigit(static_cast<unsigned char>(v[0]))
+                          ? std::atol(v)
+                          : -1;
+     }},
     {"BSVD_CPU_LAPACK",
      [](Overrides &o, const char *v) { o.cpu_lapack = v ? on_off(v) : Force::kAuto; }},
     {"BSVD_QRCP_PLAN",

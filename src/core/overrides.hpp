@@ -60,6 +60,10 @@ struct Overrides {
   Force qrcp_throughput = Force::kAuto; // BSVD_QRCP_PLAN=throughput|latency
   bool qrcp_trace = false; // BSVD_QRCP_PLAN_TRACE=1: print the QRCP decisions
 
+  // ---- cuda backend: host-resident data ---------------------------------
+  long host_chunk = -1; // BSVD_HOST_CHUNK: bytes of A per streamed chunk of a host
+      // batch (0: never streamed, one copy); -1 = the default, 64 MiB
+
   // ---- cpu backend -----------------------------------------------------
   Force cpu_lapack = Force::kAuto; // BSVD_CPU_LAPACK=0|1: LAPACK path off / on
       // for every matrix that may take it (plan::cpu_lapack)

@@ -312,7 +312,7 @@ TEST(Tuning, OverridesFromTheEnvironment) {
   {
     Env a("BSVD_EVD_THREADS", "128"), b("BSVD_GRAM_TILE", "s"), c("BSVD_QR_TSQR", "0"),
         d("BSVD_TLP_THRESHOLD", "-5"), e("BSVD_FUSED_LANES", "12"), f("BSVD_GRAM", "cublas"),
-        g("BSVD_PROFILE", "1"), h("BSVD_QRCP_PLAN", "latency");
+        g("BSVD_PROFILE", "1"), h("BSVD_QRCP_PLAN", "latency"), i("BSVD_HOST_CHUNK", "0");
     const Overrides o = overrides_from_env();
     EXPECT_EQ(o.evd_threads, 128);
     EXPECT_EQ(o.gram_plan, GramPlan::kSplit);
@@ -322,6 +322,15 @@ TEST(Tuning, OverridesFromTheEnvironment) {
     EXPECT_EQ(o.gram_cublas, Force::kOn);
     EXPECT_TRUE(o.profile);
     EXPECT_EQ(o.qrcp_throughput, Force::kOff);
+    EXPECT_EQ(o.host_chunk, 0); // never streamed
+  }
+  for (const char *v : {"-3", "x", ""}) {
+    Env a("BSVD_HOST_CHUNK", v);
+    EXPECT_EQ(overrides_from_env().host_chunk, -1) << v; // the default
+  }
+  {
+    Env a("BSVD_HOST_CHUNK", "65536");
+    EXPECT_EQ(overrides_from_env().host_chunk, 65536);
   }
   const Overrides none = overrides_from_env();
   EXPECT_EQ(none.evd_threads, 0);
