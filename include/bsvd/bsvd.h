@@ -309,7 +309,28 @@ typedef struct {
                       sizeof(size_t) is invalid (-position of opts). A
                       caller that sets every field by hand sets this one
                       too (0 or sizeof(bsvd_options_t)). */
+  /* Fields added after struct_size (a caller whose struct_size ends
+     before them gets their defaults). */
+  int device_count; /* cuda, blocking calls on host data: the GPUs that
+                      share the batch. 0 (the default): the current
+                      device alone; BSVD_DEVICES_ALL (-1): every visible
+                      GPU; n > 0: the n distinct ordinals in devices. The
+                      batch is cut into contiguous ranges of about equal
+                      work, one per device, each solved there as a call of
+                      its own (the current device's on opts->stream, the
+                      others on streams of the library's) on a host
+                      thread of its own; the call returns when all are
+                      done. Each range's results have the bits of a
+                      one-device call on that range. Not with
+                      opts->workspace (one device's memory). Device data
+                      is solved on the device that holds it, and the
+                      _async forms only enqueue there: device_count does
+                      not apply to them. See docs/multi-gpu.md. */
+  const int *devices; /* device_count > 0: the CUDA device ordinals */
 } bsvd_options_t;
+
+/* opts->device_count: every visible CUDA device. */
+#define BSVD_DEVICES_ALL (-1)
 
 /* Fills *opts with the defaults above (struct_size included). */
 void bsvd_options_init(bsvd_options_t *opts);

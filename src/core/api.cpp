@@ -7,6 +7,8 @@
 // bsvd_last_error(); nothing is written to the outputs in that case. No
 // exception crosses this file's boundary.
 #include "api_common.hpp"
+#include "split.hpp"
+#include "../plan/split.hpp"
 #include "backends.hpp"
 #include "../plan/plan.hpp"
 
@@ -95,6 +97,19 @@ bsvd_status_t check_options(const bsvd_options_t &o, int pos) {
                "= %d needs opts->ordering = BSVD_ORDERING_ROUND_ROBIN (is %d)", o.wcycle_blocks,
                int(o.ordering));
   if (o.num_threads < 0) return bad(pos, "opts->num_threads", "= %d is negative", o.num_threads);
+  if (o.device_count < BSVD_DEVICES_ALL)
+    return bad(pos, "opts->device_count", "= %d is below BSVD_DEVICES_ALL (-1)", o.device_count);
+  if (o.device_count > 0) {
+    if (!o.devices)
+      return bad(pos, "opts->devices", "is NULL with device_count = %d", o.device_count);
+    for (int i = 0; i < o.device_count; ++i) {
+      if (o.devices[i] < 0)
+        return bad(pos, "opts->devices", "[%d] = %d is negative", i, o.devices[i]);
+      for (int j = 0; j < i; ++j)
+        if (o.devices[j] == o.devices[i])
+          return bad(pos, "opts->devices", "[%d] = %d repeats devices[%d]", i, o.devices[i], j);
+    }
+  }
   if (!o.workspace && o.workspace_bytes != 0)
     return bad(pos, "opts->workspace", "is NULL but opts->workspace_bytes = %zu",
                o.workspace_bytes);
@@ -247,6 +262,39 @@ bsvd_status_t check_async(const Batch<T> &b, const ArgPos &p, const bsvd_options
   return 0;
 }
 
+// A blocking cuda call on host data over the devices of opts (device_count
+// != 0): the batch split into ranges of about equal work, one per device,
+// each range a call of its own on its device's worker thread.
+template <class T> bsvd_status_t solve_on_devices(const Batch<T> &b, const Config &cfg,
+                                                  const bsvd_options_t &o, int pos) {
+  const int visible = cuda_device_count();
+  std::vector<int> devs;
+  if (o.device_count == BSVD_DEVICES_ALL) {
+    for (int d = 0; d < visible; ++d) devs.push_back(d);
+  } else {
+    for (int i = 0; i < o.device_count; ++i) {
+      if (o.devices[i] >= visible)
+        return bad(pos, "opts->devices", "[%d] = %d is not a visible CUDA device (%d visible)", i,
+                   o.devices[i], visible);
+      devs.push_back(o.devices[i]);
+    }
+  }
+  if (o.workspace)
+    return bad(pos, "opts->workspace",
+               "is given with opts->device_count = %d: a workspace is one device's memory, and a "
+               "call over devices allocates its own on each",
+               o.device_count);
+  const std::vector<int> starts = plan::split_batch(plan::shapes_of(b), int(devs.size()));
+  const int current = cuda_current_device();
+  return run_split(starts, [&](int part, int first, int count) {
+    const int dev = devs[size_t(part)];
+    // The caller's stream belongs to its current device; the others get
+    // streams of the library's.
+    return cuda_gesvj_on(dev, slice(b, first, count), cfg, dev == current ? o.stream : nullptr,
+                         o.path ? o.path + first : nullptr);
+  });
+}
+
 // Backend resolution, workspace and the call itself.
 template <class T>
 bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t &o, Exec exec) {
@@ -272,6 +320,9 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
   }
 
   try {
+    if (backend == BSVD_BACKEND_CUDA && where == 0 && exec == Exec::kBlocking &&
+        o.device_count != 0)
+      return solve_on_devices(b, cfg, o, p.opts);
     if (backend == BSVD_BACKEND_CUDA) {
       if (o.workspace && o.workspace_bytes < cuda_workspace_bytes(b, cfg)) {
         set_error("opts->workspace_bytes = %zu is below the %zu bytes this call needs",

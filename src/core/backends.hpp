@@ -46,6 +46,17 @@ template <class T> std::string cuda_explain(const Batch<T> &batch, const Config 
 template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config &cfg, void *stream,
                                             void *workspace, size_t workspace_bytes, int *path);
 
+// The CUDA devices the process sees (0 without CUDA), and this thread's
+// current one (-1 without CUDA).
+int cuda_device_count();
+int cuda_current_device();
+
+// A blocking cuda_gesvj of host data on device `dev`, made current for this
+// thread (a thread of its own in a split call, core/split.hpp), on `stream`
+// (null: a stream of the library's on that device), without a workspace.
+template <class T> bsvd_status_t cuda_gesvj_on(int dev, const Batch<T> &batch, const Config &cfg,
+                                               void *stream, int *path);
+
 // Thread-local error detail (bsvd_last_error).
 void set_error(const char *fmt, ...);
 void clear_error();

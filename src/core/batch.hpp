@@ -65,6 +65,32 @@ template <class T> struct Batch {
   int *sweeps = nullptr; // may be null
 };
 
+// Matrices first ... first + count - 1 of a batch, as a batch of their own
+// (host code: the batch's arrays are host memory or device pointers that
+// are offset, not read).
+template <class T> Batch<T> slice(const Batch<T> &b, int first, int count) {
+  Batch<T> s = b;
+  s.count = count;
+  auto cut = [first](auto &op) {
+    if (op.array)
+      op.array += first;
+    else if (op.base)
+      op.base += int64_t(first) * op.stride;
+    if (op.ldv) op.ldv += first;
+  };
+  cut(s.A);
+  cut(s.S);
+  if (s.vectors) {
+    cut(s.U);
+    cut(s.V);
+  }
+  if (s.dims.mv) s.dims.mv += first;
+  if (s.dims.nv) s.dims.nv += first;
+  if (s.info) s.info += first;
+  if (s.sweeps) s.sweeps += first;
+  return s;
+}
+
 // One-sided Jacobi with the parallel round-robin ordering needs ~11 sweeps
 // on well-conditioned matrices but 40-47 on graded ones of order 500
 // (logrand / geo families with kappa = 1e10, and SuiteSparse matrices such

@@ -801,7 +801,7 @@ template <class T> bsvd_status_t run_host_streamed(const Batch<T> &batch, const 
     Slot<T> &s = slots[c % 2];
     BSVD_TRY_STATUS(finish(s));
     s.first = starts[c];
-    s.sub = cuda::slice(batch, s.first, starts[c + 1] - starts[c]);
+    s.sub = slice(batch, s.first, starts[c + 1] - starts[c]);
     s.p = cuda::call_plan(plan::shapes_of(s.sub), cfg);
     s.L = call_layout(s.p, s.sub, 0);
     if (s.L.total > s.ws_bytes) {

@@ -1,5 +1,5 @@
 // Host-side helpers of the host-data path (backend.cu): the host memory of
-// the packed copies, large copies on several threads, and a batch's slice.
+// the packed copies, and large copies on several threads.
 #pragma once
 
 #include "../core/batch.hpp"
@@ -75,30 +75,6 @@ inline void copy_bytes(void *dst, const void *src, size_t bytes) {
       });
   }
   for (std::thread &t : th) t.join();
-}
-
-// Matrices first ... first + count - 1 of a batch, as a batch of their own.
-template <class T> Batch<T> slice(const Batch<T> &b, int first, int count) {
-  Batch<T> s = b;
-  s.count = count;
-  auto cut = [first](auto &op) {
-    if (op.array)
-      op.array += first;
-    else if (op.base)
-      op.base += int64_t(first) * op.stride;
-    if (op.ldv) op.ldv += first;
-  };
-  cut(s.A);
-  cut(s.S);
-  if (s.vectors) {
-    cut(s.U);
-    cut(s.V);
-  }
-  if (s.dims.mv) s.dims.mv += first;
-  if (s.dims.nv) s.dims.nv += first;
-  if (s.info) s.info += first;
-  if (s.sweeps) s.sweeps += first;
-  return s;
 }
 
 } // namespace bsvd::detail::cuda

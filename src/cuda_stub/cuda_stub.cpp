@@ -28,7 +28,16 @@ bsvd_status_t cuda_gesvj(const Batch<T> &, const Config &, void *, void *, size_
   return BSVD_STATUS_BACKEND_UNAVAILABLE;
 }
 
+int cuda_device_count() { return 0; }
+int cuda_current_device() { return -1; }
+
+template <class T>
+bsvd_status_t cuda_gesvj_on(int, const Batch<T> &b, const Config &c, void *, int *path) {
+  return cuda_gesvj(b, c, nullptr, nullptr, 0, path);
+}
+
 #define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t cuda_gesvj_on<T>(int, const Batch<T> &, const Config &, void *, int *);   \
   template int cuda_locate<T>(const Batch<T> &, int *);                                            \
   template size_t cuda_workspace_bytes<T>(const Batch<T> &, const Config &);                       \
   template std::string cuda_explain<T>(const Batch<T> &, const Config &, int);                     \

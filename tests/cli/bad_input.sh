@@ -31,6 +31,9 @@ expect_error "absurd size" "$bsvd" run "$tmp/huge.mtx" -o "$tmp/o"
 expect_error "bad backend" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/o" --backend gpu9
 expect_error "bad precision" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/o" --precision q
 expect_error "bad pair solver" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/o" --pair-solver nope
+expect_error "bad device list" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/o" --devices 0,x
+expect_error "repeated device" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/o" --devices 1,1
+expect_error "bench: bad device list" "$bsvd" bench --backend cpu --cases 1x4x4 --devices gpu -q
 expect_error "bench: bad pair solver" "$bsvd" bench --backend cpu --cases 1x4x4 --pair-solver nope -q
 # A good --pair-solver runs (cpu: the pair-SVD twin on the blocked variant).
 if ! "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/ps" --backend cpu --variant blocked \

@@ -31,6 +31,8 @@ struct BenchCase {
   int eig_sweeps = BSVD_EIG_SWEEPS_AUTO; // bsvd_options_t::eig_sweeps of the bsvd rows
   bool async_rows = false; // cuda: one more row, bsvd-cuda-async (the _async form)
   bool async = false; // this row's calls: the _async form (its note: the host time)
+  int device_count = 0; // cuda, != 0: two more rows, the blocking call on host data
+  std::vector<int> devices; // on the current GPU and over these (bsvd_options_t's)
 };
 
 struct BenchRow {
@@ -65,6 +67,12 @@ double blocked_flops(char precision, int m, int n, int nb, bool vectors, double 
 // float, double, std::complex<float>, std::complex<double>), appending one
 // row per solver. Returns false (with rows explaining why) without a GPU.
 bool bench_gpu(const BenchCase &c, const void *A, std::vector<BenchRow> &rows);
+
+// The rows of c.device_count (bench_host.cu): the blocking call on the host
+// batch A (copies in and out included) on the current GPU, bsvd-cuda-host,
+// and over the devices, bsvd-cuda-host-devices (its note: the speedup).
+template <class T> void bench_host_rows(const BenchCase &c, const T *A, const std::string &dev,
+                                        std::vector<BenchRow> &rows);
 
 // The mixed-size batch of Matrix Market files (WCYCLE Sec. V-D): bsvd in
 // one variable-size call against cuSOLVER one matrix at a time (gesvdj and

@@ -667,6 +667,7 @@ template <class T> bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector
     BENCH_CUDA(cudaMemcpy(dA.p, hA, count * sizeof(T), cudaMemcpyHostToDevice));
     const int path0 =
         run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda", rows, 0, c.pair_solver > 0 ? c.pair_solver : 0);
+    if (c.device_count != 0) bench_host_rows<T>(c, hA, dev, rows);
     if (c.async_rows) {
       BenchCase ca = c;
       ca.async = true;

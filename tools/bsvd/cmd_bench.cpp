@@ -62,6 +62,7 @@ struct BenchArgs {
   int check_sample = 16;
   bool values_only = false;
   bool async = false;
+  std::string devices;
   bool quiet = false;
   std::string json;
   std::string pair_solver = bsvd_pair_solver_string(BSVD_PAIR_AUTO); // a pair solver, or all
@@ -258,6 +259,11 @@ int bench(const BenchArgs &a) {
       c.family = a.family;
       c.vectors = !a.values_only;
       c.async_rows = a.async;
+      std::string err;
+      if (!parse_devices(a.devices, c.device_count, c.devices, err)) {
+        std::fprintf(stderr, "bsvd bench: %s\n", err.c_str());
+        return 2;
+      }
       c.reps = std::max(1, a.reps);
       c.check_sample = std::max(1, a.check_sample);
       cases.push_back(c);
@@ -491,6 +497,10 @@ void add_bench(CLI::App &app, int &rc) {
   sub->add_flag("--async", a->async,
                 "cuda: one more row per case, bsvd-cuda-async: the stream-ordered _async form "
                 "(device time as the other rows; its note gives the host time of one call)");
+  sub->add_option("--devices", a->devices,
+                  "cuda: two more rows per case, the blocking call on host data (copies "
+                  "included) on the current GPU (bsvd-cuda-host) and over these GPUs "
+                  "(bsvd-cuda-host-devices): all, or a comma list of device ordinals");
   sub->add_option("--json", a->json, "write the rows as JSON to this file");
   sub->add_option("--pair-solver", a->pair_solver,
                   "cuda blocked path: " + kPairSolverNames.list(", ") +

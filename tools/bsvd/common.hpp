@@ -43,6 +43,8 @@ struct SolverArgs {
   std::string pair_solver = bsvd_pair_solver_string(BSVD_PAIR_AUTO);
   int wcycle_blocks = 0;
   int wcycle_sweeps = 0;
+  std::string devices; // "" (the current GPU), "all", or a comma list of ordinals
+  mutable std::vector<int> device_list; // what opts.devices points to
   void add_to(CLI::App &app);
   // Fills opts; returns false with a message for unknown names.
   bool to_options(bsvd_options_t &opts, std::string &err) const;
@@ -74,6 +76,10 @@ CLI::Validator count(long long lo);
 CLI::Validator number_in(double lo, double hi);
 
 std::vector<int> parse_int_list(const std::string &s); // "1,2,3" -> {1,2,3}
+
+// --devices: "" -> 0 (the current GPU), "all" -> BSVD_DEVICES_ALL, "0,1"
+// -> 2 with list {0, 1}; false with a message for anything else.
+bool parse_devices(const std::string &s, int &count, std::vector<int> &list, std::string &err);
 std::vector<std::string> split(const std::string &s, char sep);
 
 inline double now_seconds() {

@@ -113,6 +113,30 @@ void SolverArgs::add_to(CLI::App &app) {
   app.add_option("--wcycle-sweeps", wcycle_sweeps, "sweeps one level down per outer pair (0 = 1)")
       ->capture_default_str()
       ->check(CLI::Range(0, detail::kWcycleMaxSweeps));
+  app.add_option("--devices", devices,
+                 "cuda, host data: the GPUs that share the batch: all, or a comma list of device "
+                 "ordinals (default: the current GPU; docs/multi-gpu.md)");
+}
+
+bool parse_devices(const std::string &s, int &count, std::vector<int> &list, std::string &err) {
+  list.clear();
+  count = 0;
+  if (s.empty()) return true;
+  if (s == "all") {
+    count = BSVD_DEVICES_ALL;
+    return true;
+  }
+  try {
+    list = parse_int_list(s);
+  } catch (const std::exception &) {
+    list.clear();
+  }
+  if (list.empty()) {
+    err = "--devices must be all or a comma list of device ordinals, not '" + s + "'";
+    return false;
+  }
+  count = int(list.size());
+  return true;
 }
 
 bool SolverArgs::to_options(bsvd_options_t &o, std::string &err) const {
@@ -135,6 +159,8 @@ bool SolverArgs::to_options(bsvd_options_t &o, std::string &err) const {
   o.precondition = precondition;
   o.wcycle_blocks = wcycle_blocks;
   o.wcycle_sweeps = wcycle_sweeps;
+  if (!parse_devices(devices, o.device_count, device_list, err)) return false;
+  o.devices = device_list.empty() ? nullptr : device_list.data();
   return true;
 }
 
