@@ -715,14 +715,17 @@ template <class T> bsvd_status_t run_host_data(const Batch<T> &batch, const plan
 // slot's page-locked copy, and a slot's results are unpacked when it comes
 // round again. Each chunk is a call of its own (plan, layout, workspace).
 // The chunks: at least 64 MiB of A (PCIe moves that in ~2.5 ms, long
-// against a copy's start) and 2048 matrices, enough to fill the GPU. A
-// batch of fewer, larger matrices is compute-bound and gains little from
-// the overlap (H100, d 1000 x 256^2 values: 0.374 s in chunks of 125
-// matrices against 0.340 s copied at once). BSVD_HOST_CHUNK sets the bytes
-// alone (0: never streamed).
+// against a copy's start) and 128 matrices (fewer leave the blocked path's
+// GPU half-used). Measured on the H100 with vectors, host data, against
+// the batch copied at once: d 4000 x 256^2 2.21 s in chunks of 512
+// matrices against 4.64 s, d 1000 x 512^2 3.42 s in chunks of 128 against
+// 6.63 s; 2048-matrix chunks at 64^2 and 64 MiB ones at 16^2 stream as
+// fast as the link. A compute-bound batch of fewer, larger matrices loses
+// a little (d 1000 x 256^2 values: 0.374 s in chunks of 125 against 0.340
+// s at once). BSVD_HOST_CHUNK sets the bytes alone (0: never streamed).
 struct ChunkRule {
   size_t bytes = size_t(64) << 20;
-  int matrices = 2048;
+  int matrices = 128;
 };
 ChunkRule chunk_rule() {
   const long o = current_overrides().host_chunk;

@@ -295,7 +295,23 @@ TEST(Api, OptionsInitSetsStructSize) {
   std::memset(&o, 0xab, sizeof o);
   bsvd_options_init(&o);
   EXPECT_EQ(o.struct_size, sizeof(bsvd_options_t));
-  EXPECT_EQ(kThisVersion, sizeof(bsvd_options_t)); // struct_size is the last field
+  // The fields added after struct_size: device_count and devices.
+  EXPECT_EQ(offsetof(bsvd_options_t, device_count), kThisVersion);
+  EXPECT_EQ(o.device_count, 0);
+  EXPECT_EQ(o.devices, nullptr);
+}
+
+// A caller built before device_count (struct_size ends before it) gets its
+// default, whatever the bytes after its struct hold.
+TEST(Api, OlderStructSizeGetsTheDeviceDefaults) {
+  Call c;
+  c.o.struct_size = kThisVersion;
+  c.o.device_count = -7; // beyond the caller's struct: not read
+  c.o.backend = BSVD_BACKEND_CPU;
+  ASSERT_EQ(c.run(), 0) << bsvd_last_error();
+  c.o.struct_size = sizeof(bsvd_options_t); // now read, and refused
+  EXPECT_EQ(c.run(), -18);
+  EXPECT_NE(std::string(bsvd_last_error()).find("opts->device_count"), std::string::npos);
 }
 
 TEST(Api, StructSizeOfThisVersionIsRead) {
