@@ -93,16 +93,10 @@ template <class T> struct Solved {
   bsvd_status_t status = -99;
 };
 
-// Host-pointer call through the public API with the cuda backend. The
-// preconditioning is off unless asked for (precondition = 1, or 0 for the
-// automatic choice): the tests of the plain paths keep testing them
-// whatever that choice decides for their batches.
-template <class T>
-Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vectors = true,
-                    bsvd_ordering_t ord = BSVD_ORDERING_ROUND_ROBIN, int max_sweeps = 0,
-                    bsvd_variant_t variant = BSVD_VARIANT_AUTO, int block_size = 0,
-                    int eig_sweeps = 1, int qr = 0, bsvd_pair_solver_t pair = BSVD_PAIR_AUTO,
-                    int precondition = -1, int wcycle_blocks = 0, int wcycle_sweeps = 0) {
+// Host-pointer call through the public API with options o (ld = m, n;
+// outputs preset to -7 / -3, info 99, sweeps and path -1).
+template <class T> Solved<T> gpu_solve_with(int m, int n, int batch, const std::vector<T> &A,
+                                            bool vectors, bsvd_options_t o) {
   Solved<T> r;
   r.m = m;
   r.n = n;
@@ -116,6 +110,25 @@ Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vecto
   r.info.assign(batch, 99);
   r.sweeps.assign(batch, -1);
   r.path.assign(batch, -1);
+  o.path = r.path.data();
+  r.status = bsvd::gesvj_strided_batched<T>(
+      vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n, A.data(), std::max(m, 1),
+      int64_t(m) * n, r.S.data(), r.k, vectors ? r.U.data() : nullptr, std::max(m, 1),
+      int64_t(m) * r.k, vectors ? r.V.data() : nullptr, std::max(n, 1), int64_t(n) * r.k,
+      r.info.data(), r.sweeps.data(), batch, o);
+  return r;
+}
+
+// The same with the cuda backend and the options as arguments. The
+// preconditioning is off unless asked for (precondition = 1, or 0 for the
+// automatic choice): the tests of the plain paths keep testing them
+// whatever that choice decides for their batches.
+template <class T>
+Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vectors = true,
+                    bsvd_ordering_t ord = BSVD_ORDERING_ROUND_ROBIN, int max_sweeps = 0,
+                    bsvd_variant_t variant = BSVD_VARIANT_AUTO, int block_size = 0,
+                    int eig_sweeps = 1, int qr = 0, bsvd_pair_solver_t pair = BSVD_PAIR_AUTO,
+                    int precondition = -1, int wcycle_blocks = 0, int wcycle_sweeps = 0) {
   bsvd_options_t o;
   bsvd_options_init(&o);
   o.backend = BSVD_BACKEND_CUDA;
@@ -129,13 +142,7 @@ Solved<T> gpu_solve(int m, int n, int batch, const std::vector<T> &A, bool vecto
   o.precondition = precondition;
   o.wcycle_blocks = wcycle_blocks;
   o.wcycle_sweeps = wcycle_sweeps;
-  o.path = r.path.data();
-  r.status = bsvd::gesvj_strided_batched<T>(
-      vectors ? bsvd::Job::Vectors : bsvd::Job::Values, m, n, A.data(), std::max(m, 1),
-      int64_t(m) * n, r.S.data(), r.k, vectors ? r.U.data() : nullptr, std::max(m, 1),
-      int64_t(m) * r.k, vectors ? r.V.data() : nullptr, std::max(n, 1), int64_t(n) * r.k,
-      r.info.data(), r.sweeps.data(), batch, o);
-  return r;
+  return gpu_solve_with<T>(m, n, batch, A, vectors, o);
 }
 
 // The same with every operand in device memory (preconditioning off).

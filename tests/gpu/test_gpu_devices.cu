@@ -15,26 +15,6 @@ namespace {
     if (count_ < 2) GTEST_SKIP() << "needs two or more GPUs (" << count_ << " visible)";           \
   } while (0)
 
-template <class T>
-Solved<T> solve_on(int m, int n, int batch, const std::vector<T> &A, bsvd_options_t o) {
-  Solved<T> r;
-  r.m = m;
-  r.n = n;
-  r.k = std::min(m, n);
-  r.batch = batch;
-  r.S.assign(size_t(batch) * r.k, R_t<T>(-7));
-  r.U.assign(size_t(batch) * m * r.k, T(-3));
-  r.V.assign(size_t(batch) * n * r.k, T(-3));
-  r.info.assign(batch, 99);
-  r.sweeps.assign(batch, -1);
-  r.path.assign(batch, -1);
-  o.path = r.path.data();
-  r.status = bsvd::gesvj_strided_batched<T>(
-      bsvd::Job::Vectors, m, n, A.data(), m, int64_t(m) * n, r.S.data(), r.k, r.U.data(), m,
-      int64_t(m) * r.k, r.V.data(), n, int64_t(n) * r.k, r.info.data(), r.sweeps.data(), batch, o);
-  return r;
-}
-
 // d 64^2: the fused kernel's plan does not depend on the count here (the
 // lanes table gives 8 for 64 rows at any batch), so every device's range
 // gives the bits of the whole batch on one device.
@@ -43,10 +23,10 @@ TEST(GpuDevices, SplitGivesTheBitsOfOneDevice) {
   using T = double;
   const int m = 64, n = 64, batch = 6000;
   const auto A = family_batch<T>(Family::Random, m, n, batch, 61);
-  const auto one = solve_on<T>(m, n, batch, A, plain_options());
+  const auto one = gpu_solve_with<T>(m, n, batch, A, true, plain_options());
   bsvd_options_t o = plain_options();
   o.device_count = BSVD_DEVICES_ALL;
-  const auto all = solve_on<T>(m, n, batch, A, o);
+  const auto all = gpu_solve_with<T>(m, n, batch, A, true, o);
   ASSERT_EQ(one.status, 0) << bsvd_last_error();
   ASSERT_EQ(all.status, 0) << bsvd_last_error();
   expect_same_bits(all, one);
