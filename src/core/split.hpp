@@ -7,6 +7,7 @@
 #include "backends.hpp"
 
 #include <functional>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,10 @@ template <class F> bsvd_status_t run_split(const std::vector<int> &starts, F sol
     try {
       status[size_t(p)] = solve(p, starts[size_t(p)], starts[size_t(p) + 1] - starts[size_t(p)]);
       if (status[size_t(p)] != BSVD_STATUS_SUCCESS) error[size_t(p)] = bsvd_last_error();
-    } catch (...) { // (a worker must not throw out of its function)
+    } catch (const std::bad_alloc &) { // (a worker must not throw out of its function)
+      status[size_t(p)] = BSVD_STATUS_ALLOC_FAILED;
+      error[size_t(p)] = "host allocation failed";
+    } catch (...) {
       status[size_t(p)] = BSVD_STATUS_INTERNAL_ERROR;
       error[size_t(p)] = "an exception in the range's thread";
     }

@@ -518,6 +518,7 @@ template <class T> bsvd_status_t pack_in(const Batch<T> &batch, const CallLayout
       const int b = L.gpu[i], m = pk.fm[i], n = pk.fn[i];
       const T *src = batch.A.ptr(b);
       const int lda = batch.A.ldm(b);
+      if (size_t(m) * n == 0) continue; // (nothing to copy; its A may be NULL)
       if (lda == m)
         std::memcpy(&pk.A[oa], src, size_t(m) * n * sizeof(T));
       else
