@@ -39,7 +39,10 @@ int main(void) {
   memset(&o, 0xff, sizeof o);
   bsvd_options_init(&o);
   CHECK(o.struct_size == sizeof(bsvd_options_t));
-  CHECK(offsetof(bsvd_options_t, struct_size) + sizeof(size_t) == sizeof(bsvd_options_t));
+  /* Fields added later lie after struct_size, with their defaults. */
+  CHECK(offsetof(bsvd_options_t, struct_size) + sizeof(size_t) ==
+        offsetof(bsvd_options_t, device_count));
+  CHECK(o.device_count == 0 && o.devices == NULL);
   o.backend = BSVD_BACKEND_CPU;
   CHECK(solve(&o, S, &info) == 0);
   CHECK(info == 0 && S[0] >= S[1] && S[1] > 0);
