@@ -23,8 +23,8 @@ import numpy as np
 
 from . import _bsvd
 from ._args import (DEFAULT_BACKEND, DEFAULT_MAX_SWEEPS, DEFAULT_ORDERING, DEFAULT_VARIANT,
-                    PATH_NAMES, AccuracyWarning, check_flag, check_mode, layout, options,
-                    promote, stacklevel)
+                    PATH_NAMES, AccuracyWarning, check_flag, check_mode, device_option,
+                    layout, options, promote, set_devices, stacklevel)
 from ._frameworks import LETTER, REAL_OF, adapt
 
 __all__ = [
@@ -194,13 +194,13 @@ def _report(nc, nf, count, max_sweeps, check_finite, warn, where):
 _OPTION_DEFAULTS = dict(tol=None, max_sweeps=None, backend=DEFAULT_BACKEND, check_finite=False,
                         warn=True, check=None, ordering=DEFAULT_ORDERING,
                         variant=DEFAULT_VARIANT, block_size=0, eig_sweeps=None, num_threads=0,
-                        stream=None, precondition=None)
+                        stream=None, precondition=None, devices=None)
 
 
 def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, max_sweeps=None,
         backend=DEFAULT_BACKEND, return_info=False, check_finite=False, warn=True, check=None,
         ordering=DEFAULT_ORDERING, variant=DEFAULT_VARIANT, block_size=0, eig_sweeps=None,
-        num_threads=0, stream=None, precondition=None):
+        num_threads=0, stream=None, precondition=None, devices=None):
     """Singular value decomposition of a stack of matrices, as
     numpy.linalg.svd (torch.linalg.svd for tensors).
 
@@ -242,7 +242,10 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     CUDA stream (an int handle or an object with .cuda_stream / .ptr);
     default: PyTorch's or CuPy's current stream. precondition: QR with
     column pivoting before the Jacobi iteration (None auto, True always,
-    False never).
+    False never). devices: the GPUs that share a host batch on the cuda
+    backend (None: the current one; "all"; an ordinal or a list of them;
+    docs/multi-gpu.md): NumPy and other host arrays only (torch tensors
+    and JAX arrays refuse it); device arrays stay on their GPU.
 
     Device arrays (CUDA tensors, CuPy arrays) on the current stream (stream
     None): the call only enqueues the work and returns without waiting for
@@ -275,8 +278,11 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
               warn=check_flag(warn, "warn", where),
               check=check_mode(check, check_finite, where), ordering=ordering, variant=variant,
               block_size=block_size, eig_sweeps=eig_sweeps, num_threads=num_threads,
-              stream=stream, precondition=precondition)
+              stream=stream, precondition=precondition,
+              devices=device_option(devices, where))
     torch = sys.modules.get("torch")
+    if kw["devices"][0] != 0:
+        _host_devices_only(A, where)
     if torch is not None and isinstance(A, torch.Tensor):
         from . import torch as bt
         return bt._svd(A, full_matrices, compute_uv, return_info, kw, where)
@@ -299,6 +305,16 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     if return_info:
         return SVDInfoResult(U, S, Vh, info)
     return ad.result(U, S, Vh, SVDResult)
+
+
+def _host_devices_only(A, where):
+    """devices= reaches the library through the array paths of _solve and
+    svd_batch; the torch op and the JAX FFI call carry no such option."""
+    for mod, kind in (("torch", "Tensor"), ("jax", "Array")):
+        lib = sys.modules.get(mod)
+        if lib is not None and isinstance(A, getattr(lib, kind)):
+            raise TypeError(f"{where}: devices= is not supported for {mod} arrays (pass a NumPy "
+                            "array, e.g. A.numpy(), for a host batch over several GPUs)")
 
 
 def _jax_ffi(A, where):
@@ -344,6 +360,10 @@ def svd_batch(matrices, full_matrices=True, compute_uv=True, *, return_info=Fals
     kw["check_finite"] = check_flag(kw["check_finite"], "check_finite", where)
     kw["warn"] = check_flag(kw["warn"], "warn", where)
     kw["check"] = check_mode(kw["check"], kw["check_finite"], where)
+    kw["devices"] = device_option(kw["devices"], where)
+    if kw["devices"][0] != 0:
+        for a in matrices:
+            _host_devices_only(a, where)
     return svd_list(list(matrices), check_flag(full_matrices, "full_matrices", where),
                     check_flag(compute_uv, "compute_uv", where),
                     check_flag(return_info, "return_info", where), kw)
@@ -457,6 +477,7 @@ def _solve(A, compute_uv, return_info, kw, where):
     opts = options(kw["backend"], device, kw["tol"], kw["max_sweeps"], kw["ordering"],
                    kw["variant"], kw["block_size"], kw["eig_sweeps"], kw["num_threads"],
                    kw["stream"], ad, kw["precondition"], name, where)
+    set_devices(opts, kw["devices"])
     ordered = _stream_ordered(ad, device, opts, kw["stream"])
     report = kw["check"] if kw["check"] is not None else not ordered
     U, S, Vh, info, sweeps, path = _reduced(ad, x, name, device, opts, compute_uv, return_info,

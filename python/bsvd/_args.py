@@ -194,6 +194,43 @@ def options(backend, device, tol, max_sweeps, ordering, variant, block_size,
     return make_options(values, stream)
 
 
+def device_option(devices, where):
+    """The devices option as (device_count, list) of bsvd_options_t: None
+    (the current GPU) -> (0, []), "all" -> (-1, []), an int or a sequence
+    of distinct non-negative ints -> (len, list). Whether the GPUs exist is
+    the library's check (at the call)."""
+    if devices is None:
+        return 0, []
+    if isinstance(devices, str):
+        if devices == "all":
+            return -1, []
+        raise ValueError(f"{where}: devices must be None, 'all', a device ordinal or a list of "
+                         f"them, got {devices!r}")
+    seq = [devices] if _is_int(devices) else devices
+    try:
+        vals = list(seq)
+    except TypeError:
+        raise TypeError(f"{where}: devices must be None, 'all', a device ordinal or a list of "
+                        f"them, got {devices!r}") from None
+    if not vals:
+        raise ValueError(f"{where}: devices is an empty list (None: the current GPU)")
+    for v in vals:
+        if isinstance(v, (bool, np.bool_)) or not _is_int(v):
+            raise TypeError(f"{where}: devices must hold ints (device ordinals), got {v!r}")
+        if v < 0 or v > 2**31 - 1:
+            raise ValueError(f"{where}: devices holds ordinals, non-negative ints, got {v!r}")
+    vals = [int(v) for v in vals]
+    if len(set(vals)) != len(vals):
+        raise ValueError(f"{where}: devices lists a device twice: {vals}")
+    return len(vals), vals
+
+
+def set_devices(opts, devices):
+    """Sets device_count / devices of native Options from device_option's pair."""
+    opts.device_count, opts.devices = devices
+    return opts
+
+
 def check_mode(check, check_finite, where):
     """The check option: None (the default: report for host data, not for
     stream-ordered device calls), True or False. check_finite=True needs the

@@ -4,7 +4,7 @@ are written) for device arrays too: the stream-ordered form is bsvd.svd's."""
 from __future__ import annotations
 
 from . import _bsvd
-from ._args import layout, options, promote
+from ._args import layout, options, promote, set_devices
 from ._frameworks import REAL_OF, adapt
 
 # Imported by bsvd.svd_batch on first use, when the package is complete.
@@ -53,6 +53,7 @@ def svd_list(mats, full_matrices, compute_uv, return_info, kw):
     opts = options(kw["backend"], device, kw["tol"], kw["max_sweeps"], kw["ordering"],
                    kw["variant"], kw["block_size"], kw["eig_sweeps"], kw["num_threads"],
                    kw["stream"], ad, kw["precondition"], name, where)
+    set_devices(opts, kw["devices"])
     rname = REAL_OF[name]
 
     # Every matrix is described to the library as A^T (row-major A,

@@ -435,7 +435,9 @@ NB_MODULE(_bsvd, mod) {
           nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("eig_sweeps"), nb::arg("num_threads"),
           nb::arg("stream"), nb::arg("precondition") = 0)
       .def_rw("backend", &Opts::backend)
-      .def_rw("stream", &Opts::stream);
+      .def_rw("stream", &Opts::stream)
+      .def_rw("device_count", &Opts::device_count)
+      .def_rw("devices", &Opts::devices);
 
   mod.def("gesvj_strided", &gesvj_strided, nb::arg("A"), nb::arg("m"), nb::arg("n"), nb::arg("lda"),
           nb::arg("strideA"), nb::arg("S"), nb::arg("strideS"), nb::arg("U").none(), nb::arg("ldu"),

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #if defined(BSVD_WITH_CUDA)
 #include <cuda_runtime.h>
@@ -140,6 +141,8 @@ struct Opts {
   int max_sweeps, eig_sweeps, num_threads;
   uintptr_t stream;
   int precondition;
+  int device_count = 0; // bsvd_options_t::device_count; devices its list
+  std::vector<int> devices = {};
 };
 
 inline bsvd_options_t make_options(const Opts &o, int *path) {
@@ -155,6 +158,8 @@ inline bsvd_options_t make_options(const Opts &o, int *path) {
   opts.num_threads = o.num_threads;
   opts.precondition = o.precondition;
   opts.stream = reinterpret_cast<void *>(o.stream);
+  opts.device_count = o.device_count;
+  opts.devices = o.devices.empty() ? nullptr : o.devices.data();
   opts.path = path;
   return opts;
 }
