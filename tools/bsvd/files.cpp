@@ -42,13 +42,14 @@ bool check_output_dir(const std::string &dir, const char *option, std::string &e
     return false;
   }
   if (!fs::is_directory(dir, ec)) {
-    if (fs::exists(dir, ec)) {
-      err = std::string(option) + " " + dir + ": exists and is not a directory";
-      return false;
-    }
-    fs::create_directories(dir, ec);
-    if (ec) {
-      err = std::string(option) + " " + dir + ": cannot create the directory: " + ec.message();
+    // Create first, then look: the ranks of an MPI run check one output
+    // directory at once, and one may create it between another's tests.
+    std::error_code made;
+    fs::create_directories(dir, made);
+    if (!fs::is_directory(dir, ec)) {
+      err = std::string(option) + " " + dir +
+            (fs::exists(dir, ec) ? ": exists and is not a directory"
+                                 : ": cannot create the directory: " + made.message());
       return false;
     }
   }
