@@ -724,6 +724,7 @@ template <class T> bsvd_status_t run_host_data(const Batch<T> &batch, const plan
 // fast as the link. A compute-bound batch of fewer, larger matrices loses
 // a little (d 1000 x 256^2 values: 0.374 s in chunks of 125 against 0.340
 // s at once). BSVD_HOST_CHUNK sets the bytes alone (0: never streamed).
+// Decision 0018 (docs/design/decisions/).
 struct ChunkRule {
   size_t bytes = size_t(64) << 20;
   int matrices = 128;

@@ -1,6 +1,7 @@
 // How a call's batch is shared among devices (opts->device_count): ranges of
 // consecutive matrices of about equal work, one per device. Host-only, like
-// the rest of the plan; core/split.hpp runs the ranges.
+// the rest of the plan; core/split.hpp runs the ranges. Decision 0018
+// (docs/design/decisions/).
 #pragma once
 
 #include "plan.hpp"
