@@ -372,6 +372,60 @@ template <class T> SweepStats blocked_impl(int m, int n, T *W, int ldw, T *V, in
 // itself with a per-worker ordering cache. lapack: the matrix takes the
 // LAPACK path (lapack.hpp; the planner's plan::cpu_lapack), with the Jacobi
 // solver as its fallback, so its scratch covers both.
+// ---- one matrix's results without a sweep -----------------------------------
+// Matrix b held NaN or Inf: S and the leading k = min(m, n) columns of U and
+// V are NaN.
+template <class T> void fill_nonfinite(const Batch<T> &batch, int b, int m, int n) {
+  using R = real_of_t<T>;
+  const int k = std::min(m, n);
+  R *S = batch.S.ptr(b);
+  for (int j = 0; j < k; ++j) S[j] = std::numeric_limits<R>::quiet_NaN();
+  if (batch.vectors) {
+    T *U = batch.U.ptr(b);
+    T *V = batch.V.ptr(b);
+    const int ldu = batch.U.ldm(b), ldv = batch.V.ldm(b);
+    for (int j = 0; j < k; ++j) {
+      for (int i = 0; i < m; ++i) U[i + int64_t(j) * ldu] = nan_<T>();
+      for (int i = 0; i < n; ++i) V[i + int64_t(j) * ldv] = nan_<T>();
+    }
+  }
+}
+
+// Matrix b is all zeros: S = 0, U and V the leading k identity columns.
+template <class T> void fill_zero(const Batch<T> &batch, int b, int m, int n) {
+  const int k = std::min(m, n);
+  real_of_t<T> *S = batch.S.ptr(b);
+  for (int j = 0; j < k; ++j) S[j] = 0;
+  if (batch.vectors) {
+    T *U = batch.U.ptr(b);
+    T *V = batch.V.ptr(b);
+    const int ldu = batch.U.ldm(b), ldv = batch.V.ldm(b);
+    for (int j = 0; j < k; ++j) {
+      for (int i = 0; i < m; ++i) U[i + int64_t(j) * ldu] = i == j ? T(1) : T(0);
+      for (int i = 0; i < n; ++i) V[i + int64_t(j) * ldv] = i == j ? T(1) : T(0);
+    }
+  }
+}
+
+// The exact power-of-two prescaling of an mw x nw working matrix whose
+// largest real component is amax > 0: the exponent e to scale W by 2^e
+// (and S back by 2^-e), 0 inside the window [lo, hi]:
+//   hi: every squared column norm, Gram entry and carried norm is bounded
+//       by ||W||_F^2 <= 2 mw nw M^2 (2 for complex entries); keeping that
+//       below max/4 leaves room for the sums alpha + t|gamma|. So
+//       hi = sqrt(max / (8 mw nw)).
+//   lo: entries down to u M matter to the result; their squares must not
+//       underflow: (u M)^2 >= min_normal, so lo = sqrt(min_normal) / u.
+// Outside the window, M becomes 2^0 <= M' < 2^1 (also exact, unless the
+// true singular values themselves lie outside the normal range).
+template <class R> int prescale_exponent(R amax, int mw, int nw) {
+  const double u = double(unit_roundoff<R>());
+  const double lo = std::sqrt(double(std::numeric_limits<R>::min())) / u;
+  const double hi =
+      std::sqrt(double(std::numeric_limits<R>::max())) / std::sqrt(8.0 * double(mw) * double(nw));
+  return double(amax) < lo || double(amax) > hi ? -std::ilogb(amax) : 0;
+}
+
 template <class T>
 size_t solve_one_scratch_bytes(int m, int n, bool vectors, const Config &cfg, bool lapack = false);
 

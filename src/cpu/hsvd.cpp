@@ -44,19 +44,6 @@ template <class T> struct HsvdScratch {
   std::vector<char> null;
 };
 
-template <class T> void write_nonfinite(const Batch<T> &batch, int b, int m, int n) {
-  using R = real_of_t<T>;
-  R *S = batch.S.ptr(b);
-  for (int j = 0; j < n; ++j) S[j] = std::numeric_limits<R>::quiet_NaN();
-  if (!batch.vectors) return;
-  T *U = batch.U.ptr(b), *V = batch.V.ptr(b);
-  const int ldu = batch.U.ldm(b), ldv = batch.V.ldm(b);
-  for (int j = 0; j < n; ++j) {
-    for (int i = 0; i < m; ++i) U[i + int64_t(j) * ldu] = nan_<T>();
-    for (int i = 0; i < n; ++i) V[i + int64_t(j) * ldv] = nan_<T>();
-  }
-}
-
 template <class T> int solve_one_hsvd(const Batch<T> &batch, int b, int nplus, const Config &cfg,
                                       HsvdScratch<T> &ws, OrderingCache &cache) {
   using R = real_of_t<T>;
@@ -75,7 +62,7 @@ template <class T> int solve_one_hsvd(const Batch<T> &batch, int b, int nplus, c
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i)
       if (!finite_(A[i + int64_t(j) * lda])) {
-        write_nonfinite(batch, b, m, n);
+        fill_nonfinite(batch, b, m, n);
         set_result(BSVD_INFO_NONFINITE, 0);
         return BSVD_PATH_TRIVIAL;
       }
@@ -93,26 +80,13 @@ template <class T> int solve_one_hsvd(const Batch<T> &batch, int b, int nplus, c
   T *V = vec ? batch.V.ptr(b) : nullptr;
   const int ldu = vec ? batch.U.ldm(b) : 0, ldv = vec ? batch.V.ldm(b) : 0;
   if (amax == R(0)) {
-    for (int j = 0; j < n; ++j) S[j] = 0;
-    if (vec)
-      for (int j = 0; j < n; ++j) {
-        for (int i = 0; i < m; ++i) U[i + int64_t(j) * ldu] = i == j ? T(1) : T(0);
-        for (int i = 0; i < n; ++i) V[i + int64_t(j) * ldv] = i == j ? T(1) : T(0);
-      }
+    fill_zero(batch, b, m, n);
     set_result(0, 0);
     return BSVD_PATH_CPU_UNBLOCKED;
   }
-  int escale = 0; // solve_one.cpp (d) gives the window's derivation
-  {
-    const double u = double(unit_roundoff<R>());
-    const double lo = std::sqrt(double(std::numeric_limits<R>::min())) / u;
-    const double hi =
-        std::sqrt(double(std::numeric_limits<R>::max())) / std::sqrt(8.0 * double(m) * double(n));
-    if (double(amax) < lo || double(amax) > hi) {
-      escale = -std::ilogb(amax);
-      for (size_t i = 0; i < size_t(m) * n; ++i) W[i] = ldexp_(W[i], escale);
-    }
-  }
+  const int escale = prescale_exponent(amax, m, n);
+  if (escale != 0)
+    for (size_t i = 0; i < size_t(m) * n; ++i) W[i] = ldexp_(W[i], escale);
 
   T *Vw = nullptr;
   if (vec) {

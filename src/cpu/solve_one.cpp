@@ -110,22 +110,6 @@ template <class T> size_t pre_layout_bytes(int mw, int nw, bool vectors, size_t 
   return dry.used();
 }
 
-template <class T> void fill_nonfinite(const Batch<T> &batch, int b, int m, int n) {
-  using R = real_of_t<T>;
-  const int k = std::min(m, n);
-  R *S = batch.S.ptr(b);
-  for (int j = 0; j < k; ++j) S[j] = std::numeric_limits<R>::quiet_NaN();
-  if (batch.vectors) {
-    T *U = batch.U.ptr(b);
-    T *V = batch.V.ptr(b);
-    const int ldu = batch.U.ldm(b), ldv = batch.V.ldm(b);
-    for (int j = 0; j < k; ++j) {
-      for (int i = 0; i < m; ++i) U[i + int64_t(j) * ldu] = nan_<T>();
-      for (int i = 0; i < n; ++i) V[i + int64_t(j) * ldv] = nan_<T>();
-    }
-  }
-}
-
 } // namespace
 
 template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
@@ -284,45 +268,18 @@ template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config
   if (amax == R(0)) {
     // All-zero matrix: S = 0, U and V the leading identity columns; no
     // sweep is run (sweeps = 0), info = 0.
-    R *S = batch.S.ptr(b);
-    for (int j = 0; j < k; ++j) S[j] = 0;
-    if (vec) {
-      T *U = batch.U.ptr(b);
-      T *V = batch.V.ptr(b);
-      const int ldu = batch.U.ldm(b), ldv = batch.V.ldm(b);
-      for (int j = 0; j < k; ++j) {
-        for (int i = 0; i < m; ++i) U[i + int64_t(j) * ldu] = i == j ? T(1) : T(0);
-        for (int i = 0; i < n; ++i) V[i + int64_t(j) * ldv] = i == j ? T(1) : T(0);
-      }
-    }
+    fill_zero(batch, b, m, n);
     set_result(0, 0);
     return lapack ? int(BSVD_PATH_CPU_LAPACK) : path;
   }
 
   // (d) Exact scaling by a power of two when max |a_ij| = M (largest real
-  // component) lies outside [lo, hi]:
-  //   hi: every squared column norm, Gram entry and carried norm is bounded
-  //       by ||W||_F^2 <= 2 mw nw M^2 (2 for complex entries); keeping that
-  //       below max/4 leaves room for the sums alpha + t|gamma|. So
-  //       hi = sqrt(max / (8 mw nw)).
-  //   lo: entries down to u M matter to the result; their squares must not
-  //       underflow: (u M)^2 >= min_normal, so lo = sqrt(min_normal) / u.
-  // Outside the window, W is scaled so that M becomes 2^0 <= M' < 2^1, and
-  // S is scaled back at the end (also exact, unless the true singular
-  // values themselves lie outside the normal range).
-  int escale = 0;
-  {
-    const double u = double(unit_roundoff<R>());
-    const double lo = std::sqrt(double(std::numeric_limits<R>::min())) / u;
-    const double hi =
-        std::sqrt(double(std::numeric_limits<R>::max())) / std::sqrt(8.0 * double(mw) * double(nw));
-    if (double(amax) < lo || double(amax) > hi) {
-      escale = -std::ilogb(amax);
-      for (int j = 0; j < nw; ++j)
-        for (int i = 0; i < mw; ++i)
-          W[i + int64_t(j) * mw] = ldexp_(W[i + int64_t(j) * mw], escale);
-    }
-  }
+  // component) lies outside the window of prescale_exponent: W scaled by
+  // 2^escale, S scaled back at the end.
+  const int escale = prescale_exponent(amax, mw, nw);
+  if (escale != 0)
+    for (int j = 0; j < nw; ++j)
+      for (int i = 0; i < mw; ++i) W[i + int64_t(j) * mw] = ldexp_(W[i + int64_t(j) * mw], escale);
 
   if (lapack) {
     if (solve_lapack(batch, b, LL, mw, nw, trans, escale)) return BSVD_PATH_CPU_LAPACK;
