@@ -16,11 +16,12 @@
 #     --python    the Python package with the CUDA backend and the JAX FFI
 #                 call (built by pip from .whl's wheels: carry [".deps", ".whl"]):
 #                 python/tests (PyTorch, CuPy, JAX on the GPU) and
-#                 python/bench_async.py (host time, graph replay); about
+#                 python/bench_async.py (host time, graph replay) and
+#                 python/bench_host.py (NumPy batches through the GPU); about
 #                 100 s of build and 150 s of tests. With --no-tests
 #                 --no-bench and nothing else, the C++ build is skipped.
-#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny,lanes,async: only these bench
-#               parts (default: all)
+#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny,lanes,async,devices: only
+#               these bench parts (default: all; devices needs two or more GPUs)
 #   TINY_PRECISIONS (default d s), TINY_BIG=0 (no 10^7 cases): the tiny part's
 #   TUNE_TLP_SIZES, TUNE_TLP_PRECISIONS: the tune part's N and precisions
 #               (default 256; d s z c)
@@ -72,6 +73,11 @@ if [ $PY = 1 ]; then
       --reps 9 >"$OUT/python-bench-async.txt" 2>&1)
     say "python bench_async: rc=$?"
     tee -a "$SUMMARY" <"$OUT/python-bench-async.txt"
+    # Host-resident NumPy batches streamed through the GPU (docs/perf/host-stream.md).
+    (cd "$OUT" && PYTHONPATH=$SITE/pkg:$SITE timeout 200 python3 "$ROOT/python/bench_host.py" \
+      --reps 3 >"$OUT/python-bench-host.txt" 2>&1)
+    say "python bench_host: rc=$?"
+    tee -a "$SUMMARY" <"$OUT/python-bench-host.txt"
   fi
 fi
 if [ $TESTS = 0 ] && [ $BENCH = 0 ] && [ $SANITIZE = 0 ] && [ $SANITIZE_TINY = 0 ] &&
@@ -281,6 +287,15 @@ if [ $BENCH = 1 ]; then
       --check-sample 4 -q --json "$OUT/bench-$p-async.json" >>"$OUT/bench.log" 2>&1
     say "bench $p async: rc=$?"
   done
+  # Host data over every GPU of the machine against one (docs/perf/multi-gpu.md);
+  # only where two or more are visible.
+  NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  part devices && [ "$NGPU" -ge 2 ] && {
+    "$BSVD" bench --backend cuda --precision d --cases 100000x64x64,4000x256x256,1000x512x512 \
+      --family random --reps 2 --check-sample 4 --devices all -q \
+      --json "$OUT/bench-d-devices.json" >>"$OUT/bench.log" 2>&1
+    say "bench d devices ($NGPU GPUs): rc=$?"
+  }
   say "bench: $(( $(date +%s) - t0 )) s"
 fi
 
