@@ -50,7 +50,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/bsvdConfig.cmake
 # only; in a static-only install every link needs them.
 set(BSVD_PC_DEPS "-lstdc++ -lm ${CMAKE_THREAD_LIBS_INIT}")
 if(BSVD_LIB_HAVE_CUDA)
-  string(PREPEND BSVD_PC_DEPS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart -lcublas ")
+  string(PREPEND BSVD_PC_DEPS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart -lcublas -lcusolver ")
 endif()
 # The cpu backend's LAPACK path: the libraries found at configure time.
 foreach(l IN LISTS BSVD_LAPACK_LIBS)

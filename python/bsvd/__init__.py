@@ -242,7 +242,9 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     CUDA stream (an int handle or an object with .cuda_stream / .ptr);
     default: PyTorch's or CuPy's current stream. precondition: QR with
     column pivoting before the Jacobi iteration (None auto, True always,
-    False never). devices: the GPUs that share a host batch on the cuda
+    False never), or "gram" (2): Jacobi on A V0 for the Gram matrix's
+    eigenvectors V0 formed in single precision (fewer sweeps on
+    well-conditioned matrices; docs/design/gram.md). devices: the GPUs that share a host batch on the cuda
     backend (None: the current one; "all"; an ordinal or a list of them;
     docs/multi-gpu.md): NumPy and other host arrays only (torch tensors
     and JAX arrays refuse it); device arrays stay on their GPU.

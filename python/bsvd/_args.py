@@ -151,16 +151,20 @@ def option_values(backend, device, tol, max_sweeps, ordering, variant, block_siz
             what = "a non-negative int" if lo == 0 else "None, -1 (auto) or a non-negative int"
             raise ValueError(f"{where}: {opt} must be {what}, got {val!r}")
     # precondition: None = 0 = the library's choice (auto), True / 1 = always,
-    # False / -1 = never (bsvd_options_t.precondition)
+    # False / -1 = never, 2 or "gram" = the Gram matrix's eigenvectors first
+    # (bsvd_options_t.precondition)
     if precondition is None:
         pc = 0
     elif isinstance(precondition, (bool, np.bool_)):
         pc = 1 if precondition else -1
-    elif _is_int(precondition) and int(precondition) in (-1, 0, 1):
+    elif isinstance(precondition, str) and precondition == "gram":
+        pc = 2
+    elif _is_int(precondition) and int(precondition) in (-1, 0, 1, 2):
         pc = int(precondition)
     else:
-        raise ValueError(f"{where}: precondition must be None (auto), True / 1 (always) or "
-                         f"False / -1 (never), got {precondition!r}")
+        raise ValueError(f"{where}: precondition must be None (auto), True / 1 (always), "
+                         f"False / -1 (never) or 'gram' / 2 (the Gram matrix's eigenvectors "
+                         f"first), got {precondition!r}")
     return (b, o, v, int(block_size), tol, int(max_sweeps), int(eig_sweeps), int(num_threads), pc)
 
 

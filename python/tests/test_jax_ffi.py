@@ -290,7 +290,7 @@ def test_nonfinite(device):
     (dict(backend="nope"), ValueError, "backend"),
     (dict(max_sweeps=1.5), TypeError, "max_sweeps"),
     (dict(block_size=-2), ValueError, "block_size"),
-    (dict(precondition=2), ValueError, "precondition"),
+    (dict(precondition=3), ValueError, "precondition"),
     (dict(stream=1), ValueError, "stream"),
 ])
 def test_bad_options(kw, exc, match):

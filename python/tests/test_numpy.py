@@ -327,7 +327,8 @@ def test_native_summary():
                                 dict(variant="blocked", eig_sweeps=-1),
                                 dict(precondition=True), dict(precondition=1, variant="blocked"),
                                 dict(precondition=False), dict(precondition=-1),
-                                dict(precondition=None)])
+                                dict(precondition=None), dict(precondition="gram"),
+                                dict(precondition=2, variant="blocked")])
 def test_options(rng, kw):
     A = random_matrix(rng, (4, 40, 24), np.float64)
     U, S, Vh = bsvd.svd(A, full_matrices=False, **kw)
@@ -358,6 +359,16 @@ def test_precondition_takes_fewer_sweeps():
     assert_ratios(A, U, S, Vh)
     assert_ratios(A, U0, S0, Vh0)
     assert int(info.sweeps) < 0.75 * int(info0.sweeps)
+
+
+def test_gram_precondition_takes_fewer_sweeps(rng):
+    # A random matrix: Jacobi on A V0 for the Gram matrix's eigenvectors V0
+    # needs a third of the sweeps (docs/design/gram.md).
+    A = random_matrix(rng, (2, 96, 96), np.float64)
+    U, S, Vh, info = bsvd.svd(A, variant="blocked", precondition="gram", return_info=True)
+    U0, S0, Vh0, info0 = bsvd.svd(A, variant="blocked", precondition=-1, return_info=True)
+    assert_ratios(A, U, S, Vh)
+    assert int(info.sweeps.max()) + 4 <= int(info0.sweeps.min())
 
 
 # ---- errors ----------------------------------------------------------------
@@ -405,7 +416,7 @@ def test_bad_ndim(A):
     (dict(check_finite=2), TypeError, "check_finite"),
     (dict(warn=None), TypeError, "warn"),
     (dict(stream="default"), TypeError, "stream"),
-    (dict(precondition=2), ValueError, "precondition"),
+    (dict(precondition=3), ValueError, "precondition"),
     (dict(precondition="always"), ValueError, "precondition"),
 ])
 def test_bad_options(kw, exc, match):
@@ -458,7 +469,7 @@ def test_path_names_cover_every_path():
     assert bsvd.PATH_NAMES == {0: "trivial", 1: "cpu-unblocked", 2: "cpu-blocked",
                                3: "cuda-fused", 4: "cuda-blocked", 5: "cuda-qr",
                                6: "cuda-pair-evd", 7: "cuda-pair-svd", 8: "cuda-qrcp",
-                               9: "cuda-tiny", 10: "cpu-lapack"}
+                               9: "cuda-tiny", 10: "cpu-lapack", 11: "cuda-gram"}
     info = bsvd.Info(np.zeros(3, np.int32), np.zeros(3, np.int32), np.array([8, 3, 99], np.int32))
     assert list(info.path_names) == ["cuda-qrcp", "cuda-fused", "99"]
 

@@ -82,8 +82,8 @@ bsvd_status_t check_options(const bsvd_options_t &o, int pos) {
   if (o.eig_sweeps < BSVD_EIG_SWEEPS_AUTO)
     return bad(pos, "opts->eig_sweeps", "= %d is below BSVD_EIG_SWEEPS_AUTO (-1)", o.eig_sweeps);
   if (o.qr < -1 || o.qr > 1) return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o.qr);
-  if (o.precondition < -1 || o.precondition > 1)
-    return bad(pos, "opts->precondition", "= %d is not -1, 0 or 1", o.precondition);
+  if (o.precondition < -1 || o.precondition > 2)
+    return bad(pos, "opts->precondition", "= %d is not -1, 0, 1 or 2", o.precondition);
   if (int(o.pair_solver) < 0 || int(o.pair_solver) >= BSVD_PAIR_SOLVER_COUNT)
     return bad(pos, "opts->pair_solver", "= %d is not a bsvd_pair_solver_t", int(o.pair_solver));
   if (o.wcycle_blocks < 0 || o.wcycle_blocks > kWcycleMaxBlocks)

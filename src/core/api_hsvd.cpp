@@ -30,8 +30,9 @@ bsvd_status_t check_supported(const bsvd_options_t &o) {
     return BSVD_STATUS_NOT_SUPPORTED;
   }
   if (o.precondition > 0) {
-    set_error("the hyperbolic SVD has no QR preconditioning yet (opts->precondition = 1): its "
-              "column pivoting would permute J");
+    set_error("the hyperbolic SVD has no preconditioning yet (opts->precondition = %d): QR's "
+              "column pivoting would permute J, and V0 of the Gram matrix is not J-orthogonal",
+              o.precondition);
     return BSVD_STATUS_NOT_SUPPORTED;
   }
   if (o.backend == BSVD_BACKEND_CUDA) {

@@ -4,13 +4,16 @@
 //   (c) m < n -> work on W = A^H (and swap the factors at the end);
 //   (d) exact power-of-two scaling of badly scaled input;
 //   (e) V = I, the unblocked or blocked one-sided Jacobi on W -- or, with
-//       opts.precondition, QR with column pivoting W P = Q R and the whole
-//       solve of R^H as its own matrix (solve_preconditioned); or, on the
+//       opts.precondition = 1, QR with column pivoting W P = Q R and the
+//       whole solve of R^H as its own matrix (solve_preconditioned); with
+//       opts.precondition = 2, the solve of W V0 for the Gram matrix's
+//       eigenvectors V0 (solve_gram_preconditioned, gram.cpp); or, on the
 //       LAPACK path, xGESDD on W (solve_lapack), finished there;
 //   (f) sigma_j = ||w_j|| (scaled, overflow/underflow-safe), u_j = w_j /
 //       sigma_j, null columns of U completed, descending stable sort,
 //       scaling undone, outputs written with their leading dimensions.
 #include "cpu_internal.hpp"
+#include "gram.hpp"
 #include "lapack.hpp"
 #include "qr.hpp"
 
@@ -59,7 +62,11 @@ bool use_blocked(const Config &cfg) { return cfg.variant == BSVD_VARIANT_BLOCKED
 // preconditioning: opts.precondition = 1 (auto is off here; the cuda
 // backend's auto rule weighs GPU costs: plan::qrcp_auto; a
 // single column gains nothing).
-bool use_precondition(const Config &cfg, int nw) { return cfg.precondition > 0 && nw >= 2; }
+bool use_precondition(const Config &cfg, int nw) { return cfg.precondition == 1 && nw >= 2; }
+
+// Whether it starts with the Gram preconditioning (opts.precondition = 2,
+// gram.cpp).
+bool use_gram(const Config &cfg, int nw) { return cfg.precondition == 2 && nw >= 2; }
 
 // The configuration of the inner solve of R^H.
 Config inner_config(const Config &cfg) {
@@ -237,17 +244,23 @@ template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config
   const int mw = trans ? n : m, nw = k;
   const int kmax = layout_kmax(cfg, nw);
   const bool pre = !lapack && use_precondition(cfg, nw);
+  const bool gram = !lapack && use_gram(cfg, nw);
   Arena arena(scratch);
   SolveLayout<T> L;
   PreLayout<T> PL;
   LapackLayout<T> LL;
+  T *GW = nullptr; // the Gram preconditioning's W, then its scratch
+  void *GS = nullptr;
   if (lapack)
     LL.carve(arena, mw, nw, vec);
-  else if (pre)
+  else if (gram) {
+    GW = arena.take<T>(size_t(mw) * nw);
+    GS = arena.take<unsigned char>(gram_scratch_bytes<T>(mw, nw, vec, cfg));
+  } else if (pre)
     PL.carve(arena, mw, nw, vec, cpu::solve_one_scratch_bytes<T>(nw, nw, vec, inner_config(cfg)));
   else
     L.carve(arena, mw, nw, vec, kmax, cfg.pair_solver == BSVD_PAIR_SVD_SM);
-  T *W = lapack ? LL.W : pre ? PL.W : L.W;
+  T *W = lapack ? LL.W : gram ? GW : pre ? PL.W : L.W;
   R amax = 0;
   if (!trans) {
     for (int j = 0; j < n; ++j)
@@ -286,6 +299,7 @@ template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config
     return solve_one_impl(batch, b, cfg, scratch, cache, false);
   }
   if (pre) return solve_preconditioned(batch, b, cfg, PL, mw, nw, trans, escale, cache);
+  if (gram) return solve_gram_preconditioned(batch, b, cfg, W, mw, nw, trans, escale, GS, cache);
 
   // (e) the Jacobi iteration.
   T *Vw = nullptr;
@@ -394,6 +408,12 @@ size_t solve_one_scratch_bytes(int m, int n, bool vectors, const Config &cfg, bo
   if (lapack)
     return std::max(lapack_layout_bytes<T>(mw, nw, vectors),
                     solve_one_scratch_bytes<T>(m, n, vectors, cfg, false));
+  if (use_gram(cfg, nw)) {
+    Arena dry;
+    dry.take<T>(size_t(mw) * nw);
+    dry.take<unsigned char>(gram_scratch_bytes<T>(mw, nw, vectors, cfg));
+    return dry.used();
+  }
   if (use_precondition(cfg, nw))
     return pre_layout_bytes<T>(mw, nw, vectors,
                                solve_one_scratch_bytes<T>(nw, nw, vectors, inner_config(cfg)));
@@ -408,7 +428,8 @@ size_t solve_one_scratch_bytes(int m, int n, bool vectors, const Config &cfg, bo
 // divided by the element size.
 namespace {
 // Elements of T for the largest solve of an mw x nw working matrix of type
-// T: either variant, and preconditioned (R^H's solve inside, either variant).
+// T: either variant, and preconditioned either way (R^H's solve, or W V0's,
+// inside, either variant).
 template <class T> size_t scratch_elems(int mw, int nw, bool vectors) {
   size_t bytes = 0, inner = 0;
   for (int kmax : {0, nw}) {
@@ -416,7 +437,12 @@ template <class T> size_t scratch_elems(int mw, int nw, bool vectors) {
     bytes = std::max(bytes, cpu::layout_bytes<T>(mw, nw, vectors, kmax, ps));
     inner = std::max(inner, cpu::layout_bytes<T>(nw, nw, vectors, kmax, ps));
   }
+  const size_t plain = bytes;
   bytes = std::max(bytes, cpu::pre_layout_bytes<T>(mw, nw, vectors, inner));
+  cpu::Arena gram; // solve_one_impl's carve for the Gram preconditioning
+  gram.take<T>(size_t(mw) * nw);
+  gram.take<unsigned char>(cpu::gram_scratch_bytes_with<T>(mw, nw, vectors, plain));
+  bytes = std::max(bytes, gram.used());
   return (bytes + sizeof(T) - 1) / sizeof(T);
 }
 } // namespace

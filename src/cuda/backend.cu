@@ -178,7 +178,7 @@ bsvd_status_t check_async_plan(const plan::Plan &p, int loc) {
 // loop (the blocked path, also on QRCP's R^H) is a graph node.
 bool needs_graph(const plan::Plan &p) {
   return std::any_of(p.groups.begin(), p.groups.end(), [](const Group &g) {
-    return g.route == Route::kBlocked || g.route == Route::kQrcp;
+    return g.route == Route::kBlocked || g.route == Route::kQrcp || g.route == Route::kGram;
   });
 }
 

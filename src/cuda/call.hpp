@@ -7,6 +7,7 @@
 #include "blocked/op.hpp"
 #include "common/side_stream.hpp"
 #include "fused/op.hpp"
+#include "gram/op.hpp"
 #include "operation.hpp"
 #include "qr/op.hpp"
 #include "staging.hpp"
@@ -50,6 +51,7 @@ inline size_t op_workspace(const plan::Plan &p, const Group &g, int kcount) {
   case Route::kBlocked: return cuda::BlockedOp::workspace_bytes(p, g);
   case Route::kQr:
   case Route::kQrcp: return cuda::QrOp::workspace_bytes(p, g);
+  case Route::kGram: return cuda::GramOp::workspace_bytes(p, g);
   case Route::kCpu: return 0;
   }
   return 0;
@@ -119,6 +121,7 @@ template <class T> bsvd_status_t run_group(const cuda::GroupArgs<T> &a) {
   case Route::kBlocked: ok = cuda::BlockedOp::can_run(a.plan, a.group); break;
   case Route::kQr:
   case Route::kQrcp: ok = cuda::QrOp::can_run(a.plan, a.group); break;
+  case Route::kGram: ok = cuda::GramOp::can_run(a.plan, a.group); break;
   case Route::kCpu: break;
   }
   if (!ok) {
@@ -130,6 +133,7 @@ template <class T> bsvd_status_t run_group(const cuda::GroupArgs<T> &a) {
   case Route::kFused: return cuda::FusedOp::run(a);
   case Route::kTiny: return cuda::TinyOp::run(a);
   case Route::kBlocked: return cuda::BlockedOp::run(a);
+  case Route::kGram: return cuda::GramOp::run(a);
   default: return cuda::QrOp::run(a);
   }
 }
@@ -174,6 +178,7 @@ inline int group_path(const Group &g, size_t i, int info) {
                                                    : BSVD_PATH_CUDA_BLOCKED;
   case Route::kQr: return BSVD_PATH_CUDA_QR;
   case Route::kQrcp: return BSVD_PATH_CUDA_QRCP;
+  case Route::kGram: return BSVD_PATH_CUDA_GRAM;
   case Route::kCpu: break;
   }
   return BSVD_PATH_CPU_UNBLOCKED;

@@ -41,6 +41,7 @@ const char *path_name(const Group &g, const Config &cfg) {
   case Route::kBlocked: return bsvd_path_string(BSVD_PATH_CUDA_BLOCKED);
   case Route::kQr: return bsvd_path_string(BSVD_PATH_CUDA_QR);
   case Route::kQrcp: return bsvd_path_string(BSVD_PATH_CUDA_QRCP);
+  case Route::kGram: return bsvd_path_string(BSVD_PATH_CUDA_GRAM);
   case Route::kCpu: break;
   }
   if (g.lapack) return bsvd_path_string(BSVD_PATH_CPU_LAPACK);
@@ -90,6 +91,9 @@ std::string group_params(const Group &g, const Plan &p) {
   case Route::kQr: return qr_params(g.qr) + "; R by the fused kernel: " + fused_params(g.fused);
   case Route::kQrcp:
     return qr_params(g.qr) + "; R^H by the blocked path: " + blocked_params(g.blocked, p.tuning);
+  case Route::kGram:
+    return "V0 of the Gram matrix in single precision; A V0 by the blocked path: " +
+           blocked_params(g.blocked, p.tuning);
   case Route::kCpu: {
     if (g.lapack) return "LAPACK xGESDD, one call per matrix";
     std::string s = format("the CPU solver, ordering %s", bsvd_ordering_string(p.cfg.ordering));
@@ -117,7 +121,9 @@ std::string explain(const Plan &p) {
                   p.precondition ? "on" : "off", p.precondition_count, p.precondition_cols,
                   p.precondition_cost, p.tuning.qrcp.max_cost);
   else
-    out += p.precondition ? "on (asked for)\n" : "off\n";
+    out += p.gram           ? "Gram eigenvectors (asked for)\n"
+           : p.precondition ? "on (asked for)\n"
+                            : "off\n";
   out += format("%3s  %-13s %9s  %-20s %-6s %10s  %s\n", "#", "path", "matrices", "rows x cols",
                 "stream", "workspace", "parameters");
   int k = 0;

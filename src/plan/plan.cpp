@@ -170,6 +170,7 @@ const char *route_name(Route r) {
   case Route::kBlocked: return "blocked";
   case Route::kQr: return "qr";
   case Route::kQrcp: return "qrcp";
+  case Route::kGram: return "gram";
   case Route::kCpu: return "cpu";
   }
   return "?";
@@ -290,7 +291,9 @@ Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, 
   if (m == 0 || n == 0) return Route::kFused;
   if (!gpu) return Route::kCpu;
   const bool blk_ok = nb > 0 && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN;
-  const Route blk = precondition ? Route::kQrcp : Route::kBlocked;
+  const Route blk = gram_preconditioned(cfg) ? Route::kGram
+                    : precondition           ? Route::kQrcp
+                                             : Route::kBlocked;
   if (cfg.variant == BSVD_VARIANT_BLOCKED) return blk_ok ? blk : Route::kCpu;
   if (qr_route(prec, m, n, vectors, cfg.qr, facts, t)) return Route::kQr;
   const int mw = std::max(m, n), nw = std::min(m, n);
@@ -309,7 +312,9 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
   const bool gpu = device.id >= 0;
   const int nb = blocked_nb(cfg, prec, facts);
   p.fused_cols = gpu ? call_fused_cols(s, cfg, device, facts, tuning) : tuning.fused.max_cols;
-  if (cfg.precondition > 0)
+  if (cfg.precondition == 2)
+    p.gram = gpu && gram_preconditioned(cfg);
+  else if (cfg.precondition > 0)
     p.precondition = true;
   else if (cfg.precondition == 0 && gpu)
     auto_precondition(p, s, nb, facts);
@@ -317,12 +322,13 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
   // The register tier's size cap for this call's batch.
   const int tiny_dim = gpu ? tiny_max_dim(tuning, prec, s.count) : 0;
   // Every matrix's route; a uniform batch takes one decision.
-  Group fused, tiny, blocked, qr, qrcp, cpu;
+  Group fused, tiny, blocked, qr, qrcp, gram, cpu;
   fused.route = Route::kFused;
   tiny.route = Route::kTiny;
   blocked.route = Route::kBlocked;
   qr.route = Route::kQr;
   qrcp.route = Route::kQrcp;
+  gram.route = Route::kGram;
   cpu.route = Route::kCpu;
   const bool uniform = s.dims.uniform();
   auto group_of = [&](Route r) -> Group & {
@@ -331,6 +337,7 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
            : r == Route::kBlocked ? blocked
            : r == Route::kQr      ? qr
            : r == Route::kQrcp    ? qrcp
+           : r == Route::kGram    ? gram
                                   : cpu;
   };
   if (uniform) { // one decision, every matrix (a call's host work stays small)
@@ -390,6 +397,8 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
   }
   if (!blocked.index.empty())
     fill_blocked(blocked.blocked, blocked.m, blocked.n, uniform, prec, cfg, nb, facts, tuning);
+  if (!gram.index.empty()) // A V0 has A's shape
+    fill_blocked(gram.blocked, gram.m, gram.n, uniform, prec, cfg, nb, facts, tuning);
   if (!qrcp.index.empty()) {
     working(qrcp, mw, nw);
     fill_blocked(qrcp.blocked, nw, nw, uniform, prec, cfg, nb, facts, tuning); // B = R^H
@@ -397,10 +406,10 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
   }
   // The fused kernel and the QR path beside the blocked path: its sweeps
   // wait on the host once each, and its last ones leave most of the GPU idle.
-  const bool iterates = !blocked.index.empty() || !qrcp.index.empty();
+  const bool iterates = !blocked.index.empty() || !qrcp.index.empty() || !gram.index.empty();
   const bool beside = iterates && fused_beside_blocked(tuning);
   fused.beside = qr.beside = tiny.beside = beside;
-  for (Group *g : {&fused, &tiny, &qr, &blocked, &qrcp, &cpu})
+  for (Group *g : {&fused, &tiny, &qr, &blocked, &qrcp, &gram, &cpu})
     if (g->size() > 0) p.groups.push_back(std::move(*g));
   return p;
 }

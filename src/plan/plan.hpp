@@ -28,6 +28,7 @@ enum class Route : unsigned char {
   kBlocked, // block Jacobi in global memory: Gram, eigensolver, update per step
   kQr, // QR (TSQR) first, the fused kernel on R, Q applied
   kQrcp, // QR with column pivoting first, the blocked path on R^H
+  kGram, // the Gram matrix's eigenvectors V0 first, the blocked path on A V0
   kCpu, // what no GPU path implements (an ordering, a block width), on the CPU
 };
 const char *route_name(Route r);
@@ -94,6 +95,7 @@ struct Plan {
   // largest's size, precondition_cols columns; cost as a fraction).
   bool precondition = false;
   bool precondition_auto = false;
+  bool gram = false; // the blocked path's matrices preconditioned by V0 (kGram)
   double precondition_count = 0, precondition_cost = 0;
   int precondition_cols = 0;
   std::vector<Group> groups; // in the order they are enqueued
@@ -149,6 +151,10 @@ int blocked_pair_mode(char prec, int mw, const Config &cfg, int nb, const PathFa
 // fits the fused kernel, -1 never).
 bool qr_route(char prec, int m, int n, bool vectors, int qr, const PathFacts &facts,
               const Tuning &t);
+// precondition = 2 (Route::kGram on the GPU, blocking and _async calls:
+// cuSOLVER's batched eigensolver is captured into the call's graph).
+inline bool gram_preconditioned(const Config &cfg) { return cfg.precondition == 2; }
+
 // The path of one matrix, given the call's fused cap and preconditioning.
 // tiny_dim: the register tier's cap for the call (tiny_max_dim; 0 = off).
 Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb,

@@ -107,7 +107,8 @@ struct Case {
   bool vectors = true;
   bool blocked() const {
     return path == BSVD_PATH_CUDA_BLOCKED || path == BSVD_PATH_CUDA_PAIR_EVD ||
-           path == BSVD_PATH_CUDA_PAIR_SVD || path == BSVD_PATH_CUDA_QRCP;
+           path == BSVD_PATH_CUDA_PAIR_SVD || path == BSVD_PATH_CUDA_QRCP ||
+           path == BSVD_PATH_CUDA_GRAM;
   }
 };
 
@@ -364,6 +365,17 @@ TEST(GpuAsync, QrMatchesBlocking) {
   Case c{150, 150, 6, BSVD_PATH_CUDA_QRCP};
   c.precondition = 1;
   expect_async_matches_blocking<double>(c, 62);
+}
+
+// The Gram preconditioning (precondition = 2): cuSOLVER's eigensolver and
+// cuBLAS's products in the call's graph.
+TEST(GpuAsync, GramMatchesBlockingAndReplays) {
+  Case c{150, 150, 6, BSVD_PATH_CUDA_GRAM};
+  c.precondition = 2;
+  expect_async_matches_blocking<double>(c, 63);
+  expect_async_matches_blocking<std::complex<float>>(c, 64);
+  expect_capture_replays<double>(c, 77);
+  expect_repeat_replays<double>(c, 84);
 }
 
 TEST(GpuAsync, CaptureReplaysTiny) { expect_capture_replays<double>(kTiny, 71); }

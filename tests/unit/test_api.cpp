@@ -82,7 +82,7 @@ TEST(Api, BadArgumentsNameThemselves) {
       {"opts->backend", -18, [](Call &c) { c.o.backend = bsvd_backend_t(9); }},
       {"opts->max_sweeps", -18, [](Call &c) { c.o.max_sweeps = -3; }},
       {"opts->pair_solver", -18, [](Call &c) { c.o.pair_solver = bsvd_pair_solver_t(9); }},
-      {"opts->precondition", -18, [](Call &c) { c.o.precondition = 2; }},
+      {"opts->precondition", -18, [](Call &c) { c.o.precondition = 3; }},
       {"opts->ordering", -18, [](Call &c) { c.o.ordering = bsvd_ordering_t(BSVD_ORDERING_COUNT); }},
       {"opts->variant", -18, [](Call &c) { c.o.variant = bsvd_variant_t(-1); }},
       {"opts->struct_size", -18, [](Call &c) { c.o.struct_size = 8; }},

@@ -374,25 +374,29 @@ TYPED_TEST(CpuBatch, WorkspaceContract) {
   EXPECT_EQ(bsvd::detail::cpu_gesvj(e.b, cfg, nullptr, 0, 2, nullptr), 0);
 }
 
-// solve_one on its own with the documented scratch size, for any config.
+// solve_one on its own with the documented scratch size, for any config
+// (both preconditionings included; an overrun shows under ASan).
 TYPED_TEST(CpuBatch, SolveOneScratchSuffices) {
   using T = TypeParam;
   for (auto [m, n] : std::vector<std::pair<int, int>>{{9, 9}, {40, 13}, {13, 40}})
     for (int nb : {0, 3, 64})
-      for (bsvd_variant_t var : {BSVD_VARIANT_UNBLOCKED, BSVD_VARIANT_BLOCKED}) {
-        Strided<T> s(m, n, 1, true);
-        std::vector<double> sig;
-        bsvd::testing::generate<T>(Family::Arith, m, n, bsvd::testing::default_kappa<T>(), 1,
-                                   s.Ab(0), s.lda, &sig);
-        Config cfg = twin_config();
-        cfg.variant = var;
-        cfg.block_size = nb;
-        std::vector<T> scratch(bsvd::detail::solve_one_scratch(m, n, true));
-        const int p = bsvd::detail::solve_one(s.b, 0, cfg, scratch.data());
-        EXPECT_EQ(p, var == BSVD_VARIANT_BLOCKED ? BSVD_PATH_CPU_BLOCKED : BSVD_PATH_CPU_UNBLOCKED);
-        const Measures mm = measure(m, n, s.Ab(0), s.lda, s.result(0), sig);
-        EXPECT_LT(mm.worst(), kLimit) << ratios_str(mm);
-      }
+      for (bsvd_variant_t var : {BSVD_VARIANT_UNBLOCKED, BSVD_VARIANT_BLOCKED})
+        for (int pre : {-1, 1, 2}) {
+          Strided<T> s(m, n, 1, true);
+          std::vector<double> sig;
+          bsvd::testing::generate<T>(Family::Arith, m, n, bsvd::testing::default_kappa<T>(), 1,
+                                     s.Ab(0), s.lda, &sig);
+          Config cfg = twin_config();
+          cfg.variant = var;
+          cfg.block_size = nb;
+          cfg.precondition = pre;
+          std::vector<T> scratch(bsvd::detail::solve_one_scratch(m, n, true));
+          const int p = bsvd::detail::solve_one(s.b, 0, cfg, scratch.data());
+          EXPECT_EQ(p,
+                    var == BSVD_VARIANT_BLOCKED ? BSVD_PATH_CPU_BLOCKED : BSVD_PATH_CPU_UNBLOCKED);
+          const Measures mm = measure(m, n, s.Ab(0), s.lda, s.result(0), sig);
+          EXPECT_LT(mm.worst(), kLimit) << ratios_str(mm);
+        }
 }
 
 } // namespace

@@ -133,6 +133,27 @@ TEST(Plan, FewLargeMatricesArePreconditioned) {
   EXPECT_EQ(plan_uniform('d', 1, 1024, 1024).groups[0].route, Route::kBlocked);
 }
 
+// precondition = 2: the blocked path's matrices take the Gram route (its
+// BlockedPlan as the plain path's), in _async calls too; those of the fused
+// kernel keep theirs (docs/design/gram.md).
+TEST(Plan, GramPreconditioningTakesTheBlockedPathsMatrices) {
+  Config g;
+  g.precondition = 2;
+  const Plan p = plan_uniform('d', 1000, 256, 256, g);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].route, Route::kGram);
+  EXPECT_TRUE(p.gram);
+  EXPECT_FALSE(p.precondition);
+  EXPECT_EQ(p.groups[0].blocked.nb, 16);
+  EXPECT_EQ(p.groups[0].blocked.mode.size(), 1000u);
+  EXPECT_EQ(plan_uniform('d', 100, 20, 20, g).groups[0].route, Route::kFused);
+  Config a = g;
+  a.exec = bsvd::detail::Exec::kAsync;
+  const Plan q = plan_uniform('d', 1000, 256, 256, a);
+  EXPECT_EQ(q.groups[0].route, Route::kGram);
+  EXPECT_TRUE(q.gram);
+}
+
 TEST(Plan, TallMatricesTakeTheQrFrontEnd) {
   const Plan p = plan_uniform('d', 1000, 2000, 16);
   ASSERT_EQ(p.groups.size(), 1u);

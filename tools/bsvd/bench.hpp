@@ -61,6 +61,12 @@ double jacobi_flops(char precision, int m, int n, bool vectors, double sweeps, l
 // and V (2 (m + n) k^2); times four for complex.
 double blocked_flops(char precision, int m, int n, int nb, bool vectors, double sweeps, long batch);
 
+// What the Gram preconditioning adds (path cuda-gram, before its sweeps of
+// the blocked path): F^H F (2 m n^2), the eigensolver (~4 n^3: reduction,
+// its vectors), two Newton-Schulz steps and the check (10 n^3), W V0
+// (2 m n^2) and, with vectors, V0 V_J (2 n^3); times four for complex.
+double gram_pre_flops(char precision, int m, int n, bool vectors, long batch);
+
 #if defined(BSVD_WITH_CUDA)
 // Runs bsvd (cuda backend) and the cuSOLVER drivers on `A` (host, batch
 // column-major m x n matrices, lda = m, stored as the precision's type:

@@ -23,10 +23,13 @@
 //                             QR preprocessing (qr = -1 / 1, qr.hpp)
 //   bsvd-cuda-precond         blocked cases: QR with column pivoting first
 //                             (opts.precondition = 1, path cuda-qrcp)
+//   bsvd-cuda-gramev          blocked cases: the Gram matrix's eigenvectors
+//                             first (opts.precondition = 2, path cuda-gram)
 //   (--mtx with BSVD_MTX_RANDOM=1: the files' shapes, random entries;
 //   =2: random values on the files' nonzero pattern)
 //   bsvd-cuda-precond / -noprecond  --mtx: the batch with the other choice
 //                             of it (opts.precondition 1 / -1)
+//   bsvd-cuda-gramev          --mtx: the batch with opts.precondition = 2
 //   bsvd-cuda-stages          matrices on the blocked path: one more call
 //                             with stage timing (load, Gram, eigensolver,
 //                             update, the shared-memory pair kernels, finish;
@@ -145,6 +148,8 @@ template <class T> int run_bsvd(const BenchCase &c, const T *hA, const T *dA,
   row.gflops = (blocked ? blocked_flops(c.precision, m, n, nb, vec, mean, batch)
                         : jacobi_flops(c.precision, m, n, vec, mean, batch)) /
                (row.ms * 1e6);
+  if (st == 0 && path[0] == BSVD_PATH_CUDA_GRAM)
+    row.gflops += gram_pre_flops(c.precision, m, n, vec, batch) / (row.ms * 1e6);
   char note[96];
   std::snprintf(note, sizeof note, "%s, mean sweeps %.2f", path_label(path[0]), mean);
   row.note = note;
@@ -343,6 +348,8 @@ template <class T> bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector
       const bool pre = path0 == BSVD_PATH_CUDA_QRCP;
       run_bsvd<T>(c, hA, dA.p, dev, pre ? "bsvd-cuda-noprecond" : "bsvd-cuda-precond", rows, 0,
                   c.pair_solver > 0 ? c.pair_solver : 0, 0, BSVD_VARIANT_AUTO, pre ? -1 : 1);
+      run_bsvd<T>(c, hA, dA.p, dev, "bsvd-cuda-gramev", rows, 0,
+                  c.pair_solver > 0 ? c.pair_solver : 0, 0, BSVD_VARIANT_AUTO, 2);
     }
     // The blocked path with the other grouping of its Gram-path matrices.
     if (is_blocked_path(path0)) {

@@ -209,7 +209,7 @@ inline void time_loop_subset(BenchRow &row, const BenchCase &c, int sub,
 
 inline bool is_blocked_path(int p) {
   return p == BSVD_PATH_CUDA_BLOCKED || p == BSVD_PATH_CUDA_PAIR_EVD ||
-         p == BSVD_PATH_CUDA_PAIR_SVD || p == BSVD_PATH_CUDA_QRCP;
+         p == BSVD_PATH_CUDA_PAIR_SVD || p == BSVD_PATH_CUDA_QRCP || p == BSVD_PATH_CUDA_GRAM;
 }
 inline const char *path_label(int p) {
   switch (p) {

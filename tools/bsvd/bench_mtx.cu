@@ -224,6 +224,19 @@ bool bench_gpu_mtx_t(const std::vector<testing::DenseMatrix> &mats, char precisi
                   stage_text(detail::cuda::blocked_last_profile());
         rows.push_back(vr);
       });
+  // The Gram preconditioning (precondition = 2) of the blocked-path matrices.
+  with_options(
+      [&](bsvd_options_t &x) { x.precondition = 2; },
+      [&] {
+        BenchRow vr = row;
+        vr.solver = "bsvd-cuda-gramev";
+        vr.ms = time_events(reps, nullptr, call);
+        BENCH_CUDA(cudaMemcpy(sw2.data(), dsweeps.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
+        vr.max_sweeps = *std::max_element(sw2.begin(), sw2.end());
+        vr.note = "the whole batch, precondition = 2; timing and sweeps only (accuracy: "
+                  "bsvd check --precondition 2)";
+        rows.push_back(vr);
+      });
   variant_row("bsvd-cuda-serial", "the fused kernel before the blocked path",
               [](detail::Overrides &o) { o.fused_beside = detail::Force::kOff; });
   variant_row("bsvd-cuda-fusedall", "every fitting matrix on the fused kernel",

@@ -50,6 +50,16 @@ double blocked_flops(char precision, int m, int n, int nb, bool vectors, double 
   return cx * sweeps * pairs * (gram + evd + update) * double(batch);
 }
 
+double gram_pre_flops(char precision, int m, int n, bool vectors, long batch) {
+  if (m < n) std::swap(m, n);
+  const double mn2 = double(m) * n * n, n3 = double(n) * n * n;
+  // F^H F, the eigensolver, two Newton-Schulz steps and the check, W V0,
+  // V0 V_J
+  const double flops = 2 * mn2 + 4 * n3 + 10 * n3 + 2 * mn2 + (vectors ? 2 * n3 : 0);
+  const double cx = (precision == 'c' || precision == 'z') ? 4.0 : 1.0;
+  return cx * flops * double(batch);
+}
+
 namespace {
 
 struct BenchArgs {

@@ -95,9 +95,10 @@ void SolverArgs::add_to(CLI::App &app) {
       ->check(CLI::Range(-1, 1));
   app.add_option("--precondition", precondition,
                  "QR with column pivoting first, Jacobi on R^H (1 on, -1 off, 0 auto: cuda by a "
-                 "measured cost rule, cpu off)")
+                 "measured cost rule, cpu off); 2: the Gram matrix's eigenvectors V0 first, "
+                 "Jacobi on A V0 (docs/design/gram.md)")
       ->capture_default_str()
-      ->check(CLI::Range(-1, 1));
+      ->check(CLI::Range(-1, 2));
   app.add_option("--pair-solver", pair_solver,
                  "blocked variant: how a block pair is rotated: " + kPairSolverNames.list() + " (" +
                      bsvd_pair_solver_string(BSVD_PAIR_EVD_SM) +

@@ -5,9 +5,11 @@
 #include "pair.cuh" // pair_smem_bytes
 #include "timer.hpp" // blocked_store_profile
 
-#include <complex>
+#include "../common/handles.hpp"
 
 #include <cublas_v2.h>
+
+#include <complex>
 
 namespace bsvd::detail::cuda {
 
@@ -29,27 +31,6 @@ size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int>
                     wcycle_blocks)
       .total;
 }
-
-namespace {
-// One cuBLAS handle per thread and device, created on first use and kept
-// until the process ends (destroying it from a thread-exit or static
-// destructor can run after the CUDA context is gone).
-cublasHandle_t cublas_handle() {
-  struct Entry {
-    int dev;
-    cublasHandle_t h;
-  };
-  thread_local std::vector<Entry> handles;
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return nullptr;
-  for (const Entry &e : handles)
-    if (e.dev == dev) return e.h;
-  cublasHandle_t h = nullptr;
-  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return nullptr;
-  handles.push_back({dev, h});
-  return h;
-}
-} // namespace
 
 bool gram_cublas_available() { return cublas_handle() != nullptr; }
 

@@ -1,0 +1,182 @@
+// The Gram preconditioning's kernels (op.cu): one block per matrix for the
+// copies and checks; the products are cuBLAS's and the eigenvectors
+// cuSOLVER's. The CPU twin is solve_gram_preconditioned (src/cpu/solve_one.cpp).
+#pragma once
+
+#include "../common/device_scalar.cuh"
+#include "../../core/batch.hpp"
+
+namespace bsvd::detail::cuda {
+
+constexpr int kGramThreads = 256;
+
+// One matrix of the group, in storage order (shape by shape): its position
+// i in the group (and in the blocked path's batch), the caller's index b,
+// A's size m x n, W's mw x nw (W = A, or A^H when m < n), and its element
+// offsets in the per-matrix regions of mw nw, nw nw and nw entries.
+struct GramMat {
+  int i, b, m, n, mw, nw;
+  long long omn, onn, on;
+};
+
+// The single-precision type of T: the eigenvectors' precision.
+template <class T> struct low_type { using type = float; };
+template <class R> struct low_type<cx<R>> { using type = cx<float>; };
+template <class T> using low_t = typename low_type<T>::type;
+
+__device__ __forceinline__ float to_low(float x) { return x; }
+__device__ __forceinline__ float to_low(double x) { return float(x); }
+template <class R> __device__ __forceinline__ cx<float> to_low(cx<R> x) {
+  return {float(x.re), float(x.im)};
+}
+template <class T> __device__ __forceinline__ T from_low(float x) { return T(x); }
+template <class T> __device__ __forceinline__ T from_low(cx<float> x) {
+  return {dreal_t<T>(x.re), dreal_t<T>(x.im)};
+}
+__device__ __forceinline__ bool low_finite(float x) { return isfinite(x); }
+__device__ __forceinline__ bool low_finite(cx<float> x) { return isfinite(x.re) && isfinite(x.im); }
+
+template <class R> __device__ __forceinline__ R block_max(R v, R *red) {
+  for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  __syncthreads(); // red is free
+  if (l == 0) red[w] = v;
+  __syncthreads();
+  v = R(0);
+  for (int i = 0; i < kGramThreads / 32; ++i) v = fmax(v, red[i]);
+  return v;
+}
+
+// W (A, or A^H when wide) into P, and the same scaled by a power of two to
+// max |w_ij| in [1/2, 1) in single precision into F: its Gram matrix then
+// neither overflows nor underflows where W's entries matter. NaN or Inf in
+// A: F = 0 (the eigenvectors of a zero Gram matrix), and the blocked path
+// reports the matrix from W V0, which holds them too.
+template <class Tstd> __global__ void __launch_bounds__(kGramThreads)
+    gram_pack_kernel(Batch<Tstd> kb, const GramMat *mats, dev_t<Tstd> *P, low_t<dev_t<Tstd>> *F) {
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  __shared__ R red[kGramThreads / 32];
+  const GramMat M = mats[blockIdx.x];
+  const T *A = reinterpret_cast<const T *>(kb.A.ptr(M.b));
+  const int lda = kb.A.ldm(M.b);
+  const bool wide = M.m < M.n;
+  T *W = P + M.omn;
+  const long long len = (long long)M.mw * M.nw;
+  R amax = R(0);
+  bool finite = true;
+  for (long long e = threadIdx.x; e < len; e += kGramThreads) {
+    const int c = int(e / M.mw), r = int(e - (long long)c * M.mw);
+    const T x = wide ? dconj(A[c + size_t(r) * lda]) : A[r + size_t(c) * lda];
+    W[e] = x;
+    finite = finite && dfinite(x);
+    amax = fmax(amax, amax_part(x));
+  }
+  finite = __syncthreads_and(finite);
+  amax = block_max(amax, red);
+  int e2 = 0;
+  if (finite && amax > R(0)) e2 = dilogb(amax) + 1; // amax 2^-e2 in [1/2, 1)
+  low_t<T> *Fm = F + M.omn;
+  for (long long e = threadIdx.x; e < len; e += kGramThreads)
+    Fm[e] = finite ? to_low(dldexp(W[e], -e2)) : low_t<T>{};
+}
+
+// V0 from the eigenvectors of F^H F (columns ascending in G, cuSOLVER's
+// order), columns by descending eigenvalue, in the working precision. A
+// failed or non-finite solve gives V0 = I (the plain iteration). B1 = 3/2 I
+// for the first Newton-Schulz step.
+template <class Tstd> __global__ void __launch_bounds__(kGramThreads)
+    gram_v0_kernel(const GramMat *mats, const low_t<dev_t<Tstd>> *G, const int *sinfo,
+                   dev_t<Tstd> *V0, dev_t<Tstd> *B1) {
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  const GramMat M = mats[blockIdx.x];
+  const int nw = M.nw;
+  const low_t<T> *Gm = G + M.onn;
+  T *V = V0 + M.onn, *B = B1 + M.onn;
+  bool ok = sinfo[blockIdx.x] == 0;
+  for (int e = threadIdx.x; e < nw * nw && ok; e += kGramThreads) ok = low_finite(Gm[e]);
+  ok = __syncthreads_and(ok);
+  for (int e = threadIdx.x; e < nw * nw; e += kGramThreads) {
+    const int c = e / nw, r = e - c * nw;
+    V[e] = ok ? from_low<T>(Gm[r + size_t(nw - 1 - c) * nw]) : (r == c ? done<T>() : dzero<T>());
+    B[e] = r == c ? dfrom_real<T>(R(1.5)) : dzero<T>();
+  }
+}
+
+// B1 = 3/2 I (the second Newton-Schulz step).
+template <class Tstd> __global__ void __launch_bounds__(kGramThreads)
+    gram_fill_kernel(const GramMat *mats, dev_t<Tstd> *B1) {
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  const GramMat M = mats[blockIdx.x];
+  const int nw = M.nw;
+  T *B = B1 + M.onn;
+  for (int e = threadIdx.x; e < nw * nw; e += kGramThreads) {
+    const int c = e / nw, r = e - c * nw;
+    B[e] = r == c ? dfrom_real<T>(R(1.5)) : dzero<T>();
+  }
+}
+
+// With C = V0^H V0: V0 = I unless max |C - I| <= tol (the iteration would
+// otherwise rotate A by a matrix that is not orthogonal).
+template <class Tstd> __global__ void __launch_bounds__(kGramThreads)
+    gram_check_kernel(const GramMat *mats, const dev_t<Tstd> *C, dev_t<Tstd> *V0,
+                      dreal_t<dev_t<Tstd>> tol) {
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  const GramMat M = mats[blockIdx.x];
+  const int nw = M.nw;
+  const T *Cm = C + M.onn;
+  bool ok = true;
+  for (int e = threadIdx.x; e < nw * nw; e += kGramThreads) {
+    const int c = e / nw, r = e - c * nw;
+    const T d = r == c ? Cm[e] - done<T>() : Cm[e];
+    ok = ok && dabs(d) <= tol; // (false for NaN)
+  }
+  if (__syncthreads_and(ok)) return;
+  T *V = V0 + M.onn;
+  for (int e = threadIdx.x; e < nw * nw; e += kGramThreads) {
+    const int c = e / nw, r = e - c * nw;
+    V[e] = r == c ? done<T>() : dzero<T>();
+  }
+}
+
+// The results into the caller's batch: S, info, sweeps; with vectors the
+// left vectors of W V0 (Uw, mw x nw) and V0 V_J (X, nw x nw): U and V of a
+// tall matrix, V and U of a wide one (W = A^H).
+template <class Tstd> __global__ void __launch_bounds__(kGramThreads)
+    gram_store_kernel(Batch<Tstd> kb, const GramMat *mats, const dreal_t<dev_t<Tstd>> *S,
+                      const int *info, const int *sweeps, const dev_t<Tstd> *Uw,
+                      const dev_t<Tstd> *X) {
+  using T = dev_t<Tstd>;
+  using R = dreal_t<T>;
+  const GramMat M = mats[blockIdx.x];
+  const int b = M.b, mw = M.mw, nw = M.nw;
+  R *Sb = kb.S.ptr(b);
+  for (int j = threadIdx.x; j < nw; j += kGramThreads) Sb[j] = S[M.on + j];
+  if (threadIdx.x == 0) {
+    kb.info[b] = info[M.i];
+    if (kb.sweeps) kb.sweeps[b] = sweeps[M.i];
+  }
+  if (!kb.vectors) return;
+  const bool wide = M.m < M.n;
+  T *U = reinterpret_cast<T *>(kb.U.ptr(b));
+  T *V = reinterpret_cast<T *>(kb.V.ptr(b));
+  const int ldu = kb.U.ldm(b), ldv = kb.V.ldm(b);
+  T *L = wide ? V : U; // W V0's left vectors
+  const int ldl = wide ? ldv : ldu;
+  T *Rt = wide ? U : V; // V0 V_J
+  const int ldr = wide ? ldu : ldv;
+  const T *Um = Uw + M.omn, *Xm = X + M.onn;
+  for (long long e = threadIdx.x; e < (long long)mw * nw; e += kGramThreads) {
+    const int c = int(e / mw), r = int(e - (long long)c * mw);
+    L[r + size_t(c) * ldl] = Um[e];
+  }
+  for (int e = threadIdx.x; e < nw * nw; e += kGramThreads) {
+    const int c = e / nw, r = e - c * nw;
+    Rt[r + size_t(c) * ldr] = Xm[e];
+  }
+}
+
+} // namespace bsvd::detail::cuda
