@@ -50,7 +50,6 @@ cudaDataType type_of(char p) {
   default: return CUDA_C_64F;
   }
 }
-size_t low_bytes(char p) { return complex_prec(p) ? 8 : 4; }
 
 // The eigensolver's workspace for `count` matrices of order n, and the
 // chunk (matrices per call) that keeps it under kSyevBytes.
@@ -88,7 +87,7 @@ struct GramLayout {
 GramLayout gram_layout(const plan::Plan &p, const plan::Group &g, const Shapes &shapes) {
   GramLayout L;
   const size_t cnt = g.index.size(), eb = precision_elem_bytes(p.precision);
-  const size_t rb = precision_real_bytes(p.precision), lb = low_bytes(p.precision);
+  const size_t rb = precision_real_bytes(p.precision);
   for (const auto &s : shapes) {
     const long long k = (long long)s.second.size();
     L.mn += k * s.first.first * s.first.second;
@@ -109,8 +108,12 @@ GramLayout gram_layout(const plan::Plan &p, const plan::Group &g, const Shapes &
   L.V0 = c.take(L.nn * eb);
   L.B1 = c.take(L.nn * eb);
   L.B2 = c.take(L.nn * eb);
-  L.F = c.take(L.mn * lb);
-  L.G = c.take(L.nn * lb);
+  // F lives in W V0's space and G in B2's (the single-precision type is
+  // never wider than T): both are dead before those are first written (W V0
+  // after V0 is checked; B2 by the first Newton-Schulz step, after
+  // gram_v0_kernel has read G).
+  L.F = L.Wq;
+  L.G = L.B2;
   L.ev = c.take(L.n * 4);
   L.S = c.take(L.n * rb);
   L.info = c.take(cnt * sizeof(int));
