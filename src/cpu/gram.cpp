@@ -64,12 +64,6 @@ template <class T> void product(bool ct, int m, int n, int k, const T *A, int ld
     }
 }
 
-Config inner_config(const Config &cfg) {
-  Config c = cfg;
-  c.precondition = -1;
-  return c;
-}
-
 } // namespace
 
 template <class T> size_t gram_scratch_bytes_with(int mw, int nw, bool vectors, size_t inner) {
@@ -143,21 +137,8 @@ template <class T> int solve_gram_preconditioned(const Batch<T> &batch, int b, c
 
   // X = W V0, solved as a matrix of its own.
   product(false, mw, nw, nw, W, mw, P.V0, nw, P.X, mw);
-  Batch<T> xb;
-  xb.vectors = vec;
-  xb.count = 1;
-  xb.dims.m = mw;
-  xb.dims.n = nw;
-  xb.A.base = P.X;
-  xb.A.ld = mw;
-  xb.S.base = P.Sx;
-  xb.U.base = P.Ux;
-  xb.U.ld = mw;
-  xb.V.base = P.Vx;
-  xb.V.ld = nw;
   int info = 0, sweeps = 0;
-  xb.info = &info;
-  xb.sweeps = &sweeps;
+  const Batch<T> xb = single_batch(vec, mw, nw, P.X, P.Sx, P.Ux, P.Vx, &info, &sweeps);
   const int path = solve_one_impl(xb, 0, inner_config(cfg), reinterpret_cast<T *>(P.inner), cache);
 
   R *S = batch.S.ptr(b);

@@ -68,13 +68,6 @@ bool use_precondition(const Config &cfg, int nw) { return cfg.precondition == 1 
 // gram.cpp).
 bool use_gram(const Config &cfg, int nw) { return cfg.precondition == 2 && nw >= 2; }
 
-// The configuration of the inner solve of R^H.
-Config inner_config(const Config &cfg) {
-  Config c = cfg;
-  c.precondition = -1;
-  return c;
-}
-
 // Scratch of a preconditioned solve: W (then the reflectors), tau, the
 // pivots, X = R^H, X's S, U, V and the scratch of X's own solve.
 template <class T> struct PreLayout {
@@ -171,20 +164,8 @@ template <class T> int solve_preconditioned(const Batch<T> &batch, int b, const 
     for (int r = 0; r < nw; ++r)
       P.X[r + int64_t(c) * nw] = r >= c && c < kr ? conj_(P.W[c + int64_t(r) * mw]) : T(0);
   const bool vec = batch.vectors;
-  Batch<T> xb;
-  xb.vectors = vec;
-  xb.count = 1;
-  xb.dims.m = xb.dims.n = nw;
-  xb.A.base = P.X;
-  xb.A.ld = nw;
-  xb.S.base = P.Sx;
-  xb.U.base = P.Ux;
-  xb.U.ld = nw;
-  xb.V.base = P.Vx;
-  xb.V.ld = nw;
   int info = 0, sweeps = 0;
-  xb.info = &info;
-  xb.sweeps = &sweeps;
+  const Batch<T> xb = single_batch(vec, nw, nw, P.X, P.Sx, P.Ux, P.Vx, &info, &sweeps);
   const int path = solve_one_impl(xb, 0, inner_config(cfg), P.inner, cache);
 
   R *S = batch.S.ptr(b);
