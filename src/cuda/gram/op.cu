@@ -189,7 +189,7 @@ template <class T> bsvd_status_t GramOp::run(const GroupArgs<T> &a) {
   R *S = reinterpret_cast<R *>(at(Ly.S));
   int *info = reinterpret_cast<int *>(at(Ly.info)),
       *sweeps = reinterpret_cast<int *>(at(Ly.sweeps));
-  int *sinfo = reinterpret_cast<int *>(at(Ly.sinfo)), *dims = reinterpret_cast<int *>(at(Ly.dims));
+  int *sinfo = reinterpret_cast<int *>(at(Ly.sinfo));
 
   // Matrices stored shape by shape (contiguous runs for the strided calls);
   // mats[] in that order, the blocked path's batch in the group's order.
@@ -330,11 +330,10 @@ template <class T> bsvd_status_t GramOp::run(const GroupArgs<T> &a) {
     }
   }
   for (const Run &r : runs) {
-    const long long snn = (long long)r.nw * r.nw, smn = (long long)r.mw * r.nw;
+    const long long snn = (long long)r.nw * r.nw;
     if (!product(r, "V0^H V0", tw, true, r.nw, r.nw, r.nw, &one, V0 + r.onn, r.nw, snn, V0 + r.onn,
                  r.nw, snn, &zero, B1 + r.onn, r.nw, snn))
       return BSVD_STATUS_DEVICE_ERROR;
-    (void)smn;
   }
   gram_check_kernel<T><<<cnt, kGramThreads, 0, stream>>>(dmats, dv(B1), dv(V0), gram_orth_tol<R>());
   BSVD_CUDA_TRY(cudaGetLastError());
