@@ -436,6 +436,12 @@ TYPED_TEST(Hsvd, Arguments) {
   o = cpu_opts();
   o.variant = BSVD_VARIANT_BLOCKED;
   EXPECT_EQ(call(m, n, &np, o), BSVD_STATUS_NOT_SUPPORTED);
+  for (int pre : {1, 2}) { // neither preconditioning keeps J
+    o = cpu_opts();
+    o.precondition = pre;
+    EXPECT_EQ(call(m, n, &np, o), BSVD_STATUS_NOT_SUPPORTED);
+    EXPECT_NE(std::string(bsvd_last_error()).find("J"), std::string::npos);
+  }
   o = cpu_opts();
   o.backend = BSVD_BACKEND_AUTO; // host data: the cpu, GPU or not
   EXPECT_EQ(call(m, n, &np, o), 0);
