@@ -26,32 +26,6 @@ Config make_config(const bsvd_options_t &o);
 int cpu_threads(const bsvd_options_t &o, int batch);
 
 // Sizes, leading dimensions and the pointers a non-empty matrix needs.
-// The Batch of a strided call's arguments (checked by check_batch).
-template <class T> Batch<T> strided_batch(bsvd_job_t job, int m, int n, const T *A, int lda,
-                                          int64_t sA, real_of_t<T> *S, int64_t sS, T *U, int ldu,
-                                          int64_t sU, T *V, int ldv, int64_t sV, int *info,
-                                          int *sweeps, int batch) {
-  Batch<T> b;
-  b.vectors = job == BSVD_JOB_VECTORS;
-  b.count = batch;
-  b.dims.m = m;
-  b.dims.n = n;
-  b.A.base = A;
-  b.A.stride = sA;
-  b.A.ld = lda;
-  b.S.base = S;
-  b.S.stride = sS;
-  b.U.base = U;
-  b.U.stride = sU;
-  b.U.ld = ldu;
-  b.V.base = V;
-  b.V.stride = sV;
-  b.V.ld = ldv;
-  b.info = info;
-  b.sweeps = sweeps;
-  return b;
-}
-
 template <class T> bsvd_status_t check_batch(const Batch<T> &b, const ArgPos &p, bool variable);
 
 } // namespace bsvd::detail

@@ -65,6 +65,34 @@ template <class T> struct Batch {
   int *sweeps = nullptr; // may be null
 };
 
+// The Batch of a strided call's arguments (the public strided forms, checked
+// by api_common.hpp's check_batch; and the single packed matrix of a
+// preconditioned solve's inner matrix: batch 1, strides 0).
+template <class T> Batch<T> strided_batch(bsvd_job_t job, int m, int n, const T *A, int lda,
+                                          int64_t sA, real_of_t<T> *S, int64_t sS, T *U, int ldu,
+                                          int64_t sU, T *V, int ldv, int64_t sV, int *info,
+                                          int *sweeps, int batch) {
+  Batch<T> b;
+  b.vectors = job == BSVD_JOB_VECTORS;
+  b.count = batch;
+  b.dims.m = m;
+  b.dims.n = n;
+  b.A.base = A;
+  b.A.stride = sA;
+  b.A.ld = lda;
+  b.S.base = S;
+  b.S.stride = sS;
+  b.U.base = U;
+  b.U.stride = sU;
+  b.U.ld = ldu;
+  b.V.base = V;
+  b.V.stride = sV;
+  b.V.ld = ldv;
+  b.info = info;
+  b.sweeps = sweeps;
+  return b;
+}
+
 // Matrices first ... first + count - 1 of a batch, as a batch of their own
 // (host code: the batch's arrays are host memory or device pointers that
 // are offset, not read).

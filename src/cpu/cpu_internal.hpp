@@ -440,27 +440,6 @@ inline Config inner_config(const Config &cfg) {
   return c;
 }
 
-// A batch of one packed matrix (m x n, leading dimensions m and n) with its
-// own info and sweeps: the inner solve of the preconditionings.
-template <class T> Batch<T> single_batch(bool vectors, int m, int n, const T *A, real_of_t<T> *S,
-                                         T *U, T *V, int *info, int *sweeps) {
-  Batch<T> b;
-  b.vectors = vectors;
-  b.count = 1;
-  b.dims.m = m;
-  b.dims.n = n;
-  b.A.base = A;
-  b.A.ld = m;
-  b.S.base = S;
-  b.U.base = U;
-  b.U.ld = m;
-  b.V.base = V;
-  b.V.ld = n;
-  b.info = info;
-  b.sweeps = sweeps;
-  return b;
-}
-
 // Effective block width of the blocked variant: the rule both backends
 // share (plan::block_width), at most n.
 inline int effective_nb(const Config &cfg, int n) {

@@ -138,7 +138,8 @@ template <class T> int solve_gram_preconditioned(const Batch<T> &batch, int b, c
   // X = W V0, solved as a matrix of its own.
   product(false, mw, nw, nw, W, mw, P.V0, nw, P.X, mw);
   int info = 0, sweeps = 0;
-  const Batch<T> xb = single_batch(vec, mw, nw, P.X, P.Sx, P.Ux, P.Vx, &info, &sweeps);
+  const Batch<T> xb = strided_batch(vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, mw, nw, P.X, mw, 0,
+                                    P.Sx, 0, P.Ux, mw, 0, P.Vx, nw, 0, &info, &sweeps, 1);
   const int path = solve_one_impl(xb, 0, inner_config(cfg), reinterpret_cast<T *>(P.inner), cache);
 
   R *S = batch.S.ptr(b);

@@ -165,7 +165,8 @@ template <class T> int solve_preconditioned(const Batch<T> &batch, int b, const 
       P.X[r + int64_t(c) * nw] = r >= c && c < kr ? conj_(P.W[c + int64_t(r) * mw]) : T(0);
   const bool vec = batch.vectors;
   int info = 0, sweeps = 0;
-  const Batch<T> xb = single_batch(vec, nw, nw, P.X, P.Sx, P.Ux, P.Vx, &info, &sweeps);
+  const Batch<T> xb = strided_batch(vec ? BSVD_JOB_VECTORS : BSVD_JOB_VALUES, nw, nw, P.X, nw, 0,
+                                    P.Sx, 0, P.Ux, nw, 0, P.Vx, nw, 0, &info, &sweeps, 1);
   const int path = solve_one_impl(xb, 0, inner_config(cfg), P.inner, cache);
 
   R *S = batch.S.ptr(b);
