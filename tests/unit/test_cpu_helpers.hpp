@@ -160,6 +160,46 @@ template <class T> Measures check_family(bsvd::testing::Family f, int m, int n, 
   return ms;
 }
 
+// Values only: the same S and sweeps as with vectors under cfg (one code
+// path up to the vectors' assembly), on a 60 x 45 logrand matrix.
+template <class T> void expect_values_only_same_s(const Config &cfg, uint64_t seed) {
+  const int m = 60, n = 45;
+  std::vector<T> A(size_t(m) * n);
+  bsvd::testing::generate<T>(bsvd::testing::Family::Logrand, m, n,
+                             bsvd::testing::default_kappa<T>(), seed, A.data(), m);
+  const auto full = solve(m, n, A.data(), m, cfg, true);
+  const auto vals = solve(m, n, A.data(), m, cfg, false);
+  ASSERT_EQ(full.status, 0);
+  ASSERT_EQ(vals.status, 0);
+  EXPECT_EQ(full.S, vals.S);
+  EXPECT_EQ(full.sweeps, vals.sweeps);
+}
+
+// Zero, identity, rank-deficient, overflow, underflow, NaN, Inf, tiny
+// columns (30 x 20), each alone under cfg: reported as the plain solve
+// reports it (NaN / Inf: info BSVD_INFO_NONFINITE and NaN values), the
+// others within kLimit.
+template <class T> void expect_edge_cases(const Config &cfg, uint64_t seed) {
+  using bsvd::testing::Edge;
+  const int m = 30, n = 20;
+  for (Edge e : {Edge::Zero, Edge::Identity, Edge::RankDeficient, Edge::Overflow, Edge::Underflow,
+                 Edge::Nan, Edge::Inf, Edge::TinyColumns}) {
+    SCOPED_TRACE(testing::Message() << "edge " << int(e));
+    std::vector<T> A(size_t(m) * n);
+    bsvd::testing::generate_edge<T>(e, m, n, seed, A.data(), m);
+    const auto r = solve(m, n, A.data(), m, cfg);
+    ASSERT_EQ(r.status, 0);
+    if (e == Edge::Nan || e == Edge::Inf) {
+      EXPECT_EQ(r.info, BSVD_INFO_NONFINITE);
+      EXPECT_TRUE(std::isnan(double(r.S[0])));
+      continue;
+    }
+    EXPECT_EQ(r.info, 0);
+    const auto ms = measure(m, n, A.data(), m, r, {});
+    EXPECT_LT(ms.r.worst(), kLimit) << ratios_str(ms);
+  }
+}
+
 // Worst ratios seen per type, printed at the end of the suites.
 struct Worst {
   double t1 = 0, t2 = 0, t3 = 0;

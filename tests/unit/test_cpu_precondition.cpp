@@ -7,7 +7,6 @@
 #include "testing/lapack_ref.hpp"
 
 using namespace bsvd_cpu_test;
-using bsvd::testing::Edge;
 using bsvd::testing::Family;
 
 namespace {
@@ -35,44 +34,14 @@ TYPED_TEST(CpuPrecondition, FamiliesPassT1toT4) {
         worst_of<T>().add(check_family<T>(f, m, n, pre_cfg(v), 500 + m + 3 * n));
 }
 
-// Values only: the same S and sweeps as with vectors (one code path up to
-// the vectors' assembly).
+// Values only: the same S and sweeps as with vectors.
 TYPED_TEST(CpuPrecondition, ValuesOnlySameS) {
-  using T = TypeParam;
-  const int m = 60, n = 45;
-  std::vector<T> A(size_t(m) * n);
-  bsvd::testing::generate<T>(Family::Logrand, m, n, bsvd::testing::default_kappa<T>(), 17, A.data(),
-                             m);
-  const Config cfg = pre_cfg(BSVD_VARIANT_BLOCKED);
-  const auto full = solve(m, n, A.data(), m, cfg, true);
-  const auto vals = solve(m, n, A.data(), m, cfg, false);
-  ASSERT_EQ(full.status, 0);
-  ASSERT_EQ(vals.status, 0);
-  EXPECT_EQ(full.S, vals.S);
-  EXPECT_EQ(full.sweeps, vals.sweeps);
+  expect_values_only_same_s<TypeParam>(pre_cfg(BSVD_VARIANT_BLOCKED), 17);
 }
 
-// Zero, identity, rank-deficient, overflow, underflow, NaN, Inf: each
-// alone, solved as the unpreconditioned solve would report it.
+// Each edge case alone, solved as the unpreconditioned solve would report it.
 TYPED_TEST(CpuPrecondition, EdgeCases) {
-  using T = TypeParam;
-  const int m = 30, n = 20;
-  for (Edge e : {Edge::Zero, Edge::Identity, Edge::RankDeficient, Edge::Overflow, Edge::Underflow,
-                 Edge::Nan, Edge::Inf, Edge::TinyColumns}) {
-    SCOPED_TRACE(testing::Message() << "edge " << int(e));
-    std::vector<T> A(size_t(m) * n);
-    bsvd::testing::generate_edge<T>(e, m, n, 31, A.data(), m);
-    const auto r = solve(m, n, A.data(), m, pre_cfg(BSVD_VARIANT_BLOCKED));
-    ASSERT_EQ(r.status, 0);
-    if (e == Edge::Nan || e == Edge::Inf) {
-      EXPECT_EQ(r.info, BSVD_INFO_NONFINITE);
-      EXPECT_TRUE(std::isnan(double(r.S[0])));
-      continue;
-    }
-    EXPECT_EQ(r.info, 0);
-    const auto ms = measure(m, n, A.data(), m, r, {});
-    EXPECT_LT(ms.r.worst(), kLimit) << ratios_str(ms);
-  }
+  expect_edge_cases<TypeParam>(pre_cfg(BSVD_VARIANT_BLOCKED), 31);
 }
 
 // Rank 50 of 200 (columns 50.. repeat 0..): R's last 150 rows are the
