@@ -10,7 +10,7 @@ if ! command -v "$CF" >/dev/null; then
   exit 2
 fi
 mapfile -t files < <(git ls-files -- 'include/*.h' 'include/*.hpp' 'include/*.cuh' 'tests/*.cu' 'src/*.cpp' 'src/*.hpp' \
-  'src/*.cu' 'src/*.cuh' 'tools/*.cpp' 'tools/*.hpp' 'tools/*.cu' 'tests/*.cpp' 'tests/*.hpp' \
+  'src/*.cu' 'src/*.cuh' 'tools/*.cpp' 'tools/*.hpp' 'tools/*.cu' 'tools/*.cuh' 'tests/*.cpp' 'tests/*.hpp' \
   'tests/*.c' 'python/src/*.cpp' 'examples/*.c' 'examples/*.cpp' 'examples/*.cu')
 if [ "${1:-}" = --check ]; then
   bad=0

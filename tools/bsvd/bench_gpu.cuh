@@ -39,7 +39,6 @@
 
 namespace bsvd::cli::gpu_bench {
 
-
 struct CudaFail {
   std::string what;
 };
@@ -140,7 +139,7 @@ inline double warmup_ms() {
   return 25.0;
 }
 inline double time_events(int reps, const std::function<void()> &setup,
-                   const std::function<void()> &body) {
+                          const std::function<void()> &body) {
   cudaEvent_t e0, e1;
   BENCH_CUDA(cudaEventCreate(&e0));
   BENCH_CUDA(cudaEventCreate(&e1));
