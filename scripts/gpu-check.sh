@@ -20,7 +20,7 @@
 #                 python/bench_host.py (NumPy batches through the GPU); about
 #                 100 s of build and 150 s of tests. With --no-tests
 #                 --no-bench and nothing else, the C++ build is skipped.
-#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny,lanes,async,devices: only
+#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny,lanes,async,hsvd,devices: only
 #               these bench parts (default: all; devices needs two or more GPUs)
 #   TINY_PRECISIONS (default d s), TINY_BIG=0 (no 10^7 cases): the tiny part's
 #   TUNE_TLP_SIZES, TUNE_TLP_PRECISIONS: the tune part's N and precisions
@@ -131,8 +131,8 @@ fi
 if [ $SANITIZE = 1 ]; then
   # racecheck is ~10x slower than memcheck: the blocked edge cases (180^2)
   # alone ran past the device call's limit, so it gets the small cases.
-  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall:GpuBlocked/1.EvdPlansGiveTheSameBits:GpuBlocked/3.EvdPlansGiveTheSameBits:GpuBlocked/1.GramByCublas:GpuBlocked/3.GramByCublas:GpuBlocked/*.GramPlansGiveTheSameBits:GpuBlocked/1.NullColumnsInRounds:GpuBlocked/2.NullColumnsInRounds:GpuBlocked/1.StreamGroupsGiveTheSameBits:GpuBlocked/3.StreamGroupsGiveTheSameBits:GpuQrcp/1.ClusterFactorGivesTheSameBits:GpuQrcp/3.ClusterFactorGivesTheSameBits:GpuQrcp/1.QApplyGivesTheSameBits:GpuQrcp/3.QApplyGivesTheSameBits:GpuQr/1.TsqrFactorMatchesCpuTwin:GpuQr/3.TsqrFactorMatchesCpuTwin:GpuBlockedMma.*:GpuBlocked/1.WcycleMixedSizeBatch:GpuBlocked/3.WcycleOfOneOuterBlockIsOneLevel:GpuGram/1.EdgeCasesInOneBatch:GpuGram/3.VariableSizes:GpuAsync.GramMatchesBlockingAndReplays'
-  FR='GpuFused/2.EdgeCases:GpuQr/1.EdgeCases:GpuQr/2.FactorMatchesCpuTwin:GpuBlocked/1.PairSolversSmall:GpuBlocked/3.PairSolversSmall:GpuBlocked/1.EvdPlansSmall:GpuQr/1.TsqrFactorMatchesCpuTwin'
+  FM='GpuFused/1.ValuesOnlySameS:GpuFused/2.EdgeCases:GpuBlocked/1.EdgeCases:GpuBlocked/3.DeviceHostAndValuesOnlyAgree:GpuQr/1.EdgeCases:GpuBlocked/*.PairSolversSmall:GpuBlocked/1.EvdPlansGiveTheSameBits:GpuBlocked/3.EvdPlansGiveTheSameBits:GpuBlocked/1.GramByCublas:GpuBlocked/3.GramByCublas:GpuBlocked/*.GramPlansGiveTheSameBits:GpuBlocked/1.NullColumnsInRounds:GpuBlocked/2.NullColumnsInRounds:GpuBlocked/1.StreamGroupsGiveTheSameBits:GpuBlocked/3.StreamGroupsGiveTheSameBits:GpuQrcp/1.ClusterFactorGivesTheSameBits:GpuQrcp/3.ClusterFactorGivesTheSameBits:GpuQrcp/1.QApplyGivesTheSameBits:GpuQrcp/3.QApplyGivesTheSameBits:GpuQr/1.TsqrFactorMatchesCpuTwin:GpuQr/3.TsqrFactorMatchesCpuTwin:GpuBlockedMma.*:GpuBlocked/1.WcycleMixedSizeBatch:GpuBlocked/3.WcycleOfOneOuterBlockIsOneLevel:GpuGram/1.EdgeCasesInOneBatch:GpuGram/3.VariableSizes:GpuAsync.GramMatchesBlockingAndReplays:GpuHsvd/1.BatchWithBadMatricesAndSignatures:GpuHsvd/2.StridedHostLayoutsKeepThePadding:GpuHsvd/0.BreakdownIsPerMatrix'
+  FR='GpuFused/2.EdgeCases:GpuQr/1.EdgeCases:GpuQr/2.FactorMatchesCpuTwin:GpuBlocked/1.PairSolversSmall:GpuBlocked/3.PairSolversSmall:GpuBlocked/1.EvdPlansSmall:GpuQr/1.TsqrFactorMatchesCpuTwin:GpuHsvd/1.BatchWithBadMatricesAndSignatures:GpuHsvd/2.BreakdownIsPerMatrix'
   for tool in memcheck racecheck; do
     F=$FM; [ $tool = racecheck ] && F=$FR
     timeout 400 compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/bsvd_gpu_tests" \
@@ -286,6 +286,23 @@ if [ $BENCH = 1 ]; then
     "$BSVD" bench --backend cuda --precision $p --cases "$cases" --family random --reps 5 --async \
       --check-sample 4 -q --json "$OUT/bench-$p-async.json" >>"$OUT/bench.log" 2>&1
     say "bench $p async: rc=$?"
+  done
+  # The hyperbolic SVD (docs/perf/hsvd.md): against the SVD of the same G and
+  # cuSOLVER's eigensolvers on H = G J G^H formed by cuBLAS; then graded G
+  # (8 decades) in s and c, where the note gives each row's largest relative
+  # eigenvalue error.
+  part hsvd && for p in d s c z; do
+    cases="10000x32x32,1000x64x64"
+    [ $p = d ] && cases="$cases,10000x8x8,1000x100x100,1000x128x128"
+    "$BSVD" bench --backend cuda --hsvd --precision $p --cases "$cases" --family random --reps 5 \
+      --check-sample 8 -q --json "$OUT/bench-$p-hsvd.json" >>"$OUT/bench.log" 2>&1
+    say "bench $p hsvd: rc=$?"
+  done
+  part hsvd && for p in s c; do
+    "$BSVD" bench --backend cuda --hsvd --grade 8 --precision $p --cases 10000x32x32 \
+      --family random --reps 3 --check-sample 8 -q --json "$OUT/bench-$p-hsvd-graded.json" \
+      >>"$OUT/bench.log" 2>&1
+    say "bench $p hsvd graded: rc=$?"
   done
   # Host data over every GPU of the machine against one (docs/perf/multi-gpu.md);
   # only where two or more are visible.

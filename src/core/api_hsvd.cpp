@@ -1,8 +1,7 @@
 // The hyperbolic SVD's entry points (bsvd.h, "Hyperbolic SVD";
 // docs/hsvd.md): the checks of the gesvj forms (api_common.hpp) plus nplus
-// and m >= n, then the cpu backend. There is no GPU path yet: the request
-// for one is a valid request this build cannot do (NOT_SUPPORTED), and
-// BSVD_BACKEND_AUTO takes the cpu for host data even when a GPU is visible.
+// and m >= n, then the backend: cuda for device data, and for host data
+// when a GPU is visible (BSVD_BACKEND_AUTO), as the SVD's forms choose.
 #include "api_common.hpp"
 #include "backends.hpp"
 
@@ -22,8 +21,8 @@ namespace {
 constexpr ArgPos kHsvdPos{1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
 constexpr int kNplusPos = 4;
 
-// What the cpu HSVD solver does not do yet: the blocked variant and the
-// pivoted QR preconditioning (HBJ Sec. 2: pivoting permutes J as well).
+// What the HSVD does not do yet: the blocked variant, the pivoted QR
+// preconditioning (HBJ Sec. 2: pivoting permutes J as well), several GPUs.
 bsvd_status_t check_supported(const bsvd_options_t &o) {
   if (o.variant == BSVD_VARIANT_BLOCKED) {
     set_error("the hyperbolic SVD has no blocked variant yet (opts->variant = blocked)");
@@ -35,9 +34,9 @@ bsvd_status_t check_supported(const bsvd_options_t &o) {
               o.precondition);
     return BSVD_STATUS_NOT_SUPPORTED;
   }
-  if (o.backend == BSVD_BACKEND_CUDA) {
-    set_error("the hyperbolic SVD has no GPU path yet: use opts->backend = cpu (or auto) with "
-              "host data");
+  if (o.device_count != 0) {
+    set_error("the hyperbolic SVD runs on one GPU: opts->device_count = %d is not supported",
+              o.device_count);
     return BSVD_STATUS_NOT_SUPPORTED;
   }
   return 0;
@@ -84,12 +83,22 @@ template <class T> bsvd_status_t gehsvj(bsvd_job_t job, int m, int n, const int 
     return bad(arg ? arg + (arg >= kNplusPos ? 1 : 0) : p.A, "pointer",
                "is in a different memory space (host / device) than A: all matrices of a call must "
                "be in one");
-  if (where == 1) {
-    set_error("the hyperbolic SVD has no GPU path yet: A is device memory (pass host data)");
-    return BSVD_STATUS_NOT_SUPPORTED;
+  bsvd_backend_t backend = o.backend;
+  if (backend == BSVD_BACKEND_AUTO)
+    backend = where == 1 || cuda_available() ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
+  if (backend == BSVD_BACKEND_CPU && where == 1)
+    return bad(p.A, "A", "is device memory, but opts->backend = cpu needs host memory");
+  if (backend == BSVD_BACKEND_CUDA && !cuda_available()) {
+    set_error("opts->backend = cuda, but no CUDA GPU is visible (or the library was built "
+              "without CUDA)");
+    return BSVD_STATUS_BACKEND_UNAVAILABLE;
   }
   try {
-    return cpu_gehsvj(b, nplus, make_config(o), cpu_threads(o, batch), o.path);
+    const Config cfg = make_config(o);
+    const int threads = cpu_threads(o, batch);
+    if (backend == BSVD_BACKEND_CUDA)
+      return cuda_gehsvj(b, nplus, cfg, threads, o.stream, o.path);
+    return cpu_gehsvj(b, nplus, cfg, threads, o.path);
   } catch (const std::bad_alloc &) {
     set_error("host allocation failed");
     return BSVD_STATUS_ALLOC_FAILED;

@@ -57,6 +57,14 @@ int cuda_current_device();
 template <class T> bsvd_status_t cuda_gesvj_on(int dev, const Batch<T> &batch, const Config &cfg,
                                                void *stream, int *path);
 
+// The hyperbolic SVD (cpu_gehsvj's contract) on the GPU: the fused kernel
+// for every matrix that fits it (src/cuda/hsvd.cu). Host data beyond it is
+// solved by cpu_gehsvj on `threads` workers; device data beyond it is
+// NOT_SUPPORTED. Blocking, on `stream`.
+template <class T> bsvd_status_t cuda_gehsvj(const Batch<T> &batch, const int *nplus,
+                                             const Config &cfg, int threads, void *stream,
+                                             int *path);
+
 // Thread-local error detail (bsvd_last_error).
 void set_error(const char *fmt, ...);
 void clear_error();

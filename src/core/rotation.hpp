@@ -142,6 +142,11 @@ BSVD_HD inline HyperbolicRotation<R> hyperbolic_rotation(R alpha, R beta, R abs_
   return r;
 }
 
+// Sweeps in a row with a substituted hyperbolic step after which the HSVD
+// stops with BSVD_INFO_HYPERBOLIC_BREAKDOWN (the CPU solver and the fused
+// kernel alike; docs/hsvd.md).
+constexpr int kHyperbolicBreakdownSweeps = 3;
+
 // The convergence test of one pair: rotate when |gamma| > tol sqrt(alpha)
 // sqrt(beta). Written with two square roots so that alpha * beta cannot
 // overflow or underflow.

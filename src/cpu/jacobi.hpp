@@ -35,14 +35,14 @@ template <class T> SweepStats jacobi_unblocked(int m, int n, T *W, int ldw, T *V
 // transformation: G V = W on exit, V^H J V = J. The stop is the unblocked
 // one (a sweep without a rotation of either kind). breakdown: a hyperbolic
 // pair needed the 5/4 substitution in kHyperbolicBreakdownSweeps sweeps in
-// a row, or in the last sweep of an unconverged run -- the rank condition
-// rank(G) = rank(G J G^H) is violated (numerically).
+// a row (rotation.hpp), or in the last sweep
+// of an unconverged run -- the rank condition rank(G) = rank(G J G^H) is
+// violated (numerically).
 struct HyperbolicStats {
   int sweeps = 0;
   bool converged = false;
   bool breakdown = false;
 };
-constexpr int kHyperbolicBreakdownSweeps = 3;
 template <class T> HyperbolicStats jacobi_hyperbolic(int m, int n, int nplus, T *W, int ldw, T *V,
                                                      int ldv, const Ordering &ord, double tol,
                                                      int max_sweeps);

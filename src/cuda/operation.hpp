@@ -29,6 +29,7 @@ template <class T> struct GroupArgs {
   const std::vector<int> &kidx;
   unsigned char *ws; // workspace_bytes(plan, group) bytes, 256-byte aligned
   cudaStream_t stream;
+  const int *nplus = nullptr; // the HSVD's signatures (FusedOp only; hsvd.cu)
 };
 
 // Every CUDA call is checked; a failure names the call (bsvd_last_error).

@@ -33,6 +33,8 @@ struct BenchCase {
   bool async = false; // this row's calls: the _async form (its note: the host time)
   int device_count = 0; // cuda, != 0: two more rows, the blocking call on host data
   std::vector<int> devices; // on the current GPU and over these (bsvd_options_t's)
+  bool hsvd = false; // cuda: the hyperbolic SVD's rows instead (bench_hsvd.cu)
+  double hsvd_grade = 0; // > 0: G's columns graded over this many decades
 };
 
 struct BenchRow {
@@ -73,6 +75,9 @@ double gram_pre_flops(char precision, int m, int n, bool vectors, long batch);
 // float, double, std::complex<float>, std::complex<double>), appending one
 // row per solver. Returns false (with rows explaining why) without a GPU.
 bool bench_gpu(const BenchCase &c, const void *A, std::vector<BenchRow> &rows);
+// `bsvd bench --hsvd` (bench_hsvd.cu): the hyperbolic SVD, the SVD and the
+// eigensolvers on H = G J G^H, for the case's matrices as G.
+bool bench_gpu_hsvd(const BenchCase &c, const void *A, std::vector<BenchRow> &rows);
 
 // The rows of c.device_count (bench_host.cu): the blocking call on the host
 // batch A (copies in and out included) on the current GPU, bsvd-cuda-host,

@@ -72,6 +72,8 @@ struct BenchArgs {
   int check_sample = 16;
   bool values_only = false;
   bool async = false;
+  bool hsvd = false;
+  double grade = 0;
   std::string devices;
   bool quiet = false;
   std::string json;
@@ -269,6 +271,8 @@ int bench(const BenchArgs &a) {
       c.family = a.family;
       c.vectors = !a.values_only;
       c.async_rows = a.async;
+      c.hsvd = a.hsvd;
+      c.hsvd_grade = a.grade;
       std::string err;
       if (!parse_devices(a.devices, c.device_count, c.devices, err)) {
         std::fprintf(stderr, "bsvd bench: %s\n", err.c_str());
@@ -342,6 +346,11 @@ int bench(const BenchArgs &a) {
   if (!want_cpu && !want_gpu) {
     std::fprintf(stderr, "bsvd bench: --backend must be %s, %s or all\n", cpu.c_str(),
                  cuda.c_str());
+    return 2;
+  }
+  if ((a.hsvd || a.grade > 0) && (want_cpu || !a.mtx.empty() || !a.hsvd)) {
+    std::fprintf(stderr, "bsvd bench: --hsvd runs with --backend cuda and --cases only (--grade "
+                         "with --hsvd)\n");
     return 2;
   }
 #if !defined(BSVD_WITH_CUDA)
@@ -428,7 +437,10 @@ int bench(const BenchArgs &a) {
 #if defined(BSVD_WITH_CUDA)
       if (want_gpu) {
         prog.step(std::string("gpu ") + label);
-        bench_gpu(c, A.data(), rows);
+        if (c.hsvd)
+          bench_gpu_hsvd(c, A.data(), rows);
+        else
+          bench_gpu(c, A.data(), rows);
       }
 #endif
     });
@@ -507,6 +519,12 @@ void add_bench(CLI::App &app, int &rc) {
   sub->add_flag("--async", a->async,
                 "cuda: one more row per case, bsvd-cuda-async: the stream-ordered _async form "
                 "(device time as the other rows; its note gives the host time of one call)");
+  sub->add_flag("--hsvd", a->hsvd,
+                "cuda: the hyperbolic SVD (J = diag(I, -I), n/2 plus signs) against the SVD of "
+                "the same matrices and cuSOLVER's eigensolvers on H = G J G^H (docs/hsvd.md)");
+  sub->add_option("--grade", a->grade,
+                  "with --hsvd: scale the columns of every matrix over this many decades (the "
+                  "note gives each row's largest relative eigenvalue error; s, c)");
   sub->add_option("--devices", a->devices,
                   "cuda: two more rows per case, the blocking call on host data (copies "
                   "included) on the current GPU (bsvd-cuda-host) and over these GPUs "

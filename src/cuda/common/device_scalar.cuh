@@ -57,8 +57,14 @@ __device__ __forceinline__ double dldexp(double x, int e) { return ldexp(x, e); 
 // only change sign), so a rotation applied with the roles of x and y
 // exchanged is the same rotation with neg_conj(te) (the register
 // eigensolver of the blocked path, blocked/evd_*.cuh, relies on this).
+// The hyperbolic step of the HSVD (rotation.hpp, hyperbolic_rotation),
+//   x' = c (x + th y),  y' = c (y + conj(th) x),
+// is rot_first(x, y, c, dneg(th)) and rot_first(y, x, c, neg_conj(th)):
+// rot_tangent's second output with te = th, its first with te = -th.
 __device__ __forceinline__ float neg_conj(float t) { return -t; }
 __device__ __forceinline__ double neg_conj(double t) { return -t; }
+__device__ __forceinline__ float dneg(float t) { return -t; }
+__device__ __forceinline__ double dneg(double t) { return -t; }
 template <class R> __device__ __forceinline__ R rot_first(R x, R y, R c, R t) {
   return c * fma(-t, y, x);
 }
@@ -120,6 +126,7 @@ template <class R> __device__ __forceinline__ cx<R> dldexp(cx<R> x, int e) {
   return {dldexp(x.re, e), dldexp(x.im, e)};
 }
 template <class R> __device__ __forceinline__ cx<R> neg_conj(cx<R> t) { return {-t.re, t.im}; }
+template <class R> __device__ __forceinline__ cx<R> dneg(cx<R> t) { return {-t.re, -t.im}; }
 template <class R> __device__ __forceinline__ cx<R> rot_first(cx<R> x, cx<R> y, R c, cx<R> te) {
   // te y = (tr yr - ti yi) + i (tr yi + ti yr)
   const R tr = te.re, ti = te.im;

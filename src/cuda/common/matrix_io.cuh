@@ -25,6 +25,8 @@ enum : int {
   kStConverged = 3,
   kStNonfinite = 4,
   kStNull = 5, // some column is numerically null (completion needed)
+  kStSubst = 6, // HSVD: a substituted hyperbolic step in the current sweep
+  kStSubRun = 7, // HSVD: sweeps in a row with one; -1: breakdown
   kStInts = 8 // ints before the 8-byte amax word
 };
 
@@ -397,13 +399,15 @@ template <class T, class R> __device__ void complete_rounds(const RoundSmem<T> &
 // outcome. nrm, expo, rank, flag: nw_max entries of scratch; xs: mw_max,
 // coef: nw_max, key: one word, resid: mw or null (null-column completion);
 // rounds.cb > 0 (one matrix per block, resid given): the completion in
-// rounds, else one column at a time.
+// rounds, else one column at a time. nplus >= 0: the HSVD's signature
+// (fused kernel, HYP): each side of nplus sorted on its own, V written as
+// J V_acc J (hsvd.cpp says why), info = breakdown when st[kStSubRun] < 0.
 template <int G, class PP, class T, class R> __device__ __forceinline__ void
 finish_and_write(const PP &P, const Team &team, int t, int g, int l, bool gvalid, bool mvalid,
                  bool nonfinite, int b, int m, int n, bool vectors, int escale, T *W, int ldw,
                  const T *Vw, int ldvw, R *nrm, int *expo, int *rank, int *flag, T *xs, T *coef,
                  int *st, unsigned long long *key, R *resid, R null_ratio,
-                 const RoundSmem<T> &rounds = {}) {
+                 const RoundSmem<T> &rounds = {}, int nplus = -1) {
   const bool trans = m < n;
   const int mw = trans ? n : m, nw = trans ? m : n;
   // 3. finish: sigma_j = ||w_j|| = mant_j 2^expo_j (scaled, as the CPU
@@ -439,13 +443,16 @@ finish_and_write(const PP &P, const Team &team, int t, int g, int l, bool gvalid
     }
   }
   team.sync();
-  // Stable descending order of (mant, expo): rank of each column.
+  // Stable descending order of (mant, expo): rank of each column (within
+  // its side of nplus, the +1 side first, for the HSVD).
   if (ok)
     for (int j = t; j < nw; j += P.tpm) {
       const R mj = nrm[j];
       const int ej = expo[j];
-      int r = 0;
-      for (int i = 0; i < nw; ++i) {
+      const bool minus = nplus >= 0 && j >= nplus;
+      const int lo = minus ? nplus : 0, hi = nplus >= 0 && !minus ? nplus : nw;
+      int r = lo;
+      for (int i = lo; i < hi; ++i) {
         const R mi = nrm[i];
         const int ei = expo[i];
         r += sorts_before(mi, ei, mj, ej) || (i < j && !sorts_before(mj, ej, mi, ei));
@@ -606,12 +613,16 @@ finish_and_write(const PP &P, const Team &team, int t, int g, int l, bool gvalid
       }
       for (int e = t; e < nw * k; e += P.tpm) {
         const int j = e / nw, i = e - j * nw;
-        Ov[i + (long long)rank[j] * ldov] = Vw[i + size_t(j) * ldvw];
+        const T x = Vw[i + size_t(j) * ldvw];
+        Ov[i + (long long)rank[j] * ldov] = nplus >= 0 && (i < nplus) != (j < nplus) ? dneg(x) : x;
       }
     }
   }
   if (t == 0) {
-    P.batch.info[b] = nonfinite ? BSVD_INFO_NONFINITE : (st[kStConverged] ? 0 : 1);
+    P.batch.info[b] = nonfinite                          ? BSVD_INFO_NONFINITE
+                      : nplus >= 0 && st[kStSubRun] < 0 ? BSVD_INFO_HYPERBOLIC_BREAKDOWN
+                      : st[kStConverged]                 ? 0
+                                                         : 1;
     if (P.batch.sweeps) P.batch.sweeps[b] = st[kStSweeps];
   }
 }

@@ -41,6 +41,9 @@ template <class T> struct FusedParams {
   // byte offsets inside one matrix's shared-memory slice
   size_t off_v = 0, off_nrm = 0, off_anc = 0, off_expo = 0, off_rank = 0, off_flag = 0, off_x = 0,
          off_coef = 0, off_state = 0, off_rpq = 0, off_rmode = 0, off_rg = 0, off_rc = 0;
+  // The hyperbolic SVD (docs/hsvd.md): nplus[b] the +1 entries of matrix
+  // b's signature (device memory, indexed like the batch); null: the SVD.
+  const int *nplus = nullptr;
 };
 
 // Lanes per column pair (G) and rows per lane held in registers (RPL)
@@ -95,8 +98,11 @@ bool fits(char precision, int m, int n, bool vectors);
 // plan's FusedLaunch).
 template <class T> FusedShape plan_fused(FusedParams<T> &P, bool vectors, int lanes, int tpm_cap);
 
-// Launches the kernel on `stream` (errors: the launch's cudaError_t).
+// Launches the kernel on `stream` (errors: the launch's cudaError_t);
+// launch_fused_hyp: its hyperbolic instances (P.nplus set).
 template <class T>
 cudaError_t launch_fused(const FusedParams<T> &P, FusedShape shape, cudaStream_t stream);
+template <class T>
+cudaError_t launch_fused_hyp(const FusedParams<T> &P, FusedShape shape, cudaStream_t stream);
 
 } // namespace bsvd::detail::cuda

@@ -5,7 +5,7 @@ namespace bsvd::detail::cuda {
 
 template <> cudaError_t launch_fused<double>(const FusedParams<double> &P, FusedShape shape,
                                              cudaStream_t stream) {
-  return launch_fused_impl(P, shape, stream);
+  return launch_fused_impl<double, false>(P, shape, stream);
 }
 
 } // namespace bsvd::detail::cuda

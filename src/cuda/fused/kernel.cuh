@@ -29,6 +29,14 @@
 // memory), the same rotation formula and test, the same stopping rule (a
 // sweep without rotations ends it), so the CPU twin reproduces its singular
 // values and sweep counts.
+//
+// HYP (FusedParams::nplus set): the hyperbolic SVD (docs/hsvd.md), the twin
+// of jacobi_hyperbolic.cpp. Columns 0 ... nplus-1 carry +1 in J, the rest
+// -1; a pair across nplus takes the hyperbolic step (hyperbolic_rotation,
+// rotation.hpp; pair_step below), both of its carried norms shrink, a
+// substituted step recomputes both, and kHyperbolicBreakdownSweeps sweeps
+// in a row with a substitution stop the matrix (info = breakdown). The
+// finish sorts within each side and writes V = J V_acc J.
 #pragma once
 
 #include "../../core/ordering.hpp"
@@ -67,7 +75,17 @@ template <class Tstd, int RPL> constexpr bool fused_cache_rows() {
 }
 template <class Tstd, int RPL> constexpr int fused_min_blocks() { return 4; }
 
-template <class Tstd, int G, int RPL, bool WARP>
+// One step on a pair of rows: rot_tangent(x, y, c, te) when tf == te, the
+// hyperbolic step x' = c (x + th y), y' = c (y + conj(th) x) with th = te
+// when tf == dneg(te) (device_scalar.cuh): the same operations either way.
+template <class T, class R>
+__device__ __forceinline__ void pair_step(T &x, T &y, R c, T tf, T te) {
+  const T nx = rot_first(x, y, c, tf);
+  y = rot_first(y, x, c, neg_conj(te));
+  x = nx;
+}
+
+template <class Tstd, int G, int RPL, bool WARP, bool HYP>
 __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
     fused_jacobi_kernel(const __grid_constant__ FusedParams<Tstd> P) {
   using T = dev_t<Tstd>;
@@ -125,6 +143,8 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
   // A table ordering's pairs of this matrix's width (null: round-robin).
   const int *tab = P.ord_off && mvalid ? P.ord_tab + P.ord_off[nw] : nullptr;
   const int steps = tab ? tab[0] : slots - 1;
+  // The signature's boundary (HYP): columns np ... nw-1 carry -1.
+  const int np = HYP && mvalid ? P.nplus[b] : nw;
   team.sync();
 
   // ---- 2. sweeps ---------------------------------------------------------
@@ -140,26 +160,26 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
   // Rotates this lane's rows of the column pair (a, b) of length len: the
   // rows past the RPL * G that row_of() covers, and (rotate_rows) all of
   // them. Shared by the group mode and the warp mode below.
-  auto rotate_tail = [&](T *a, T *b, int len, R c, T te) {
+  auto rotate_tail = [&](T *a, T *b, int len, R c, T tf, T te) {
     for (int i = l + RPL * G; i < len; i += G) {
       T x = a[i], y = b[i];
-      rot_tangent(x, y, c, te, false);
+      pair_step(x, y, c, tf, te);
       a[i] = x;
       b[i] = y;
     }
   };
-  auto rotate_rows = [&](T *a, T *b, int len, R c, T te) {
+  auto rotate_rows = [&](T *a, T *b, int len, R c, T tf, T te) {
 #pragma unroll
     for (int r = 0; r < RPL; ++r) {
       const int i = row_of(r);
       if (i < len) {
         T x = a[i], y = b[i];
-        rot_tangent(x, y, c, te, false);
+        pair_step(x, y, c, tf, te);
         a[i] = x;
         b[i] = y;
       }
     }
-    rotate_tail(a, b, len, c, te);
+    rotate_tail(a, b, len, c, tf, te);
   };
   // Pair k of step s of the current sweep (false: none, or a dummy).
   auto pair_of = [&](bool act, int s, int k, int &p, int &q) -> bool {
@@ -171,7 +191,8 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
   // Warp mode: the pair records of the current step (slot k < half_max) and
   // the warp's share of the groups of its matrix.
   int *rpq = reinterpret_cast<int *>(base + P.off_rpq); // p | q << 16, -1 none
-  int *rmode = reinterpret_cast<int *>(base + P.off_rmode); // bit0 rotate, 2/3 recompute p/q
+  int *rmode = reinterpret_cast<int *>(base + P.off_rmode); // bit0 rotate, 1 hyperbolic,
+                                                            // 2/3 recompute p/q
   T *rg = reinterpret_cast<T *>(base + P.off_rg); // gamma, then t conj(e)
   R *rc = reinterpret_cast<R *>(base + P.off_rc); // cos
   const int span = P.tpm < 32 ? P.tpm : 32; // a matrix's lanes in one warp
@@ -196,7 +217,10 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
       s = group_sum<G>(s);
       if (v && l == 0) nrm[j] = anc[j] = s;
     }
-    if (t == 0 && act) st[kStRotated] = 0;
+    if (t == 0 && act) {
+      st[kStRotated] = 0;
+      if constexpr (HYP) st[kStSubst] = 0;
+    }
     team.sync();
     for (int s = 0; s < P.steps_max; ++s) {
 
@@ -239,12 +263,22 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
             const R absg = dabs(gam);
             if (alpha != R(0) && beta != R(0) && needs_rotation(alpha, beta, absg, tol) &&
                 above_underflow_noise(absg, 0)) {
-              const Rotation<R> ro = jacobi_rotation(alpha, beta, absg);
-              const R anew = alpha - ro.t * absg; // WCYCLE eq. 6
+              bool hyp = false, fresh = false;
+              if constexpr (HYP) hyp = (p < np) != (q < np);
+              Rotation<R> ro;
+              if (hyp) {
+                const HyperbolicRotation<R> hr = hyperbolic_rotation(alpha, beta, absg);
+                ro.t = hr.t;
+                ro.c = hr.c;
+                fresh = hr.substituted;
+              } else {
+                ro = jacobi_rotation(alpha, beta, absg);
+              }
+              const R anew = hyp ? alpha + ro.t * absg : alpha - ro.t * absg; // WCYCLE eq. 6
               const R bnew = beta + ro.t * absg;
               const R ancp = fmax(anc[p], anew), ancq = fmax(anc[q], bnew);
-              mode = 1 | (anew < recompute_factor<R>() * ancp ? 4 : 0) |
-                     (bnew < recompute_factor<R>() * ancq ? 8 : 0);
+              mode = 1 | (hyp ? 2 : 0) | (fresh || anew < recompute_factor<R>() * ancp ? 4 : 0) |
+                     (fresh || bnew < recompute_factor<R>() * ancq ? 8 : 0);
               nrm[p] = anew;
               nrm[q] = bnew;
               anc[p] = ancp;
@@ -252,6 +286,7 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
               rg[k] = tconj_phase(ro.t, gam, absg);
               rc[k] = ro.c;
               st[kStRotated] = 1;
+              if (fresh) st[kStSubst] = 1;
             }
           }
           rmode[k] = mode;
@@ -272,18 +307,19 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
           if (mode & 1) {
             const R c = rc[k];
             const T te = rg[k];
+            const T tf = HYP && (mode & 2) ? dneg(te) : te;
 #pragma unroll
             for (int r = 0; r < RPL; ++r) {
               const int i = row_of(r);
               if (i < mw) {
                 T a = wp[i], bq = wq[i];
-                rot_tangent(a, bq, c, te, false);
+                pair_step(a, bq, c, tf, te);
                 wp[i] = a;
                 wq[i] = bq;
               }
             }
-            rotate_tail(wp, wq, mw, c, te);
-            if (vectors) rotate_rows(Vw + p * ldvw, Vw + q * ldvw, nw, c, te);
+            rotate_tail(wp, wq, mw, c, tf, te);
+            if (vectors) rotate_rows(Vw + p * ldvw, Vw + q * ldvw, nw, c, tf, te);
           }
           // Recompute a shrunken carried norm from its column (each lane
           // reads back the rows it wrote); warp-uniform branch.
@@ -366,14 +402,27 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
             ro.t = odd ? y : x;
             ro.c = act >= big_cot<R>() ? R(1) : (odd ? x : y);
           }
+          // A pair across the signature's boundary takes the hyperbolic
+          // step instead (every lane computes it: the same bits).
+          bool hyp = false, fresh = false;
+          if constexpr (HYP) {
+            hyp = rot && ((p < np) != (q < np));
+            if (hyp) {
+              const HyperbolicRotation<R> hr = hyperbolic_rotation(alpha, beta, absg);
+              ro.t = hr.t;
+              ro.c = hr.c;
+              fresh = hr.substituted;
+            }
+          }
           bool redo_p = false, redo_q = false;
           if (rot) {
-            alpha = alpha - ro.t * absg; // WCYCLE eq. 6
+            alpha = hyp ? alpha + ro.t * absg : alpha - ro.t * absg; // WCYCLE eq. 6
             beta = beta + ro.t * absg;
             ancp = fmax(ancp, alpha);
             ancq = fmax(ancq, beta);
             const R c = ro.c;
             const T te = tconj_phase(ro.t, gam, absg);
+            const T tf = hyp ? dneg(te) : te;
 #pragma unroll
             for (int r = 0; r < RPL; ++r) {
               const int i = row_of(r);
@@ -382,15 +431,15 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
                   xa[r] = wp[i];
                   xb[r] = wq[i];
                 }
-                rot_tangent(xa[r], xb[r], c, te, false);
+                pair_step(xa[r], xb[r], c, tf, te);
                 wp[i] = xa[r];
                 wq[i] = xb[r];
               }
             }
-            rotate_tail(wp, wq, mw, c, te);
-            if (vectors) rotate_rows(Vw + p * ldvw, Vw + q * ldvw, nw, c, te);
-            redo_p = alpha < recompute_factor<R>() * ancp;
-            redo_q = beta < recompute_factor<R>() * ancq;
+            rotate_tail(wp, wq, mw, c, tf, te);
+            if (vectors) rotate_rows(Vw + p * ldvw, Vw + q * ldvw, nw, c, tf, te);
+            redo_p = fresh || alpha < recompute_factor<R>() * ancp;
+            redo_q = fresh || beta < recompute_factor<R>() * ancq;
           }
           // Recompute a shrunken carried norm from its rotated column (the
           // CPU twin's rule); warp-uniform branch, so full-mask shuffles.
@@ -421,6 +470,7 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
             anc[p] = ancp;
             anc[q] = ancq;
             st[kStRotated] = 1;
+            if (fresh) st[kStSubst] = 1;
           }
         }
       }
@@ -432,8 +482,19 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
       if (!st[kStRotated]) {
         st[kStConverged] = 1;
         st[kStActive] = 0;
-      } else if (sw >= P.max_sweeps) {
-        st[kStActive] = 0;
+      } else {
+        bool stop = sw >= P.max_sweeps;
+        if constexpr (HYP) {
+          // The CPU twin's breakdown rule (jacobi_hyperbolic.cpp).
+          const bool sub = st[kStSubst] != 0;
+          const int run = sub ? st[kStSubRun] + 1 : 0;
+          st[kStSubRun] = run;
+          if (run >= kHyperbolicBreakdownSweeps || (stop && sub)) {
+            st[kStSubRun] = -1;
+            stop = true;
+          }
+        }
+        if (stop) st[kStActive] = 0;
       }
     }
     team.sync();
@@ -442,11 +503,12 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
   // ---- 3-4. finish, then write S, U, V, info, sweeps once ------------------
   finish_and_write<G>(P, team, t, g, l, gvalid, mvalid, nonfinite, b, m, n, vectors, escale, W, ldw,
                       Vw, ldvw, nrm, expo, rank, flag, xs, coef, st, amax_word,
-                      static_cast<R *>(nullptr), unit_u<R>());
+                      static_cast<R *>(nullptr), unit_u<R>(), RoundSmem<T>{}, HYP ? np : -1);
 }
 
 // ---- host side: instantiation and dispatch over (G, RPL) -----------------
-template <class Tstd, int G, bool WARP> cudaError_t launch_rpl(const FusedParams<Tstd> &P, int rpl,
+template <class Tstd, int G, bool WARP, bool HYP>
+cudaError_t launch_rpl(const FusedParams<Tstd> &P, int rpl,
                                                                dim3 grid, dim3 block, size_t smem,
                                                                cudaStream_t stream) {
   auto go = [&](auto kernel) -> cudaError_t {
@@ -461,14 +523,15 @@ template <class Tstd, int G, bool WARP> cudaError_t launch_rpl(const FusedParams
     return cudaGetLastError();
   };
   switch (rpl) {
-  case 1: return go(fused_jacobi_kernel<Tstd, G, 1, WARP>);
-  case 2: return go(fused_jacobi_kernel<Tstd, G, 2, WARP>);
-  case 4: return go(fused_jacobi_kernel<Tstd, G, 4, WARP>);
-  default: return go(fused_jacobi_kernel<Tstd, G, 8, WARP>);
+  case 1: return go(fused_jacobi_kernel<Tstd, G, 1, WARP, HYP>);
+  case 2: return go(fused_jacobi_kernel<Tstd, G, 2, WARP, HYP>);
+  case 4: return go(fused_jacobi_kernel<Tstd, G, 4, WARP, HYP>);
+  default: return go(fused_jacobi_kernel<Tstd, G, 8, WARP, HYP>);
   }
 }
 
-template <class Tstd>
+// HYP: the hyperbolic instances (P.nplus set), compiled in fused_hyp_*.cu.
+template <class Tstd, bool HYP>
 cudaError_t launch_fused_impl(const FusedParams<Tstd> &P, FusedShape shape, cudaStream_t stream) {
   if (P.count <= 0) return cudaSuccess;
   const dim3 block(unsigned(P.mpb * P.tpm));
@@ -476,17 +539,17 @@ cudaError_t launch_fused_impl(const FusedParams<Tstd> &P, FusedShape shape, cuda
   const size_t smem = P.smem_per_matrix * size_t(P.mpb);
   if (shape.warp_rot) {
     switch (shape.lanes) {
-    case 4: return launch_rpl<Tstd, 4, true>(P, shape.rows_per_lane, grid, block, smem, stream);
-    case 8: return launch_rpl<Tstd, 8, true>(P, shape.rows_per_lane, grid, block, smem, stream);
-    case 16: return launch_rpl<Tstd, 16, true>(P, shape.rows_per_lane, grid, block, smem, stream);
-    default: return launch_rpl<Tstd, 32, true>(P, shape.rows_per_lane, grid, block, smem, stream);
+    case 4: return launch_rpl<Tstd, 4, true, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
+    case 8: return launch_rpl<Tstd, 8, true, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
+    case 16: return launch_rpl<Tstd, 16, true, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
+    default: return launch_rpl<Tstd, 32, true, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
     }
   }
   switch (shape.lanes) {
-  case 4: return launch_rpl<Tstd, 4, false>(P, shape.rows_per_lane, grid, block, smem, stream);
-  case 8: return launch_rpl<Tstd, 8, false>(P, shape.rows_per_lane, grid, block, smem, stream);
-  case 16: return launch_rpl<Tstd, 16, false>(P, shape.rows_per_lane, grid, block, smem, stream);
-  default: return launch_rpl<Tstd, 32, false>(P, shape.rows_per_lane, grid, block, smem, stream);
+  case 4: return launch_rpl<Tstd, 4, false, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
+  case 8: return launch_rpl<Tstd, 8, false, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
+  case 16: return launch_rpl<Tstd, 16, false, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
+  default: return launch_rpl<Tstd, 32, false, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
   }
 }
 

@@ -1,0 +1,13 @@
+// The fused kernel's hyperbolic (HSVD) instances for one precision: files
+// of their own, so they build in parallel with the SVD's (fused_*.cu).
+#include "kernel.cuh"
+
+namespace bsvd::detail::cuda {
+
+template <>
+cudaError_t launch_fused_hyp<std::complex<double>>(const FusedParams<std::complex<double>> &P,
+                                               FusedShape shape, cudaStream_t stream) {
+  return launch_fused_impl<std::complex<double>, true>(P, shape, stream);
+}
+
+} // namespace bsvd::detail::cuda

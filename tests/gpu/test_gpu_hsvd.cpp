@@ -1,0 +1,374 @@
+// The hyperbolic SVD on the GPU (the fused kernel's hyperbolic instances,
+// src/cuda/hsvd.cu; docs/hsvd.md): against the ratios of hsvd_problem.hpp
+// and the CPU twin (jacobi_hyperbolic.cpp), with host and device data, in
+// batches with bad matrices and per-matrix signatures, strided layouts with
+// padding, the reductions to the SVD, and the sizes beyond the kernel.
+#include "gpu_test_util.hpp"
+
+#include "../unit/hsvd_problem.hpp"
+
+namespace {
+
+namespace ht = hsvd_test;
+
+template <class T> class GpuHsvd : public ::testing::Test {};
+using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(GpuHsvd, Types);
+
+bsvd_options_t hsvd_cuda() {
+  bsvd_options_t o = bsvd::default_options();
+  o.backend = BSVD_BACKEND_CUDA;
+  return o;
+}
+
+// Device memory for n elements, freed at scope exit.
+template <class E> struct DevArray {
+  E *p = nullptr;
+  explicit DevArray(size_t n) { EXPECT_EQ(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(E)), 0); }
+  ~DevArray() { cudaFree(p); }
+  void put(const std::vector<E> &h) {
+    ASSERT_EQ(cudaMemcpy(p, h.data(), h.size() * sizeof(E), cudaMemcpyHostToDevice), 0);
+  }
+  void get(std::vector<E> &h) const {
+    ASSERT_EQ(cudaMemcpy(h.data(), p, h.size() * sizeof(E), cudaMemcpyDeviceToHost), 0);
+  }
+};
+
+// One call on a packed batch (ld = m, n), from host or device memory;
+// each matrix's outputs as ht::Out, and the paths.
+template <class T> struct BatchOut {
+  std::vector<ht::Out<T>> out;
+  std::vector<int> path;
+  bsvd_status_t status = -99;
+};
+
+template <class T>
+BatchOut<T> solve_batch(int m, int n, const std::vector<int> &nplus, const std::vector<T> &A,
+                        bool vec, bool device, bsvd_options_t o = hsvd_cuda()) {
+  using R = R_t<T>;
+  const int batch = int(nplus.size());
+  const size_t mn = size_t(m) * n, nn = size_t(n) * n;
+  std::vector<R> S(batch * size_t(n), R(-7));
+  std::vector<T> U(vec ? batch * mn : 0, T(-3)), V(vec ? batch * nn : 0, T(-3));
+  std::vector<int> info(batch, -99), sweeps(batch, -1);
+  BatchOut<T> r;
+  r.path.assign(batch, -1);
+  o.path = r.path.data();
+  const bsvd::Job job = vec ? bsvd::Job::Vectors : bsvd::Job::Values;
+  if (!device) {
+    r.status = bsvd::gehsvj_strided_batched<T>(
+        job, m, n, nplus.data(), A.data(), m, int64_t(mn), S.data(), n, vec ? U.data() : nullptr,
+        m, int64_t(mn), vec ? V.data() : nullptr, n, int64_t(nn), info.data(), sweeps.data(),
+        batch, o);
+  } else {
+    DevArray<T> dA(A.size()), dU(U.size()), dV(V.size());
+    DevArray<R> dS(S.size());
+    DevArray<int> di(info.size()), dw(sweeps.size());
+    dA.put(A);
+    dS.put(S);
+    di.put(info);
+    r.status = bsvd::gehsvj_strided_batched<T>(
+        job, m, n, nplus.data(), dA.p, m, int64_t(mn), dS.p, n, vec ? dU.p : nullptr, m,
+        int64_t(mn), vec ? dV.p : nullptr, n, int64_t(nn), di.p, dw.p, batch, o);
+    dS.get(S);
+    if (vec) {
+      dU.get(U);
+      dV.get(V);
+    }
+    di.get(info);
+    dw.get(sweeps);
+  }
+  for (int b = 0; b < batch; ++b) {
+    ht::Out<T> x;
+    x.S.assign(S.begin() + b * n, S.begin() + (b + 1) * n);
+    if (vec) {
+      x.U.assign(U.begin() + b * mn, U.begin() + (b + 1) * mn);
+      x.V.assign(V.begin() + b * nn, V.begin() + (b + 1) * nn);
+    }
+    x.info = info[b];
+    x.sweeps = sweeps[b];
+    x.status = r.status;
+    r.out.push_back(std::move(x));
+  }
+  return r;
+}
+
+template <class T> void expect_same(const ht::Out<T> &a, const ht::Out<T> &b, const char *what) {
+  EXPECT_EQ(a.info, b.info) << what;
+  EXPECT_EQ(a.sweeps, b.sweeps) << what;
+  EXPECT_TRUE(a.S == b.S) << what;
+  EXPECT_TRUE(a.U == b.U) << what;
+  EXPECT_TRUE(a.V == b.V) << what;
+}
+
+// Constructed problems (sizes up to the fused kernel's reach, both sides
+// of every width, strong hyperbolic angles): every ratio below 30, the
+// twin's sweeps within 2 (the GPU contracts into fma where the CPU does
+// not), and device data gives the bits of host data.
+TYPED_TEST(GpuHsvd, ConstructedMatricesPassAndMatchTheTwin) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  struct Case {
+    int m, n, nplus;
+    double kappa_sigma, phimax;
+  };
+  const Case cases[] = {{1, 1, 0, 1, 0},       {5, 1, 1, 1, 0},      {2, 2, 1, 10, 1},
+                        {3, 3, 1, 10, 1},      {3, 3, 2, 10, 2},     {8, 8, 4, 1e3, 0.5},
+                        {20, 16, 5, 1e3, 1},   {40, 33, 20, 1e2, 1}, {64, 64, 32, 1e4, 0.3},
+                        {100, 40, 39, 1e3, 1}, {30, 30, 1, 1e3, 1},  {32, 32, 16, 1e3, 1.5},
+                        {30, 12, 6, 1e3, 2}};
+  uint64_t seed = 40;
+  for (const Case &c : cases) {
+    const int batch = 3;
+    std::vector<ht::Problem<T>> P;
+    std::vector<T> A;
+    for (int b = 0; b < batch; ++b) {
+      P.push_back(ht::make_problem<T>(c.m, c.n, c.nplus, c.kappa_sigma, c.phimax, ++seed));
+      A.insert(A.end(), P.back().G.begin(), P.back().G.end());
+    }
+    const std::vector<int> np(batch, c.nplus);
+    const BatchOut<T> h = solve_batch<T>(c.m, c.n, np, A, true, false);
+    const BatchOut<T> d = solve_batch<T>(c.m, c.n, np, A, true, true);
+    ASSERT_EQ(h.status, 0) << bsvd_last_error();
+    ASSERT_EQ(d.status, 0) << bsvd_last_error();
+    for (int b = 0; b < batch; ++b) {
+      char what[200];
+      const ht::Out<T> &r = h.out[b];
+      const ht::Out<T> tw = ht::hsvd<T>(c.m, c.n, c.nplus, P[b].G);
+      const ht::Ratios q = ht::measure(P[b], r);
+      std::snprintf(what, sizeof what,
+                    "%dx%d nplus %d #%d: kappa(V) %.2g junit %.2f orth %.2f resid %.2f values "
+                    "%.2f eig %.2f sweeps %d (twin %d)",
+                    c.m, c.n, c.nplus, b, q.kappaV, q.junit, q.orth, q.resid, q.values, q.eig,
+                    r.sweeps, tw.sweeps);
+      EXPECT_EQ(r.info, 0) << what;
+      EXPECT_EQ(h.path[b], BSVD_PATH_CUDA_FUSED) << what;
+      ht::expect_ratios(q, what);
+      EXPECT_LE(std::abs(r.sweeps - tw.sweeps), 2) << what;
+      expect_same(d.out[b], r, what);
+      if (::testing::Test::HasFailure() || std::getenv("BSVD_HSVD_VERBOSE"))
+        std::printf("%s\n", what);
+    }
+  }
+}
+
+// One call, a signature per matrix, a NaN matrix and a zero one among
+// them: each matrix's outcome is its own.
+TYPED_TEST(GpuHsvd, BatchWithBadMatricesAndSignatures) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  using R = R_t<T>;
+  const int m = 18, n = 12;
+  const std::vector<int> nplus = {0, 1, 3, 6, 9, 11, 12, 5};
+  std::vector<ht::Problem<T>> P;
+  std::vector<T> A;
+  for (size_t b = 0; b < nplus.size(); ++b) {
+    P.push_back(ht::make_problem<T>(m, n, nplus[b], 1e3, 1, 500 + b));
+    A.insert(A.end(), P[b].G.begin(), P[b].G.end());
+  }
+  const int bad = 2, zero = 5;
+  A[size_t(bad) * m * n + 7] = T(std::numeric_limits<R>::quiet_NaN());
+  std::fill(A.begin() + size_t(zero) * m * n, A.begin() + size_t(zero + 1) * m * n, T(0));
+  for (bool device : {false, true}) {
+    const BatchOut<T> r = solve_batch<T>(m, n, nplus, A, true, device);
+    ASSERT_EQ(r.status, 0) << bsvd_last_error();
+    for (size_t b = 0; b < nplus.size(); ++b) {
+      SCOPED_TRACE(testing::Message() << "matrix " << b << " device " << device);
+      const ht::Out<T> &x = r.out[b];
+      if (int(b) == bad) {
+        EXPECT_EQ(x.info, BSVD_INFO_NONFINITE);
+        EXPECT_EQ(r.path[b], BSVD_PATH_TRIVIAL);
+        for (R s : x.S) EXPECT_TRUE(std::isnan(s));
+      } else if (int(b) == zero) {
+        EXPECT_EQ(x.info, 0);
+        for (R s : x.S) EXPECT_EQ(s, R(0));
+        const ht::Out<T> tw = ht::hsvd<T>(m, n, nplus[b], std::vector<T>(size_t(m) * n, T(0)));
+        ht::Problem<T> Z = P[b];
+        Z.G.assign(size_t(m) * n, T(0));
+        Z.Gd.assign(size_t(m) * n, 0);
+        std::fill(Z.sigma.begin(), Z.sigma.end(), 0.0);
+        EXPECT_LT(ht::measure(Z, x).orth, 30); // U completed to an orthonormal set
+        EXPECT_LT(ht::measure(Z, x).junit, 30);
+        EXPECT_EQ(x.S, tw.S);
+      } else {
+        EXPECT_EQ(x.info, 0);
+        EXPECT_EQ(r.path[b], BSVD_PATH_CUDA_FUSED);
+        ht::expect_ratios(ht::measure(P[b], x), "batch");
+      }
+    }
+  }
+}
+
+// The rank condition violated (G = [x, x], J = diag(1, -1): G J G^H = 0,
+// rank G = 1) stops that matrix with the breakdown code, as on the CPU;
+// its neighbours in the call are unaffected.
+TYPED_TEST(GpuHsvd, BreakdownIsPerMatrix) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  using R = R_t<T>;
+  const int m = 6, n = 2;
+  std::vector<T> A(3 * size_t(m) * n);
+  for (int i = 0; i < m; ++i) {
+    A[i] = A[m + i] = T(R(i + 1)); // [x, x] with nplus 1: breakdown
+    A[2 * m + i] = T(R(i + 1)); // [x, y] with nplus 1: fine
+    A[3 * m + i] = T(R(i * i % 5) - R(2));
+    A[4 * m + i] = A[5 * m + i] = T(R(i + 1)); // [x, x] with nplus 2: the SVD
+  }
+  const std::vector<int> nplus = {1, 1, 2};
+  const BatchOut<T> r = solve_batch<T>(m, n, nplus, A, true, true);
+  ASSERT_EQ(r.status, 0) << bsvd_last_error();
+  for (int b = 0; b < 3; ++b) {
+    const std::vector<T> G(A.begin() + b * m * n, A.begin() + (b + 1) * m * n);
+    const ht::Out<T> tw = ht::hsvd<T>(m, n, nplus[b], G);
+    EXPECT_EQ(r.out[b].info, tw.info) << "matrix " << b;
+    EXPECT_EQ(r.out[b].info, b == 0 ? BSVD_INFO_HYPERBOLIC_BREAKDOWN : 0) << "matrix " << b;
+  }
+}
+
+// J = I or -I: the SVD. The hyperbolic kernel then makes the SVD kernel's
+// rotations in the same order with the same operations: the bits of the
+// SVD call on the fused path.
+TYPED_TEST(GpuHsvd, ReducesToTheSvd) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const int m = 30, n = 20;
+  const ht::Problem<T> P = ht::make_problem<T>(m, n, n, 1e4, 0, 5);
+  bsvd_options_t o = hsvd_cuda();
+  o.variant = BSVD_VARIANT_UNBLOCKED;
+  o.qr = -1;
+  const Solved<T> ref = gpu_solve_with<T>(m, n, 1, P.G, true, o);
+  ASSERT_EQ(ref.status, 0) << bsvd_last_error();
+  ASSERT_EQ(ref.path[0], BSVD_PATH_CUDA_FUSED);
+  for (int np : {0, n}) {
+    const BatchOut<T> r = solve_batch<T>(m, n, {np}, P.G, true, true);
+    ASSERT_EQ(r.status, 0) << bsvd_last_error();
+    const ht::Out<T> &x = r.out[0];
+    EXPECT_EQ(x.sweeps, ref.sweeps[0]) << "nplus " << np;
+    EXPECT_TRUE(x.S == ref.S) << "nplus " << np;
+    EXPECT_TRUE(x.U == ref.U) << "nplus " << np;
+    EXPECT_TRUE(x.V == ref.V) << "nplus " << np;
+  }
+}
+
+// Values only: the same S and sweeps as with vectors.
+TYPED_TEST(GpuHsvd, ValuesOnlyGivesTheSameValues) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const ht::Problem<T> P = ht::make_problem<T>(40, 40, 17, 1e3, 1, 9);
+  for (bool device : {false, true}) {
+    const BatchOut<T> a = solve_batch<T>(40, 40, {17}, P.G, true, device);
+    const BatchOut<T> b = solve_batch<T>(40, 40, {17}, P.G, false, device);
+    ASSERT_EQ(b.status, 0) << bsvd_last_error();
+    EXPECT_TRUE(a.out[0].S == b.out[0].S);
+    EXPECT_EQ(a.out[0].sweeps, b.out[0].sweeps);
+  }
+}
+
+// Graded G = B D (D over 10 decades): the small values keep their relative
+// accuracy on the GPU as on the CPU (reference: the CPU solver in the wider
+// precision). s and c.
+TYPED_TEST(GpuHsvd, GradedRelativeAccuracy) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  if constexpr (!std::is_same_v<R_t<T>, float>) {
+    GTEST_SKIP() << "no wider solver for the reference";
+  } else {
+    using Wd = ht::W_t<T>;
+    const int m = 40, n = 24;
+    for (int nplus : {12, 3, 20}) {
+      std::mt19937_64 g(11 + nplus);
+      std::normal_distribution<double> nd(0, 1);
+      std::vector<T> G(size_t(m) * n);
+      std::vector<Wd> Gw(G.size());
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+          Wd x;
+          if constexpr (bsvd::is_complex<Wd>::value)
+            x = Wd(nd(g), nd(g));
+          else
+            x = nd(g);
+          G[i + size_t(j) * m] = T(x * std::pow(10.0, -10.0 * j / (n - 1)));
+          Gw[i + size_t(j) * m] = Wd(G[i + size_t(j) * m]);
+        }
+      const BatchOut<T> r = solve_batch<T>(m, n, {nplus}, G, false, true);
+      const ht::Out<Wd> ref = ht::hsvd<Wd>(m, n, nplus, Gw, false);
+      ASSERT_EQ(r.out[0].info, 0);
+      double rel = 0;
+      for (int j = 0; j < n; ++j)
+        rel = std::max(rel, std::abs(double(r.out[0].S[j]) - ref.S[j]) / ref.S[j]);
+      EXPECT_LT(rel / (n * uroff<T>()), 30) << "nplus " << nplus;
+    }
+  }
+}
+
+// Host data with leading dimensions and strides beyond the sizes: the
+// results of the packed call, and every entry outside the matrices (the
+// rows past m, the gaps between matrices) left as it was.
+TYPED_TEST(GpuHsvd, StridedHostLayoutsKeepThePadding) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  using R = R_t<T>;
+  const int m = 20, n = 14, batch = 4, lda = m + 3, ldu = m + 2, ldv = n + 1;
+  const int64_t sA = int64_t(lda) * n + 5, sU = int64_t(ldu) * n + 7, sV = int64_t(ldv) * n + 1,
+                sS = n + 2;
+  const std::vector<int> nplus = {2, 7, 0, 14};
+  std::vector<T> packed, A(size_t(sA) * batch, T(R(99)));
+  for (int b = 0; b < batch; ++b) {
+    const ht::Problem<T> P = ht::make_problem<T>(m, n, nplus[b], 1e2, 1, 900 + b);
+    packed.insert(packed.end(), P.G.begin(), P.G.end());
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) A[b * sA + i + size_t(j) * lda] = P.G[i + size_t(j) * m];
+  }
+  const T pad(R(-5));
+  std::vector<R> S(size_t(sS) * batch, R(-5));
+  std::vector<T> U(size_t(sU) * batch, pad), V(size_t(sV) * batch, pad);
+  std::vector<int> info(batch, -99);
+  ASSERT_EQ(bsvd::gehsvj_strided_batched<T>(bsvd::Job::Vectors, m, n, nplus.data(), A.data(), lda,
+                                            sA, S.data(), sS, U.data(), ldu, sU, V.data(), ldv, sV,
+                                            info.data(), nullptr, batch, hsvd_cuda()),
+            0)
+      << bsvd_last_error();
+  const BatchOut<T> ref = solve_batch<T>(m, n, nplus, packed, true, false);
+  for (int b = 0; b < batch; ++b) {
+    EXPECT_EQ(info[b], 0);
+    for (int64_t e = 0; e < sS; ++e)
+      if (e < n)
+        EXPECT_EQ(S[b * sS + e], ref.out[b].S[e]);
+      else
+        EXPECT_EQ(S[b * sS + e], R(-5)) << "S padding of matrix " << b;
+    for (int64_t e = 0; e < sU; ++e) {
+      const int64_t j = e / ldu, i = e % ldu;
+      if (j < n && i < m)
+        EXPECT_EQ(U[b * sU + e], ref.out[b].U[i + j * m]);
+      else
+        EXPECT_EQ(U[b * sU + e], pad) << "U padding of matrix " << b << " at " << e;
+    }
+    for (int64_t e = 0; e < sV; ++e) {
+      const int64_t j = e / ldv, i = e % ldv;
+      if (j < n && i < n)
+        EXPECT_EQ(V[b * sV + e], ref.out[b].V[i + j * n]);
+      else
+        EXPECT_EQ(V[b * sV + e], pad) << "V padding of matrix " << b << " at " << e;
+    }
+  }
+}
+
+// Beyond the fused kernel's envelope: host data is solved by the cpu
+// solver (and says so), device data is refused before anything runs.
+TYPED_TEST(GpuHsvd, BeyondTheFusedKernel) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  int n = 8;
+  while (cu::fits(prec<T>(), n, n, true)) n += 8;
+  const ht::Problem<T> P = ht::make_problem<T>(n, n, n / 3, 1e2, 1, 77);
+  const BatchOut<T> h = solve_batch<T>(n, n, {n / 3}, P.G, true, false);
+  ASSERT_EQ(h.status, 0) << bsvd_last_error();
+  EXPECT_EQ(h.path[0], BSVD_PATH_CPU_UNBLOCKED);
+  EXPECT_EQ(h.out[0].info, 0);
+  ht::expect_ratios(ht::measure(P, h.out[0]), "beyond the fused kernel");
+  const BatchOut<T> d = solve_batch<T>(n, n, {n / 3}, P.G, true, true);
+  EXPECT_EQ(d.status, BSVD_STATUS_NOT_SUPPORTED);
+  EXPECT_NE(std::string(bsvd_last_error()).find("one-kernel"), std::string::npos);
+}
+
+} // namespace
