@@ -171,7 +171,7 @@ def signature(nplus, signs, bshape, n, where, default_plus=False):
     else:
         raise TypeError(f"{where}: the signature is missing: pass nplus (the number of leading "
                         "+1 entries of J, an int or one per matrix) or signs (a +-1 vector)")
-    np_ = np.ascontiguousarray(np.broadcast_to(np_, bshape), dtype=np.int32)
+    np_ = np.array(np.broadcast_to(np_, bshape), dtype=np.int32)  # ascontiguousarray: ndim >= 1
     out = np.where(np.arange(n) < np_[..., None], 1, -1).astype(np.int8)
     return np_, perm, out
 
