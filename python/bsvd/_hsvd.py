@@ -179,8 +179,9 @@ def signature(nplus, signs, bshape, n, where, default_plus=False):
 def hsvd_options(backend, tol, max_sweeps, ordering, num_threads, name, where):
     """The native Options of an HSVD call (every option checked; variant,
     block size and preconditioning are not options of the HSVD)."""
+    # Host data: no stream, so no adapter is asked for one.
     return options(backend, ("cpu", 0), tol, max_sweeps, ordering, DEFAULT_VARIANT, 0, None,
-                   num_threads, None, adapt(np.empty(0))[0], None, name, where)
+                   num_threads, None, None, None, name, where)
 
 
 # ---------------------------------------------------------------------------
