@@ -6,6 +6,8 @@ numpy.linalg.svd (and torch.linalg.svd for tensors).
     res = bsvd.svd(A, full_matrices=False); res.U, res.S, res.Vh
     S = bsvd.svdvals(A)
     Us, Ss, Vhs = bsvd.svd_batch([A1, A2, A3])   # matrices of different shapes
+    U, S, Vh, signs, perm = bsvd.hsvd(G, nplus)   # hyperbolic SVD, J = diag(I, -I)
+    w, v = bsvd.eigh_factored(G, nplus)           # eigenpairs of G J G^H
 
 NumPy arrays (and CPU tensors) run on the CPU backend; CUDA arrays of
 PyTorch, CuPy and JAX run on the CUDA backend on their own device and on the
@@ -31,6 +33,8 @@ __all__ = [
     "svd", "svdvals", "svd_batch", "plan", "SVDResult", "SVDInfoResult", "Info",
     "ConvergenceWarning", "NonFiniteWarning", "NonFiniteError", "AccuracyWarning",
     "BackendUnavailableError", "DeviceError", "cuda_available", "cuda_built", "__version__",
+    "hsvd", "hsvd_batch", "HSVDResult", "HSVDInfoResult", "HSVDValues", "HSVDValuesInfo",
+    "HSVDInfo", "HyperbolicBreakdownWarning", "eigh_factored", "EighResult", "EighInfoResult",
 ]
 
 __version__ = _bsvd.version()
@@ -613,6 +617,12 @@ def _reduced(ad, x, name, device, opts, compute_uv, details, ordered, report, kw
         else:
             Vh = ad.conj_(Vh)
     return ad.mT(Ub), S, Vh, info, sweeps, path
+
+
+# The hyperbolic SVD and its eigenvalue front end (they use the classes above).
+from ._hsvd import (HSVDInfo, HSVDInfoResult, HSVDResult, HSVDValues,  # noqa: E402
+                    HSVDValuesInfo, HyperbolicBreakdownWarning, hsvd, hsvd_batch)
+from ._eigh import EighInfoResult, EighResult, eigh_factored  # noqa: E402
 
 
 def __getattr__(name):

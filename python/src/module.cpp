@@ -52,6 +52,7 @@ namespace nb = nanobind;
 using namespace bsvdpy;
 
 void register_async(nb::module_ &mod); // async.cpp
+void register_hsvd(nb::module_ &mod); // hsvd.cpp
 #if defined(BSVD_WITH_JAX_FFI)
 void register_jax(nb::module_ &mod); // jax_ffi.cpp (jax's FFI headers found)
 #endif
@@ -255,20 +256,7 @@ Result gesvj_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t strid
   SpaceCheck sc;
   const Strided c =
       check_strided(A, m, n, lda, strideA, S, strideS, U, ldu, strideU, V, ldv, strideV, batch, sc);
-  sc.add(info.device_type(), info.device_id(), "info");
-  check_int32(info, "info");
-  need(batch, span_of(info, "info"), "info");
-  if (sweeps) {
-    sc.add(sweeps->device_type(), sweeps->device_id(), "sweeps");
-    check_int32(*sweeps, "sweeps");
-    need(batch, span_of(*sweeps, "sweeps"), "sweeps");
-  }
-  if (path) {
-    if (where_of(path->device_type(), path->device_id(), "path").space != Space::Host)
-      throw nb::value_error("bsvd: path must be host memory");
-    check_int32(*path, "path");
-    need(batch, span_of(*path, "path"), "path");
-  }
+  check_per_matrix(sc, info, sweeps, path, batch);
   const bsvd_options_t opts = make_options(o, path ? static_cast<int *>(path->data()) : nullptr);
   DeviceGuard guard(sc.w);
   bsvd_status_t st = 0;
@@ -453,6 +441,7 @@ NB_MODULE(_bsvd, mod) {
           nb::arg("V").none(), nb::arg("ldv"), nb::arg("offV"), nb::arg("opts"),
           nb::arg("details"));
   register_async(mod);
+  register_hsvd(mod);
 #if defined(BSVD_WITH_JAX_FFI)
   register_jax(mod);
 #endif

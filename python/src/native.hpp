@@ -284,6 +284,27 @@ inline Strided check_strided(const ROArray &A, int64_t m, int64_t n, int64_t lda
   return c;
 }
 
+// The caller's per-matrix arrays of a blocking call: info (batch int32, in
+// the memory space of A), sweeps (None or likewise), path (None or host
+// int32, batch).
+inline void check_per_matrix(SpaceCheck &sc, const Array &info, const std::optional<Array> &sweeps,
+                             const std::optional<Array> &path, int64_t batch) {
+  sc.add(info.device_type(), info.device_id(), "info");
+  check_int32(info, "info");
+  need(batch, span_of(info, "info"), "info");
+  if (sweeps) {
+    sc.add(sweeps->device_type(), sweeps->device_id(), "sweeps");
+    check_int32(*sweeps, "sweeps");
+    need(batch, span_of(*sweeps, "sweeps"), "sweeps");
+  }
+  if (path) {
+    if (where_of(path->device_type(), path->device_id(), "path").space != Space::Host)
+      throw nb::value_error("bsvd: path must be host memory");
+    check_int32(*path, "path");
+    need(batch, span_of(*path, "path"), "path");
+  }
+}
+
 // The library call (GIL released by the caller, device current): the
 // blocking bsvd_<p>gesvj_strided_batched, or with stream_ordered its _async
 // form (enqueue only).

@@ -6,6 +6,7 @@
 
 #include "files.hpp"
 
+#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -20,6 +21,8 @@ void Tally::add(int info, int sweeps, int path) {
     ++converged;
   else if (info > 0)
     ++not_converged;
+  else if (info == BSVD_INFO_HYPERBOLIC_BREAKDOWN)
+    ++breakdown;
   else
     ++nonfinite;
   max_sweeps = std::max(max_sweeps, sweeps);
@@ -35,7 +38,8 @@ std::string Tally::encode() const {
   std::ostringstream os;
   os.precision(17);
   os << count << ' ' << converged << ' ' << not_converged << ' ' << nonfinite << ' ' << skipped
-     << ' ' << max_sweeps << ' ' << worst_residual << ' ' << worst_orthogonality;
+     << ' ' << max_sweeps << ' ' << worst_residual << ' ' << worst_orthogonality << ' '
+     << breakdown;
   for (const auto &kv : paths) os << ' ' << kv.first << ' ' << kv.second;
   return os.str();
 }
@@ -44,12 +48,13 @@ void Tally::merge(const std::string &encoded) {
   std::istringstream is(encoded);
   Tally t;
   is >> t.count >> t.converged >> t.not_converged >> t.nonfinite >> t.skipped >> t.max_sweeps >>
-      t.worst_residual >> t.worst_orthogonality;
+      t.worst_residual >> t.worst_orthogonality >> t.breakdown;
   count += t.count;
   converged += t.converged;
   not_converged += t.not_converged;
   nonfinite += t.nonfinite;
   skipped += t.skipped;
+  breakdown += t.breakdown;
   max_sweeps = std::max(max_sweeps, t.max_sweeps);
   worst_residual = std::max(worst_residual, t.worst_residual);
   worst_orthogonality = std::max(worst_orthogonality, t.worst_orthogonality);
@@ -73,6 +78,7 @@ void print_summary(const Tally &t, char p, const RunArgs &a, double total, doubl
     paths += (paths.empty() ? "" : ", ") + std::string(path_name(kv.first)) + " " +
              std::to_string(kv.second);
   std::string extra;
+  if (t.breakdown) extra += ", " + std::to_string(t.breakdown) + " hyperbolic breakdown";
   if (t.skipped) extra += ", " + std::to_string(t.skipped) + " skipped";
   if (a.residuals) {
     char buf[120];
@@ -82,10 +88,12 @@ void print_summary(const Tally &t, char p, const RunArgs &a, double total, doubl
   }
   // Under MPI: the slowest rank's solve.
   const std::string on = ranks > 1 ? ", " + std::to_string(ranks) + " ranks" : "";
-  std::printf("bsvd run: %d matrices (%c, %s; %s): %d converged, %d not converged, %d non-finite"
+  const std::string hsvd = a.nplus >= 0 ? ", hsvd nplus " + std::to_string(a.nplus) : "";
+  std::printf("bsvd run: %d matrices (%c, %s%s; %s): %d converged, %d not converged, %d non-finite"
               "%s; max sweeps %d; time %.3f s (solve %.3f s%s) -> %s\n",
-              t.count, p, a.solver.backend.c_str(), paths.c_str(), t.converged, t.not_converged,
-              t.nonfinite, extra.c_str(), t.max_sweeps, total, solve, on.c_str(), a.out.c_str());
+              t.count, p, a.solver.backend.c_str(), hsvd.c_str(), paths.c_str(), t.converged,
+              t.not_converged, t.nonfinite, extra.c_str(), t.max_sweeps, total, solve, on.c_str(),
+              a.out.c_str());
 }
 
 namespace {
@@ -97,6 +105,11 @@ int usage(const RunArgs &a, bsvd_options_t &opts, std::vector<std::string> &file
   if (!a.solver.to_options(opts, err)) return 2;
   if (a.precision.size() != 1 || std::string("sdcz").find(a.precision[0]) == std::string::npos) {
     err = "--precision '" + a.precision + "': must be one of s, d, c, z";
+    return 2;
+  }
+  if (a.residuals && a.nplus >= 0) {
+    err = "--residuals measures the orthogonality of V, which the hyperbolic SVD's V does not "
+          "have: drop it with --nplus";
     return 2;
   }
   if (a.residuals && a.values_only) {
@@ -119,6 +132,10 @@ int usage(const RunArgs &a, bsvd_options_t &opts, std::vector<std::string> &file
     }
   }
   npy = files.size() == 1 && fs::path(files[0]).extension() == ".npy";
+  if (a.nplus >= 0 && !npy) {
+    err = "--nplus (the hyperbolic SVD) needs one .npy input";
+    return 2;
+  }
   if (!npy)
     for (const auto &f : files)
       if (fs::path(f).extension() == ".npy") {
@@ -172,6 +189,12 @@ void add_run(CLI::App &app, int &rc) {
   sub->add_flag("--residuals", args->residuals,
                 "also report each matrix's residual ||A - U S V^H||_1 / (n ||A||_1) and "
                 "orthogonality max(||I - U^H U||_1 / m, ||I - V^H V||_1 / n), in units of u");
+  sub->add_option("--nplus", args->nplus,
+                  "the hyperbolic SVD instead (.npy input, m >= n): J = diag(I_K, -I_(n-K)) "
+                  "for every matrix, G = U diag(S) V^H with V^H J V = J, S descending on "
+                  "each side (docs/hsvd.md)")
+      ->check(CLI::Range(0, INT_MAX))
+      ->option_text("K");
   sub->add_flag("--mpi", args->mpi,
                 "under mpirun: the ranks split the batch, each solves and writes its part "
                 "(docs/cli.md, \"Several processes\")");

@@ -25,6 +25,9 @@ struct RunArgs {
   bool values_only = false;
   bool residuals = false; // per-matrix T1 and T2 (metrics.hpp) in the outputs
   bool mpi = false; // the ranks of MPI_COMM_WORLD split the batch (ranks.hpp)
+  // >= 0: the hyperbolic SVD with J = diag(I_nplus, -I_(n-nplus)) for every
+  // matrix (bsvd_<p>gehsvj_strided_batched; .npy input only)
+  int nplus = -1;
   SolverArgs solver;
 };
 
@@ -56,6 +59,7 @@ Residual residual_of(int m, int n, const T *A, const real_t<T> *S, const T *U, c
 // Counts for the run's one-line summary.
 struct Tally {
   int count = 0, converged = 0, not_converged = 0, nonfinite = 0, skipped = 0, max_sweeps = 0;
+  int breakdown = 0; // --nplus: BSVD_INFO_HYPERBOLIC_BREAKDOWN
   double worst_residual = 0, worst_orthogonality = 0;
   std::map<int, int> paths;
   void add(int info, int sweeps, int path);

@@ -65,14 +65,19 @@ template <class T> bsvd_status_t solve(const std::vector<T> &A, int64_t count, i
   std::vector<int> path(size_t(count), 0);
   bsvd_options_t o = base;
   o.path = path.data();
+  const Job job = vec ? Job::Vectors : Job::Values;
+  const std::vector<int> nplus(a.nplus >= 0 ? size_t(count) : 0, a.nplus);
   const double ts = now_seconds();
-  const bsvd_status_t st =
-      count == 0
-          ? BSVD_STATUS_SUCCESS
-          : gesvj_strided_batched<T>(vec ? Job::Vectors : Job::Values, int(m), int(n), A.data(),
-                                     ldm, m * n, s.S.data(), k, vec ? U.data() : nullptr, ldm,
-                                     m * k, vec ? V.data() : nullptr, ldn, n * k, s.info.data(),
-                                     s.sweeps.data(), int(count), o);
+  bsvd_status_t st = BSVD_STATUS_SUCCESS;
+  if (count > 0 && a.nplus >= 0)
+    st = gehsvj_strided_batched<T>(job, int(m), int(n), nplus.data(), A.data(), ldm, m * n,
+                                   s.S.data(), k, vec ? U.data() : nullptr, ldm, m * k,
+                                   vec ? V.data() : nullptr, ldn, n * k, s.info.data(),
+                                   s.sweeps.data(), int(count), o);
+  else if (count > 0)
+    st = gesvj_strided_batched<T>(job, int(m), int(n), A.data(), ldm, m * n, s.S.data(), k,
+                                  vec ? U.data() : nullptr, ldm, m * k, vec ? V.data() : nullptr,
+                                  ldn, n * k, s.info.data(), s.sweeps.data(), int(count), o);
   s.solve = now_seconds() - ts;
   if (st != 0) {
     err = std::string(bsvd_status_string(st)) + ": " + bsvd_last_error();
