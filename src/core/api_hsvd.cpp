@@ -96,8 +96,7 @@ template <class T> bsvd_status_t gehsvj(bsvd_job_t job, int m, int n, const int 
   try {
     const Config cfg = make_config(o);
     const int threads = cpu_threads(o, batch);
-    if (backend == BSVD_BACKEND_CUDA)
-      return cuda_gehsvj(b, nplus, cfg, threads, o.stream, o.path);
+    if (backend == BSVD_BACKEND_CUDA) return cuda_gehsvj(b, nplus, cfg, threads, o.stream, o.path);
     return cpu_gehsvj(b, nplus, cfg, threads, o.path);
   } catch (const std::bad_alloc &) {
     set_error("host allocation failed");

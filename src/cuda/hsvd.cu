@@ -27,9 +27,9 @@ namespace bsvd::detail {
 
 namespace {
 
+using exec::DeviceBuffer;
 using plan::Group;
 using plan::Route;
-using exec::DeviceBuffer;
 
 template <class T> plan::Plan hsvd_plan(const Batch<T> &batch, const Config &cfg) {
   Config c = cfg;
@@ -42,10 +42,9 @@ template <class T> plan::Plan hsvd_plan(const Batch<T> &batch, const Config &cfg
 // rows x cols blocks of `count` matrices between strided layouts (elements
 // of E): one copy when both are contiguous, one 2-D copy when each side's
 // columns are evenly spaced across matrices, else one 2-D copy per matrix.
-template <class E>
-cudaError_t copy_strided(E *dst, int64_t dld, int64_t dstride, const E *src, int64_t sld,
-                         int64_t sstride, int rows, int cols, int count, cudaMemcpyKind kind,
-                         cudaStream_t stream) {
+template <class E> cudaError_t copy_strided(E *dst, int64_t dld, int64_t dstride, const E *src,
+                                            int64_t sld, int64_t sstride, int rows, int cols,
+                                            int count, cudaMemcpyKind kind, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0 || count <= 0) return cudaSuccess;
   const size_t w = size_t(rows) * sizeof(E);
   const int64_t block = int64_t(rows) * cols;
@@ -55,9 +54,9 @@ cudaError_t copy_strided(E *dst, int64_t dld, int64_t dstride, const E *src, int
     return cudaMemcpy2DAsync(dst, size_t(dld) * sizeof(E), src, size_t(sld) * sizeof(E), w,
                              size_t(cols) * count, kind, stream);
   for (int b = 0; b < count; ++b)
-    if (cudaError_t e = cudaMemcpy2DAsync(dst + b * dstride, size_t(dld) * sizeof(E),
-                                          src + b * sstride, size_t(sld) * sizeof(E), w,
-                                          size_t(cols), kind, stream))
+    if (cudaError_t e =
+            cudaMemcpy2DAsync(dst + b * dstride, size_t(dld) * sizeof(E), src + b * sstride,
+                              size_t(sld) * sizeof(E), w, size_t(cols), kind, stream))
       return e;
   return cudaSuccess;
 }
@@ -82,7 +81,9 @@ template <class T> bsvd_status_t launch_hsvd(const plan::Plan &p, const Batch<T>
 }
 
 void report(const plan::Plan &p, const std::vector<int> &info, int *path) {
-  if (path) exec::report_paths(p, [&](int b) { return info[size_t(b)]; }, {}, path);
+  if (path)
+    exec::report_paths(
+        p, [&](int b) { return info[size_t(b)]; }, {}, path);
 }
 
 template <class T> bsvd_status_t run_device(const Batch<T> &batch, const plan::Plan &p,
@@ -99,8 +100,8 @@ template <class T> bsvd_status_t run_device(const Batch<T> &batch, const plan::P
   BSVD_CUDA_TRY(cudaStreamSynchronize(stream));
   if (path) {
     std::vector<int> info(size_t(batch.count));
-    BSVD_CUDA_TRY(cudaMemcpy(info.data(), batch.info, info.size() * sizeof(int),
-                             cudaMemcpyDeviceToHost));
+    BSVD_CUDA_TRY(
+        cudaMemcpy(info.data(), batch.info, info.size() * sizeof(int), cudaMemcpyDeviceToHost));
     report(p, info, path);
   }
   return BSVD_STATUS_SUCCESS;
@@ -115,8 +116,8 @@ template <class T> bsvd_status_t run_host(const Batch<T> &batch, const plan::Pla
   const bool vec = batch.vectors;
   const size_t mn = size_t(m) * n, nn = size_t(n) * n;
   const size_t ba = cuda::ws_align(mn * count * sizeof(T)),
-               bs = cuda::ws_align(size_t(n) * count * sizeof(R)),
-               bu = vec ? ba : 0, bv = vec ? cuda::ws_align(nn * count * sizeof(T)) : 0,
+               bs = cuda::ws_align(size_t(n) * count * sizeof(R)), bu = vec ? ba : 0,
+               bv = vec ? cuda::ws_align(nn * count * sizeof(T)) : 0,
                bi = cuda::ws_align(size_t(count) * sizeof(int));
   DeviceBuffer data;
   data.stream = stream;

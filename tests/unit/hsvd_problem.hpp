@@ -35,7 +35,6 @@
 
 namespace hsvd_test {
 
-
 template <class T> using R_t = bsvd::real_t<T>;
 template <class T> using W_t =
     std::conditional_t<bsvd::is_complex<T>::value, std::complex<double>, double>;

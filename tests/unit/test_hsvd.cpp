@@ -17,7 +17,6 @@ template <class T> class Hsvd : public ::testing::Test {};
 using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
 TYPED_TEST_SUITE(Hsvd, Types);
 
-
 TYPED_TEST(Hsvd, ConstructedMatrices) {
   using T = TypeParam;
   struct Case {

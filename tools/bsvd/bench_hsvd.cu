@@ -48,8 +48,8 @@ template <class T> struct Ev;
   template <> struct Ev<T> {                                                                       \
     using C = CT;                                                                                  \
     using R = real_t<T>;                                                                           \
-    static cusolverStatus_t jb_size(cusolverDnHandle_t h, cusolverEigMode_t jz, int n,             \
-                                    const C *A, const R *W, int *lw, syevjInfo_t p, int b) {       \
+    static cusolverStatus_t jb_size(cusolverDnHandle_t h, cusolverEigMode_t jz, int n, const C *A, \
+                                    const R *W, int *lw, syevjInfo_t p, int b) {                   \
       return cusolverDn##P##SY##evjBatched_bufferSize(h, jz, CUBLAS_FILL_MODE_LOWER, n, A, n, W,   \
                                                       lw, p, b);                                   \
     }                                                                                              \
@@ -81,10 +81,10 @@ EV_TRAITS(std::complex<double>, cuDoubleComplex, he, Z)
   } while (0)
 
 // H_b = G_b J G_b^H for `count` matrices (m x n, packed; H m x m, packed).
-template <class T> void form_h(cublasHandle_t bh, int m, int n, int nplus, const T *G, T *H,
-                               int count) {
-  const cublasComputeType_t ct = std::is_same_v<real_t<T>, float> ? CUBLAS_COMPUTE_32F_PEDANTIC
-                                                                  : CUBLAS_COMPUTE_64F_PEDANTIC;
+template <class T>
+void form_h(cublasHandle_t bh, int m, int n, int nplus, const T *G, T *H, int count) {
+  const cublasComputeType_t ct =
+      std::is_same_v<real_t<T>, float> ? CUBLAS_COMPUTE_32F_PEDANTIC : CUBLAS_COMPUTE_64F_PEDANTIC;
   const T one(1), minus(-1), zero(0);
   const long long sG = (long long)m * n, sH = (long long)m * m;
   if (nplus == 0) BENCH_CUDA(cudaMemsetAsync(H, 0, size_t(sH) * count * sizeof(T)));
@@ -93,10 +93,10 @@ template <class T> void form_h(cublasHandle_t bh, int m, int n, int nplus, const
                                           cuda_type<T>(), m, sG, G, cuda_type<T>(), m, sG, &zero, H,
                                           cuda_type<T>(), m, sH, count, ct, CUBLAS_GEMM_DEFAULT));
   if (nplus < n)
-    BENCH_BLAS(cublasGemmStridedBatchedEx(
-        bh, CUBLAS_OP_N, CUBLAS_OP_C, m, m, n - nplus, &minus, G + (long long)nplus * m,
-        cuda_type<T>(), m, sG, G + (long long)nplus * m, cuda_type<T>(), m, sG, &one, H,
-        cuda_type<T>(), m, sH, count, ct, CUBLAS_GEMM_DEFAULT));
+    BENCH_BLAS(cublasGemmStridedBatchedEx(bh, CUBLAS_OP_N, CUBLAS_OP_C, m, m, n - nplus, &minus,
+                                          G + (long long)nplus * m, cuda_type<T>(), m, sG,
+                                          G + (long long)nplus * m, cuda_type<T>(), m, sG, &one, H,
+                                          cuda_type<T>(), m, sH, count, ct, CUBLAS_GEMM_DEFAULT));
 }
 
 using W64 = std::complex<double>;
@@ -117,8 +117,7 @@ template <class T> std::vector<double> signed_squares(const real_t<T> *S, int m,
   return l;
 }
 
-template <class T>
-Reference reference(const T *G, int m, int n, int nplus, bool grade) {
+template <class T> Reference reference(const T *G, int m, int n, int nplus, bool grade) {
   using D = std::conditional_t<is_complex<T>::value, W64, double>;
   Reference r;
   std::vector<D> Gd(size_t(m) * n), H(size_t(m) * m);
@@ -232,7 +231,8 @@ template <class T> void run_hsvd(const Ctx &x, const T *hA, const T *dA) {
   }
   const int sample = std::min(c.check_sample, batch);
   std::vector<R> S(size_t(sample) * n);
-  std::vector<T> U(c.vectors ? size_t(sample) * m * n : 0), V(c.vectors ? size_t(sample) * n * n : 0);
+  std::vector<T> U(c.vectors ? size_t(sample) * m * n : 0),
+      V(c.vectors ? size_t(sample) * n * n : 0);
   std::vector<int> info(static_cast<size_t>(batch)), sweeps(static_cast<size_t>(batch));
   BENCH_CUDA(cudaMemcpy(S.data(), dS.p, S.size() * sizeof(R), cudaMemcpyDeviceToHost));
   if (c.vectors) {
@@ -240,8 +240,8 @@ template <class T> void run_hsvd(const Ctx &x, const T *hA, const T *dA) {
     BENCH_CUDA(cudaMemcpy(V.data(), dV.p, V.size() * sizeof(T), cudaMemcpyDeviceToHost));
   }
   BENCH_CUDA(cudaMemcpy(info.data(), dinfo.p, info.size() * sizeof(int), cudaMemcpyDeviceToHost));
-  BENCH_CUDA(cudaMemcpy(sweeps.data(), dsweeps.p, sweeps.size() * sizeof(int),
-                        cudaMemcpyDeviceToHost));
+  BENCH_CUDA(
+      cudaMemcpy(sweeps.data(), dsweeps.p, sweeps.size() * sizeof(int), cudaMemcpyDeviceToHost));
   const double nu = n * double(detail::unit_roundoff<R>());
   double rel = 0;
   bool bad = false;
@@ -301,8 +301,8 @@ template <class T> void run_hsvd(const Ctx &x, const T *hA, const T *dA) {
 }
 
 // The eigensolver rows on H formed from the device G.
-template <class T> void run_eig(const Ctx &x, const T *dA, cusolverDnHandle_t h,
-                                cublasHandle_t bh, int kind) {
+template <class T>
+void run_eig(const Ctx &x, const T *dA, cusolverDnHandle_t h, cublasHandle_t bh, int kind) {
   using C = typename Ev<T>::C;
   using R = real_t<T>;
   const BenchCase &c = x.c;
@@ -419,8 +419,8 @@ template <class T> void run_svd(const Ctx &x, const T *hA, const T *dA) {
   x.rows.push_back(row);
 }
 
-template <class T> bool bench_hsvd_t(const BenchCase &c, std::vector<T> A,
-                                     std::vector<BenchRow> &rows) {
+template <class T>
+bool bench_hsvd_t(const BenchCase &c, std::vector<T> A, std::vector<BenchRow> &rows) {
   BenchRow fail;
   fail.solver = "bsvd-cuda";
   fail.c = c;
@@ -460,8 +460,9 @@ template <class T> bool bench_hsvd_t(const BenchCase &c, std::vector<T> A,
         run_eig<T>(x, dA.p, h, bh, kind);
       } catch (const CudaFail &f) {
         BenchRow r;
-        r.solver = kind == 0 ? "cusolver-syevjBatched" : kind == 1 ? "cusolver-XsyevBatched"
-                                                                   : "cusolver-syevd-loop";
+        r.solver = kind == 0   ? "cusolver-syevjBatched"
+                   : kind == 1 ? "cusolver-XsyevBatched"
+                               : "cusolver-syevd-loop";
         r.device = prop.name;
         r.c = c;
         r.note = "failed: " + f.what;

@@ -619,10 +619,10 @@ finish_and_write(const PP &P, const Team &team, int t, int g, int l, bool gvalid
     }
   }
   if (t == 0) {
-    P.batch.info[b] = nonfinite                          ? BSVD_INFO_NONFINITE
+    P.batch.info[b] = nonfinite                         ? BSVD_INFO_NONFINITE
                       : nplus >= 0 && st[kStSubRun] < 0 ? BSVD_INFO_HYPERBOLIC_BREAKDOWN
-                      : st[kStConverged]                 ? 0
-                                                         : 1;
+                      : st[kStConverged]                ? 0
+                                                        : 1;
     if (P.batch.sweeps) P.batch.sweeps[b] = st[kStSweeps];
   }
 }

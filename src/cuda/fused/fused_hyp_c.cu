@@ -4,8 +4,9 @@
 
 namespace bsvd::detail::cuda {
 
-template <> cudaError_t launch_fused_hyp<std::complex<float>>(const FusedParams<std::complex<float>> &P,
-                                                          FusedShape shape, cudaStream_t stream) {
+template <>
+cudaError_t launch_fused_hyp<std::complex<float>>(const FusedParams<std::complex<float>> &P,
+                                                  FusedShape shape, cudaStream_t stream) {
   return launch_fused_impl<std::complex<float>, true>(P, shape, stream);
 }
 

@@ -5,7 +5,7 @@
 namespace bsvd::detail::cuda {
 
 template <> cudaError_t launch_fused_hyp<double>(const FusedParams<double> &P, FusedShape shape,
-                                             cudaStream_t stream) {
+                                                 cudaStream_t stream) {
   return launch_fused_impl<double, true>(P, shape, stream);
 }
 

@@ -6,7 +6,7 @@ namespace bsvd::detail::cuda {
 
 template <>
 cudaError_t launch_fused_hyp<std::complex<double>>(const FusedParams<std::complex<double>> &P,
-                                               FusedShape shape, cudaStream_t stream) {
+                                                   FusedShape shape, cudaStream_t stream) {
   return launch_fused_impl<std::complex<double>, true>(P, shape, stream);
 }
 

@@ -78,8 +78,7 @@ template <class Tstd, int RPL> constexpr int fused_min_blocks() { return 4; }
 // One step on a pair of rows: rot_tangent(x, y, c, te) when tf == te, the
 // hyperbolic step x' = c (x + th y), y' = c (y + conj(th) x) with th = te
 // when tf == dneg(te) (device_scalar.cuh): the same operations either way.
-template <class T, class R>
-__device__ __forceinline__ void pair_step(T &x, T &y, R c, T tf, T te) {
+template <class T, class R> __device__ __forceinline__ void pair_step(T &x, T &y, R c, T tf, T te) {
   const T nx = rot_first(x, y, c, tf);
   y = rot_first(y, x, c, neg_conj(te));
   x = nx;
@@ -192,7 +191,7 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
   // the warp's share of the groups of its matrix.
   int *rpq = reinterpret_cast<int *>(base + P.off_rpq); // p | q << 16, -1 none
   int *rmode = reinterpret_cast<int *>(base + P.off_rmode); // bit0 rotate, 1 hyperbolic,
-                                                            // 2/3 recompute p/q
+      // 2/3 recompute p/q
   T *rg = reinterpret_cast<T *>(base + P.off_rg); // gamma, then t conj(e)
   R *rc = reinterpret_cast<R *>(base + P.off_rc); // cos
   const int span = P.tpm < 32 ? P.tpm : 32; // a matrix's lanes in one warp
@@ -508,9 +507,8 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
 
 // ---- host side: instantiation and dispatch over (G, RPL) -----------------
 template <class Tstd, int G, bool WARP, bool HYP>
-cudaError_t launch_rpl(const FusedParams<Tstd> &P, int rpl,
-                                                               dim3 grid, dim3 block, size_t smem,
-                                                               cudaStream_t stream) {
+cudaError_t launch_rpl(const FusedParams<Tstd> &P, int rpl, dim3 grid, dim3 block, size_t smem,
+                       cudaStream_t stream) {
   auto go = [&](auto kernel) -> cudaError_t {
     // Set per call: all instances share one function-pointer type, so no
     // per-instance cache can live in this lambda (a host call of ~1 us).
@@ -539,17 +537,23 @@ cudaError_t launch_fused_impl(const FusedParams<Tstd> &P, FusedShape shape, cuda
   const size_t smem = P.smem_per_matrix * size_t(P.mpb);
   if (shape.warp_rot) {
     switch (shape.lanes) {
-    case 4: return launch_rpl<Tstd, 4, true, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
-    case 8: return launch_rpl<Tstd, 8, true, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
-    case 16: return launch_rpl<Tstd, 16, true, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
-    default: return launch_rpl<Tstd, 32, true, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
+    case 4:
+      return launch_rpl<Tstd, 4, true, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
+    case 8:
+      return launch_rpl<Tstd, 8, true, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
+    case 16:
+      return launch_rpl<Tstd, 16, true, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
+    default:
+      return launch_rpl<Tstd, 32, true, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
     }
   }
   switch (shape.lanes) {
   case 4: return launch_rpl<Tstd, 4, false, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
   case 8: return launch_rpl<Tstd, 8, false, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
-  case 16: return launch_rpl<Tstd, 16, false, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
-  default: return launch_rpl<Tstd, 32, false, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
+  case 16:
+    return launch_rpl<Tstd, 16, false, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
+  default:
+    return launch_rpl<Tstd, 32, false, HYP>(P, shape.rows_per_lane, grid, block, smem, stream);
   }
 }
 
