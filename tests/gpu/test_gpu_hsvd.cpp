@@ -42,9 +42,9 @@ template <class T> struct BatchOut {
   bsvd_status_t status = -99;
 };
 
-template <class T>
-BatchOut<T> solve_batch(int m, int n, const std::vector<int> &nplus, const std::vector<T> &A,
-                        bool vec, bool device, bsvd_options_t o = hsvd_cuda()) {
+template <class T> BatchOut<T> solve_batch(int m, int n, const std::vector<int> &nplus,
+                                           const std::vector<T> &A, bool vec, bool device,
+                                           bsvd_options_t o = hsvd_cuda()) {
   using R = R_t<T>;
   const int batch = int(nplus.size());
   const size_t mn = size_t(m) * n, nn = size_t(n) * n;
@@ -56,10 +56,10 @@ BatchOut<T> solve_batch(int m, int n, const std::vector<int> &nplus, const std::
   o.path = r.path.data();
   const bsvd::Job job = vec ? bsvd::Job::Vectors : bsvd::Job::Values;
   if (!device) {
-    r.status = bsvd::gehsvj_strided_batched<T>(
-        job, m, n, nplus.data(), A.data(), m, int64_t(mn), S.data(), n, vec ? U.data() : nullptr,
-        m, int64_t(mn), vec ? V.data() : nullptr, n, int64_t(nn), info.data(), sweeps.data(),
-        batch, o);
+    r.status = bsvd::gehsvj_strided_batched<T>(job, m, n, nplus.data(), A.data(), m, int64_t(mn),
+                                               S.data(), n, vec ? U.data() : nullptr, m,
+                                               int64_t(mn), vec ? V.data() : nullptr, n,
+                                               int64_t(nn), info.data(), sweeps.data(), batch, o);
   } else {
     DevArray<T> dA(A.size()), dU(U.size()), dV(V.size());
     DevArray<R> dS(S.size());
@@ -93,12 +93,25 @@ BatchOut<T> solve_batch(int m, int n, const std::vector<int> &nplus, const std::
   return r;
 }
 
+// The largest |a_i - b_i| and where (-1: equal; sizes must agree).
+template <class E> std::string gap(const std::vector<E> &a, const std::vector<E> &b) {
+  if (a.size() != b.size()) return "sizes differ";
+  double worst = 0;
+  long at = -1;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i]) && (at < 0 || std::abs(a[i] - b[i]) > worst)) {
+      worst = std::abs(a[i] - b[i]);
+      at = long(i);
+    }
+  return at < 0 ? "equal" : "max gap " + std::to_string(worst) + " at " + std::to_string(at);
+}
+
 template <class T> void expect_same(const ht::Out<T> &a, const ht::Out<T> &b, const char *what) {
   EXPECT_EQ(a.info, b.info) << what;
   EXPECT_EQ(a.sweeps, b.sweeps) << what;
-  EXPECT_TRUE(a.S == b.S) << what;
-  EXPECT_TRUE(a.U == b.U) << what;
-  EXPECT_TRUE(a.V == b.V) << what;
+  EXPECT_TRUE(a.S == b.S) << what << ": S " << gap(a.S, b.S);
+  EXPECT_TRUE(a.U == b.U) << what << ": U " << gap(a.U, b.U);
+  EXPECT_TRUE(a.V == b.V) << what << ": V " << gap(a.V, b.V);
 }
 
 // Constructed problems (sizes up to the fused kernel's reach, both sides
@@ -144,7 +157,10 @@ TYPED_TEST(GpuHsvd, ConstructedMatricesPassAndMatchTheTwin) {
       EXPECT_EQ(r.info, 0) << what;
       EXPECT_EQ(h.path[b], BSVD_PATH_CUDA_FUSED) << what;
       ht::expect_ratios(q, what);
-      EXPECT_LE(std::abs(r.sweeps - tw.sweeps), 2) << what;
+      // (Where n u kappa(V) is not small the two roundings part ways: a
+      // hyperbolic step multiplies the last bits' differences by up to
+      // kappa(V), and the sweep counts may differ widely, both converged.)
+      if (c.n * uroff<T>() * q.kappaV < 1e-3) EXPECT_LE(std::abs(r.sweeps - tw.sweeps), 2) << what;
       expect_same(d.out[b], r, what);
       if (::testing::Test::HasFailure() || std::getenv("BSVD_HSVD_VERBOSE"))
         std::printf("%s\n", what);
@@ -239,15 +255,20 @@ TYPED_TEST(GpuHsvd, ReducesToTheSvd) {
   const Solved<T> ref = gpu_solve_with<T>(m, n, 1, P.G, true, o);
   ASSERT_EQ(ref.status, 0) << bsvd_last_error();
   ASSERT_EQ(ref.path[0], BSVD_PATH_CUDA_FUSED);
-  for (int np : {0, n}) {
-    const BatchOut<T> r = solve_batch<T>(m, n, {np}, P.G, true, true);
-    ASSERT_EQ(r.status, 0) << bsvd_last_error();
-    const ht::Out<T> &x = r.out[0];
-    EXPECT_EQ(x.sweeps, ref.sweeps[0]) << "nplus " << np;
-    EXPECT_TRUE(x.S == ref.S) << "nplus " << np;
-    EXPECT_TRUE(x.U == ref.U) << "nplus " << np;
-    EXPECT_TRUE(x.V == ref.V) << "nplus " << np;
-  }
+  ht::Out<T> svd;
+  svd.S = ref.S;
+  svd.U = ref.U;
+  svd.V = ref.V;
+  svd.info = ref.info[0];
+  svd.sweeps = ref.sweeps[0];
+  for (int np : {0, n})
+    for (bool device : {false, true}) {
+      const BatchOut<T> r = solve_batch<T>(m, n, {np}, P.G, true, device);
+      ASSERT_EQ(r.status, 0) << bsvd_last_error();
+      const std::string what =
+          "nplus " + std::to_string(np) + (device ? " device data" : " host data");
+      expect_same(r.out[0], svd, what.c_str());
+    }
 }
 
 // Values only: the same S and sweeps as with vectors.
