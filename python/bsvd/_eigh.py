@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._args import check_flag
-from ._hsvd import _KW, checked_call
+from ._hsvd import _KW, checked_call, to_device
 
 
 class EighResult(NamedTuple):
@@ -54,8 +54,9 @@ def eigh_factored(G, nplus=None, *, signs=None, eigvals_only=False, full=True,
     Returns EighResult(eigenvalues, eigenvectors); eigvals_only=True
     returns the eigenvalues alone (the vectors are not computed).
     return_info=True appends the HSVDInfo (a tuple (w, info) with
-    eigvals_only). Options and warnings as bsvd.hsvd's. Host arrays only;
-    NumPy results, the eigenvalues in the real dtype of G.
+    eigvals_only). Options and warnings as bsvd.hsvd's; arrays as
+    bsvd.hsvd takes them (results in G's library and device), the
+    eigenvalues in the real dtype of G.
     """
     where = "bsvd.eigh_factored"
     eigvals_only = check_flag(eigvals_only, "eigvals_only", where)
@@ -65,8 +66,8 @@ def eigh_factored(G, nplus=None, *, signs=None, eigvals_only=False, full=True,
     if unknown:
         raise TypeError(f"{where}: unexpected argument {sorted(unknown)[0]!r}")
     kw = dict(_KW, **options)
-    x, U, S, _, out_signs, _, info = checked_call(G, nplus, signs, not eigvals_only, kw, where,
-                                                  default_plus=True)
+    x, U, S, _, out_signs, _, info, origin = checked_call(G, nplus, signs, not eigvals_only, kw,
+                                                          where, default_plus=True)
     *bshape, m, n = x.shape
     bshape = tuple(bshape)
     w = out_signs * (S * S)  # int8 * real keeps the real dtype
@@ -75,10 +76,10 @@ def eigh_factored(G, nplus=None, *, signs=None, eigvals_only=False, full=True,
         if U is not None:
             U = np.concatenate([U, _complement(U, m, n, bshape)], axis=-1)
     order = np.argsort(w, axis=-1, kind="stable")
-    w = np.take_along_axis(w, order, axis=-1)
+    w = to_device(np.take_along_axis(w, order, axis=-1), origin)
     if eigvals_only:
         return (w, info) if return_info else w
-    v = np.take_along_axis(U, order[..., None, :], axis=-1)
+    v = to_device(np.take_along_axis(U, order[..., None, :], axis=-1), origin)
     return EighInfoResult(w, v, info) if return_info else EighResult(w, v)
 
 

@@ -14,10 +14,15 @@ in the caller's column order, so that the reconstruction needs no
 permutation and G[..., perm] = U @ diag(S) @ Vh[..., perm] is the
 partitioned form.
 
-The HSVD runs on the CPU backend (no GPU path yet): inputs are host arrays
-(NumPy, or anything numpy.asarray takes: lists, CPU tensors, JAX CPU
-arrays) and results are NumPy arrays. A CUDA array raises
-NotImplementedError.
+The library solves on the GPU (the fused kernel) where one is visible and
+the matrices fit it, else on the CPU (backend= chooses). Inputs are host
+arrays (NumPy, or anything numpy.asarray takes: lists, CPU tensors, JAX CPU
+arrays), whose results are NumPy arrays, or CUDA arrays (PyTorch, CuPy,
+JAX), whose results are arrays of the same library on the same device. The
+arrangement around the solve (the signature's permutation, the transposes)
+is NumPy code, so a CUDA array makes one round trip through host memory: a
+copy of G out, the results back. The library's device-pointer path itself
+(bsvd_?gehsvj_strided_batched on device memory) has no such copy.
 """
 from __future__ import annotations
 
@@ -98,16 +103,41 @@ class HSVDInfo(Info):
 # ---------------------------------------------------------------------------
 # arguments
 
+def _to_host(ad, x):
+    """A CUDA array of PyTorch, CuPy or JAX as a NumPy array."""
+    if ad.name == "torch":
+        return x.cpu().numpy()
+    if ad.name == "cupy":
+        return ad.cp.asnumpy(x)
+    return np.asarray(x)
+
+
+def to_device(a, origin):
+    """A NumPy result as an array of the input's library on its device
+    (origin from host_matrices; None: a host input, a is returned)."""
+    if origin is None or a is None:
+        return a
+    ad, dev, x = origin
+    if ad.name == "torch":
+        return ad.torch.from_numpy(np.ascontiguousarray(a)).to(x.device)
+    if ad.name == "cupy":
+        with ad.cp.cuda.Device(dev[1]):
+            return ad.cp.asarray(a)
+    return ad.jax.device_put(a, next(iter(x.devices())))
+
+
 def host_matrices(G, where):
     """G as a NumPy array (..., m, n) with m >= n in a dtype the library
     takes (integer and bool input promoted to float64, float16 to float32),
-    and its dtype name."""
+    its dtype name, and its origin: None for a host array, else what
+    to_device needs to give the results back on G's device."""
     ad, x = adapt(G)
     x = ad.prepare(x)
-    if ad.device(x)[0] == "cuda":
-        raise NotImplementedError(
-            f"{where}: the hyperbolic SVD runs on the CPU backend only (no GPU path yet); "
-            "pass a host array (e.g. tensor.cpu().numpy(), cupy.asnumpy(a))")
+    dev = ad.device(x)
+    origin = None
+    if dev[0] == "cuda":
+        origin = (ad, dev, x)
+        ad, x = adapt(_to_host(ad, x))
     shape = tuple(ad.shape(x))
     if len(shape) < 2:
         raise ValueError(f"{where}: expected an array of at least 2 dimensions (..., m, n), "
@@ -119,7 +149,7 @@ def host_matrices(G, where):
     if m < n:
         raise ValueError(f"{where}: G has shape {shape}: the hyperbolic SVD needs m >= n (a tall "
                          "or square factor, J acting on its n columns)")
-    return x, name
+    return x, name, origin
 
 
 def _int_array(val, what, where):
@@ -246,8 +276,8 @@ def report(info, max_sweeps, check_finite, warn, where):
 
 def checked_call(G, nplus, signs, compute_uv, kw, where, default_plus=False):
     """Arguments checked, the solve, the report: (x, U, S, Vh, out_signs,
-    perm or None, HSVDInfo)."""
-    x, name = host_matrices(G, where)
+    perm or None, HSVDInfo, origin), NumPy arrays (origin: host_matrices')."""
+    x, name, origin = host_matrices(G, where)
     *bshape, m, n = x.shape
     bshape = tuple(bshape)
     nplus_arr, perm, out_signs = signature(nplus, signs, bshape, n, where, default_plus)
@@ -257,7 +287,7 @@ def checked_call(G, nplus, signs, compute_uv, kw, where, default_plus=False):
                         kw["num_threads"], name, where)
     U, S, Vh, info, sweeps, path = solve(x, name, nplus_arr, perm, compute_uv, opts, where)
     report(info, kw["max_sweeps"], check_finite, warn, where)
-    return x, U, S, Vh, out_signs, perm, HSVDInfo(info, sweeps, path)
+    return x, U, S, Vh, out_signs, perm, HSVDInfo(info, sweeps, path), origin
 
 
 _KW = dict(tol=None, max_sweeps=None, backend=DEFAULT_BACKEND, check_finite=False, warn=True,
@@ -293,8 +323,9 @@ def hsvd(G, nplus=None, *, signs=None, compute_uv=True, tol=None, max_sweeps=Non
     not converged, -1 NaN/Inf, -2 the rank condition rank(G) = rank(G J G^H)
     failed; sweeps, path).
 
-    Host arrays only (NumPy, or what numpy.asarray takes); results are NumPy
-    arrays. Integer and bool input is promoted to float64, float16 to
+    Host arrays (NumPy, or what numpy.asarray takes) give NumPy results;
+    CUDA arrays (PyTorch, CuPy, JAX) give results of their library on their
+    device, through one round trip in host memory. Integer and bool input is promoted to float64, float16 to
     float32. Options as bsvd.svd's (tol, max_sweeps, backend, check_finite,
     warn, ordering, num_threads); NaN / Inf give a NonFiniteWarning (info
     -1, outputs NaN), non-convergence a ConvergenceWarning, a breakdown a
@@ -305,12 +336,15 @@ def hsvd(G, nplus=None, *, signs=None, compute_uv=True, tol=None, max_sweeps=Non
     return_info = check_flag(return_info, "return_info", where)
     kw = dict(tol=tol, max_sweeps=max_sweeps, backend=backend, check_finite=check_finite,
               warn=warn, ordering=ordering, num_threads=num_threads)
-    x, U, S, Vh, out_signs, perm, info = checked_call(G, nplus, signs, compute_uv, kw, where)
+    x, U, S, Vh, out_signs, perm, info, origin = checked_call(G, nplus, signs, compute_uv, kw,
+                                                              where)
+    S, out_signs = to_device(S, origin), to_device(out_signs, origin)
     if not compute_uv:
         return HSVDValuesInfo(S, out_signs, info) if return_info else HSVDValues(S, out_signs)
     n = x.shape[-1]
     if perm is None:
         perm = np.broadcast_to(np.arange(n), x.shape[:-2] + (n,)).copy()
+    U, Vh, perm = to_device(U, origin), to_device(Vh, origin), to_device(perm, origin)
     if return_info:
         return HSVDInfoResult(U, S, Vh, out_signs, perm, info)
     return HSVDResult(U, S, Vh, out_signs, perm)
@@ -350,12 +384,12 @@ def hsvd_batch(matrices, nplus=None, *, signs=None, compute_uv=True, return_info
     if isinstance(per, np.ndarray):
         per = list(per)
     xs = [host_matrices(a, where) for a in matrices]
-    for i, (x, _) in enumerate(xs):
+    for i, (x, _, _) in enumerate(xs):
         if x.ndim != 2:
             raise ValueError(f"{where}: matrices of a list must be 2-D, matrix {i} has shape "
                              f"{x.shape}")
     groups = {}
-    for i, (x, name) in enumerate(xs):
+    for i, (x, name, _) in enumerate(xs):
         groups.setdefault((x.shape, name), []).append(i)
     outs = [None] * count
     infos = np.zeros((3, count), np.int32)
@@ -368,13 +402,14 @@ def hsvd_batch(matrices, nplus=None, *, signs=None, compute_uv=True, return_info
                 raise ValueError(f"{where}: the signature of matrix {i} has shape {s.shape}, "
                                  f"expected {want}")
         g_np, g_s = (None, np.stack(sig)) if signs is not None else (np.stack(sig), None)
-        x, U, S, Vh, out_signs, perm, info = checked_call(stack, g_np, g_s, compute_uv, kw,
-                                                           where)
+        x, U, S, Vh, out_signs, perm, info, _ = checked_call(stack, g_np, g_s, compute_uv, kw,
+                                                              where)
         if perm is None:
             perm = np.broadcast_to(np.arange(shape[1]), (len(idx), shape[1]))
         for j, i in enumerate(idx):
-            outs[i] = ((U[j], S[j], Vh[j], out_signs[j], perm[j].copy()) if compute_uv
-                       else (S[j], out_signs[j]))
+            back = [U[j], S[j], Vh[j], out_signs[j], perm[j].copy()] if compute_uv \
+                else [S[j], out_signs[j]]
+            outs[i] = tuple(to_device(a, xs[i][2]) for a in back)
         infos[:, idx] = info.info, info.sweeps, info.path
     fields = list(zip(*outs)) if count else [[]] * (5 if compute_uv else 2)
     fields = [list(f) for f in fields]

@@ -292,11 +292,38 @@ def test_bad_matrices(rng):
         bsvd.hsvd(np.ones((3, 2), dtype="datetime64[s]"), 0)
 
 
-def test_cuda_backend_is_not_supported(rng):
-    """No GPU path yet: the library's answer surfaces as an exception that
-    names it (BackendUnavailableError where the build has no CUDA)."""
-    with pytest.raises((NotImplementedError, bsvd.BackendUnavailableError), match="GPU|CUDA|cuda"):
-        bsvd.hsvd(rng.standard_normal((2, 5, 3)), 1, backend="cuda")
+def test_cuda_backend(rng):
+    """backend="cuda": the GPU's fused kernel where a GPU is visible (the
+    values of the CPU solver within rounding), else BackendUnavailableError."""
+    G = rng.standard_normal((2, 5, 3))
+    if not bsvd.cuda_available():
+        with pytest.raises(bsvd.BackendUnavailableError, match="GPU|CUDA|cuda"):
+            bsvd.hsvd(G, 1, backend="cuda")
+        return
+    gpu = bsvd.hsvd(G, 1, backend="cuda", return_info=True)
+    cpu = bsvd.hsvd(G, 1, backend="cpu")
+    np.testing.assert_allclose(gpu.S, cpu.S, rtol=1e-12, atol=0)
+    assert list(gpu.info.path_names().ravel()) == ["cuda-fused"] * 2
+    assert_hsvd(G, gpu, np.array([1, -1, -1]))
+
+
+@pytest.mark.skipif(not bsvd.cuda_available(), reason="no CUDA GPU visible")
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+def test_cuda_arrays(rng, lib):
+    """CUDA arrays in, arrays of the same library on the same device out,
+    with the values of the host call."""
+    mod = pytest.importorskip(lib)
+    G = rng.standard_normal((3, 12, 8)) + 1j * rng.standard_normal((3, 12, 8))
+    dG = mod.asarray(G, device="cuda") if lib == "torch" else mod.asarray(G)
+    res = bsvd.hsvd(dG, 3)
+    host = bsvd.hsvd(G, 3)
+    for a, b in zip(res, host):
+        assert type(a).__module__.split(".")[0] == lib
+        got = a.cpu().numpy() if lib == "torch" else mod.asnumpy(a)
+        np.testing.assert_allclose(got, b, rtol=0, atol=0)
+    w = bsvd.eigh_factored(dG, 3, eigvals_only=True)
+    np.testing.assert_array_equal(w.cpu().numpy() if lib == "torch" else mod.asnumpy(w),
+                                  bsvd.eigh_factored(G, 3, eigvals_only=True))
 
 
 def test_batch_list(rng):
