@@ -475,13 +475,15 @@ BSVD_DECLARE_GESVJ(z, bsvd_cdouble, double)
  * argument 4: a host array of batch entries, 0 <= nplus[b] <= n (nplus[b]
  * = 0 or n is the ordinary SVD). m < n returns -3 (n). info[b]: 0, > 0 not
  * converged, BSVD_INFO_NONFINITE, BSVD_INFO_HYPERBOLIC_BREAKDOWN.
- * Options read: backend, tol, max_sweeps, ordering, num_threads, path;
- * variant AUTO or UNBLOCKED (BLOCKED: BSVD_STATUS_NOT_SUPPORTED), and
- * precondition must not be 1 (column pivoting would permute J: NOT
- * SUPPORTED). The others are ignored; so is opts->workspace (the solver
- * allocates its own host scratch). Backends: cpu only for now; AUTO takes
- * the cpu for host data even when a GPU is visible; cuda, or data in device
- * memory, returns BSVD_STATUS_NOT_SUPPORTED. */
+ * Options read: backend, tol, max_sweeps, ordering, num_threads, stream,
+ * path; variant AUTO or UNBLOCKED (BLOCKED: BSVD_STATUS_NOT_SUPPORTED);
+ * precondition 1 or 2 and device_count != 0: NOT_SUPPORTED (column
+ * pivoting would permute J). The others are ignored; so is opts->workspace
+ * (the call allocates its own). Backends: cuda (AUTO: for device data, and
+ * for host data when a GPU is visible) runs the one-kernel solver on every
+ * matrix that fits it (d with vectors: up to about 118 columns); host data
+ * beyond it is solved on the cpu, device data beyond it returns
+ * BSVD_STATUS_NOT_SUPPORTED. The call blocks. */
 #define BSVD_DECLARE_GEHSVJ(p, T, R)                                                               \
   bsvd_status_t bsvd_##p##gehsvj_strided_batched(                                                  \
       bsvd_job_t job, int m, int n, const int *nplus, const T *A, int lda, int64_t strideA, R *S,  \

@@ -80,7 +80,8 @@ bsvd_status_t gesvj_vbatched_async(Job job, const int *m, const int *n, const T 
 
 // The hyperbolic SVD G = U diag(S) V^H, V^H J V = J, of a uniform batch,
 // J = diag(I_nplus[b], -I_(n - nplus[b])) per matrix (bsvd.h, "Hyperbolic
-// SVD"; docs/hsvd.md). m >= n; cpu backend only for now.
+// SVD"; docs/hsvd.md). m >= n; the cpu backend, and the cuda backend for
+// the sizes of its one-kernel solver.
 template <class T>
 bsvd_status_t gehsvj_strided_batched(Job job, int m, int n, const int *nplus, const T *A, int lda,
                                      int64_t strideA, real_t<T> *S, int64_t strideS, T *U, int ldu,
