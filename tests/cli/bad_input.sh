@@ -35,6 +35,8 @@ expect_error "bad device list" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$t
 expect_error "repeated device" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/o" --devices 1,1
 expect_error "bench: bad device list" "$bsvd" bench --backend cpu --cases 1x4x4 --devices gpu -q
 expect_error "bench: bad pair solver" "$bsvd" bench --backend cpu --cases 1x4x4 --pair-solver nope -q
+expect_error "bench: --hsvd on the cpu" "$bsvd" bench --backend cpu --cases 1x4x4 --hsvd -q
+expect_error "bench: --grade without --hsvd" "$bsvd" bench --backend cuda --cases 1x4x4 --grade 4 -q
 # A good --pair-solver runs (cpu: the pair-SVD twin on the blocked variant).
 if ! "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/ps" --backend cpu --variant blocked \
     --block-size 2 --pair-solver svd >/dev/null 2>&1; then
