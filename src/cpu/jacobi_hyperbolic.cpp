@@ -1,6 +1,6 @@
 // Unblocked one-sided hyperbolic Jacobi (HBJ Sec. 2 eq. 2.10, Sec. 4.3):
-// the loop of jacobi_unblocked.cpp with the signature J = diag(I, -I) of
-// the columns. For every pair (p, q) of the ordering:
+// the loop of the unblocked solver (one_sided.hpp) with the signature
+// J = diag(I, -I) of the columns. For every pair (p, q) of the ordering:
 //   same side of nplus:  the trigonometric rotation (jacobi_rotation),
 //                        a_p' = c (a_p - t conj(e) a_q), a_q' = c (a_q + t e a_p);
 //   across nplus:        the hyperbolic one (hyperbolic_rotation),
@@ -17,7 +17,7 @@
 // No 2x2 sorting (HBJ Sec. 4.3 step 5 swaps trigonometric pairs only, and
 // jacobi_unblocked.cpp's kSort2x2 measurements apply): the columns never
 // leave their side of nplus; the finish sorts within each side.
-#include "cpu_internal.hpp"
+#include "one_sided.hpp"
 
 #include <vector>
 
@@ -37,10 +37,51 @@ template <class T> void hrotate(int len, T *x, T *y, real_of_t<T> c, T th) {
   }
 }
 
-// The carried norms' cancellation guard of jacobi_unblocked.cpp (kRecompute
-// there, where the argument is made). Both columns of a hyperbolic step
-// shrink, so both are guarded.
-template <class R> constexpr R kRecomputeH = R(0.1);
+// The rotation of every selected pair (one_sided.hpp's policy): plane
+// within a side of nplus, hyperbolic across it; and the breakdown rule.
+template <class T> struct SignedRotations {
+  using R = real_of_t<T>;
+  int m, n, nplus;
+  long substitutions = 0; // 5/4 substitutions in the current sweep
+  int substituted_run = 0; // consecutive sweeps with one
+  bool breakdown = false;
+
+  PairStep<R> rotate(int p, int q, T *wp, T *wq, T *vp, T *vq, R a, R b, T g, R ag) {
+    const T e = phase_(g, ag);
+    PairStep<R> r;
+    if ((p < nplus) == (q < nplus)) {
+      const Rotation<R> rot = jacobi_rotation(a, b, ag);
+      const T te = rot.t * conj_(e);
+      cpu::rotate(m, wp, 1, wq, 1, rot.c, te, false);
+      if (vp) cpu::rotate(n, vp, 1, vq, 1, rot.c, te, false);
+      r.anew = a - rot.t * ag;
+      r.bnew = b + rot.t * ag;
+    } else {
+      const HyperbolicRotation<R> rot = hyperbolic_rotation(a, b, ag);
+      const T th = rot.t * conj_(e);
+      hrotate(m, wp, wq, rot.c, th);
+      if (vp) hrotate(n, vp, vq, rot.c, th);
+      r.anew = a + rot.t * ag;
+      r.bnew = b + rot.t * ag;
+      if (rot.substituted) {
+        ++substitutions;
+        r.fresh = true; // the carried values hold for the orthogonalizing step only
+      }
+    }
+    return r;
+  }
+  void begin_sweep() { substitutions = 0; }
+  // A substituted step leaves the pair as parallel as it was when the rank
+  // condition fails (a_p = +-e a_q with equal norms stays so, both scaled
+  // by 1/sqrt(3)); where the condition holds but rounding hit it, the step
+  // changes the pair and the next sweep rotates it properly.
+  bool end_sweep(int sweep, int max_sweeps) {
+    substituted_run = substitutions > 0 ? substituted_run + 1 : 0;
+    breakdown =
+        substituted_run >= kHyperbolicBreakdownSweeps || (sweep == max_sweeps && substitutions > 0);
+    return breakdown;
+  }
+};
 
 } // namespace
 
@@ -48,79 +89,13 @@ template <class T> HyperbolicStats hyperbolic_impl(int m, int n, int nplus, T *W
                                                    int ldv, const Ordering &ord, real_of_t<T> tol,
                                                    int max_sweeps, real_of_t<T> *norms,
                                                    real_of_t<T> *anchor) {
-  using R = real_of_t<T>;
+  SignedRotations<T> policy{m, n, nplus};
+  const SweepStats s =
+      one_sided_sweeps(m, n, W, ldw, V, ldv, ord, tol, max_sweeps, norms, anchor, policy);
   HyperbolicStats st;
-  if (n <= 0 || m <= 0) {
-    st.converged = true;
-    return st;
-  }
-  const int half = ord.pairs_per_step();
-  int substituted_run = 0; // consecutive sweeps with a 5/4 substitution
-  for (int sweep = 1; sweep <= max_sweeps; ++sweep) {
-    st.sweeps = sweep;
-    for (int j = 0; j < n; ++j) anchor[j] = norms[j] = nrm2sq(m, W + int64_t(j) * ldw);
-
-    long rotations = 0, substitutions = 0;
-    for (int s = 0; s < ord.steps; ++s) {
-      for (int k = 0; k < half; ++k) {
-        int p, q;
-        ord.pair(s, k, p, q);
-        if (p >= n || q >= n) continue; // dummy slot
-        const R a = norms[p], b = norms[q];
-        if (a == R(0) || b == R(0)) continue;
-        T *wp = W + int64_t(p) * ldw;
-        T *wq = W + int64_t(q) * ldw;
-        const T g = dotc(m, wp, wq);
-        const R ag = std::abs(g);
-        if (!needs_rotation(a, b, ag, tol) || !above_underflow_noise(ag, m)) continue;
-        ++rotations;
-        const T e = phase_(g, ag);
-        R anew, bnew;
-        bool fresh = false; // recompute both norms from the columns
-        if ((p < nplus) == (q < nplus)) {
-          const Rotation<R> rot = jacobi_rotation(a, b, ag);
-          const T te = rot.t * conj_(e);
-          rotate(m, wp, 1, wq, 1, rot.c, te, false);
-          if (V) rotate(n, V + int64_t(p) * ldv, 1, V + int64_t(q) * ldv, 1, rot.c, te, false);
-          anew = a - rot.t * ag;
-          bnew = b + rot.t * ag;
-        } else {
-          const HyperbolicRotation<R> rot = hyperbolic_rotation(a, b, ag);
-          const T th = rot.t * conj_(e);
-          hrotate(m, wp, wq, rot.c, th);
-          if (V) hrotate(n, V + int64_t(p) * ldv, V + int64_t(q) * ldv, rot.c, th);
-          anew = a + rot.t * ag;
-          bnew = b + rot.t * ag;
-          if (rot.substituted) {
-            ++substitutions;
-            fresh = true;
-          }
-        }
-        R ancp = std::max(anchor[p], anew);
-        R ancq = std::max(anchor[q], bnew);
-        if (fresh || anew < kRecomputeH<R> * ancp) ancp = anew = nrm2sq(m, wp);
-        if (fresh || bnew < kRecomputeH<R> * ancq) ancq = bnew = nrm2sq(m, wq);
-        norms[p] = anew;
-        norms[q] = bnew;
-        anchor[p] = ancp;
-        anchor[q] = ancq;
-      }
-    }
-    if (rotations == 0) {
-      st.converged = true;
-      break;
-    }
-    // A substituted step leaves the pair as parallel as it was when the
-    // rank condition fails (a_p = +-e a_q with equal norms stays so, both
-    // scaled by 1/sqrt(3)); where the condition holds but rounding hit it,
-    // the step changes the pair and the next sweep rotates it properly.
-    substituted_run = substitutions > 0 ? substituted_run + 1 : 0;
-    if (substituted_run >= kHyperbolicBreakdownSweeps ||
-        (sweep == max_sweeps && substitutions > 0)) {
-      st.breakdown = true;
-      break;
-    }
-  }
+  st.sweeps = s.sweeps;
+  st.converged = s.converged;
+  st.breakdown = policy.breakdown;
   return st;
 }
 

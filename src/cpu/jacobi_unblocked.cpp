@@ -17,36 +17,15 @@
 //     larger column stays at index p.]
 // A sweep without a rotation ends the iteration (converged). Because it
 // rotates nothing, its test is made entirely with freshly computed norms.
-// The final descending order is produced by solve_one's sort.
-#include "cpu_internal.hpp"
+// The final descending order is produced by solve_one's sort. The loop
+// itself (and the carried norms' cancellation guard) is one_sided.hpp's,
+// shared with the hyperbolic solver; this file is its plane rotation.
+#include "one_sided.hpp"
 
 #include <vector>
 
 namespace bsvd::detail {
 namespace cpu {
-
-// Cancellation guard for the carried norms (LAPACK xGESVJ recomputes a
-// norm after a rotation that shrank it by more than a factor sqrt(eps)).
-//
-// The update of the shrinking column, alpha' = alpha - t|gamma| with
-// 0 <= t|gamma| <= alpha, adds an absolute error of order u * alpha to the
-// error the carried value already has. Let anchor_j be the largest value the
-// carried norm of column j has had since it was last computed from the
-// column (its lineage moves with the data on a 2x2 swap, when enabled). The absolute error
-// of the carried value is then at most about 2u * anchor_j per update since
-// that recomputation. We recompute alpha_j = ||w_j||^2 from the column as
-// soon as alpha_j < kRecompute * anchor_j, which bounds the relative error of
-// every carried norm by about (2 / kRecompute) u per update since its last
-// recomputation (<= 20 (n-1) u within a sweep), and costs at most one extra
-// norm per column per decade of shrinkage. kRecompute = 0.1 is much tighter
-// than LAPACK's sqrt(eps) because the GPU kernel, which carries the norms
-// across a whole sweep in the same way, must not drift; the carried values
-// only steer the rotation angle and the test within a sweep (the final,
-// converged sweep uses fresh norms only), so accuracy does not depend on it,
-// only the rate of convergence.
-// (Measured: 0.1, 0.5, 2 and 1e-8 give the same sweep counts on the
-// kappa = 1e10 test matrices.)
-template <class R> constexpr R kRecompute = R(0.1);
 
 // 2x2 sorting with the index-based parallel orderings of ordering.hpp slows
 // convergence down, or stops it: a swap exchanges the future paths of two
@@ -67,62 +46,34 @@ template <class R> constexpr R kRecompute = R(0.1);
 // end. Kept as a switch so the GPU twin can be compared either way.
 constexpr bool kSort2x2 = false;
 
+namespace {
+
+// The plane rotation of every selected pair (one_sided.hpp's policy).
+template <class T> struct PlaneRotations {
+  using R = real_of_t<T>;
+  int m, n;
+  PairStep<R> rotate(int, int, T *wp, T *wq, T *vp, T *vq, R a, R b, T g, R ag) const {
+    const Rotation<R> rot = jacobi_rotation(a, b, ag);
+    const T te = rot.t * conj_(phase_(g, ag)); // t conj(e)
+    PairStep<R> r;
+    r.anew = a - rot.t * ag; // WCYCLE eq. 6
+    r.bnew = b + rot.t * ag;
+    r.swap = kSort2x2 && r.anew < r.bnew;
+    cpu::rotate(m, wp, 1, wq, 1, rot.c, te, r.swap);
+    if (vp) cpu::rotate(n, vp, 1, vq, 1, rot.c, te, r.swap);
+    return r;
+  }
+  void begin_sweep() {}
+  bool end_sweep(int, int) { return false; }
+};
+
+} // namespace
+
 template <class T> SweepStats unblocked_impl(int m, int n, T *W, int ldw, T *V, int ldv,
                                              const Ordering &ord, real_of_t<T> tol, int max_sweeps,
                                              real_of_t<T> *norms, real_of_t<T> *anchor) {
-  using R = real_of_t<T>;
-  SweepStats st;
-  if (n <= 0 || m <= 0) {
-    st.converged = true;
-    return st;
-  }
-  const int half = ord.pairs_per_step();
-  for (int sweep = 1; sweep <= max_sweeps; ++sweep) {
-    st.sweeps = sweep;
-    for (int j = 0; j < n; ++j) anchor[j] = norms[j] = nrm2sq(m, W + int64_t(j) * ldw);
-
-    long rotations = 0;
-    for (int s = 0; s < ord.steps; ++s) {
-      for (int k = 0; k < half; ++k) {
-        int p, q;
-        ord.pair(s, k, p, q);
-        if (p >= n || q >= n) continue; // dummy slot
-        const R a = norms[p], b = norms[q];
-        if (a == R(0) || b == R(0)) continue; // zero column: nothing to rotate
-        T *wp = W + int64_t(p) * ldw;
-        T *wq = W + int64_t(q) * ldw;
-        const T g = dotc(m, wp, wq);
-        const R ag = std::abs(g);
-        if (!needs_rotation(a, b, ag, tol) || !above_underflow_noise(ag, m)) continue;
-        ++rotations;
-
-        const Rotation<R> rot = jacobi_rotation(a, b, ag);
-        const T te = rot.t * conj_(phase_(g, ag)); // t conj(e)
-        R anew = a - rot.t * ag; // WCYCLE eq. 6
-        R bnew = b + rot.t * ag;
-        R ancp = std::max(anchor[p], anew);
-        R ancq = std::max(anchor[q], bnew);
-        const bool swap = kSort2x2 && anew < bnew;
-        rotate(m, wp, 1, wq, 1, rot.c, te, swap);
-        if (V) rotate(n, V + int64_t(p) * ldv, 1, V + int64_t(q) * ldv, 1, rot.c, te, swap);
-        if (swap) {
-          std::swap(anew, bnew);
-          std::swap(ancp, ancq);
-        }
-        if (anew < kRecompute<R> * ancp) ancp = anew = nrm2sq(m, wp);
-        if (bnew < kRecompute<R> * ancq) ancq = bnew = nrm2sq(m, wq);
-        norms[p] = anew;
-        norms[q] = bnew;
-        anchor[p] = ancp;
-        anchor[q] = ancq;
-      }
-    }
-    if (rotations == 0) {
-      st.converged = true;
-      break;
-    }
-  }
-  return st;
+  PlaneRotations<T> policy{m, n};
+  return one_sided_sweeps(m, n, W, ldw, V, ldv, ord, tol, max_sweeps, norms, anchor, policy);
 }
 
 } // namespace cpu

@@ -49,7 +49,7 @@ namespace bsvd::detail::cuda {
 
 // Recompute a carried norm from its column when it has shrunk below
 // kRecompute times its anchor (the norm at the last recomputation): the
-// rule of the CPU twin (src/cpu/jacobi_unblocked.cpp), which bounds the
+// rule of the CPU twin (src/cpu/one_sided.hpp), which bounds the
 // relative drift of every carried norm within a sweep.
 template <class R> __device__ __forceinline__ R recompute_factor() { return R(0.1); }
 
