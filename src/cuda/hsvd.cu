@@ -9,6 +9,7 @@
 //   - device data: NOT_SUPPORTED before anything runs (the hyperbolic
 //     blocked path does not exist yet).
 // Host data is staged through packed device copies of A and the outputs,
+// all at once (a batch whose copies do not fit the GPU gets ALLOC_FAILED),
 // written back row by row into the caller's leading dimensions (padding
 // and the gaps between matrices stay untouched).
 #include "../core/backends.hpp"
@@ -121,7 +122,15 @@ template <class T> bsvd_status_t run_host(const Batch<T> &batch, const plan::Pla
                bi = cuda::ws_align(size_t(count) * sizeof(int));
   DeviceBuffer data;
   data.stream = stream;
-  BSVD_CUDA_TRY(cudaMallocAsync(&data.ptr, ba + bs + bu + bv + 2 * bi, stream));
+  const size_t total = ba + bs + bu + bv + 2 * bi;
+  if (const cudaError_t e = cudaMallocAsync(&data.ptr, total, stream)) {
+    if (e != cudaErrorMemoryAllocation) BSVD_CUDA_TRY(e);
+    cudaGetLastError();
+    set_error("the hyperbolic SVD stages host data on the GPU at once, and the %zu bytes of "
+              "this batch do not fit: split the batch, or pass device data",
+              total);
+    return BSVD_STATUS_ALLOC_FAILED;
+  }
   unsigned char *d = static_cast<unsigned char *>(data.ptr);
   Batch<T> kb = batch;
   T *dA = reinterpret_cast<T *>(d);
