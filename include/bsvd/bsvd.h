@@ -476,7 +476,8 @@ BSVD_DECLARE_GESVJ(z, bsvd_cdouble, double)
  * = 0 or n is the ordinary SVD). m < n returns -3 (n). info[b]: 0, > 0 not
  * converged, BSVD_INFO_NONFINITE, BSVD_INFO_HYPERBOLIC_BREAKDOWN.
  * Options read: backend, tol, max_sweeps, ordering, num_threads, stream,
- * path; variant AUTO or UNBLOCKED (BLOCKED: BSVD_STATUS_NOT_SUPPORTED);
+ * path; variant (BLOCKED: the cpu's blocked variant, with block_size and
+ * eig_sweeps; with the cuda backend or device data NOT_SUPPORTED);
  * precondition 1 or 2 and device_count != 0: NOT_SUPPORTED (column
  * pivoting would permute J). The others are ignored; so is opts->workspace
  * (the call allocates its own). Backends: cuda (AUTO: for device data, and

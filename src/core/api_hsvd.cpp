@@ -21,13 +21,10 @@ namespace {
 constexpr ArgPos kHsvdPos{1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
 constexpr int kNplusPos = 4;
 
-// What the HSVD does not do yet: the blocked variant, the pivoted QR
-// preconditioning (HBJ Sec. 2: pivoting permutes J as well), several GPUs.
+// What the HSVD does not do yet: the pivoted QR preconditioning (HBJ Sec.
+// 2: pivoting permutes J as well), several GPUs. (The blocked variant runs
+// on the cpu only: see gehsvj.)
 bsvd_status_t check_supported(const bsvd_options_t &o) {
-  if (o.variant == BSVD_VARIANT_BLOCKED) {
-    set_error("the hyperbolic SVD has no blocked variant yet (opts->variant = blocked)");
-    return BSVD_STATUS_NOT_SUPPORTED;
-  }
   if (o.precondition > 0) {
     set_error("the hyperbolic SVD has no preconditioning yet (opts->precondition = %d): QR's "
               "column pivoting would permute J, and V0 of the Gram matrix is not J-orthogonal",
@@ -83,9 +80,17 @@ template <class T> bsvd_status_t gehsvj(bsvd_job_t job, int m, int n, const int 
     return bad(arg ? arg + (arg >= kNplusPos ? 1 : 0) : p.A, "pointer",
                "is in a different memory space (host / device) than A: all matrices of a call must "
                "be in one");
+  // The blocked variant is the cpu's alone (no hyperbolic blocked GPU path
+  // yet): auto takes the cpu for it, cuda refuses it.
+  const bool blocked = o.variant == BSVD_VARIANT_BLOCKED;
   bsvd_backend_t backend = o.backend;
   if (backend == BSVD_BACKEND_AUTO)
-    backend = where == 1 || cuda_available() ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
+    backend = where == 1 || (cuda_available() && !blocked) ? BSVD_BACKEND_CUDA : BSVD_BACKEND_CPU;
+  if (backend == BSVD_BACKEND_CUDA && blocked) {
+    set_error("the hyperbolic SVD's blocked variant runs on the cpu only (no GPU blocked path "
+              "yet): pass host data with opts->backend = cpu or auto");
+    return BSVD_STATUS_NOT_SUPPORTED;
+  }
   if (backend == BSVD_BACKEND_CPU && where == 1)
     return bad(p.A, "A", "is device memory, but opts->backend = cpu needs host memory");
   if (backend == BSVD_BACKEND_CUDA && !cuda_available()) {

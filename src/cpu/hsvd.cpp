@@ -1,14 +1,15 @@
 // The hyperbolic SVD of one matrix, and the batch driver (backends.hpp,
 // cpu_gehsvj). The steps of solve_one.cpp, minus what the HSVD does not
-// have yet (m < n, which the API refuses; the blocked variant; the QR
-// preconditioning, whose column pivoting would permute J; the LAPACK path):
+// have yet (m < n, which the API refuses; the QR preconditioning, whose
+// column pivoting would permute J; the LAPACK path):
 //   (a) NaN / Inf -> info = BSVD_INFO_NONFINITE, S, U, V = NaN;
 //   (b) all-zero G -> S = 0, U and V the identity columns;
 //   (c) exact power-of-two scaling of badly scaled input (solve_one's
 //       window: no rotation can make a column longer than ||G||_F -- the
 //       trigonometric ones keep alpha + beta, the hyperbolic ones shrink
 //       both -- so the same bounds hold);
-//   (d) jacobi_hyperbolic on W = G, V = I;
+//   (d) the hyperbolic iteration on W = G, V = I: unblocked, or blocked
+//       for variant = blocked (jacobi_hyperbolic_blocked.cpp);
 //   (e) sigma_j = ||w_j||, u_j = w_j / sigma_j, numerically null columns
 //       of U completed, each side of nplus sorted descending on its own,
 //       and V written as J V_acc J (see below).
@@ -98,8 +99,13 @@ template <class T> int solve_one_hsvd(const Batch<T> &batch, int b, int nplus, c
   ws.anchor.resize(n);
   const R tol = R(resolve_tol(cfg.tol, m, double(unit_roundoff<R>())));
   const int max_sweeps = cfg.max_sweeps > 0 ? cfg.max_sweeps : kDefaultMaxSweeps;
-  const HyperbolicStats st = hyperbolic_impl(m, n, nplus, W, m, Vw, n, cache.get(cfg.ordering, n),
-                                             tol, max_sweeps, ws.norms.data(), ws.anchor.data());
+  const bool blocked = cfg.variant == BSVD_VARIANT_BLOCKED;
+  const HyperbolicStats st =
+      blocked
+          ? jacobi_hyperbolic_blocked(m, n, nplus, W, m, Vw, n, plan::block_width(cfg.block_size),
+                                      cfg.ordering, double(tol), max_sweeps, cfg.eig_sweeps)
+          : hyperbolic_impl(m, n, nplus, W, m, Vw, n, cache.get(cfg.ordering, n), tol, max_sweeps,
+                            ws.norms.data(), ws.anchor.data());
 
   // Finish, as solve_one.cpp (f): a column below u sigma_max is numerically
   // null and its U column is completed to keep U orthonormal.
@@ -154,7 +160,7 @@ template <class T> int solve_one_hsvd(const Batch<T> &batch, int b, int nplus, c
       }
     }
   set_result(st.breakdown ? BSVD_INFO_HYPERBOLIC_BREAKDOWN : st.converged ? 0 : 1, st.sweeps);
-  return BSVD_PATH_CPU_UNBLOCKED;
+  return blocked ? BSVD_PATH_CPU_BLOCKED : BSVD_PATH_CPU_UNBLOCKED;
 }
 
 } // namespace

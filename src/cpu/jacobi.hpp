@@ -42,10 +42,24 @@ struct HyperbolicStats {
   int sweeps = 0;
   bool converged = false;
   bool breakdown = false;
+  bool substituted = false; // some step took the 5/4 substitution
 };
 template <class T> HyperbolicStats jacobi_hyperbolic(int m, int n, int nplus, T *W, int ldw, T *V,
                                                      int ldv, const Ordering &ord, double tol,
                                                      int max_sweeps);
+
+// The blocked variant (HBJ Sec. 4.3; docs/hsvd.md): the columns cut into
+// blocks of nb within each side of nplus, and for each pair of blocks of
+// the ordering over the blocks the unblocked hyperbolic iteration on the
+// pair's columns for `inner` sweeps (eig_sweeps: > 0 that many, 0 until
+// converged, < 0 the blocked SVD's rule), its transformation accumulated
+// into V. Stops on an outer sweep in which no pair rotated; breakdown:
+// kHyperbolicBreakdownSweeps outer sweeps in a row with a substituted step,
+// or one in the last. The column ordering serves the blocks and the pairs.
+template <class T> HyperbolicStats jacobi_hyperbolic_blocked(int m, int n, int nplus, T *W, int ldw,
+                                                             T *V, int ldv, int nb,
+                                                             bsvd_ordering_t ordering, double tol,
+                                                             int max_sweeps, int eig_sweeps);
 
 // Blocked one-sided Jacobi: columns split into blocks of nb; for each block
 // pair (i, j) of the ordering over blocks: G = [W_i W_j]^H [W_i W_j], its

@@ -45,6 +45,7 @@ template <class T> struct SignedRotations {
   long substitutions = 0; // 5/4 substitutions in the current sweep
   int substituted_run = 0; // consecutive sweeps with one
   bool breakdown = false;
+  bool any_substitution = false;
 
   PairStep<R> rotate(int p, int q, T *wp, T *wq, T *vp, T *vq, R a, R b, T g, R ag) {
     const T e = phase_(g, ag);
@@ -76,6 +77,7 @@ template <class T> struct SignedRotations {
   // by 1/sqrt(3)); where the condition holds but rounding hit it, the step
   // changes the pair and the next sweep rotates it properly.
   bool end_sweep(int sweep, int max_sweeps) {
+    any_substitution = any_substitution || substitutions > 0;
     substituted_run = substitutions > 0 ? substituted_run + 1 : 0;
     breakdown =
         substituted_run >= kHyperbolicBreakdownSweeps || (sweep == max_sweeps && substitutions > 0);
@@ -96,6 +98,7 @@ template <class T> HyperbolicStats hyperbolic_impl(int m, int n, int nplus, T *W
   st.sweeps = s.sweeps;
   st.converged = s.converged;
   st.breakdown = policy.breakdown;
+  st.substituted = policy.any_substitution;
   return st;
 }
 

@@ -204,6 +204,68 @@ TYPED_TEST(Hsvd, EdgeCases) {
   }
 }
 
+// The blocked variant (jacobi_hyperbolic_blocked.cpp): the constructed
+// problems at several block widths (the boundary nplus inside a block's
+// reach or on it; one block, two, many; the inner iteration for one sweep,
+// for two, and until converged), every ratio below 30, the values within
+// the same bound of the unblocked solver's, info 0, path cpu-blocked.
+TYPED_TEST(Hsvd, BlockedVariant) {
+  using T = TypeParam;
+  struct Case {
+    int m, n, nplus, nb, eig_sweeps;
+  };
+  const Case cases[] = {{20, 16, 5, 4, -1},   {20, 16, 8, 4, 1},   {40, 33, 20, 8, 0},
+                        {40, 33, 0, 8, -1},   {40, 33, 33, 16, 2}, {30, 12, 6, 2, -1},
+                        {64, 64, 31, 16, -1}, {25, 7, 3, 7, -1},   {12, 12, 1, 3, 0}};
+  uint64_t seed = 900;
+  for (const Case &c : cases) {
+    const Problem<T> P = make_problem<T>(c.m, c.n, c.nplus, 1e3, 0.7, ++seed);
+    bsvd_options_t o = cpu_opts();
+    o.variant = BSVD_VARIANT_BLOCKED;
+    o.block_size = c.nb;
+    o.eig_sweeps = c.eig_sweeps;
+    int path = -1;
+    o.path = &path;
+    const Out<T> r = hsvd<T>(c.m, c.n, c.nplus, P.G, true, o);
+    const Out<T> u = hsvd<T>(c.m, c.n, c.nplus, P.G);
+    char what[160];
+    std::snprintf(what, sizeof what, "%dx%d nplus %d nb %d eig_sweeps %d: sweeps %d (unblocked %d)",
+                  c.m, c.n, c.nplus, c.nb, c.eig_sweeps, r.sweeps, u.sweeps);
+    ASSERT_EQ(r.status, 0) << what << ": " << bsvd_last_error();
+    EXPECT_EQ(r.info, 0) << what;
+    EXPECT_EQ(path, BSVD_PATH_CPU_BLOCKED) << what;
+    const Ratios q = measure(P, r);
+    expect_ratios(q, what);
+    const double smax = double(u.S[0] > u.S[c.nplus % c.n] ? u.S[0] : u.S[c.nplus % c.n]);
+    for (int j = 0; j < c.n; ++j)
+      EXPECT_LE(std::abs(double(r.S[j]) - double(u.S[j])), 30 * c.n * uroff<T>() * q.kappaV * smax)
+          << what << " j " << j;
+    if (::testing::Test::HasFailure() || std::getenv("BSVD_HSVD_VERBOSE"))
+      std::printf("%s kappa(V) %.2g\n", what, q.kappaV);
+  }
+}
+
+// The blocked variant's breakdown rule and values-only form: [x, x] with
+// J = diag(1, -1) in blocks of one column stops with the breakdown code;
+// the values without vectors are those with.
+TYPED_TEST(Hsvd, BlockedBreakdownAndValuesOnly) {
+  using T = TypeParam;
+  using R = R_t<T>;
+  bsvd_options_t o = cpu_opts();
+  o.variant = BSVD_VARIANT_BLOCKED;
+  o.block_size = 1;
+  std::vector<T> G(12);
+  for (int i = 0; i < 6; ++i) G[i] = G[6 + i] = T(R(i + 1));
+  EXPECT_EQ(hsvd<T>(6, 2, 1, G, true, o).info, BSVD_INFO_HYPERBOLIC_BREAKDOWN);
+  EXPECT_EQ(hsvd<T>(6, 2, 2, G, true, o).info, 0);
+  o.block_size = 4;
+  const Problem<T> P = make_problem<T>(24, 16, 9, 1e3, 1, 31);
+  const Out<T> a = hsvd<T>(24, 16, 9, P.G, true, o), b = hsvd<T>(24, 16, 9, P.G, false, o);
+  ASSERT_EQ(b.status, 0);
+  EXPECT_EQ(a.S, b.S);
+  EXPECT_EQ(a.sweeps, b.sweeps);
+}
+
 TYPED_TEST(Hsvd, Arguments) {
   using T = TypeParam;
   const int m = 5, n = 4;
@@ -231,8 +293,11 @@ TYPED_TEST(Hsvd, Arguments) {
   o.device_count = BSVD_DEVICES_ALL;
   EXPECT_EQ(call(m, n, &np, o), BSVD_STATUS_NOT_SUPPORTED);
   o = cpu_opts();
-  o.variant = BSVD_VARIANT_BLOCKED;
+  o.variant = BSVD_VARIANT_BLOCKED; // the cpu's blocked variant (HsvdBlocked below)
+  EXPECT_EQ(call(m, n, &np, o), 0);
+  o.backend = BSVD_BACKEND_CUDA; // no GPU blocked path: refused, GPU or not
   EXPECT_EQ(call(m, n, &np, o), BSVD_STATUS_NOT_SUPPORTED);
+  EXPECT_NE(std::string(bsvd_last_error()).find("cpu only"), std::string::npos);
   for (int pre : {1, 2}) { // neither preconditioning keeps J
     o = cpu_opts();
     o.precondition = pre;
