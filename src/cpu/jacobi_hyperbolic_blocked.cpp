@@ -28,8 +28,8 @@
 
 namespace bsvd::detail {
 
-template <class T> HyperbolicStats jacobi_hyperbolic_blocked(int m, int n, int nplus, T *W,
-                                                             int ldw, T *V, int ldv, int nb,
+template <class T> HyperbolicStats jacobi_hyperbolic_blocked(int m, int n, int nplus, T *W, int ldw,
+                                                             T *V, int ldv, int nb,
                                                              bsvd_ordering_t ordering, double tol,
                                                              int max_sweeps, int eig_sweeps) {
   using R = real_of_t<T>;
@@ -76,8 +76,8 @@ template <class T> HyperbolicStats jacobi_hyperbolic_blocked(int m, int n, int n
         std::fill(Q.begin(), Q.begin() + size_t(k) * k, T(0));
         for (int c = 0; c < k; ++c) Q[size_t(c) + size_t(c) * k] = T(1);
         const HyperbolicStats in =
-            cpu::hyperbolic_impl(m, k, local_plus, X.data(), m, Q.data(), k,
-                                 cache.get(ordering, k), rtol, inner, norms.data(), anchor.data());
+            cpu::hyperbolic_impl(m, k, local_plus, X.data(), m, Q.data(), k, cache.get(ordering, k),
+                                 rtol, inner, norms.data(), anchor.data());
         substituted = substituted || in.substituted;
         if (in.converged && in.sweeps <= 1) continue; // nothing rotated
         ++rotated;
