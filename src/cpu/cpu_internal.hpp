@@ -305,6 +305,13 @@ template <class T> HyperbolicStats hyperbolic_impl(int m, int n, int nplus, T *W
                                                    int max_sweeps, real_of_t<T> *norms,
                                                    real_of_t<T> *anchor);
 
+// The blocked hyperbolic solver (jacobi_hyperbolic_blocked.cpp) with the
+// caller's ordering cache (a worker's, kept across its matrices).
+template <class T>
+HyperbolicStats hyperbolic_blocked_impl(int m, int n, int nplus, T *W, int ldw, T *V, int ldv,
+                                        int nb, bsvd_ordering_t ordering, double tol,
+                                        int max_sweeps, int eig_sweeps, OrderingCache &cache);
+
 struct EvdCount {
   long applied = 0; // rotations that passed the threshold test
   long proper = 0; // of those, the ones with cos != 1 (HBJ Sec. 4.3 step 4)

@@ -102,8 +102,8 @@ template <class T> int solve_one_hsvd(const Batch<T> &batch, int b, int nplus, c
   const bool blocked = cfg.variant == BSVD_VARIANT_BLOCKED;
   const HyperbolicStats st =
       blocked
-          ? jacobi_hyperbolic_blocked(m, n, nplus, W, m, Vw, n, plan::block_width(cfg.block_size),
-                                      cfg.ordering, double(tol), max_sweeps, cfg.eig_sweeps)
+          ? hyperbolic_blocked_impl(m, n, nplus, W, m, Vw, n, plan::block_width(cfg.block_size),
+                                    cfg.ordering, double(tol), max_sweeps, cfg.eig_sweeps, cache)
           : hyperbolic_impl(m, n, nplus, W, m, Vw, n, cache.get(cfg.ordering, n), tol, max_sweeps,
                             ws.norms.data(), ws.anchor.data());
 

@@ -28,10 +28,12 @@
 
 namespace bsvd::detail {
 
-template <class T> HyperbolicStats jacobi_hyperbolic_blocked(int m, int n, int nplus, T *W, int ldw,
-                                                             T *V, int ldv, int nb,
-                                                             bsvd_ordering_t ordering, double tol,
-                                                             int max_sweeps, int eig_sweeps) {
+namespace cpu {
+
+template <class T>
+HyperbolicStats hyperbolic_blocked_impl(int m, int n, int nplus, T *W, int ldw, T *V, int ldv,
+                                        int nb, bsvd_ordering_t ordering, double tol,
+                                        int max_sweeps, int eig_sweeps, OrderingCache &cache) {
   using R = real_of_t<T>;
   HyperbolicStats st;
   if (n <= 0 || m <= 0) {
@@ -42,12 +44,11 @@ template <class T> HyperbolicStats jacobi_hyperbolic_blocked(int m, int n, int n
   const int nbp = (nplus + nb - 1) / nb, nbm = (n - nplus + nb - 1) / nb, nblk = nbp + nbm;
   auto start = [&](int b) { return b < nbp ? b * nb : nplus + (b - nbp) * nb; };
   auto width = [&](int b) { return std::min(nb, (b < nbp ? nplus : n) - start(b)); };
-  cpu::OrderingCache cache;
   const R rtol = R(tol);
   std::vector<R> norms(static_cast<size_t>(n)), anchor(static_cast<size_t>(n));
   if (nblk == 1) // one block: the unblocked solver
-    return cpu::hyperbolic_impl(m, n, nplus, W, ldw, V, ldv, cache.get(ordering, n), rtol,
-                                max_sweeps, norms.data(), anchor.data());
+    return hyperbolic_impl(m, n, nplus, W, ldw, V, ldv, cache.get(ordering, n), rtol, max_sweeps,
+                           norms.data(), anchor.data());
 
   const int kmax = 2 * nb;
   std::vector<T> X(size_t(m) * kmax), Q(size_t(kmax) * kmax), VQ(V ? size_t(n) * kmax : 0);
@@ -76,8 +77,8 @@ template <class T> HyperbolicStats jacobi_hyperbolic_blocked(int m, int n, int n
         std::fill(Q.begin(), Q.begin() + size_t(k) * k, T(0));
         for (int c = 0; c < k; ++c) Q[size_t(c) + size_t(c) * k] = T(1);
         const HyperbolicStats in =
-            cpu::hyperbolic_impl(m, k, local_plus, X.data(), m, Q.data(), k, cache.get(ordering, k),
-                                 rtol, inner, norms.data(), anchor.data());
+            hyperbolic_impl(m, k, local_plus, X.data(), m, Q.data(), k, cache.get(ordering, k),
+                            rtol, inner, norms.data(), anchor.data());
         substituted = substituted || in.substituted;
         if (in.converged && in.sweeps <= 1) continue; // nothing rotated
         ++rotated;
@@ -110,7 +111,21 @@ template <class T> HyperbolicStats jacobi_hyperbolic_blocked(int m, int n, int n
   return st;
 }
 
+} // namespace cpu
+
+template <class T> HyperbolicStats jacobi_hyperbolic_blocked(int m, int n, int nplus, T *W, int ldw,
+                                                             T *V, int ldv, int nb,
+                                                             bsvd_ordering_t ordering, double tol,
+                                                             int max_sweeps, int eig_sweeps) {
+  cpu::OrderingCache cache;
+  return cpu::hyperbolic_blocked_impl(m, n, nplus, W, ldw, V, ldv, nb, ordering, tol, max_sweeps,
+                                      eig_sweeps, cache);
+}
+
 #define BSVD_INSTANTIATE(T)                                                                        \
+  template HyperbolicStats cpu::hyperbolic_blocked_impl<T>(int, int, int, T *, int, T *, int, int, \
+                                                           bsvd_ordering_t, double, int, int,      \
+                                                           cpu::OrderingCache &);                  \
   template HyperbolicStats jacobi_hyperbolic_blocked<T>(int, int, int, T *, int, T *, int, int,    \
                                                         bsvd_ordering_t, double, int, int);
 BSVD_INSTANTIATE(float)
