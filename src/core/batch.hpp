@@ -63,6 +63,9 @@ template <class T> struct Batch {
   Operand<T *> V; // unused when !vectors
   int *info = nullptr;
   int *sweeps = nullptr; // may be null
+  // The hyperbolic SVD (docs/hsvd.md): nplus[b] the +1 entries of matrix
+  // b's signature J (host memory); null for the SVD.
+  const int *nplus = nullptr;
 };
 
 // The Batch of a strided call's arguments (the public strided forms, checked
@@ -116,6 +119,7 @@ template <class T> Batch<T> slice(const Batch<T> &b, int first, int count) {
   if (s.dims.nv) s.dims.nv += first;
   if (s.info) s.info += first;
   if (s.sweeps) s.sweeps += first;
+  if (s.nplus) s.nplus += first;
   return s;
 }
 

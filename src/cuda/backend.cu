@@ -186,15 +186,17 @@ bool needs_graph(const plan::Plan &p) {
 // as it is (cuda::GraphCall::replay): every input of the plan and of the
 // enqueued work -- the batch's description, the resolved options, the
 // workspace, the device and the overrides. Empty (never replayed) for the
-// pointer-array and variable-size forms, whose host arrays may change under
-// the same address, and without a workspace (the library's own is new each
-// call). The static_asserts catch a new field that the key would miss.
+// pointer-array and variable-size forms and the HSVD's signatures, whose
+// host arrays may change under the same address, and without a workspace
+// (the library's own is new each call). The static_asserts catch a new
+// field that the key would miss.
 template <class T>
 std::string replay_key(const Batch<T> &b, const Config &c, const void *ws, size_t ws_bytes) {
   static_assert(sizeof(Config) == 64, "a new Config field: add it to replay_key");
-  static_assert(sizeof(Batch<T>) == 208, "a new Batch field: add it to replay_key");
+  static_assert(sizeof(Batch<T>) == 216, "a new Batch field: add it to replay_key");
   const auto arrays = [](const auto &o) { return o.array != nullptr || o.ldv != nullptr; };
-  if (!ws || b.dims.mv || b.dims.nv || arrays(b.A) || arrays(b.S) || arrays(b.U) || arrays(b.V))
+  if (!ws || b.dims.mv || b.dims.nv || arrays(b.A) || arrays(b.S) || arrays(b.U) || arrays(b.V) ||
+      b.nplus)
     return {};
   int dev = -1;
   if (cudaGetDevice(&dev) != cudaSuccess) {

@@ -108,8 +108,9 @@ std::string group_params(const Group &g, const Plan &p) {
 } // namespace
 
 std::string explain(const Plan &p) {
-  std::string out = format("plan: %d matrices, precision %c, %s; ", p.count, p.precision,
-                           p.vectors ? "U, S and V" : "S only");
+  std::string out =
+      format("plan: %d matrices, precision %c, %s%s; ", p.count, p.precision,
+             p.vectors ? "U, S and V" : "S only", p.hyperbolic ? ", hyperbolic SVD" : "");
   if (p.device.id >= 0)
     out += format("GPU %d (sm_%d%d, %d SMs), tuning %s\n", p.device.id, p.device.cc_major,
                   p.device.cc_minor, p.device.sm_count, p.tuning.name);

@@ -304,9 +304,24 @@ Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, 
   return blk_ok ? blk : Route::kCpu;
 }
 
-Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, const PathFacts &facts,
-               const Tuning &tuning) {
+// Whether the blocked path has its hyperbolic instances (blocked/pair.cuh).
+constexpr bool kBlockedHyperbolic = false;
+
+Config hyperbolic_settings(const Config &cfg) {
+  Config c = cfg;
+  c.precondition = -1;
+  c.pair_solver = BSVD_PAIR_SVD_SM;
+  c.wcycle_blocks = 1;
+  c.wcycle_sweeps = 1;
+  if (!kBlockedHyperbolic && c.variant == BSVD_VARIANT_AUTO) c.variant = BSVD_VARIANT_UNBLOCKED;
+  return c;
+}
+
+Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device,
+               const PathFacts &facts, const Tuning &tuning) {
+  const Config cfg = s.hyperbolic ? hyperbolic_settings(call_cfg) : call_cfg;
   Plan p = call_of(s, cfg, tuning);
+  p.hyperbolic = s.hyperbolic;
   p.device = device;
   const char prec = s.precision;
   const bool gpu = device.id >= 0;
@@ -320,7 +335,7 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
     auto_precondition(p, s, nb, facts);
 
   // The register tier's size cap for this call's batch.
-  const int tiny_dim = gpu ? tiny_max_dim(tuning, prec, s.count) : 0;
+  const int tiny_dim = gpu && !s.hyperbolic ? tiny_max_dim(tuning, prec, s.count) : 0;
   // Every matrix's route; a uniform batch takes one decision.
   Group fused, tiny, blocked, qr, qrcp, gram, cpu;
   fused.route = Route::kFused;
@@ -340,9 +355,16 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
            : r == Route::kGram    ? gram
                                   : cpu;
   };
+  // The HSVD's blocked path has the one-sided pair solver only: a matrix
+  // whose pair does not fit shared memory goes to the CPU.
+  auto route_of = [&](int m, int n) {
+    const Route r = route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition, p.fused_cols, facts,
+                          tuning, tiny_dim);
+    const bool pair = facts.pair_fits(prec, std::max(m, n), nb);
+    return s.hyperbolic && r == Route::kBlocked && (!kBlockedHyperbolic || !pair) ? Route::kCpu : r;
+  };
   if (uniform) { // one decision, every matrix (a call's host work stays small)
-    Group &g = group_of(route(prec, s.dims.m, s.dims.n, s.vectors, gpu, cfg, nb, p.precondition,
-                              p.fused_cols, facts, tuning, tiny_dim));
+    Group &g = group_of(route_of(s.dims.m, s.dims.n));
     if (g.route == Route::kTiny) { // no per-matrix lists (Group::whole)
       g.whole = std::max(s.count, 0);
       g.m.assign(1, s.dims.m);
@@ -356,8 +378,7 @@ Plan make_plan(const Shapes &s, const Config &cfg, const DeviceDesc &device, con
   } else {
     for (int b = 0; b < s.count; ++b) {
       const int m = s.dims.rows(b), n = s.dims.cols(b);
-      Group &g = group_of(route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition, p.fused_cols,
-                                facts, tuning, tiny_dim));
+      Group &g = group_of(route_of(m, n));
       g.index.push_back(b);
       g.m.push_back(m);
       g.n.push_back(n);

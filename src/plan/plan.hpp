@@ -86,6 +86,10 @@ struct Plan {
   bool vectors = false;
   int count = 0;
   bool uniform = true; // one size for every matrix
+  // The hyperbolic SVD: only the paths with hyperbolic instances (fused,
+  // blocked with the pair solver BSVD_PAIR_SVD_SM), cfg as hyperbolic_settings
+  // left it.
+  bool hyperbolic = false;
   Config cfg;
   Tuning tuning; // the GPU's table with the call's overrides
   DeviceDesc device; // id -1: no GPU (every matrix on the CPU)
@@ -111,6 +115,7 @@ struct Shapes {
   bool vectors = false;
   int count = 0;
   Dims dims;
+  bool hyperbolic = false; // the HSVD (Batch::nplus set)
 };
 
 // The shapes of a batch (its sizes must be host-visible).
@@ -120,6 +125,7 @@ template <class T> Shapes shapes_of(const Batch<T> &b) {
   s.vectors = b.vectors;
   s.count = b.count;
   s.dims = b.dims;
+  s.hyperbolic = b.nplus != nullptr;
   return s;
 }
 
@@ -127,6 +133,14 @@ template <class T> Shapes shapes_of(const Batch<T> &b) {
 // fallback of the cuda backend (every non-empty matrix on the CPU).
 Plan make_plan(const Shapes &shapes, const Config &cfg, const DeviceDesc &device,
                const PathFacts &facts, const Tuning &tuning);
+
+// What the hyperbolic SVD's plan may use of cfg (HBJ Sec. 2, 4.3): no
+// preconditioning (QRCP's column pivots would permute J); the unpivoted QR
+// front end (G = Q R keeps G's columns, so R's HSVD with the same J gives
+// G's, U = Q U_R); the blocked path's one-sided pair solver only (the
+// eigensolver-based ones make a unitary Q, not a J-unitary one) and the
+// one-level ordering. make_plan adds: no register tier.
+Config hyperbolic_settings(const Config &cfg);
 
 // The plan of a call on the cpu backend: the matrices of the LAPACK path
 // (cpu_lapack) in one group (lapack set), the Jacobi solver's in another.
