@@ -471,29 +471,49 @@ BSVD_DECLARE_GESVJ(z, bsvd_cdouble, double)
  *   U  m x n with orthonormal columns;
  *   V  n x n, J-unitary; G = U diag(S) V^H as for gesvj. (The accumulated
  *      transformation, G T = U diag(S), is T = J V J = V^-H.)
- * Arguments: those of bsvd_<p>gesvj_strided_batched with nplus inserted as
- * argument 4: a host array of batch entries, 0 <= nplus[b] <= n (nplus[b]
- * = 0 or n is the ordinary SVD). m < n returns -3 (n). info[b]: 0, > 0 not
- * converged, BSVD_INFO_NONFINITE, BSVD_INFO_HYPERBOLIC_BREAKDOWN.
- * Options read: backend, tol, max_sweeps, ordering, num_threads, stream,
- * path; variant (BLOCKED: the cpu's blocked variant, with block_size and
- * eig_sweeps; with the cuda backend or device data NOT_SUPPORTED);
- * precondition 1 or 2 and device_count != 0: NOT_SUPPORTED (column
- * pivoting would permute J). The others are ignored; so is opts->workspace
- * (the call allocates its own). Backends: cuda (AUTO: for device data, and
- * for host data when a GPU is visible) runs the one-kernel solver on every
- * matrix that fits it (d with vectors: up to about 118 columns); host data
- * beyond it is solved on the cpu, device data beyond it returns
- * BSVD_STATUS_NOT_SUPPORTED. The call blocks. */
-#define BSVD_DECLARE_GEHSVJ(p, T, R)                                                               \
-  bsvd_status_t bsvd_##p##gehsvj_strided_batched(                                                  \
+ * The forms: strided_batched, batched and vbatched, each also _async;
+ * their arguments are those of the bsvd_<p>gesvj_<form> of the same name
+ * with nplus inserted as argument 4: a host array of batch entries, 0 <=
+ * nplus[b] <= n[b] (nplus[b] = 0 or n[b] is the ordinary SVD). m < n
+ * returns -3 (n). info[b]: 0, > 0 not converged, BSVD_INFO_NONFINITE,
+ * BSVD_INFO_HYPERBOLIC_BREAKDOWN.
+ * Options: as for gesvj, except precondition 1 or 2 (NOT_SUPPORTED: column
+ * pivoting would permute J); opts->workspace is sized by
+ * bsvd_workspace_size_hsvd (below), and the cpu backend ignores it. The paths (docs/hsvd.md): the one-kernel
+ * solver, the unpivoted QR front end, the blocked path with its one-sided
+ * pair solver, several GPUs (device_count), host data streamed in chunks;
+ * no register tier (tiny matrices take the one-kernel solver). What no GPU
+ * path takes is solved on the cpu, as for gesvj; the _async forms then
+ * return NOT_SUPPORTED, as theirs do. */
+/* The workspace of the HSVD forms (opts->workspace, as bsvd_workspace_size
+ * for gesvj): for host data, and enough for the _async forms' device data;
+ * 0 on the cpu backend, whose HSVD allocates its own scratch. */
+bsvd_status_t bsvd_workspace_size_hsvd(char precision, bsvd_job_t job, int m, int n, int batch,
+                                       const bsvd_options_t *opts, size_t *bytes);
+bsvd_status_t bsvd_workspace_size_hsvd_v(char precision, bsvd_job_t job, const int *m, const int *n,
+                                         int batch, const bsvd_options_t *opts, size_t *bytes);
+
+#define BSVD_DECLARE_GEHSVJ(p, T, R, suffix)                                                       \
+  bsvd_status_t bsvd_##p##gehsvj_strided_batched##suffix(                                          \
       bsvd_job_t job, int m, int n, const int *nplus, const T *A, int lda, int64_t strideA, R *S,  \
       int64_t strideS, T *U, int ldu, int64_t strideU, T *V, int ldv, int64_t strideV, int *info,  \
-      int *sweeps, int batch, const bsvd_options_t *opts);
-BSVD_DECLARE_GEHSVJ(s, float, float)
-BSVD_DECLARE_GEHSVJ(d, double, double)
-BSVD_DECLARE_GEHSVJ(c, bsvd_cfloat, float)
-BSVD_DECLARE_GEHSVJ(z, bsvd_cdouble, double)
+      int *sweeps, int batch, const bsvd_options_t *opts);                                         \
+  bsvd_status_t bsvd_##p##gehsvj_batched##suffix(                                                  \
+      bsvd_job_t job, int m, int n, const int *nplus, const T *const *A_array, int lda,            \
+      R *const *S_array, T *const *U_array, int ldu, T *const *V_array, int ldv, int *info,        \
+      int *sweeps, int batch, const bsvd_options_t *opts);                                         \
+  bsvd_status_t bsvd_##p##gehsvj_vbatched##suffix(                                                 \
+      bsvd_job_t job, const int *m, const int *n, const int *nplus, const T *const *A_array,       \
+      const int *lda, R *const *S_array, T *const *U_array, const int *ldu, T *const *V_array,     \
+      const int *ldv, int *info, int *sweeps, int batch, const bsvd_options_t *opts);
+BSVD_DECLARE_GEHSVJ(s, float, float, )
+BSVD_DECLARE_GEHSVJ(d, double, double, )
+BSVD_DECLARE_GEHSVJ(c, bsvd_cfloat, float, )
+BSVD_DECLARE_GEHSVJ(z, bsvd_cdouble, double, )
+BSVD_DECLARE_GEHSVJ(s, float, float, _async)
+BSVD_DECLARE_GEHSVJ(d, double, double, _async)
+BSVD_DECLARE_GEHSVJ(c, bsvd_cfloat, float, _async)
+BSVD_DECLARE_GEHSVJ(z, bsvd_cdouble, double, _async)
 #undef BSVD_DECLARE_GEHSVJ
 
 /* ---- Stream-ordered forms: enqueue only ------------------------------------

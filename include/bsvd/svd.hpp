@@ -78,16 +78,32 @@ bsvd_status_t gesvj_vbatched_async(Job job, const int *m, const int *n, const T 
                                    int *sweeps, int batch,
                                    const bsvd_options_t &opts = default_options());
 
-// The hyperbolic SVD G = U diag(S) V^H, V^H J V = J, of a uniform batch,
-// J = diag(I_nplus[b], -I_(n - nplus[b])) per matrix (bsvd.h, "Hyperbolic
-// SVD"; docs/hsvd.md). m >= n; the cpu backend, and the cuda backend for
-// the sizes of its one-kernel solver.
+// The hyperbolic SVD G = U diag(S) V^H, V^H J V = J, J = diag(I_nplus[b],
+// -I_(n - nplus[b])) per matrix (bsvd.h, "Hyperbolic SVD"; docs/hsvd.md):
+// the gesvj forms with the signatures (host memory) after n; m >= n.
 template <class T>
 bsvd_status_t gehsvj_strided_batched(Job job, int m, int n, const int *nplus, const T *A, int lda,
                                      int64_t strideA, real_t<T> *S, int64_t strideS, T *U, int ldu,
                                      int64_t strideU, T *V, int ldv, int64_t strideV, int *info,
                                      int *sweeps, int batch,
                                      const bsvd_options_t &opts = default_options());
+template <class T>
+bsvd_status_t gehsvj_batched(Job job, int m, int n, const int *nplus, const T *const *A_array,
+                             int lda, real_t<T> *const *S_array, T *const *U_array, int ldu,
+                             T *const *V_array, int ldv, int *info, int *sweeps, int batch,
+                             const bsvd_options_t &opts = default_options());
+template <class T>
+bsvd_status_t gehsvj_vbatched(Job job, const int *m, const int *n, const int *nplus,
+                              const T *const *A_array, const int *lda, real_t<T> *const *S_array,
+                              T *const *U_array, const int *ldu, T *const *V_array, const int *ldv,
+                              int *info, int *sweeps, int batch,
+                              const bsvd_options_t &opts = default_options());
+template <class T>
+bsvd_status_t gehsvj_strided_batched_async(Job job, int m, int n, const int *nplus, const T *A,
+                                           int lda, int64_t strideA, real_t<T> *S, int64_t strideS,
+                                           T *U, int ldu, int64_t strideU, T *V, int ldv,
+                                           int64_t strideV, int *info, int *sweeps, int batch,
+                                           const bsvd_options_t &opts = default_options());
 
 // Owned results of bsvd::svd for a uniform batch, k = min(m, n):
 // S[b*k + i]; U[b*m*k + i + j*m] (m x k); V[b*n*k + i + j*n] (n x k).

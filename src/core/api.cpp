@@ -50,8 +50,8 @@ void set_error(const char *fmt, ...) {
 void clear_error() { g_error.clear(); }
 
 namespace {
-constexpr ArgPos kStridedPos{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
-constexpr ArgPos kArrayPos{1, 2, 3, 4, 5, 0, 6, 0, 7, 8, 0, 9, 10, 0, 11, 12, 13, 14};
+constexpr ArgPos kStridedPos{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 0};
+constexpr ArgPos kArrayPos{1, 2, 3, 4, 5, 0, 6, 0, 7, 8, 0, 9, 10, 0, 11, 12, 13, 14, 0};
 } // namespace
 
 // bad ... check_batch: shared with the hyperbolic entry points (api_common.hpp).
@@ -295,14 +295,42 @@ template <class T> bsvd_status_t solve_on_devices(const Batch<T> &b, const Confi
   });
 }
 
+// The hyperbolic forms' own checks (b.nplus is their nplus argument): the
+// signatures, m >= n (HBJ eq. 2.10: a tall or square factor), and what the
+// HSVD does not have.
+template <class T>
+bsvd_status_t check_signatures(const Batch<T> &b, const ArgPos &p, const bsvd_options_t &o) {
+  if (!b.nplus) return bad(p.nplus, "nplus", "is NULL");
+  for (int i = 0; i < b.count; ++i) {
+    const int m = b.dims.rows(i), n = b.dims.cols(i);
+    if (m < n)
+      return b.dims.uniform()
+                 ? bad(p.n, "n", "= %d exceeds m = %d: the hyperbolic SVD needs m >= n", n, m)
+                 : bad(p.n, "n", "[%d] = %d exceeds m[%d] = %d: the hyperbolic SVD needs m >= n", i,
+                       n, i, m);
+    if (b.nplus[i] < 0 || b.nplus[i] > n)
+      return bad(p.nplus, "nplus", "[%d] = %d is not in 0 ... n = %d", i, b.nplus[i], n);
+  }
+  if (o.precondition > 0) {
+    set_error("the hyperbolic SVD has no preconditioning (opts->precondition = %d): QR's column "
+              "pivoting would permute J, and V0 of the Gram matrix is not J-unitary",
+              o.precondition);
+    return BSVD_STATUS_NOT_SUPPORTED;
+  }
+  return 0;
+}
+
 // Backend resolution, workspace and the call itself.
 template <class T>
 bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t &o, Exec exec) {
   Config cfg = make_config(o);
   cfg.exec = exec;
+  if (p.nplus)
+    if (bsvd_status_t s = check_signatures(b, p, o)) return s;
 
   int arg = 0;
   const int where = cuda_locate(b, &arg);
+  if (p.nplus && arg >= p.nplus) ++arg; // (cuda_locate counts the gesvj prototypes)
   if (where < 0)
     return bad(arg ? arg : p.A, "pointer",
                "is in a different memory space (host / device) than A: all matrices of a call must "
@@ -332,6 +360,7 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
       return cuda_gesvj(b, cfg, o.stream, o.workspace, o.workspace_bytes, o.path);
     }
     const int threads = cpu_threads(o, b.count);
+    if (b.nplus) return cpu_gehsvj(b, cfg, threads, o.path); // (its own scratch)
     const size_t need = cpu_workspace_bytes(b, cfg, threads);
     if (o.workspace) {
       if (o.workspace_bytes < need) {
@@ -371,17 +400,19 @@ bsvd_status_t check_common(bsvd_job_t job, int batch, const int *info, const bsv
   return 0;
 }
 
-template <class T> bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *A, int lda,
-                                         int64_t sA, real_of_t<T> *S, int64_t sS, T *U, int ldu,
-                                         int64_t sU, T *V, int ldv, int64_t sV, int *info,
-                                         int *sweeps, int batch, const bsvd_options_t *opts,
-                                         Exec exec = Exec::kBlocking) {
+} // namespace
+
+template <class T> bsvd_status_t strided(const ArgPos &p, bsvd_job_t job, int m, int n,
+                                         const int *nplus, const T *A, int lda, int64_t sA,
+                                         real_of_t<T> *S, int64_t sS, T *U, int ldu, int64_t sU,
+                                         T *V, int ldv, int64_t sV, int *info, int *sweeps,
+                                         int batch, const bsvd_options_t *opts, Exec exec) {
   clear_error();
-  const ArgPos &p = kStridedPos;
   bsvd_options_t o;
   if (bsvd_status_t s = check_common(job, batch, info, opts, p, o)) return s;
-  const Batch<T> b =
+  Batch<T> b =
       strided_batch(job, m, n, A, lda, sA, S, sS, U, ldu, sU, V, ldv, sV, info, sweeps, batch);
+  b.nplus = nplus;
   if (bsvd_status_t s = check_batch(b, p, false)) return s;
   const int64_t k = std::min(m, n);
   if (batch > 1 && m > 0 && n > 0) {
@@ -402,14 +433,13 @@ template <class T> bsvd_status_t strided(bsvd_job_t job, int m, int n, const T *
   return dispatch(b, p, o, exec);
 }
 
-template <class T>
-bsvd_status_t arrays(bsvd_job_t job, int m, const int *mv, int n, const int *nv, const T *const *A,
-                     int lda, const int *ldav, real_of_t<T> *const *S, T *const *U, int ldu,
-                     const int *lduv, T *const *V, int ldv, const int *ldvv, int *info, int *sweeps,
-                     int batch, const bsvd_options_t *opts, bool variable,
-                     Exec exec = Exec::kBlocking) {
+template <class T> bsvd_status_t arrays(const ArgPos &p, bsvd_job_t job, int m, const int *mv,
+                                        int n, const int *nv, const int *nplus, const T *const *A,
+                                        int lda, const int *ldav, real_of_t<T> *const *S,
+                                        T *const *U, int ldu, const int *lduv, T *const *V, int ldv,
+                                        const int *ldvv, int *info, int *sweeps, int batch,
+                                        const bsvd_options_t *opts, bool variable, Exec exec) {
   clear_error();
-  const ArgPos &p = kArrayPos;
   bsvd_options_t o;
   if (bsvd_status_t s = check_common(job, batch, info, opts, p, o)) return s;
   if (batch == 0) return 0;
@@ -446,9 +476,27 @@ bsvd_status_t arrays(bsvd_job_t job, int m, const int *mv, int n, const int *nv,
   }
   b.info = info;
   b.sweeps = sweeps;
+  b.nplus = nplus;
   if (bsvd_status_t s = check_batch(b, p, variable)) return s;
   return dispatch(b, p, o, exec);
 }
+
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t strided<T>(const ArgPos &, bsvd_job_t, int, int, const int *, const T *,  \
+                                    int, int64_t, real_of_t<T> *, int64_t, T *, int, int64_t, T *, \
+                                    int, int64_t, int *, int *, int, const bsvd_options_t *,       \
+                                    Exec);                                                         \
+  template bsvd_status_t arrays<T>(                                                                \
+      const ArgPos &, bsvd_job_t, int, const int *, int, const int *, const int *,                 \
+      const T *const *, int, const int *, real_of_t<T> *const *, T *const *, int, const int *,     \
+      T *const *, int, const int *, int *, int *, int, const bsvd_options_t *, bool, Exec);
+BSVD_INSTANTIATE(float)
+BSVD_INSTANTIATE(double)
+BSVD_INSTANTIATE(std::complex<float>)
+BSVD_INSTANTIATE(std::complex<double>)
+#undef BSVD_INSTANTIATE
+
+namespace {
 
 template <class T> struct CType { using type = T; };
 template <> struct CType<bsvd_cfloat> { using type = std::complex<float>; };
@@ -477,6 +525,7 @@ size_t workspace_for(const Batch<T> &b, const bsvd_options_t &o, Exec exec = Exe
   if (backend == BSVD_BACKEND_AUTO)
     backend = exec == Exec::kAsync ? BSVD_BACKEND_CUDA : auto_backend_for_host_data(cfg);
   if (backend == BSVD_BACKEND_CUDA) return cuda_workspace_bytes(b, cfg);
+  if (b.nplus) return 0; // (the cpu's HSVD allocates its own scratch)
   return cpu_workspace_bytes(b, cfg, cpu_threads(o, b.count));
 }
 
@@ -509,13 +558,18 @@ template <class T> bsvd_status_t query_shapes(bsvd_job_t job, int m, const int *
   return 0;
 }
 
-template <class T>
-bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n, const int *nv, int batch,
-                              const bsvd_options_t *opts, size_t *bytes, Exec exec) {
+// hyperbolic: the HSVD forms' workspace (the plan depends on whether the
+// call has signatures, not on their values).
+template <class T> bsvd_status_t workspace_query(bsvd_job_t job, int m, const int *mv, int n,
+                                                 const int *nv, int batch,
+                                                 const bsvd_options_t *opts, size_t *bytes,
+                                                 Exec exec, bool hyperbolic) {
   bsvd_options_t o;
   Batch<T> b;
   if (bsvd_status_t s = query_shapes(job, m, mv, n, nv, batch, opts, o, b)) return s;
   if (!bytes) return bad(kWsPos.bytes, "bytes", "is NULL");
+  std::vector<int> signatures(hyperbolic ? size_t(batch) : 0, 0);
+  if (hyperbolic) b.nplus = signatures.data();
   try {
     *bytes = batch == 0 ? 0 : workspace_for(b, o, exec);
   } catch (...) {
@@ -589,10 +643,10 @@ template <class F> bsvd_status_t by_precision(char precision, F &&f) {
 
 bsvd_status_t workspace_any(char precision, bsvd_job_t job, int m, const int *mv, int n,
                             const int *nv, int batch, const bsvd_options_t *opts, size_t *bytes,
-                            Exec exec = Exec::kBlocking) {
+                            Exec exec = Exec::kBlocking, bool hyperbolic = false) {
   clear_error();
   return by_precision(precision, [&](auto t) {
-    return workspace_query<decltype(t)>(job, m, mv, n, nv, batch, opts, bytes, exec);
+    return workspace_query<decltype(t)>(job, m, mv, n, nv, batch, opts, bytes, exec, hyperbolic);
   });
 }
 
@@ -667,6 +721,20 @@ bsvd_status_t bsvd_workspace_size_async_v(char precision, bsvd_job_t job, const 
   return workspace_any(precision, job, 0, m, 0, n, batch, opts, bytes, Exec::kAsync);
 }
 
+bsvd_status_t bsvd_workspace_size_hsvd(char precision, bsvd_job_t job, int m, int n, int batch,
+                                       const bsvd_options_t *opts, size_t *bytes) {
+  return workspace_any(precision, job, m, nullptr, n, nullptr, batch, opts, bytes, Exec::kBlocking,
+                       true);
+}
+
+bsvd_status_t bsvd_workspace_size_hsvd_v(char precision, bsvd_job_t job, const int *m, const int *n,
+                                         int batch, const bsvd_options_t *opts, size_t *bytes) {
+  clear_error();
+  if (batch > 0 && !m) return bad(kWsPos.m, "m", "is NULL");
+  if (batch > 0 && !n) return bad(kWsPos.n, "n", "is NULL");
+  return workspace_any(precision, job, 0, m, 0, n, batch, opts, bytes, Exec::kBlocking, true);
+}
+
 bsvd_status_t bsvd_explain(char precision, bsvd_job_t job, int m, int n, int batch,
                            const bsvd_options_t *opts, char *buf, size_t len, size_t *needed) {
   clear_error();
@@ -690,22 +758,23 @@ bsvd_status_t bsvd_explain_v(char precision, bsvd_job_t job, const int *m, const
       bsvd_job_t job, int m, int n, const T *A, int lda, int64_t strideA, R *S, int64_t strideS,   \
       T *U, int ldu, int64_t strideU, T *V, int ldv, int64_t strideV, int *info, int *sweeps,      \
       int batch, const bsvd_options_t *opts) {                                                     \
-    return strided(job, m, n, cpp(A), lda, strideA, S, strideS, cpp(U), ldu, strideU, cpp(V), ldv, \
-                   strideV, info, sweeps, batch, opts);                                            \
+    return strided(kStridedPos, job, m, n, nullptr, cpp(A), lda, strideA, S, strideS, cpp(U), ldu, \
+                   strideU, cpp(V), ldv, strideV, info, sweeps, batch, opts);                      \
   }                                                                                                \
   bsvd_status_t bsvd_##p##gesvj_batched(bsvd_job_t job, int m, int n, const T *const *A_array,     \
                                         int lda, R *const *S_array, T *const *U_array, int ldu,    \
                                         T *const *V_array, int ldv, int *info, int *sweeps,        \
                                         int batch, const bsvd_options_t *opts) {                   \
-    return arrays(job, m, nullptr, n, nullptr, cpp(A_array), lda, nullptr, S_array, cpp(U_array),  \
-                  ldu, nullptr, cpp(V_array), ldv, nullptr, info, sweeps, batch, opts, false);     \
+    return arrays(kArrayPos, job, m, nullptr, n, nullptr, nullptr, cpp(A_array), lda, nullptr,     \
+                  S_array, cpp(U_array), ldu, nullptr, cpp(V_array), ldv, nullptr, info, sweeps,   \
+                  batch, opts, false);                                                             \
   }                                                                                                \
   bsvd_status_t bsvd_##p##gesvj_vbatched(                                                          \
       bsvd_job_t job, const int *m, const int *n, const T *const *A_array, const int *lda,         \
       R *const *S_array, T *const *U_array, const int *ldu, T *const *V_array, const int *ldv,     \
       int *info, int *sweeps, int batch, const bsvd_options_t *opts) {                             \
-    return arrays(job, 0, m, 0, n, cpp(A_array), 0, lda, S_array, cpp(U_array), 0, ldu,            \
-                  cpp(V_array), 0, ldv, info, sweeps, batch, opts, true);                          \
+    return arrays(kArrayPos, job, 0, m, 0, n, nullptr, cpp(A_array), 0, lda, S_array,              \
+                  cpp(U_array), 0, ldu, cpp(V_array), 0, ldv, info, sweeps, batch, opts, true);    \
   }
 
 BSVD_DEFINE_GESVJ(s, float, float)
@@ -719,23 +788,24 @@ BSVD_DEFINE_GESVJ(z, bsvd_cdouble, double)
       bsvd_job_t job, int m, int n, const T *A, int lda, int64_t strideA, R *S, int64_t strideS,   \
       T *U, int ldu, int64_t strideU, T *V, int ldv, int64_t strideV, int *info, int *sweeps,      \
       int batch, const bsvd_options_t *opts) {                                                     \
-    return strided(job, m, n, cpp(A), lda, strideA, S, strideS, cpp(U), ldu, strideU, cpp(V), ldv, \
-                   strideV, info, sweeps, batch, opts, Exec::kAsync);                              \
+    return strided(kStridedPos, job, m, n, nullptr, cpp(A), lda, strideA, S, strideS, cpp(U), ldu, \
+                   strideU, cpp(V), ldv, strideV, info, sweeps, batch, opts, Exec::kAsync);        \
   }                                                                                                \
   bsvd_status_t bsvd_##p##gesvj_batched_async(                                                     \
       bsvd_job_t job, int m, int n, const T *const *A_array, int lda, R *const *S_array,           \
       T *const *U_array, int ldu, T *const *V_array, int ldv, int *info, int *sweeps, int batch,   \
       const bsvd_options_t *opts) {                                                                \
-    return arrays(job, m, nullptr, n, nullptr, cpp(A_array), lda, nullptr, S_array, cpp(U_array),  \
-                  ldu, nullptr, cpp(V_array), ldv, nullptr, info, sweeps, batch, opts, false,      \
-                  Exec::kAsync);                                                                   \
+    return arrays(kArrayPos, job, m, nullptr, n, nullptr, nullptr, cpp(A_array), lda, nullptr,     \
+                  S_array, cpp(U_array), ldu, nullptr, cpp(V_array), ldv, nullptr, info, sweeps,   \
+                  batch, opts, false, Exec::kAsync);                                               \
   }                                                                                                \
   bsvd_status_t bsvd_##p##gesvj_vbatched_async(                                                    \
       bsvd_job_t job, const int *m, const int *n, const T *const *A_array, const int *lda,         \
       R *const *S_array, T *const *U_array, const int *ldu, T *const *V_array, const int *ldv,     \
       int *info, int *sweeps, int batch, const bsvd_options_t *opts) {                             \
-    return arrays(job, 0, m, 0, n, cpp(A_array), 0, lda, S_array, cpp(U_array), 0, ldu,            \
-                  cpp(V_array), 0, ldv, info, sweeps, batch, opts, true, Exec::kAsync);            \
+    return arrays(kArrayPos, job, 0, m, 0, n, nullptr, cpp(A_array), 0, lda, S_array,              \
+                  cpp(U_array), 0, ldu, cpp(V_array), 0, ldv, info, sweeps, batch, opts, true,     \
+                  Exec::kAsync);                                                                   \
   }
 
 BSVD_DEFINE_GESVJ_ASYNC(s, float, float)
@@ -754,8 +824,8 @@ bsvd_status_t gesvj_strided_batched(Job job, int m, int n, const T *A, int lda, 
                                     real_t<T> *S, int64_t strideS, T *U, int ldu, int64_t strideU,
                                     T *V, int ldv, int64_t strideV, int *info, int *sweeps,
                                     int batch, const bsvd_options_t &opts) {
-  return detail::strided(bsvd_job_t(job), m, n, A, lda, strideA, S, strideS, U, ldu, strideU, V,
-                         ldv, strideV, info, sweeps, batch, &opts);
+  return detail::strided(detail::kStridedPos, bsvd_job_t(job), m, n, nullptr, A, lda, strideA, S,
+                         strideS, U, ldu, strideU, V, ldv, strideV, info, sweeps, batch, &opts);
 }
 
 template <class T> bsvd_status_t gesvj_batched(Job job, int m, int n, const T *const *A_array,
@@ -763,9 +833,9 @@ template <class T> bsvd_status_t gesvj_batched(Job job, int m, int n, const T *c
                                                T *const *U_array, int ldu, T *const *V_array,
                                                int ldv, int *info, int *sweeps, int batch,
                                                const bsvd_options_t &opts) {
-  return detail::arrays(bsvd_job_t(job), m, nullptr, n, nullptr, A_array, lda, nullptr, S_array,
-                        U_array, ldu, nullptr, V_array, ldv, nullptr, info, sweeps, batch, &opts,
-                        false);
+  return detail::arrays(detail::kArrayPos, bsvd_job_t(job), m, nullptr, n, nullptr, nullptr,
+                        A_array, lda, nullptr, S_array, U_array, ldu, nullptr, V_array, ldv,
+                        nullptr, info, sweeps, batch, &opts, false);
 }
 
 template <class T>
@@ -773,8 +843,9 @@ bsvd_status_t gesvj_vbatched(Job job, const int *m, const int *n, const T *const
                              const int *lda, real_t<T> *const *S_array, T *const *U_array,
                              const int *ldu, T *const *V_array, const int *ldv, int *info,
                              int *sweeps, int batch, const bsvd_options_t &opts) {
-  return detail::arrays(bsvd_job_t(job), 0, m, 0, n, A_array, 0, lda, S_array, U_array, 0, ldu,
-                        V_array, 0, ldv, info, sweeps, batch, &opts, true);
+  return detail::arrays(detail::kArrayPos, bsvd_job_t(job), 0, m, 0, n, nullptr, A_array, 0, lda,
+                        S_array, U_array, 0, ldu, V_array, 0, ldv, info, sweeps, batch, &opts,
+                        true);
 }
 
 template <class T>
@@ -783,8 +854,9 @@ bsvd_status_t gesvj_strided_batched_async(Job job, int m, int n, const T *A, int
                                           int ldu, int64_t strideU, T *V, int ldv, int64_t strideV,
                                           int *info, int *sweeps, int batch,
                                           const bsvd_options_t &opts) {
-  return detail::strided(bsvd_job_t(job), m, n, A, lda, strideA, S, strideS, U, ldu, strideU, V,
-                         ldv, strideV, info, sweeps, batch, &opts, detail::Exec::kAsync);
+  return detail::strided(detail::kStridedPos, bsvd_job_t(job), m, n, nullptr, A, lda, strideA, S,
+                         strideS, U, ldu, strideU, V, ldv, strideV, info, sweeps, batch, &opts,
+                         detail::Exec::kAsync);
 }
 
 template <class T> bsvd_status_t gesvj_batched_async(Job job, int m, int n, const T *const *A_array,
@@ -792,9 +864,9 @@ template <class T> bsvd_status_t gesvj_batched_async(Job job, int m, int n, cons
                                                      T *const *U_array, int ldu, T *const *V_array,
                                                      int ldv, int *info, int *sweeps, int batch,
                                                      const bsvd_options_t &opts) {
-  return detail::arrays(bsvd_job_t(job), m, nullptr, n, nullptr, A_array, lda, nullptr, S_array,
-                        U_array, ldu, nullptr, V_array, ldv, nullptr, info, sweeps, batch, &opts,
-                        false, detail::Exec::kAsync);
+  return detail::arrays(detail::kArrayPos, bsvd_job_t(job), m, nullptr, n, nullptr, nullptr,
+                        A_array, lda, nullptr, S_array, U_array, ldu, nullptr, V_array, ldv,
+                        nullptr, info, sweeps, batch, &opts, false, detail::Exec::kAsync);
 }
 
 template <class T>
@@ -802,8 +874,9 @@ bsvd_status_t gesvj_vbatched_async(Job job, const int *m, const int *n, const T 
                                    const int *lda, real_t<T> *const *S_array, T *const *U_array,
                                    const int *ldu, T *const *V_array, const int *ldv, int *info,
                                    int *sweeps, int batch, const bsvd_options_t &opts) {
-  return detail::arrays(bsvd_job_t(job), 0, m, 0, n, A_array, 0, lda, S_array, U_array, 0, ldu,
-                        V_array, 0, ldv, info, sweeps, batch, &opts, true, detail::Exec::kAsync);
+  return detail::arrays(detail::kArrayPos, bsvd_job_t(job), 0, m, 0, n, nullptr, A_array, 0, lda,
+                        S_array, U_array, 0, ldu, V_array, 0, ldv, info, sweeps, batch, &opts, true,
+                        detail::Exec::kAsync);
 }
 
 template <class T> bsvd_status_t svd(Job job, int m, int n, const T *A, int batch, Result<T> &out,

@@ -20,12 +20,12 @@ template <class T> bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &
                                            void *workspace, size_t workspace_bytes, int threads,
                                            int *path);
 
-// The hyperbolic SVD of every matrix (docs/hsvd.md): nplus[b] the number
-// of +1 entries of matrix b's signature; every matrix has m >= n. The
-// solver allocates its own scratch (per worker). path: BSVD_PATH_CPU_UNBLOCKED
-// (or TRIVIAL) per matrix.
-template <class T> bsvd_status_t cpu_gehsvj(const Batch<T> &batch, const int *nplus,
-                                            const Config &cfg, int threads, int *path);
+// The hyperbolic SVD of every matrix (docs/hsvd.md): batch.nplus[b] the
+// number of +1 entries of matrix b's signature; every matrix has m >= n.
+// The solver allocates its own scratch (per worker). path:
+// BSVD_PATH_CPU_UNBLOCKED or _BLOCKED (or TRIVIAL) per matrix.
+template <class T>
+bsvd_status_t cpu_gehsvj(const Batch<T> &batch, const Config &cfg, int threads, int *path);
 
 // ---- cuda backend (src/cuda; a stub returning BACKEND_UNAVAILABLE when the
 // library is built without CUDA) ----------------------------------------------
@@ -43,6 +43,8 @@ template <class T> size_t cuda_workspace_bytes(const Batch<T> &batch, const Conf
 template <class T> std::string cuda_explain(const Batch<T> &batch, const Config &cfg, int loc);
 
 // cfg.exec says whether the call blocks or only enqueues (Exec, batch.hpp).
+// batch.nplus set: the hyperbolic SVD (cpu_gehsvj's contract), on the
+// paths that have it (plan::hyperbolic_settings), the rest on the CPU.
 template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config &cfg, void *stream,
                                             void *workspace, size_t workspace_bytes, int *path);
 
@@ -56,14 +58,6 @@ int cuda_current_device();
 // (null: a stream of the library's on that device), without a workspace.
 template <class T> bsvd_status_t cuda_gesvj_on(int dev, const Batch<T> &batch, const Config &cfg,
                                                void *stream, int *path);
-
-// The hyperbolic SVD (cpu_gehsvj's contract) on the GPU: the fused kernel
-// for every matrix that fits it (src/cuda/hsvd.cu). Host data beyond it is
-// solved by cpu_gehsvj on `threads` workers; device data beyond it is
-// NOT_SUPPORTED. Blocking, on `stream`.
-template <class T> bsvd_status_t cuda_gehsvj(const Batch<T> &batch, const int *nplus,
-                                             const Config &cfg, int threads, void *stream,
-                                             int *path);
 
 // Thread-local error detail (bsvd_last_error).
 void set_error(const char *fmt, ...);

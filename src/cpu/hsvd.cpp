@@ -166,8 +166,8 @@ template <class T> int solve_one_hsvd(const Batch<T> &batch, int b, int nplus, c
 } // namespace
 } // namespace cpu
 
-template <class T> bsvd_status_t cpu_gehsvj(const Batch<T> &batch, const int *nplus,
-                                            const Config &cfg, int threads, int *path) {
+template <class T>
+bsvd_status_t cpu_gehsvj(const Batch<T> &batch, const Config &cfg, int threads, int *path) {
   if (batch.count <= 0) return BSVD_STATUS_SUCCESS;
   std::atomic<int> next{0};
   std::atomic<int> status{BSVD_STATUS_SUCCESS};
@@ -181,7 +181,7 @@ template <class T> bsvd_status_t cpu_gehsvj(const Batch<T> &batch, const int *np
         const int b = next.fetch_add(1);
         if (b >= batch.count) break;
         cache.trim();
-        const int p = cpu::solve_one_hsvd(batch, b, nplus[b], cfg, ws, cache);
+        const int p = cpu::solve_one_hsvd(batch, b, batch.nplus[b], cfg, ws, cache);
         if (path) path[b] = p;
       }
     } catch (const std::bad_alloc &) {
@@ -206,7 +206,7 @@ template <class T> bsvd_status_t cpu_gehsvj(const Batch<T> &batch, const int *np
 }
 
 #define BSVD_INSTANTIATE(T)                                                                        \
-  template bsvd_status_t cpu_gehsvj<T>(const Batch<T> &, const int *, const Config &, int, int *);
+  template bsvd_status_t cpu_gehsvj<T>(const Batch<T> &, const Config &, int, int *);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

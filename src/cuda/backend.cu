@@ -79,6 +79,7 @@ template <class T> bsvd_status_t fetch_cpu_part(const Group &g, const Batch<T> &
     c.h.lda.push_back(std::max(m, 1));
     c.h.ldu.push_back(std::max(m, 1));
     c.h.ldv.push_back(std::max(n, 1));
+    if (batch.nplus) c.h.nplus.push_back(batch.nplus[b]);
   }
   c.h.describe(batch.vectors);
   BSVD_CUDA_TRY(cudaEventCreateWithFlags(&c.copied.ev, cudaEventDisableTiming));
@@ -121,7 +122,8 @@ template <class T> bsvd_status_t solve_cpu_part(const Group &g, const Batch<T> &
 }
 
 // Device data: the GPU groups on the caller's batch (its pointer arrays
-// uploaded to the workspace when it has them), enqueued on the stream.
+// and the HSVD's signatures uploaded to the workspace when it has them),
+// enqueued on the stream.
 template <class T> bsvd_status_t enqueue_gpu_groups(const Batch<T> &batch, const plan::Plan &p,
                                                     const CallLayout &L, cudaStream_t stream,
                                                     unsigned char *ws) {
@@ -129,6 +131,12 @@ template <class T> bsvd_status_t enqueue_gpu_groups(const Batch<T> &batch, const
   Batch<T> kb = batch;
   if (L.needs_arrays)
     BSVD_TRY_STATUS(cuda::upload_arrays(batch, ws + L.off_arrays, L.bytes_arrays, kb, stream));
+  if (batch.nplus) {
+    int *dnplus = reinterpret_cast<int *>(ws + L.off_nplus);
+    BSVD_CUDA_TRY(
+        cuda::upload_bytes(dnplus, batch.nplus, size_t(batch.count) * sizeof(int), stream));
+    kb.nplus = dnplus;
+  }
   return run_groups(p, L, kb, batch, ws, stream);
 }
 

@@ -35,6 +35,7 @@ struct CallLayout {
   std::vector<std::vector<int>> kidx;
   std::vector<int> none; // a whole group's indices on device data: implicit
   size_t off_arrays = 0, bytes_arrays = 0, off_stage = 0, bytes_stage = 0;
+  size_t off_nplus = 0, bytes_nplus = 0; // the HSVD's signatures, in kernel order
   std::vector<size_t> off;
   size_t total = 0;
   // Group g's matrices as indices of the batch the kernels see.
@@ -95,6 +96,11 @@ template <class T> CallLayout call_layout(plan::Plan &p, const Batch<T> &batch, 
     o += L.bytes_stage;
   }
   const int kcount = loc == 1 ? batch.count : int(L.ngpu);
+  if (batch.nplus) {
+    L.off_nplus = o;
+    L.bytes_nplus = cuda::ws_align(size_t(kcount) * sizeof(int));
+    o += L.bytes_nplus;
+  }
   for (Group &g : p.groups) {
     if (loc == 0) {
       std::vector<int> k(g.size());

@@ -24,6 +24,7 @@ template <class T> struct Packed {
   bool pinned = false; // page-locked host copies (the streamed chunks)
   cuda::PackTotals<T> tot;
   std::vector<int> fm, fn; // sizes
+  std::vector<int> fnplus; // the HSVD's signatures (hb.nplus; kb.nplus is their device copy)
   cuda::HostBytes host; // the host copies:
   T *A = nullptr, *U = nullptr, *V = nullptr;
   R *S = nullptr;
@@ -174,6 +175,15 @@ template <class T> bsvd_status_t pack_in(const Batch<T> &batch, const CallLayout
     pk.hb.dims.mv = pk.fm.data();
     pk.hb.dims.nv = pk.fn.data();
   }
+  if (batch.nplus) {
+    pk.fnplus.resize(nf);
+    for (size_t i = 0; i < nf; ++i) pk.fnplus[i] = batch.nplus[L.gpu[i]];
+    int *dnplus = reinterpret_cast<int *>(ws + L.off_nplus);
+    BSVD_CUDA_TRY(cudaMemcpyAsync(dnplus, pk.fnplus.data(), nf * sizeof(int),
+                                  cudaMemcpyHostToDevice, stream));
+    pk.kb.nplus = dnplus;
+    pk.hb.nplus = pk.fnplus.data();
+  }
   return BSVD_STATUS_SUCCESS;
 }
 
@@ -247,6 +257,7 @@ template <class T> bsvd_status_t solve_host_cpu_group(const Batch<T> &batch, con
     h.lda.push_back(batch.A.ldm(b));
     h.ldu.push_back(batch.vectors ? batch.U.ldm(b) : 1);
     h.ldv.push_back(batch.vectors ? batch.V.ldm(b) : 1);
+    if (batch.nplus) h.nplus.push_back(batch.nplus[b]);
   }
   h.describe(batch.vectors);
   BSVD_TRY_STATUS(cuda::solve_on_cpu(h.batch, p.cfg, h.path.data()));

@@ -19,8 +19,9 @@
 namespace bsvd::detail::cuda {
 
 // The arguments of run: the group's matrices are kb's matrices kidx[i]
-// (device-visible pointers and sizes); hb describes the same batch with
-// host-visible sizes (for the launch planning).
+// (device-visible pointers, sizes and HSVD signatures); hb describes the
+// same batch with host-visible sizes and signatures (for the launch
+// planning).
 template <class T> struct GroupArgs {
   const plan::Plan &plan;
   const plan::Group &group;
@@ -29,7 +30,6 @@ template <class T> struct GroupArgs {
   const std::vector<int> &kidx;
   unsigned char *ws; // workspace_bytes(plan, group) bytes, 256-byte aligned
   cudaStream_t stream;
-  const int *nplus = nullptr; // the HSVD's signatures (FusedOp only; hsvd.cu)
 };
 
 // Every CUDA call is checked; a failure names the call (bsvd_last_error).

@@ -116,6 +116,7 @@ inline int cpu_threads(const Config &cfg) {
 // Solves the host batch hb (pointers in host memory) on the CPU.
 template <class T> bsvd_status_t solve_on_cpu(const Batch<T> &hb, const Config &cfg, int *path) {
   const int threads = cpu_threads(cfg);
+  if (hb.nplus) return cpu_gehsvj(hb, cfg, threads, path);
   std::vector<unsigned char> ws(cpu_workspace_bytes(hb, cfg, threads));
   return cpu_gesvj(hb, cfg, ws.data(), ws.size(), threads, path);
 }
@@ -127,7 +128,7 @@ template <class T> struct HostSubBatch {
   std::vector<const T *> A;
   std::vector<R *> S;
   std::vector<T *> U, V;
-  std::vector<int> lda, ldu, ldv, m, n, info, sweeps, path;
+  std::vector<int> lda, ldu, ldv, m, n, nplus, info, sweeps, path; // nplus: the HSVD's
   Batch<T> batch;
 
   // Describes the matrices added to A ... n above as `batch`.
@@ -145,6 +146,7 @@ template <class T> struct HostSubBatch {
     b.U.ldv = ldu.data();
     b.V.array = V.data();
     b.V.ldv = ldv.data();
+    if (!nplus.empty()) b.nplus = nplus.data();
     info.assign(b.count, 0);
     sweeps.assign(b.count, 0);
     path.assign(b.count, BSVD_PATH_CPU_UNBLOCKED);

@@ -28,12 +28,6 @@ bsvd_status_t cuda_gesvj(const Batch<T> &, const Config &, void *, void *, size_
   return BSVD_STATUS_BACKEND_UNAVAILABLE;
 }
 
-template <class T>
-bsvd_status_t cuda_gehsvj(const Batch<T> &, const int *, const Config &, int, void *, int *) {
-  set_error("the cuda backend is not built into this library (configured without CUDA)");
-  return BSVD_STATUS_BACKEND_UNAVAILABLE;
-}
-
 int cuda_device_count() { return 0; }
 int cuda_current_device() { return -1; }
 
@@ -45,8 +39,6 @@ bsvd_status_t cuda_gesvj_on(int, const Batch<T> &b, const Config &c, void *, int
 #define BSVD_INSTANTIATE(T)                                                                        \
   template bsvd_status_t cuda_gesvj_on<T>(int, const Batch<T> &, const Config &, void *, int *);   \
   template int cuda_locate<T>(const Batch<T> &, int *);                                            \
-  template bsvd_status_t cuda_gehsvj<T>(const Batch<T> &, const int *, const Config &, int,        \
-                                        void *, int *);                                            \
   template size_t cuda_workspace_bytes<T>(const Batch<T> &, const Config &);                       \
   template std::string cuda_explain<T>(const Batch<T> &, const Config &, int);                     \
   template bsvd_status_t cuda_gesvj<T>(const Batch<T> &, const Config &, void *, void *, size_t,   \

@@ -76,14 +76,13 @@ template <class T> bsvd_status_t FusedOp::run(const GroupArgs<T> &a) {
   int *dmap = mb ? reinterpret_cast<int *>(a.ws) : nullptr;
   int *dord = reinterpret_cast<int *>(a.ws + mb);
   return launch_fused_sets(a.kb, a.group.fused, a.kidx, working_widths(a.group), dmap, dord,
-                           a.plan.cfg, a.stream, a.nplus);
+                           a.plan.cfg, a.stream);
 }
 
 template <class T>
 bsvd_status_t launch_fused_sets(const Batch<T> &kb, const std::vector<plan::FusedLaunch> &launches,
                                 const std::vector<int> &kidx, const std::vector<int> &nw, int *dmap,
-                                int *dord, const Config &cfg, cudaStream_t stream,
-                                const int *nplus) {
+                                int *dord, const Config &cfg, cudaStream_t stream) {
   const std::vector<int> tables = order_tables(cfg.ordering, launches, nw);
   if (!tables.empty()) BSVD_CUDA_TRY(upload(dord, tables, stream));
   if (dmap) {
@@ -109,9 +108,9 @@ bsvd_status_t launch_fused_sets(const Batch<T> &kb, const std::vector<plan::Fuse
     }
     if (dmap) P.map = dmap + start;
     start += l.members.size();
-    P.nplus = nplus;
+    P.nplus = kb.nplus;
     const FusedShape shape = plan_fused(P, kb.vectors, l.lanes, l.tpm_cap);
-    BSVD_CUDA_TRY(nplus ? launch_fused_hyp(P, shape, stream) : launch_fused(P, shape, stream));
+    BSVD_CUDA_TRY(kb.nplus ? launch_fused_hyp(P, shape, stream) : launch_fused(P, shape, stream));
   }
   return BSVD_STATUS_SUCCESS;
 }
@@ -120,7 +119,7 @@ bsvd_status_t launch_fused_sets(const Batch<T> &kb, const std::vector<plan::Fuse
   template bsvd_status_t FusedOp::run<T>(const GroupArgs<T> &);                                    \
   template bsvd_status_t launch_fused_sets<T>(                                                     \
       const Batch<T> &, const std::vector<plan::FusedLaunch> &, const std::vector<int> &,          \
-      const std::vector<int> &, int *, int *, const Config &, cudaStream_t, const int *);
+      const std::vector<int> &, int *, int *, const Config &, cudaStream_t);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

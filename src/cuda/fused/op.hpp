@@ -26,13 +26,11 @@ size_t fused_order_bytes(bsvd_ordering_t ordering, const std::vector<plan::Fused
 // The launches over kb's matrices kidx[members] (the QR path's R factors
 // too); nw[i]: the working width of the i-th; dmap: device room for the map
 // (one int per matrix), or null when a single launch takes kb's matrices in
-// order; dord: device room of fused_order_bytes for the ordering's tables;
-// nplus: the HSVD's signatures (device memory, one per matrix of kb), or
-// null for the SVD.
+// order; dord: device room of fused_order_bytes for the ordering's tables.
+// kb.nplus set (device memory): the HSVD's instances.
 template <class T>
 bsvd_status_t launch_fused_sets(const Batch<T> &kb, const std::vector<plan::FusedLaunch> &launches,
                                 const std::vector<int> &kidx, const std::vector<int> &nw, int *dmap,
-                                int *dord, const Config &cfg, cudaStream_t stream,
-                                const int *nplus = nullptr);
+                                int *dord, const Config &cfg, cudaStream_t stream);
 
 } // namespace bsvd::detail::cuda

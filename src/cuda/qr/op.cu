@@ -30,7 +30,8 @@ QrLayout layout_of(const plan::Plan &p, const plan::Group &g) {
 } // namespace
 
 bool QrOp::can_run(const plan::Plan &p, const plan::Group &g) {
-  if (g.route == plan::Route::kQrcp) return g.qr.pivoted && g.blocked.nb > 0;
+  if (g.route == plan::Route::kQrcp) // (its pivots would permute an HSVD's J)
+    return g.qr.pivoted && g.blocked.nb > 0 && !p.hyperbolic;
   if (g.route != plan::Route::kQr || g.qr.pivoted) return false;
   for (size_t i = 0; i < g.m.size(); ++i) {
     const int nw = std::min(g.m[i], g.n[i]);
@@ -40,11 +41,24 @@ bool QrOp::can_run(const plan::Plan &p, const plan::Group &g) {
   return true;
 }
 
+// The unpivoted path's workspace after the QR layout: the fused kernel's
+// ordering tables, then the HSVD's signatures of the R factors.
+struct FusedTail {
+  size_t tables = 0, nplus = 0, total = 0; // offsets from the QR layout's aligned end
+};
+FusedTail fused_tail(const plan::Plan &p, const plan::Group &g) {
+  FusedTail f;
+  const size_t tables = fused_order_bytes(p.cfg.ordering, g.fused, min_sizes(g.m, g.n));
+  f.nplus = ws_align(tables);
+  f.total = f.nplus + (p.hyperbolic ? ws_align(g.index.size() * sizeof(int)) : 0);
+  return f;
+}
+
 size_t QrOp::workspace_bytes(const plan::Plan &p, const plan::Group &g) {
   const size_t qr = layout_of(p, g).total;
   if (!g.qr.pivoted) {
-    const size_t tables = fused_order_bytes(p.cfg.ordering, g.fused, min_sizes(g.m, g.n));
-    return tables ? ws_align(qr) + tables : qr;
+    const size_t tail = fused_tail(p, g).total;
+    return tail ? ws_align(qr) + tail : qr;
   }
   const std::vector<int> nw = min_sizes(g.m, g.n);
   return ws_align(qr) + blocked_workspace_bytes(nw, nw, g.blocked.mode, p.vectors,
@@ -133,13 +147,22 @@ template <class T> bsvd_status_t QrOp::run(const GroupArgs<T> &a) {
   qb.sweeps = reinterpret_cast<int *>(ws + L.sweeps);
   std::vector<int> all(cnt);
   for (int i = 0; i < cnt; ++i) all[i] = i;
-  if (piv)
+  if (piv) {
     BSVD_CUDA_TRY(
         run_blocked(qb, all, nwv, nwv, g.blocked, a.plan, stream, ws + ws_align(L.total)));
-  else
+  } else {
+    // The HSVD of G = Q R is R's with G's signature (R keeps G's columns).
+    unsigned char *tail = ws + ws_align(L.total);
+    if (kb.nplus) {
+      std::vector<int> np(cnt);
+      for (int i = 0; i < cnt; ++i) np[i] = a.hb.nplus[mats[i].b];
+      int *dnp = reinterpret_cast<int *>(tail + fused_tail(a.plan, g).nplus);
+      BSVD_CUDA_TRY(upload(dnp, np, stream));
+      qb.nplus = dnp;
+    }
     BSVD_TRY_STATUS(launch_fused_sets(qb, g.fused, all, nwv, reinterpret_cast<int *>(ws + L.map),
-                                      reinterpret_cast<int *>(ws + ws_align(L.total)), a.plan.cfg,
-                                      stream));
+                                      reinterpret_cast<int *>(tail), a.plan.cfg, stream));
+  }
   BSVD_CUDA_TRY(qr_finish(kb, dmats, cnt, nw_max, ws, L, stream, launch, mats.data()));
   return BSVD_STATUS_SUCCESS;
 }
