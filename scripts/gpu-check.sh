@@ -292,8 +292,11 @@ if [ $BENCH = 1 ]; then
   # (8 decades) in s and c, where the note gives each row's largest relative
   # eigenvalue error.
   part hsvd && for p in d s c z; do
-    cases="10000x32x32,1000x64x64"
-    [ $p = d ] && cases="$cases,10000x8x8,1000x100x100,1000x128x128"
+    cases="10000x32x32,1000x64x64,1000x128x128"
+    case $p in
+      d) cases="$cases,1000x256x256,10000x8x8,1000x100x100" ;;
+      s) cases="$cases,1000x256x256" ;;
+    esac
     "$BSVD" bench --backend cuda --hsvd --precision $p --cases "$cases" --family random --reps 5 \
       --check-sample 8 -q --json "$OUT/bench-$p-hsvd.json" >>"$OUT/bench.log" 2>&1
     say "bench $p hsvd: rc=$?"

@@ -1,6 +1,7 @@
 // Blocked one-sided hyperbolic Jacobi (HBJ Sec. 4.3, its block-oriented
 // and full block variants; jacobi.hpp, jacobi_hyperbolic_blocked): the CPU
-// form of the blocked HSVD, and the twin a GPU blocked path would take.
+// form of the blocked HSVD, and the twin of the GPU blocked path
+// (cuda/blocked/pair_hyp.cuh).
 //
 // Blocks never straddle the signature's boundary: the +1 side [0, nplus)
 // is cut into blocks of nb, then the -1 side [nplus, n). Every +1 block has

@@ -304,8 +304,8 @@ Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, 
   return blk_ok ? blk : Route::kCpu;
 }
 
-// Whether the blocked path has its hyperbolic instances (blocked/pair.cuh).
-constexpr bool kBlockedHyperbolic = false;
+// Whether the blocked path has its hyperbolic instances (blocked/pair_hyp.cuh).
+constexpr bool kBlockedHyperbolic = true;
 
 Config hyperbolic_settings(const Config &cfg) {
   Config c = cfg;

@@ -1,8 +1,9 @@
-// The hyperbolic SVD on the GPU (the fused kernel's hyperbolic instances;
-// docs/hsvd.md): against the ratios of hsvd_problem.hpp
-// and the CPU twin (jacobi_hyperbolic.cpp), with host and device data, in
-// batches with bad matrices and per-matrix signatures, strided layouts with
-// padding, the reductions to the SVD, and the sizes beyond the kernel.
+// The hyperbolic SVD on the GPU (the fused kernel's hyperbolic instances
+// and the blocked path's; docs/hsvd.md): against the
+// ratios of hsvd_problem.hpp and the CPU twins (jacobi_hyperbolic.cpp,
+// jacobi_hyperbolic_blocked.cpp), with host and device data, in batches with
+// bad matrices and per-matrix signatures, strided layouts with padding, the
+// reductions to the SVD, and the sizes beyond the fused kernel.
 #include "gpu_test_util.hpp"
 
 #include "../unit/hsvd_problem.hpp"
@@ -391,23 +392,141 @@ TYPED_TEST(GpuHsvd, StridedHostLayoutsKeepThePadding) {
   }
 }
 
-// Beyond the fused kernel's envelope: the blocked path where it has the
-// hyperbolic pair solver, else the CPU, for host and device data alike.
+// Beyond the fused kernel's envelope: the blocked path (its one-sided pair
+// solver with hyperbolic steps), for host and device data alike, with the
+// same bits.
 TYPED_TEST(GpuHsvd, BeyondTheFusedKernel) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   int n = 8;
   while (cu::fits(prec<T>(), n, n, true)) n += 8;
   const ht::Problem<T> P = ht::make_problem<T>(n, n, n / 3, 1e2, 1, 77);
-  for (bool device : {false, true}) {
-    SCOPED_TRACE(device ? "device data" : "host data");
-    const BatchOut<T> r = solve_batch<T>(n, n, {n / 3}, P.G, true, device);
-    ASSERT_EQ(r.status, 0) << bsvd_last_error();
-    EXPECT_TRUE(r.path[0] == BSVD_PATH_CUDA_PAIR_SVD || r.path[0] == BSVD_PATH_CPU_UNBLOCKED)
-        << r.path[0];
-    EXPECT_EQ(r.out[0].info, 0);
-    ht::expect_ratios(ht::measure(P, r.out[0]), "beyond the fused kernel");
+  const BatchOut<T> h = solve_batch<T>(n, n, {n / 3}, P.G, true, false);
+  ASSERT_EQ(h.status, 0) << bsvd_last_error();
+  EXPECT_EQ(h.path[0], BSVD_PATH_CUDA_PAIR_SVD);
+  EXPECT_EQ(h.out[0].info, 0);
+  ht::expect_ratios(ht::measure(P, h.out[0]), "beyond the fused kernel");
+  const BatchOut<T> d = solve_batch<T>(n, n, {n / 3}, P.G, true, true);
+  ASSERT_EQ(d.status, 0) << bsvd_last_error();
+  EXPECT_EQ(d.path[0], BSVD_PATH_CUDA_PAIR_SVD);
+  expect_same(d.out[0], h.out[0], "device against host data");
+}
+
+// ---- The blocked path (blocked/pair_hyp.cuh; twin: the cpu backend's
+// blocked variant, jacobi_hyperbolic_blocked.cpp) ----
+
+bsvd_options_t twin_blocked() {
+  bsvd_options_t o = ht::cpu_opts();
+  o.variant = BSVD_VARIANT_BLOCKED;
+  return o;
+}
+
+// Device data, variant auto, sizes beyond the fused kernel (s 128^2 fits
+// it, and variant auto may give it either path), every side's width: 0, n,
+// n / 2, on a block boundary (48) and off one (37); two matrices per call.
+// Judged as ConstructedMatricesPassAndMatchTheTwin: where the problem is
+// well posed in its precision (n u kappa(V) < 1e-3, kappa from the twin's
+// V), info 0 on both, the twin's sweeps within 2 and its values within the
+// values bound; otherwise info 0 or the breakdown code. info 0: every
+// ratio below 30.
+TYPED_TEST(GpuHsvd, BlockedPathPassesAndMatchesTheTwin) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const std::pair<int, int> sizes[] = {{128, 128}, {200, 160}, {256, 256}};
+  uint64_t seed = 3000;
+  for (const auto &[m, n] : sizes)
+    for (int nplus : {0, n, n / 2, 48, 37}) {
+      const int batch = 2;
+      std::vector<ht::Problem<T>> P;
+      std::vector<T> A;
+      for (int b = 0; b < batch; ++b) {
+        P.push_back(ht::make_problem<T>(m, n, nplus, 1e2, 0.2, ++seed));
+        A.insert(A.end(), P.back().G.begin(), P.back().G.end());
+      }
+      const BatchOut<T> d = solve_batch<T>(m, n, std::vector<int>(batch, nplus), A, true, true);
+      ASSERT_EQ(d.status, 0) << bsvd_last_error();
+      const bool fused_fits = cu::fits(prec<T>(), m, n, true);
+      for (int b = 0; b < batch; ++b) {
+        char what[240];
+        const ht::Out<T> &r = d.out[b];
+        const ht::Out<T> tw = ht::hsvd<T>(m, n, nplus, P[b].G, true, twin_blocked());
+        ASSERT_EQ(tw.status, 0);
+        const ht::Ratios qt = ht::measure(P[b], tw), q = ht::measure(P[b], r);
+        const double kappa = std::max(q.kappaV, qt.kappaV), posed = n * uroff<T>() * qt.kappaV;
+        std::snprintf(what, sizeof what,
+                      "%dx%d nplus %d #%d path %d: kappa(V) %.2g junit %.2f orth %.2f resid %.2f "
+                      "values %.2f eig %.2f info %d sweeps %d (twin %d, info %d)",
+                      m, n, nplus, b, d.path[b], kappa, q.junit, q.orth, q.resid, q.values, q.eig,
+                      r.info, r.sweeps, tw.sweeps, tw.info);
+        const bool blocked = d.path[b] == BSVD_PATH_CUDA_PAIR_SVD;
+        EXPECT_TRUE(blocked || (fused_fits && d.path[b] == BSVD_PATH_CUDA_FUSED)) << what;
+        if (posed < 1e-3) {
+          EXPECT_EQ(r.info, 0) << what;
+          EXPECT_EQ(tw.info, 0) << what;
+          if (blocked) EXPECT_LE(std::abs(r.sweeps - tw.sweeps), 2) << what;
+        } else {
+          EXPECT_TRUE(r.info == 0 || r.info == BSVD_INFO_HYPERBOLIC_BREAKDOWN) << what;
+        }
+        if (r.info == 0) {
+          ht::expect_ratios(q, what);
+          const double smax = *std::max_element(P[b].sigma.begin(), P[b].sigma.end());
+          if (tw.info == 0)
+            for (int j = 0; j < n; ++j)
+              EXPECT_LE(std::abs(double(r.S[j]) - double(tw.S[j])),
+                        30 * n * uroff<T>() * kappa * smax)
+                  << what << " j " << j;
+        }
+        if (::testing::Test::HasFailure() || std::getenv("BSVD_HSVD_VERBOSE"))
+          std::printf("%s\n", what);
+      }
+    }
+}
+
+// Values only on the blocked path: the same S and sweeps as with vectors
+// (V's update is the only work left out), device data.
+TYPED_TEST(GpuHsvd, BlockedPathValuesOnly) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  const int m = 200, n = 160;
+  const ht::Problem<T> P = ht::make_problem<T>(m, n, 37, 1e2, 0.2, 17);
+  const BatchOut<T> a = solve_batch<T>(m, n, {37}, P.G, true, true);
+  const BatchOut<T> b = solve_batch<T>(m, n, {37}, P.G, false, true);
+  ASSERT_EQ(a.status, 0) << bsvd_last_error();
+  ASSERT_EQ(b.status, 0) << bsvd_last_error();
+  EXPECT_EQ(a.path[0], BSVD_PATH_CUDA_PAIR_SVD);
+  EXPECT_EQ(b.path[0], BSVD_PATH_CUDA_PAIR_SVD);
+  EXPECT_EQ(a.out[0].info, b.out[0].info);
+  EXPECT_TRUE(a.out[0].S == b.out[0].S) << gap(a.out[0].S, b.out[0].S);
+  EXPECT_EQ(a.out[0].sweeps, b.out[0].sweeps);
+}
+
+// The rank condition violated on the blocked path: G = [D, D] (D = diag(1,
+// 2, ..., 80) on top of 200 x 80) with nplus 80 pairs every column with an
+// equal one across the boundary (G J G^H = 0, rank G = 80), so each sweep
+// substitutes: breakdown, as the twin. The same G with nplus 160 (the SVD)
+// and a constructed problem beside it converge.
+TYPED_TEST(GpuHsvd, BlockedPathBreakdownIsPerMatrix) {
+  SKIP_WITHOUT_GPU();
+  using T = TypeParam;
+  using R = R_t<T>;
+  const int m = 200, n = 160, h = n / 2;
+  std::vector<T> D(size_t(m) * n, T(0));
+  for (int j = 0; j < h; ++j) D[j + size_t(j) * m] = D[j + size_t(h + j) * m] = T(R(j + 1));
+  const ht::Problem<T> P = ht::make_problem<T>(m, n, 37, 1e2, 0.2, 23);
+  std::vector<T> A = D;
+  A.insert(A.end(), P.G.begin(), P.G.end());
+  A.insert(A.end(), D.begin(), D.end());
+  const std::vector<int> nplus = {h, 37, n};
+  const BatchOut<T> r = solve_batch<T>(m, n, nplus, A, true, true);
+  ASSERT_EQ(r.status, 0) << bsvd_last_error();
+  for (int b = 0; b < 3; ++b) {
+    const std::vector<T> G(A.begin() + size_t(b) * m * n, A.begin() + size_t(b + 1) * m * n);
+    const ht::Out<T> tw = ht::hsvd<T>(m, n, nplus[b], G, true, twin_blocked());
+    EXPECT_EQ(r.out[b].info, tw.info) << "matrix " << b;
+    EXPECT_EQ(r.out[b].info, b == 0 ? BSVD_INFO_HYPERBOLIC_BREAKDOWN : 0) << "matrix " << b;
   }
+  EXPECT_EQ(r.path[1], BSVD_PATH_CUDA_PAIR_SVD);
+  ht::expect_ratios(ht::measure(P, r.out[1]), "beside a breakdown");
 }
 
 } // namespace

@@ -37,8 +37,7 @@ template <class E> struct Dev {
 
 // Every path of the plan in one variable-size call on device data: small
 // (the fused kernel), tall (the QR front end where the plan takes it),
-// beyond the fused kernel (the blocked path, or the CPU where it has no
-// hyperbolic instances), an empty matrix. Each matrix's ratios against its
+// beyond the fused kernel (the blocked path), an empty matrix. Each matrix's ratios against its
 // exact values, and the path reported.
 TYPED_TEST(GpuHsvdForms, DeviceVariableSizesOnEveryPath) {
   SKIP_WITHOUT_GPU();
@@ -87,7 +86,7 @@ TYPED_TEST(GpuHsvdForms, DeviceVariableSizesOnEveryPath) {
   EXPECT_EQ(path[0], BSVD_PATH_CUDA_FUSED);
   EXPECT_EQ(path[1], BSVD_PATH_CUDA_FUSED);
   EXPECT_TRUE(path[2] == BSVD_PATH_CUDA_QR || path[2] == BSVD_PATH_CUDA_FUSED) << path[2];
-  EXPECT_TRUE(path[3] == BSVD_PATH_CUDA_PAIR_SVD || path[3] == BSVD_PATH_CPU_UNBLOCKED) << path[3];
+  EXPECT_EQ(path[3], BSVD_PATH_CUDA_PAIR_SVD);
   EXPECT_EQ(path[4], BSVD_PATH_TRIVIAL);
   EXPECT_EQ(hinfo[4], 0);
   for (int i = 0; i < batch; ++i) {
@@ -166,11 +165,9 @@ TEST(GpuHsvdForms, HostDataInChunks) {
 // bsvd_workspace_size_hsvd bytes: the blocking call's bits, also when
 // captured in a CUDA graph and launched (twice, the outputs cleared in
 // between).
-TEST(GpuHsvdForms, AsyncAndCapturedGiveTheBlockingBits) {
-  SKIP_WITHOUT_GPU();
+void expect_async_gives_the_blocking_bits(int m, int n, int batch) {
   using T = std::complex<float>;
   using R = float;
-  const int m = 40, n = 24, batch = 50;
   const size_t mn = size_t(m) * n, nn = size_t(n) * n;
   std::vector<T> G(mn * batch);
   std::vector<int> nplus(batch);
@@ -243,6 +240,20 @@ TEST(GpuHsvdForms, AsyncAndCapturedGiveTheBlockingBits) {
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(s);
+}
+
+TEST(GpuHsvdForms, AsyncAndCapturedFused) {
+  SKIP_WITHOUT_GPU();
+  expect_async_gives_the_blocking_bits(40, 24, 50);
+}
+
+// Beyond the fused kernel: the blocked path's device loop (a graph node),
+// its breakdown rule and early finishes on the device.
+TEST(GpuHsvdForms, AsyncAndCapturedBlocked) {
+  SKIP_WITHOUT_GPU();
+  int n = 8;
+  while (cu::fits('c', n, n, true)) n += 8;
+  expect_async_gives_the_blocking_bits(n + 16, n, 4);
 }
 
 // The unpivoted QR front end (opts.qr = 1) on tall matrices: the fused

@@ -68,6 +68,31 @@ Plan plan_sizes(char p, const std::vector<int> &m, const std::vector<int> &n,
   return make_plan(s, cfg, h100(), facts, tuning_table(9, 0));
 }
 
+// The hyperbolic SVD's plan (Shapes::hyperbolic) of matrices m[i] x n[i].
+Plan plan_hsvd(char p, const std::vector<int> &m, const std::vector<int> &n,
+               const Config &cfg = Config()) {
+  Shapes s;
+  s.precision = p;
+  s.vectors = true;
+  s.count = int(m.size());
+  s.dims.mv = m.data();
+  s.dims.nv = n.data();
+  s.hyperbolic = true;
+  static const FakeFacts facts;
+  return make_plan(s, cfg, h100(), facts, tuning_table(9, 0));
+}
+Plan plan_hsvd_uniform(char p, int count, int m, int n, const Config &cfg = Config()) {
+  Shapes s;
+  s.precision = p;
+  s.vectors = true;
+  s.count = count;
+  s.dims.m = m;
+  s.dims.n = n;
+  s.hyperbolic = true;
+  static const FakeFacts facts;
+  return make_plan(s, cfg, h100(), facts, tuning_table(9, 0));
+}
+
 std::vector<Route> routes(const Plan &p) {
   std::vector<Route> r(size_t(p.count), Route::kCpu);
   for (const Group &g : p.groups)
@@ -281,6 +306,73 @@ TEST(Plan, PairSolversAndTwoLevelOrdering) {
   const Plan pre = plan_uniform('d', 1, 4000, 100, cfg);
   EXPECT_EQ(pre.groups[0].route, Route::kQrcp);
   EXPECT_EQ(pre.groups[0].blocked.mode[0], BSVD_PAIR_SVD_SM);
+}
+
+// The hyperbolic SVD beyond the fused kernel: every matrix whose pair fits
+// shared memory takes the blocked path with the one-sided pair solver (the
+// one with hyperbolic instances) and the one-level ordering, whatever the
+// call asks; never the register tier, QRCP or the Gram preconditioning (J
+// would be permuted or V0 not J-orthogonal). A matrix whose pair does not
+// fit, or a block width beyond the pair kernels, goes to the CPU. The SVD's
+// plan of the same shapes is the SVD's.
+TEST(Plan, HyperbolicTakesTheBlockedPairSolver) {
+  Config asks;
+  asks.pair_solver = BSVD_PAIR_GRAM;
+  asks.wcycle_blocks = 2;
+  asks.precondition = 1;
+  for (char prec : {'d', 's'})
+    for (int n : {128, 256})
+      for (const Config &cfg : {Config(), asks}) {
+        SCOPED_TRACE(testing::Message() << prec << " " << n);
+        const Plan p = plan_hsvd_uniform(prec, 1000, n, n, cfg);
+        EXPECT_TRUE(p.hyperbolic);
+        EXPECT_FALSE(p.precondition);
+        EXPECT_FALSE(p.gram);
+        ASSERT_EQ(p.groups.size(), 1u);
+        const Group &g = p.groups[0];
+        EXPECT_EQ(g.route, Route::kBlocked);
+        EXPECT_EQ(g.index.size(), 1000u);
+        EXPECT_EQ(g.blocked.nb, 16);
+        EXPECT_EQ(g.blocked.wr, 1);
+        EXPECT_EQ(g.blocked.we, 1);
+        ASSERT_EQ(g.blocked.mode.size(), 1000u);
+        for (int mode : g.blocked.mode) EXPECT_EQ(mode, BSVD_PAIR_SVD_SM);
+        for (char c : g.blocked.cublas) EXPECT_FALSE(c);
+      }
+  // The SVD of the same shapes: the Gram path (LargeMatricesTakeTheBlockedPath),
+  // and with the call's requests, what it asks for.
+  for (int n : {128, 256}) {
+    const Plan s = plan_uniform('d', 1000, n, n);
+    EXPECT_FALSE(s.hyperbolic);
+    ASSERT_EQ(s.groups.size(), 1u);
+    EXPECT_EQ(s.groups[0].route, Route::kBlocked);
+    for (int mode : s.groups[0].blocked.mode) EXPECT_EQ(mode, BSVD_PAIR_GRAM);
+    EXPECT_TRUE(s.precondition_auto);
+    const Plan a = plan_uniform('d', 1000, n, n, asks);
+    EXPECT_TRUE(a.precondition);
+    ASSERT_EQ(a.groups.size(), 1u);
+    EXPECT_EQ(a.groups[0].route, Route::kQrcp);
+    EXPECT_EQ(a.groups[0].blocked.wr, 2);
+  }
+  // Small matrices keep the fused kernel (never the register tier); a pair
+  // beyond shared memory (d: 1000 rows of 32 columns) goes to the CPU.
+  const Plan mixed = plan_hsvd('d', {8, 20, 128, 1000, 200}, {8, 20, 128, 1000, 160});
+  EXPECT_EQ(routes(mixed), (std::vector<Route>{Route::kFused, Route::kFused, Route::kBlocked,
+                                               Route::kCpu, Route::kBlocked}));
+  for (const Group &g : mixed.groups) {
+    EXPECT_NE(g.route, Route::kTiny);
+    if (g.route == Route::kBlocked)
+      for (int mode : g.blocked.mode) EXPECT_EQ(mode, BSVD_PAIR_SVD_SM);
+  }
+  EXPECT_EQ(plan_uniform('d', 100000, 8, 8).groups[0].route, Route::kTiny); // (the SVD's)
+  EXPECT_EQ(plan_hsvd_uniform('d', 100000, 8, 8).groups[0].route, Route::kFused);
+  Config wide;
+  wide.block_size = 24;
+  EXPECT_EQ(plan_hsvd_uniform('d', 10, 300, 300, wide).groups[0].route, Route::kCpu);
+  // variant unblocked: the fused kernel or the CPU, as before
+  Config unb;
+  unb.variant = BSVD_VARIANT_UNBLOCKED;
+  EXPECT_EQ(plan_hsvd_uniform('d', 10, 128, 128, unb).groups[0].route, Route::kCpu);
 }
 
 TEST(Plan, ExplainNamesEveryGroup) {

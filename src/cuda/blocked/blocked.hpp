@@ -35,6 +35,13 @@
 // Every step is the parallel form of the CPU twin (src/cpu/jacobi_blocked.cpp
 // with evd.cpp): the same block and inner orderings, rotation formula, test,
 // re-orthogonalization, sort and stopping rule.
+//
+// The hyperbolic SVD (signatures given; docs/hsvd.md): the blocks lie
+// within each side of the signature's boundary (hsvd_blocks, params.cuh),
+// every pair takes the shared-memory one-sided solver with hyperbolic steps
+// across the boundary (pair_hyp.cuh), a per-matrix breakdown rule ends a
+// matrix whose sweeps keep substituting, and the finish sorts each side on
+// its own; the twin is src/cpu/jacobi_hyperbolic_blocked.cpp.
 #pragma once
 
 #include "../../core/batch.hpp"
@@ -66,10 +73,11 @@ constexpr bool blocked_has_wide(char precision) { return precision != 'z'; }
 size_t blocked_pair_smem_bytes(char precision, int mw);
 
 // Workspace bytes for the blocked matrices of sizes m[i] x n[i] with pair
-// solvers mode[i] and the block ordering of Config::wcycle_blocks.
+// solvers mode[i] and the block ordering of Config::wcycle_blocks
+// (hyperbolic: for the HSVD, run_blocked with signatures).
 size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int> &n,
                                const std::vector<int> &mode, bool vectors, size_t elem_bytes,
-                               int nb, int wcycle_blocks);
+                               int nb, int wcycle_blocks, bool hyperbolic = false);
 
 // Solves matrices idx[i] (sizes m[i] x n[i], all non-empty) of kb, whose
 // pointers and size arrays are device-visible, with the plan's settings bp
@@ -78,10 +86,14 @@ size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int>
 // ws: blocked_workspace_bytes bytes of device memory, 256-byte aligned.
 // Enqueued on stream; returns after the last launch is enqueued (it
 // synchronizes once per sweep to read the matrices' rotation counts).
-template <class T> cudaError_t run_blocked(const Batch<T> &kb, const std::vector<int> &idx,
-                                           const std::vector<int> &m, const std::vector<int> &n,
-                                           const plan::BlockedPlan &bp, const plan::Plan &p,
-                                           cudaStream_t stream, unsigned char *ws);
+// hnplus (host memory, indexed like kb; kb.nplus the same values in device
+// memory): the hyperbolic SVD (docs/hsvd.md), m >= n, every mode
+// BSVD_PAIR_SVD_SM, bp.wr = bp.we = 1, ws sized with hyperbolic; null: the
+// SVD.
+template <class T>
+cudaError_t run_blocked(const Batch<T> &kb, const std::vector<int> &idx, const std::vector<int> &m,
+                        const std::vector<int> &n, const plan::BlockedPlan &bp, const plan::Plan &p,
+                        cudaStream_t stream, unsigned char *ws, const int *hnplus = nullptr);
 
 // The Gram stage by cuBLAS (plan::gram_cublas): whether a
 // handle can be had on the current device (created once per thread and

@@ -8,8 +8,8 @@ cudaError_t run_blocked<std::complex<float>>(const Batch<std::complex<float>> &k
                                              const std::vector<int> &idx, const std::vector<int> &m,
                                              const std::vector<int> &n, const plan::BlockedPlan &bp,
                                              const plan::Plan &p, cudaStream_t stream,
-                                             unsigned char *ws) {
-  return run_blocked_any(kb, idx, m, n, bp, p, stream, ws);
+                                             unsigned char *ws, const int *hnplus) {
+  return run_blocked_any(kb, idx, m, n, bp, p, stream, ws, hnplus);
 }
 
 } // namespace bsvd::detail::cuda

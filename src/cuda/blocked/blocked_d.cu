@@ -6,8 +6,9 @@ namespace bsvd::detail::cuda {
 template <> cudaError_t run_blocked<double>(const Batch<double> &kb, const std::vector<int> &idx,
                                             const std::vector<int> &m, const std::vector<int> &n,
                                             const plan::BlockedPlan &bp, const plan::Plan &p,
-                                            cudaStream_t stream, unsigned char *ws) {
-  return run_blocked_any(kb, idx, m, n, bp, p, stream, ws);
+                                            cudaStream_t stream, unsigned char *ws,
+                                            const int *hnplus) {
+  return run_blocked_any(kb, idx, m, n, bp, p, stream, ws, hnplus);
 }
 
 } // namespace bsvd::detail::cuda

@@ -23,6 +23,7 @@
 #include "gram_cublas.cuh"
 #include "gram_mma.cuh"
 #include "gram_wide.cuh"
+#include "hyp.hpp"
 #include "layout.hpp"
 #include "load.cuh"
 #include "loop.cuh"
@@ -68,10 +69,11 @@ public:
   static constexpr size_t kBlockSmem = sizeof(EvdBlockSmem<T, K>);
 
   // The workspace's pointers and the per-matrix records (host only: no
-  // CUDA call; run_blocked_impl has checked the arguments).
+  // CUDA call; run_blocked_impl has checked the arguments). hnplus: the
+  // HSVD's signatures in host memory, indexed like kb (null: the SVD).
   BlockedRun(Clock::time_point t0, const Batch<Tstd> &kb, const std::vector<int> &idx,
              const std::vector<int> &m, const std::vector<int> &n, const plan::BlockedPlan &bp,
-             const plan::Plan &p, cudaStream_t stream, unsigned char *ws);
+             const plan::Plan &p, cudaStream_t stream, unsigned char *ws, const int *hnplus);
 
   cudaError_t run() {
     BSVD_BLK_TRY(upload_mats());
@@ -149,6 +151,10 @@ private:
   const Config &cfg_;
   const plan::Tuning &tuning_;
   const int nb_, cnt_, wr_, we_;
+  // The HSVD (signatures given): its blocks (hsvd_blocks), pair kernel
+  // (pair_hyp.cuh), breakdown rule and finish (hyp.hpp).
+  const int *const hnplus_;
+  const bool hyp_;
   const cudaStream_t stream_;
   unsigned char *const ws_;
   const BlkLayout L_;
@@ -161,7 +167,9 @@ private:
   std::vector<BlkMat> mats_;
   std::vector<int> nblk_, rows_; // blocks; rows of W and V
   std::vector<int> state_; // the load's state words
+  // conv_: 1 converged, 0 not (the sweep limit), -1 the HSVD's breakdown
   std::vector<int> active_, conv_, sweeps_, rot_;
+  std::vector<int> subst_, subrun_; // the HSVD: this sweep's substitution, sweeps in a row
   std::vector<InnerSweepRule> rules_;
   std::vector<int> esw_; // this sweep's inner sweep caps
   std::vector<char> cub_; // Gram stage by cuBLAS
@@ -194,10 +202,12 @@ template <class Tstd, int K>
 BlockedRun<Tstd, K>::BlockedRun(Clock::time_point t0, const Batch<Tstd> &kb,
                                 const std::vector<int> &idx, const std::vector<int> &m,
                                 const std::vector<int> &n, const plan::BlockedPlan &bp,
-                                const plan::Plan &p, cudaStream_t stream, unsigned char *ws)
+                                const plan::Plan &p, cudaStream_t stream, unsigned char *ws,
+                                const int *hnplus)
     : t0_(t0), kb_(kb), bp_(bp), mode_(bp.mode), cfg_(p.cfg), tuning_(p.tuning), nb_(bp.nb),
-      cnt_(int(idx.size())), wr_(bp.wr), we_(bp.we), stream_(stream), ws_(ws),
-      L_(blk_layout(m, n, kb.vectors, sizeof(T), bp.nb, blocked_gram_count(bp.mode), K, wr_)),
+      cnt_(int(idx.size())), wr_(bp.wr), we_(bp.we), hnplus_(hnplus), hyp_(hnplus != nullptr),
+      stream_(stream), ws_(ws),
+      L_(blk_layout(m, n, kb.vectors, sizeof(T), bp.nb, blocked_gram_count(bp.mode), K, wr_, hyp_)),
       side_(stream), pipe_(stream) {
   bind_workspace();
   build_mats(idx, m, n);
@@ -215,6 +225,7 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::bind_workspace() {
   P_.mats = reinterpret_cast<const BlkMat *>(ws_ + L_.mats);
   P_.state = reinterpret_cast<int *>(ws_ + L_.state);
   P_.rot = reinterpret_cast<int *>(ws_ + L_.rot);
+  P_.subst = hyp_ ? reinterpret_cast<int *>(ws_ + L_.subst) : nullptr;
   desw_ = reinterpret_cast<int *>(ws_ + L_.esw);
   P_.esw = desw_;
   dact_ = reinterpret_cast<int *>(ws_ + L_.act);
@@ -258,7 +269,7 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::build_mats(const std::vec
       ov += (long long)B.nw * B.nw;
       ox += 2 * B.mw + B.nw;
     }
-    nblk_[i] = (B.nw + nb_ - 1) / nb_;
+    nblk_[i] = hyp_ ? hsvd_blocks(B.nw, hnplus_[B.b], nb_) : (B.nw + nb_ - 1) / nb_;
     rows_[i] = B.mw + (kb_.vectors ? B.nw : 0);
     P_.mw_max = std::max(P_.mw_max, B.mw);
     P_.nw_max = std::max(P_.nw_max, B.nw);
@@ -317,6 +328,7 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::configure_pair_ker
     BSVD_BLK_TRY(cudaFuncSetAttribute(blk_pair_kernel<Tstd, K, false>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(pair_smem_[0])));
+  if (hyp_) return blk_hyp_configure<Tstd>(pair_smem_[1], 0);
   if (pair_smem_[1])
     BSVD_BLK_TRY(cudaFuncSetAttribute(blk_pair_kernel<Tstd, K, true>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -352,6 +364,8 @@ template <class Tstd, int K> void BlockedRun<Tstd, K>::start_iteration() {
   conv_.assign(cnt_, 0);
   sweeps_.assign(cnt_, 0);
   rot_.resize(cnt_);
+  subst_.assign(hyp_ ? cnt_ : 0, 0);
+  subrun_.assign(hyp_ ? cnt_ : 0, 0);
   // Inner sweeps per matrix and outer sweep: cfg.eig_sweeps, or the rule of
   // inner_sweeps.hpp on the counted rotations (as the CPU twin; a single
   // block takes no rule there either).
@@ -402,7 +416,9 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::configure_finish()
       fsmem_ = with;
     }
   }
-  if (fsmem_ > 48 * 1024)
+  if (hyp_)
+    BSVD_BLK_TRY(blk_hyp_configure<Tstd>(0, fsmem_));
+  else if (fsmem_ > 48 * 1024)
     BSVD_BLK_TRY(cudaFuncSetAttribute(blk_finish_kernel<Tstd>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, int(fsmem_)));
   Pf_ = P_; // the finish's team: kFinishThreads per matrix
@@ -542,6 +558,7 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::upload_sweep() {
   BSVD_BLK_TRY(upload(dact_, order_, stream_));
   BSVD_BLK_TRY(upload(dgbase_, gbase_, stream_));
   BSVD_BLK_TRY(cudaMemsetAsync(P_.rot, 0, cnt_ * sizeof(int), stream_));
+  if (hyp_) BSVD_BLK_TRY(cudaMemsetAsync(P_.subst, 0, cnt_ * sizeof(int), stream_));
   BSVD_BLK_TRY(upload(desw_, esw_, stream_));
   return cudaSuccess;
 }
@@ -578,8 +595,11 @@ BlockedRun<Tstd, K>::run_step(SweepPlan &sp, int s, cudaStream_t main, SideStrea
     }
     if (sp.ps.nact) {
       timer_.mark(kStagePairSvd);
-      blk_pair_kernel<Tstd, K, true>
-          <<<unsigned(sp.ps.nact) * unsigned(P_.half), 256, pair_smem_[1], main>>>(sp.ps);
+      const unsigned grid = unsigned(sp.ps.nact) * unsigned(P_.half);
+      if (hyp_)
+        blk_hyp_pair_launch<Tstd>(sp.ps, grid, pair_smem_[1], main);
+      else
+        blk_pair_kernel<Tstd, K, true><<<grid, 256, pair_smem_[1], main>>>(sp.ps);
       ++prof_.launches;
     }
   }
@@ -667,10 +687,16 @@ BlockedRun<Tstd, K>::launch_evd(const BlkParams<Tstd> &Pg, cudaStream_t st, cons
 }
 
 // The sweep's rotation counts (the host waits): a matrix that rotated
-// nothing has converged and leaves the active list.
+// nothing has converged and leaves the active list. The HSVD's breakdown
+// rule (the twin's, jacobi_hyperbolic_blocked.cpp): a matrix that took a
+// substituted step in kHyperbolicBreakdownSweeps sweeps in a row, or in
+// the last one, leaves it too, to be finished with the breakdown code.
 template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::read_convergence(int sweep) {
   BSVD_BLK_TRY(
       cudaMemcpyAsync(rot_.data(), P_.rot, cnt_ * sizeof(int), cudaMemcpyDeviceToHost, stream_));
+  if (hyp_)
+    BSVD_BLK_TRY(cudaMemcpyAsync(subst_.data(), P_.subst, cnt_ * sizeof(int),
+                                 cudaMemcpyDeviceToHost, stream_));
   BSVD_BLK_TRY(cudaStreamSynchronize(stream_));
   timer_.collect();
   std::vector<int> still;
@@ -678,8 +704,16 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::read_convergence(i
   for (int i : active_) {
     sweeps_[i] = sweep;
     if (rot_[i]) {
-      still.push_back(i);
       if (nblk_[i] > 1) rules_[i].after_sweep(rot_[i]);
+      if (hyp_) {
+        subrun_[i] = subst_[i] ? subrun_[i] + 1 : 0;
+        if (subrun_[i] >= kHyperbolicBreakdownSweeps || (sweep == max_sweeps_ && subst_[i])) {
+          conv_[i] = -1;
+          converged_now_.push_back(i);
+          continue;
+        }
+      }
+      still.push_back(i);
     } else {
       conv_[i] = 1;
       converged_now_.push_back(i);
@@ -716,7 +750,10 @@ cudaError_t BlockedRun<Tstd, K>::launch_finish(const std::vector<int> &which, cu
   if (e != cudaSuccess) return e;
   BlkParams<Tstd> Pl = Pf_;
   Pl.fin = dfin_ + 3 * size_t(off);
-  blk_finish_kernel<Tstd><<<unsigned(which.size()), kFinishThreads, fsmem_, st>>>(Pl);
+  if (hyp_)
+    blk_hyp_finish_launch<Tstd>(Pl, unsigned(which.size()), fsmem_, st);
+  else
+    blk_finish_kernel<Tstd><<<unsigned(which.size()), kFinishThreads, fsmem_, st>>>(Pl);
   ++prof_.launches;
   return cudaGetLastError();
 }
@@ -757,6 +794,7 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::enqueue() {
   loop_.sweeps = reinterpret_cast<int *>(ws_ + L_.msweeps);
   loop_.rules = reinterpret_cast<InnerSweepRule *>(ws_ + L_.rules);
   loop_.counter = reinterpret_cast<int *>(ws_ + L_.counter);
+  loop_.subrun = hyp_ ? reinterpret_cast<int *>(ws_ + L_.subrun) : nullptr;
   loop_.cnt = cnt_;
   loop_.nb = nb_;
   loop_.max_sweeps = cfg_.max_sweeps > 0 ? cfg_.max_sweeps : kDefaultMaxSweeps;
@@ -808,7 +846,10 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::enqueue_finish() {
   BSVD_BLK_TRY(cudaGetLastError());
   BlkParams<Tstd> Pl = Pf_;
   Pl.fin = dfin_;
-  blk_finish_kernel<Tstd><<<unsigned(cnt_), kFinishThreads, fsmem_, stream_>>>(Pl);
+  if (hyp_)
+    blk_hyp_finish_launch<Tstd>(Pl, unsigned(cnt_), fsmem_, stream_);
+  else
+    blk_finish_kernel<Tstd><<<unsigned(cnt_), kFinishThreads, fsmem_, stream_>>>(Pl);
   ++prof_.launches;
   return cudaGetLastError();
 }
@@ -817,7 +858,7 @@ template <class Tstd, int K>
 cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
                              const std::vector<int> &m, const std::vector<int> &n,
                              const plan::BlockedPlan &bp, const plan::Plan &p, cudaStream_t stream,
-                             unsigned char *ws) {
+                             unsigned char *ws, const int *hnplus) {
   static_assert(K == kBlockedKmax || K == kBlockedKwide, "the compiled instances");
   const auto t0 = std::chrono::steady_clock::now();
   if (idx.empty()) return cudaSuccess;
@@ -827,14 +868,21 @@ cudaError_t run_blocked_impl(const Batch<Tstd> &kb, const std::vector<int> &idx,
   if constexpr (K != kBlockedKmax)
     for (int x : bp.mode)
       if (x != BSVD_PAIR_GRAM) return cudaErrorInvalidValue;
+  if (hnplus) { // the HSVD: the one-sided pair solver, one-level ordering, m >= n
+    bool ok = K == kBlockedKmax && kb.nplus && bp.wr == 1 && bp.we == 1;
+    for (size_t i = 0; ok && i < idx.size(); ++i)
+      ok = bp.mode[i] == BSVD_PAIR_SVD_SM && m[i] >= n[i] && hnplus[idx[i]] >= 0 &&
+           hnplus[idx[i]] <= n[i];
+    if (!ok) return cudaErrorInvalidValue;
+  }
   if (p.cfg.exec != Exec::kAsync) {
-    BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, stream, ws);
+    BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, stream, ws, hnplus);
     return call.run();
   }
   // The loop is a graph node: the stream is the caller's capture or the
   // one the backend makes for an uncaptured call (GraphCall).
   if (!stream_capturing(stream)) return cudaErrorInvalidValue; // (the backend captures)
-  BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, stream, ws);
+  BlockedRun<Tstd, K> call(t0, kb, idx, m, n, bp, p, stream, ws, hnplus);
   return call.enqueue();
 }
 
@@ -845,11 +893,11 @@ template <class Tstd>
 cudaError_t run_blocked_any(const Batch<Tstd> &kb, const std::vector<int> &idx,
                             const std::vector<int> &m, const std::vector<int> &n,
                             const plan::BlockedPlan &bp, const plan::Plan &p, cudaStream_t stream,
-                            unsigned char *ws) {
+                            unsigned char *ws, const int *hnplus) {
   if (blocked_k_of(bp.nb) == kBlockedKmax)
-    return run_blocked_impl<Tstd, kBlockedKmax>(kb, idx, m, n, bp, p, stream, ws);
+    return run_blocked_impl<Tstd, kBlockedKmax>(kb, idx, m, n, bp, p, stream, ws, hnplus);
   if constexpr (blocked_has_wide(precision_of<Tstd>()))
-    return run_blocked_impl<Tstd, kBlockedKwide>(kb, idx, m, n, bp, p, stream, ws);
+    return run_blocked_impl<Tstd, kBlockedKwide>(kb, idx, m, n, bp, p, stream, ws, hnplus);
   return cudaErrorInvalidValue;
 }
 

@@ -1,7 +1,11 @@
 // The blocked path's finish step, one thread block per matrix: the fused
 // kernel's finish and write (finish_and_write, matrix_io.cuh; null columns
 // completed in rounds, complete_rounds) on W and V in global memory --
-// U, S, V, info and sweeps.
+// U, S, V, info and sweeps. HYP: the hyperbolic SVD's (signatures in
+// P.batch.nplus): each side of nplus sorted on its own, V = J V_acc J, the
+// unblocked null threshold u (its twin writes back rotated columns, no
+// Gram-form update: hsvd.cpp's finish), and info = breakdown for a matrix
+// whose fin word `converged` is -1.
 #pragma once
 
 #include "../common/matrix_io.cuh"
@@ -13,7 +17,7 @@ namespace bsvd::detail::cuda {
 // of 8 entries (the kernel says why); the host sizes them alike.
 __host__ __device__ inline int blk_finish_pad(int n) { return (n + 7) & ~7; }
 constexpr int kFinishThreads = 512; // per matrix: the completion's loops are memory-latency bound
-template <class Tstd> __global__ void __launch_bounds__(kFinishThreads)
+template <class Tstd, bool HYP = false> __global__ void __launch_bounds__(kFinishThreads)
     blk_finish_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
@@ -32,6 +36,10 @@ template <class Tstd> __global__ void __launch_bounds__(kFinishThreads)
   if (t == 0) {
     st[kStConverged] = f[1];
     st[kStSweeps] = f[2];
+    if (HYP && f[1] < 0) {
+      st[kStConverged] = 0;
+      st[kStSubRun] = -1;
+    }
   }
   // Each array padded to a multiple of 8 entries: ptxas merges the flag
   // reads of the completion loop's remainder into 8-byte loads (flag[c],
@@ -62,7 +70,8 @@ template <class Tstd> __global__ void __launch_bounds__(kFinishThreads)
                       P.vectors, s[kBsEscale], P.W + M.woff, M.mw,
                       P.vectors ? P.V + M.voff : nullptr, M.nw, nrm, expo, rank, flag, X, X + M.mw,
                       st, &key, reinterpret_cast<R *>(X + M.mw + M.nw),
-                      finish_null_ratio<R>(min(M.nw, 2 * P.nb)), rounds);
+                      HYP ? unit_u<R>() : finish_null_ratio<R>(min(M.nw, 2 * P.nb)), rounds,
+                      HYP ? P.batch.nplus[M.b] : -1);
 }
 
 } // namespace bsvd::detail::cuda

@@ -25,10 +25,10 @@ size_t blocked_pair_smem_bytes(char precision, int mw) {
 
 size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int> &n,
                                const std::vector<int> &mode, bool vectors, size_t elem_bytes,
-                               int nb, int wcycle_blocks) {
+                               int nb, int wcycle_blocks, bool hyperbolic) {
   if (m.empty()) return 0;
   return blk_layout(m, n, vectors, elem_bytes, nb, blocked_gram_count(mode), blocked_k_of(nb),
-                    wcycle_blocks)
+                    wcycle_blocks, hyperbolic)
       .total;
 }
 

@@ -41,15 +41,22 @@ struct BlkLayout {
   // the sweep loop on the device (loop.cuh): per matrix its flag, sweeps
   // and inner sweep rule, and the loop's sweep counter
   size_t alive = 0, msweeps = 0, rules = 0, counter = 0;
+  // the HSVD's breakdown rule, per matrix: a substituted step in this sweep
+  // (BlkParams::subst), and the sweeps in a row with one (the device loop's)
+  size_t subst = 0, subrun = 0;
   long long gcap = 0; // GEMMs the pointer arrays hold (3 per Gram slot)
   size_t total = 0;
   int half = 1;
 };
 
 // ngram: matrices whose pairs take the Gram path (G and Q buffers, K x K
-// each: the instance's Gram order, blocked_k_of(nb)).
+// each: the instance's Gram order, blocked_k_of(nb)). hyperbolic: the
+// HSVD's blocks (hsvd_blocks: up to one more than ceil(nw / nb), whatever
+// the signature, so that the size needs no signature) and its breakdown
+// words.
 inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n, bool vectors,
-                            size_t elem, int nb, size_t ngram, int K, int wr) {
+                            size_t elem, int nb, size_t ngram, int K, int wr,
+                            bool hyperbolic = false) {
   BlkLayout L;
   const size_t cnt = m.size();
   size_t ew = 0, ev = 0, ex = 0, mw_max = 0;
@@ -61,7 +68,7 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
       ev += nw * nw;
       ex += 2 * mw + nw; // completion: x, coef, residuals
     }
-    L.half = std::max(L.half, wcycle_pairs(int((nw + nb - 1) / nb), wr));
+    L.half = std::max(L.half, wcycle_pairs(int((nw + nb - 1) / nb) + hyperbolic, wr));
   }
   WsCursor w;
   L.mats = w.take(cnt * sizeof(BlkMat));
@@ -91,6 +98,8 @@ inline BlkLayout blk_layout(const std::vector<int> &m, const std::vector<int> &n
   L.msweeps = w.take(cnt * sizeof(int));
   L.rules = w.take(cnt * sizeof(InnerSweepRule));
   L.counter = w.take(2 * sizeof(int));
+  L.subst = w.take(hyperbolic ? cnt * sizeof(int) : 0);
+  L.subrun = w.take(hyperbolic ? cnt * sizeof(int) : 0);
   L.total = w.used;
   return L;
 }

@@ -17,6 +17,12 @@
 //           some matrix live and the sweep limit not reached
 //   fin     the finish's (matrix, converged, sweeps) triples
 //
+// The HSVD (BlkLoop::subrun set) adds the host driver's breakdown rule to
+// end: a live matrix counts its sweeps in a row with a substituted step
+// (BlkParams::subst, set by the pair kernel), and stops at
+// kHyperbolicBreakdownSweeps of them or with one in the last sweep;
+// subrun -1 marks it, and fin reports it as converged = -1.
+//
 // start and end run one thread block: they touch a few words per matrix.
 #pragma once
 
@@ -30,6 +36,8 @@ struct BlkLoop {
   int *sweeps = nullptr; // per matrix: sweeps taken
   InnerSweepRule *rules = nullptr;
   int *counter = nullptr; // [0] sweeps run, [1] the lean kernel's turn (BlkParams::evd_lean)
+  int *subrun =
+      nullptr; // per matrix (HSVD only): sweeps in a row with a substitution; -1 breakdown
   int cnt = 0, nb = 16, max_sweeps = 0, eig_sweeps = BSVD_EIG_SWEEPS_AUTO;
 };
 constexpr int kLoopThreads = 256;
@@ -46,6 +54,10 @@ template <class Tstd> __global__ void __launch_bounds__(kLoopThreads)
     const int cap = inner_sweep_cap(Lp.eig_sweeps, Lp.rules[i], kInnerConvergeCap);
     const_cast<int *>(P.esw)[i] = cap;
     P.rot[i] = 0;
+    if (Lp.subrun) {
+      Lp.subrun[i] = 0;
+      P.subst[i] = 0;
+    }
     any |= live;
     two |= live && cap != 1;
   }
@@ -68,7 +80,20 @@ template <class Tstd> __global__ void __launch_bounds__(kLoopThreads)
     Lp.sweeps[i] = sweep;
     const int r = P.rot[i];
     if (r) {
-      if ((P.mats[i].nw + Lp.nb - 1) / Lp.nb > 1) Lp.rules[i].after_sweep(r);
+      const int nw = P.mats[i].nw;
+      const int nblk =
+          Lp.subrun ? hsvd_blocks(nw, P.batch.nplus[P.mats[i].b], Lp.nb) : (nw + Lp.nb - 1) / Lp.nb;
+      if (nblk > 1) Lp.rules[i].after_sweep(r);
+      if (Lp.subrun) {
+        const int sub = P.subst[i], run = sub ? Lp.subrun[i] + 1 : 0;
+        P.subst[i] = 0;
+        Lp.subrun[i] = run;
+        if (run >= kHyperbolicBreakdownSweeps || (sweep == Lp.max_sweeps && sub)) {
+          Lp.subrun[i] = -1;
+          Lp.alive[i] = 0;
+          continue;
+        }
+      }
       const int cap = inner_sweep_cap(Lp.eig_sweeps, Lp.rules[i], kInnerConvergeCap);
       const_cast<int *>(P.esw)[i] = cap;
       P.rot[i] = 0;
@@ -94,7 +119,7 @@ template <class Tstd> __global__ void blk_loop_fin_kernel(BlkLoop Lp, int *fin) 
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= Lp.cnt) return;
   fin[3 * size_t(i)] = i;
-  fin[3 * size_t(i) + 1] = !Lp.alive[i];
+  fin[3 * size_t(i) + 1] = Lp.subrun && Lp.subrun[i] < 0 ? -1 : !Lp.alive[i];
   fin[3 * size_t(i) + 2] = Lp.sweeps[i];
 }
 

@@ -45,6 +45,9 @@ template <class Tstd> struct BlkParams {
   const BlkMat *mats = nullptr;
   int *state = nullptr; // kBsWords per matrix
   int *rot = nullptr; // per matrix: counted rotations of this sweep (blocked_counts)
+  // per matrix (the HSVD; null for the SVD): nonzero when a pair of this
+  // sweep took a substituted hyperbolic step (the breakdown rule)
+  int *subst = nullptr;
   const int *esw = nullptr; // per matrix: the inner sweep cap of this sweep (inner_sweeps.hpp)
   T *W = nullptr, *V = nullptr, *X = nullptr;
   T *G = nullptr, *Q = nullptr; // K^2 per (active slot, pair): the instance's Gram order
@@ -108,6 +111,25 @@ __device__ __forceinline__ bool block_pair(int nw, int nb, int wr, int we, int s
 }
 __device__ __forceinline__ int pair_col(int c, int bi, int wi, int bj, int nb) {
   return c < wi ? bi * nb + c : bj * nb + (c - wi);
+}
+
+// The HSVD's blocks (docs/hsvd.md; the CPU twin jacobi_hyperbolic_blocked.cpp):
+// the columns cut into blocks of nb within each side of the signature's
+// boundary np, the +1 side [0, np) first, so that no block straddles it and
+// every +1 block has a smaller index than every -1 block. Block b < nbp =
+// ceil(np / nb) starts at b nb, a later one at np + (b - nbp) nb; there are
+// up to one more blocks than ceil(nw / nb).
+__host__ __device__ inline int hsvd_plus_blocks(int np, int nb) { return (np + nb - 1) / nb; }
+__host__ __device__ inline int hsvd_blocks(int nw, int np, int nb) {
+  return hsvd_plus_blocks(np, nb) + hsvd_plus_blocks(nw - np, nb);
+}
+__host__ __device__ inline int hsvd_block_start(int b, int np, int nb) {
+  const int nbp = hsvd_plus_blocks(np, nb);
+  return b < nbp ? b * nb : np + (b - nbp) * nb;
+}
+__host__ __device__ inline int hsvd_block_width(int b, int nw, int np, int nb) {
+  const int end = b < hsvd_plus_blocks(np, nb) ? np : nw, w = end - hsvd_block_start(b, np, nb);
+  return w < nb ? w : nb;
 }
 
 // Slot `slot` = y half + x of the step's launch (active matrix y, pair x):
