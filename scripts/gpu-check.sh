@@ -301,6 +301,15 @@ if [ $BENCH = 1 ]; then
       --check-sample 8 -q --json "$OUT/bench-$p-hsvd.json" >>"$OUT/bench.log" 2>&1
     say "bench $p hsvd: rc=$?"
   done
+  # The SVD of the blocked sizes with each pair solver: the HSVD's blocked
+  # path has the one-sided one only (BSVD_PAIR_SVD_SM), the SVD's auto the
+  # Gram path; the svd row separates the two costs.
+  part hsvd && for p in d s; do
+    "$BSVD" bench --backend cuda --precision $p --cases 1000x128x128,1000x256x256 \
+      --family random --reps 3 --pair-solver all --check-sample 4 -q \
+      --json "$OUT/bench-$p-hsvd-pair-solvers.json" >>"$OUT/bench.log" 2>&1
+    say "bench $p svd pair solvers: rc=$?"
+  done
   part hsvd && for p in s c; do
     "$BSVD" bench --backend cuda --hsvd --grade 8 --precision $p --cases 10000x32x32 \
       --family random --reps 3 --check-sample 8 -q --json "$OUT/bench-$p-hsvd-graded.json" \

@@ -356,12 +356,15 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
                                   : cpu;
   };
   // The HSVD's blocked path has the one-sided pair solver only: a matrix
-  // whose pair does not fit shared memory goes to the CPU.
+  // whose pair does not fit shared memory takes the QR front end where its
+  // R fits the fused kernel (unless the call turned it off), else the CPU.
   auto route_of = [&](int m, int n) {
     const Route r = route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition, p.fused_cols, facts,
                           tuning, tiny_dim);
     const bool pair = facts.pair_fits(prec, std::max(m, n), nb);
-    return s.hyperbolic && r == Route::kBlocked && (!kBlockedHyperbolic || !pair) ? Route::kCpu : r;
+    if (!s.hyperbolic || r != Route::kBlocked || (kBlockedHyperbolic && pair)) return r;
+    return cfg.qr >= 0 && qr_route(prec, m, n, s.vectors, 1, facts, tuning) ? Route::kQr
+                                                                             : Route::kCpu;
   };
   if (uniform) { // one decision, every matrix (a call's host work stays small)
     Group &g = group_of(route_of(s.dims.m, s.dims.n));

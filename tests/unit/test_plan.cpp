@@ -364,6 +364,12 @@ TEST(Plan, HyperbolicTakesTheBlockedPairSolver) {
     if (g.route == Route::kBlocked)
       for (int mode : g.blocked.mode) EXPECT_EQ(mode, BSVD_PAIR_SVD_SM);
   }
+  // A tall one whose pair does not fit but whose R does: the QR front end
+  // (G = Q R keeps G's columns), or the CPU when the call turns it off.
+  EXPECT_EQ(plan_hsvd_uniform('z', 10, 5000, 24).groups[0].route, Route::kQr);
+  Config no_qr;
+  no_qr.qr = -1;
+  EXPECT_EQ(plan_hsvd_uniform('z', 10, 5000, 24, no_qr).groups[0].route, Route::kCpu);
   EXPECT_EQ(plan_uniform('d', 100000, 8, 8).groups[0].route, Route::kTiny); // (the SVD's)
   EXPECT_EQ(plan_hsvd_uniform('d', 100000, 8, 8).groups[0].route, Route::kFused);
   Config wide;
