@@ -356,17 +356,17 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
                                   : cpu;
   };
   // The HSVD's blocked path has the one-sided pair solver only, slower
-  // than the fused kernel wherever that fits (H100, d 1000 x 100^2: 53.0
-  // ms against 36.9; the SVD's fused column cap weighs the Gram path), so
-  // the fused kernel takes every matrix it holds. A matrix whose pair does
-  // not fit shared memory takes the QR front end where its R fits the
-  // fused kernel (unless the call turned it off), else the CPU.
+  // than the Gram path the SVD's fused column cap weighs, so the fused
+  // kernel takes what it holds up to the HSVD's own cap. A matrix whose
+  // pair does not fit shared memory takes the QR front end where its R
+  // fits the fused kernel (unless the call turned it off), else the CPU.
   auto route_of = [&](int m, int n) {
     const Route r = route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition, p.fused_cols, facts,
                           tuning, tiny_dim);
     if (!s.hyperbolic || r != Route::kBlocked) return r;
     const int mw = std::max(m, n), nw = std::min(m, n);
-    if (cfg.variant == BSVD_VARIANT_AUTO && facts.fused_fits(prec, mw, nw, s.vectors))
+    if (cfg.variant == BSVD_VARIANT_AUTO && nw <= tuning.fused.hyp_max_cols &&
+        facts.fused_fits(prec, mw, nw, s.vectors))
       return Route::kFused;
     if (kBlockedHyperbolic && facts.pair_fits(prec, mw, nb)) return r;
     return cfg.qr >= 0 && qr_route(prec, m, n, s.vectors, 1, facts, tuning) ? Route::kQr

@@ -37,6 +37,9 @@ struct FusedTuning {
   // worth).
   int max_cols = 0;
   int wide_cols[4] = {}, window_cols[4] = {};
+  // The hyperbolic SVD's cap: its blocked path has the one-sided pair
+  // solver only, so the fused kernel stays the faster one further out.
+  int hyp_max_cols = 0;
   bool beside_blocked = true; // fused and QR matrices on a side stream
   int lanes_forced = 0; // forced: 4, 8, 16, 32
   bool lanes_gcd_rule = false; // forced: WCYCLE's gcd rule instead of the table

@@ -22,6 +22,10 @@ Tuning make_sm90() {
   // Column cap (decisions/0001-fused-column-cap.md): the fused kernel wins
   // up to 64 columns at every batch size; beyond, only in a window of counts.
   f.max_cols = 64;
+  // H100, HSVD, 1000 matrices, fused against blocked: d 100^2 36.9 ms
+  // against 53.0, s 128^2 50.1 against 42.2 (docs/perf/hsvd.md). d, c, z
+  // with vectors fit the fused kernel up to about 118 columns.
+  f.hyp_max_cols = 120;
   const int wide[4] = {64, 72, 76, 64}, window[4] = {72, 88, 88, 80};
   for (int p = 0; p < 4; ++p) f.wide_cols[p] = wide[p], f.window_cols[p] = window[p];
   f.beside_blocked = true; // (decisions/0015-side-stream-and-early-finish.md)

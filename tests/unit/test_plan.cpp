@@ -320,8 +320,7 @@ TEST(Plan, HyperbolicTakesTheBlockedPairSolver) {
   asks.pair_solver = BSVD_PAIR_GRAM;
   asks.wcycle_blocks = 2;
   asks.precondition = 1;
-  // (beyond the fused kernel: s 128^2 fits it, and takes it, below)
-  for (auto [prec, n] : {std::pair{'d', 128}, {'d', 256}, {'s', 256}})
+  for (auto [prec, n] : {std::pair{'d', 128}, {'d', 256}, {'s', 128}, {'s', 256}})
     for (const Config &cfg : {Config(), asks}) {
       SCOPED_TRACE(testing::Message() << prec << " " << n);
       const Plan p = plan_hsvd_uniform(prec, 1000, n, n, cfg);
@@ -364,11 +363,11 @@ TEST(Plan, HyperbolicTakesTheBlockedPairSolver) {
     if (g.route == Route::kBlocked)
       for (int mode : g.blocked.mode) EXPECT_EQ(mode, BSVD_PAIR_SVD_SM);
   }
-  // Where the fused kernel holds the matrix it takes it, beyond the SVD's
-  // fused column cap too (the HSVD's blocked path is the slower one there).
-  EXPECT_EQ(plan_uniform('s', 1000, 128, 128).groups[0].route, Route::kBlocked); // (the SVD's)
-  EXPECT_EQ(plan_hsvd_uniform('s', 1000, 128, 128).groups[0].route, Route::kFused);
+  // The fused kernel up to the HSVD's own column cap, beyond the SVD's
+  // (the HSVD's blocked path is the slower one there).
+  EXPECT_EQ(plan_uniform('d', 1000, 100, 100).groups[0].route, Route::kBlocked); // (the SVD's)
   EXPECT_EQ(plan_hsvd_uniform('d', 1000, 100, 100).groups[0].route, Route::kFused);
+  EXPECT_EQ(plan_hsvd_uniform('s', 1000, 112, 112).groups[0].route, Route::kFused);
   // A tall one whose pair does not fit but whose R does: the QR front end
   // (G = Q R keeps G's columns), or the CPU when the call turns it off.
   EXPECT_EQ(plan_hsvd_uniform('z', 10, 5000, 24).groups[0].route, Route::kQr);
