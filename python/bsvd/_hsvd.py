@@ -14,8 +14,8 @@ in the caller's column order, so that the reconstruction needs no
 permutation and G[..., perm] = U @ diag(S) @ Vh[..., perm] is the
 partitioned form.
 
-The library solves on the GPU (the fused kernel) where one is visible and
-the matrices fit it, else on the CPU (backend= chooses). Inputs are host
+The library solves on the GPU where one is visible (its plan's paths,
+docs/hsvd.md), else on the CPU (backend= chooses). Inputs are host
 arrays (NumPy, or anything numpy.asarray takes: lists, CPU tensors, JAX CPU
 arrays), whose results are NumPy arrays, or CUDA arrays (PyTorch, CuPy,
 JAX), whose results are arrays of the same library on the same device. The
