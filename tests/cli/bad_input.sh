@@ -49,7 +49,7 @@ expect_error "bad variant" "$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/o
 # Names come from the library (bsvd_<enum>_from_string / _string): '_' may
 # stand for '-', and the summary names the path.
 out=$("$bsvd" run "$src/data/matrices/b1_ss.mtx" -o "$tmp/oe" --backend cpu --ordering odd_even 2>&1)
-if [ $? -ne 0 ] || ! echo "$out" | grep -q 'cpu-unblocked 1'; then
+if [ $? -ne 0 ] || ! grep -q 'cpu-unblocked 1' <<<"$out"; then
   echo "FAIL: --ordering odd_even, path in the summary: $out"; fail=1
 else
   echo "ok: --ordering odd_even runs, summary names the path"

@@ -18,7 +18,7 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none
 # A hung collective fails the test instead of the CI run.
 mpi() { local n=$1; shift; timeout 120 mpirun -n "$n" --oversubscribe "$@"; }
 out=$(mpi 1 "$bsvd" run --mpi "$tmp/none.npy" -o "$tmp/probe" 2>&1)
-if echo "$out" | grep -q "built without MPI"; then
+if grep -q "built without MPI" <<<"$out"; then
   echo "skip: $bsvd was built without MPI (BSVD_MPI)"; exit 77
 fi
 
@@ -125,7 +125,7 @@ for input in "$tmp/b.npy" "$tmp/d"; do
   # The earlier outputs: npy.1 over dir-good.1, unchanged; no residual.npy.
   ( cd "$tmp/full" && for f in *; do
       cmp -s "$f" "$tmp/npy.1/$f" || cmp -s "$f" "$tmp/dir-good.1/$f" || exit 1
-    done ) && ! ls -A "$tmp/full" | grep -q -e '\.tmp-' -e residual; rc=$?
+    done ) && ! grep -q -e '\.tmp-' -e residual <<<"$(ls -A "$tmp/full")"; rc=$?
   check "... the earlier outputs unchanged, no temporary file left" test $rc = 0
 done
 

@@ -19,9 +19,9 @@ expect() {
   local out rc
   out=$("$@" 2>&1); rc=$?
   if [ "$rc" -ne "$want" ]; then bad "$what: exit $rc, want $want: $(echo "$out" | tail -3)"
-  elif ! echo "$out" | grep -qE -- "$pat"; then bad "$what: no /$pat/ in: $(echo "$out" | tail -3)"
-  elif echo "$out" | grep -qE 'std::|bad_alloc|terminate|[0-9]{40}'; then bad "$what: raw message: $out"
-  else ok "$what -> $(echo "$out" | grep -E -- "$pat" | head -1)"; fi
+  elif ! grep -qE -- "$pat" <<<"$out"; then bad "$what: no /$pat/ in: $(echo "$out" | tail -3)"
+  elif grep -qE 'std::|bad_alloc|terminate|[0-9]{40}' <<<"$out"; then bad "$what: raw message: $out"
+  else ok "$what -> $(grep -E -- "$pat" <<<"$out" | head -1)"; fi
 }
 sums() { find "$1" -type f -exec md5sum {} + | sort -k2; }
 mtx=$src/data/matrices/b1_ss.mtx
@@ -108,8 +108,8 @@ if unshare -rm true 2>/dev/null; then
   out=$(unshare -rm sh -c "mount -t tmpfs -o size=64k tmpfs small && \
     '$bsvd' gen -o small/ok.npy -m 8 -n 8 >/dev/null && \
     '$bsvd' gen -o small/big.npy --batch 200 -m 8 -n 8; echo rc=\$?; ls -a small" 2>&1)
-  if echo "$out" | grep -q 'rc=1' && echo "$out" | grep -q 'No space left' &&
-     echo "$out" | grep -qx 'ok.npy' && ! echo "$out" | grep -q 'big.npy$\|tmp'; then
+  if grep -q 'rc=1' <<<"$out" && grep -q 'No space left' <<<"$out" &&
+     grep -qx 'ok.npy' <<<"$out" && ! grep -q 'big.npy$\|tmp' <<<"$out"; then
     ok "gen: a full 64 KB tmpfs: exit 1, no partial file"
   else bad "gen on a full tmpfs: $out"; fi
 else
