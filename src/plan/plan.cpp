@@ -304,16 +304,12 @@ Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, 
   return blk_ok ? blk : Route::kCpu;
 }
 
-// Whether the blocked path has its hyperbolic instances (blocked/pair_hyp.cuh).
-constexpr bool kBlockedHyperbolic = true;
-
 Config hyperbolic_settings(const Config &cfg) {
   Config c = cfg;
   c.precondition = -1;
   c.pair_solver = BSVD_PAIR_SVD_SM;
   c.wcycle_blocks = 1;
   c.wcycle_sweeps = 1;
-  if (!kBlockedHyperbolic && c.variant == BSVD_VARIANT_AUTO) c.variant = BSVD_VARIANT_UNBLOCKED;
   return c;
 }
 
@@ -327,6 +323,9 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
   const bool gpu = device.id >= 0;
   const int nb = blocked_nb(cfg, prec, facts);
   p.fused_cols = gpu ? call_fused_cols(s, cfg, device, facts, tuning) : tuning.fused.max_cols;
+  // The HSVD's blocked path has the one-sided pair solver only, slower than
+  // the Gram path the SVD's cap weighs the fused kernel against: its own cap.
+  if (s.hyperbolic) p.fused_cols = std::max(p.fused_cols, tuning.fused.hyp_max_cols);
   if (cfg.precondition == 2)
     p.gram = gpu && gram_preconditioned(cfg);
   else if (cfg.precondition > 0)
@@ -355,20 +354,14 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
            : r == Route::kGram    ? gram
                                   : cpu;
   };
-  // The HSVD's blocked path has the one-sided pair solver only, slower
-  // than the Gram path the SVD's fused column cap weighs, so the fused
-  // kernel takes what it holds up to the HSVD's own cap. A matrix whose
-  // pair does not fit shared memory takes the QR front end where its R
-  // fits the fused kernel (unless the call turned it off), else the CPU.
+  // The HSVD's blocked path holds a pair's columns in shared memory: a
+  // matrix whose pair does not fit takes the QR front end where its R fits
+  // the fused kernel (unless the call turned it off), else the CPU.
   auto route_of = [&](int m, int n) {
     const Route r = route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition, p.fused_cols, facts,
                           tuning, tiny_dim);
-    if (!s.hyperbolic || r != Route::kBlocked) return r;
-    const int mw = std::max(m, n), nw = std::min(m, n);
-    if (cfg.variant == BSVD_VARIANT_AUTO && nw <= tuning.fused.hyp_max_cols &&
-        facts.fused_fits(prec, mw, nw, s.vectors))
-      return Route::kFused;
-    if (kBlockedHyperbolic && facts.pair_fits(prec, mw, nb)) return r;
+    if (!s.hyperbolic || r != Route::kBlocked || facts.pair_fits(prec, std::max(m, n), nb))
+      return r;
     return cfg.qr >= 0 && qr_route(prec, m, n, s.vectors, 1, facts, tuning) ? Route::kQr
                                                                             : Route::kCpu;
   };
