@@ -179,8 +179,7 @@ template <class T> bsvd_status_t pack_in(const Batch<T> &batch, const CallLayout
     pk.fnplus.resize(nf);
     for (size_t i = 0; i < nf; ++i) pk.fnplus[i] = batch.nplus[L.gpu[i]];
     int *dnplus = reinterpret_cast<int *>(ws + L.off_nplus);
-    BSVD_CUDA_TRY(cudaMemcpyAsync(dnplus, pk.fnplus.data(), nf * sizeof(int),
-                                  cudaMemcpyHostToDevice, stream));
+    BSVD_CUDA_TRY(cuda::upload(dnplus, pk.fnplus, stream));
     pk.kb.nplus = dnplus;
     pk.hb.nplus = pk.fnplus.data();
   }

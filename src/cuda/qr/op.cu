@@ -42,9 +42,10 @@ bool QrOp::can_run(const plan::Plan &p, const plan::Group &g) {
 }
 
 // The unpivoted path's workspace after the QR layout: the fused kernel's
-// ordering tables, then the HSVD's signatures of the R factors.
+// ordering tables (at its aligned end), then the HSVD's signatures of the
+// R factors (at nplus from there; total bytes of both).
 struct FusedTail {
-  size_t tables = 0, nplus = 0, total = 0; // offsets from the QR layout's aligned end
+  size_t nplus = 0, total = 0;
 };
 FusedTail fused_tail(const plan::Plan &p, const plan::Group &g) {
   FusedTail f;
