@@ -1,9 +1,12 @@
-// The argument checks every public entry point shares (api.cpp defines
-// them; api_hsvd.cpp, the hyperbolic forms, reuses them): the -position
-// convention, the options, and the sizes and pointers of a batch.
+// What the public entry points share (api.cpp defines it; api_hsvd.cpp,
+// the hyperbolic forms, and api_query.cpp, the workspace and plan
+// queries, reuse it): the -position convention, the options, the sizes
+// and pointers of a batch, the forms' checks and dispatch, the C types.
 #pragma once
 
 #include "batch.hpp"
+
+#include <complex>
 
 namespace bsvd::detail {
 
@@ -26,6 +29,10 @@ Config make_config(const bsvd_options_t &o);
 // The cpu backend's worker count for a batch of `batch` matrices.
 int cpu_threads(const bsvd_options_t &o, int batch);
 
+// BSVD_BACKEND_AUTO for host data: cuda when a GPU is visible, else cpu.
+// (Device data: cuda.)
+bsvd_backend_t auto_backend_for_host_data(const Config &cfg);
+
 // Sizes, leading dimensions and the pointers a non-empty matrix needs.
 template <class T> bsvd_status_t check_batch(const Batch<T> &b, const ArgPos &p, bool variable);
 
@@ -44,5 +51,25 @@ bsvd_status_t arrays(const ArgPos &p, bsvd_job_t job, int m, const int *mv, int 
                      real_of_t<T> *const *S, T *const *U, int ldu, const int *lduv, T *const *V,
                      int ldv, const int *ldvv, int *info, int *sweeps, int batch,
                      const bsvd_options_t *opts, bool variable, Exec exec = Exec::kBlocking);
+
+// The C API's types as the templates take them (bsvd_cfloat ->
+// std::complex<float>, bsvd_cdouble -> std::complex<double>, the rest as
+// they are): the C entry points hand their pointers on through cpp().
+template <class T> struct CType { using type = T; };
+template <> struct CType<bsvd_cfloat> { using type = std::complex<float>; };
+template <> struct CType<bsvd_cdouble> { using type = std::complex<double>; };
+
+template <class T> const typename CType<T>::type *cpp(const T *p) {
+  return reinterpret_cast<const typename CType<T>::type *>(p);
+}
+template <class T> typename CType<T>::type *cpp(T *p) {
+  return reinterpret_cast<typename CType<T>::type *>(p);
+}
+template <class T> const typename CType<T>::type *const *cpp(const T *const *p) {
+  return reinterpret_cast<const typename CType<T>::type *const *>(p);
+}
+template <class T> typename CType<T>::type *const *cpp(T *const *p) {
+  return reinterpret_cast<typename CType<T>::type *const *>(p);
+}
 
 } // namespace bsvd::detail

@@ -19,19 +19,6 @@ namespace {
 constexpr ArgPos kHsvdStridedPos{1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 4};
 constexpr ArgPos kHsvdArrayPos{1, 2, 3, 5, 6, 0, 7, 0, 8, 9, 0, 10, 11, 0, 12, 13, 14, 15, 4};
 
-template <class T> struct CType { using type = T; };
-template <> struct CType<bsvd_cfloat> { using type = std::complex<float>; };
-template <> struct CType<bsvd_cdouble> { using type = std::complex<double>; };
-template <class T> using cpp_t = typename CType<T>::type;
-template <class T> const cpp_t<T> *cpp(const T *p) { return reinterpret_cast<const cpp_t<T> *>(p); }
-template <class T> cpp_t<T> *cpp(T *p) { return reinterpret_cast<cpp_t<T> *>(p); }
-template <class T> const cpp_t<T> *const *cpp(const T *const *p) {
-  return reinterpret_cast<const cpp_t<T> *const *>(p);
-}
-template <class T> cpp_t<T> *const *cpp(T *const *p) {
-  return reinterpret_cast<cpp_t<T> *const *>(p);
-}
-
 template <class T> bsvd_status_t hsvd_strided(bsvd_job_t job, int m, int n, const int *nplus,
                                               const T *A, int lda, int64_t sA, real_of_t<T> *S,
                                               int64_t sS, T *U, int ldu, int64_t sU, T *V, int ldv,
