@@ -35,6 +35,19 @@ template <class E> struct Dev {
   }
 };
 
+// A packed batch of constructed problems (ld = m), matrix b with signature
+// nplus[b], condition kappa and seed seed0 + b.
+template <class T> std::vector<T> problem_batch(int m, int n, const std::vector<int> &nplus,
+                                                double kappa, uint64_t seed0) {
+  std::vector<T> G;
+  G.reserve(size_t(m) * n * nplus.size());
+  for (size_t b = 0; b < nplus.size(); ++b) {
+    const ht::Problem<T> P = ht::make_problem<T>(m, n, nplus[b], kappa, 1, seed0 + b);
+    G.insert(G.end(), P.G.begin(), P.G.end());
+  }
+  return G;
+}
+
 // Every path of the plan in one variable-size call on device data: small
 // (the fused kernel), tall (the QR front end where the plan takes it),
 // beyond the fused kernel (the blocked path), an empty matrix. Each matrix's ratios against its
@@ -109,13 +122,9 @@ TEST(GpuHsvdForms, HostDataInChunks) {
   using T = double;
   const int m = 24, n = 16, batch = 600;
   const size_t mn = size_t(m) * n;
-  std::vector<T> G(mn * batch);
   std::vector<int> nplus(batch);
-  for (int b = 0; b < batch; ++b) {
-    nplus[b] = b % (n + 1);
-    const ht::Problem<T> P = ht::make_problem<T>(m, n, nplus[b], 1e3, 1, 1000 + b);
-    std::copy(P.G.begin(), P.G.end(), G.begin() + long(b * mn));
-  }
+  for (int b = 0; b < batch; ++b) nplus[b] = b % (n + 1);
+  const std::vector<T> G = problem_batch<T>(m, n, nplus, 1e3, 1000);
   struct Run {
     std::vector<T> S, U, V;
     std::vector<int> info, path;
@@ -169,13 +178,9 @@ void expect_async_gives_the_blocking_bits(int m, int n, int batch) {
   using T = std::complex<float>;
   using R = float;
   const size_t mn = size_t(m) * n, nn = size_t(n) * n;
-  std::vector<T> G(mn * batch);
   std::vector<int> nplus(batch);
-  for (int b = 0; b < batch; ++b) {
-    nplus[b] = (5 * b) % (n + 1);
-    const ht::Problem<T> P = ht::make_problem<T>(m, n, nplus[b], 1e2, 1, 1200 + b);
-    std::copy(P.G.begin(), P.G.end(), G.begin() + long(b * mn));
-  }
+  for (int b = 0; b < batch; ++b) nplus[b] = (5 * b) % (n + 1);
+  const std::vector<T> G = problem_batch<T>(m, n, nplus, 1e2, 1200);
   Dev<T> dA(mn * batch), dU(mn * batch), dV(nn * batch);
   Dev<R> dS(size_t(n) * batch);
   Dev<int> info(batch);
@@ -223,9 +228,7 @@ void expect_async_gives_the_blocking_bits(int m, int n, int batch) {
       dV.p, n, int64_t(nn), info.p, nullptr, batch, o);
   ASSERT_EQ(cudaStreamEndCapture(s, &graph), 0);
   ASSERT_EQ(st, 0) << bsvd_last_error();
-  std::vector<int> changed = nplus; // the graph keeps the signatures it was captured with
-  std::fill(changed.begin(), changed.end(), 0);
-  nplus = changed;
+  std::fill(nplus.begin(), nplus.end(), 0); // the graph keeps the signatures it captured
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), 0);
   for (int rep = 0; rep < 2; ++rep) {
@@ -317,13 +320,9 @@ TEST(GpuHsvdForms, SeveralDevices) {
   using T = double;
   const int m = 30, n = 20, batch = 64;
   const size_t mn = size_t(m) * n;
-  std::vector<T> G(mn * batch);
   std::vector<int> nplus(batch);
-  for (int b = 0; b < batch; ++b) {
-    nplus[b] = b % (n + 1);
-    const ht::Problem<T> P = ht::make_problem<T>(m, n, nplus[b], 1e3, 1, 1400 + b);
-    std::copy(P.G.begin(), P.G.end(), G.begin() + long(b * mn));
-  }
+  for (int b = 0; b < batch; ++b) nplus[b] = b % (n + 1);
+  const std::vector<T> G = problem_batch<T>(m, n, nplus, 1e3, 1400);
   auto solve = [&](int devices, std::vector<int> &info) {
     std::vector<T> S(size_t(n) * batch, -7);
     info.assign(batch, -99);

@@ -44,53 +44,49 @@ DeviceDesc h100() {
   return d;
 }
 
-Plan plan_uniform(char p, int count, int m, int n, const Config &cfg = Config(),
-                  const DeviceDesc &dev = h100(), bool vectors = true) {
+// The shapes of a uniform batch, and of matrices m[i] x n[i] (vectors).
+Shapes uniform_shapes(char p, int count, int m, int n, bool vectors = true) {
   Shapes s;
   s.precision = p;
   s.vectors = vectors;
   s.count = count;
   s.dims.m = m;
   s.dims.n = n;
+  return s;
+}
+Shapes sized_shapes(char p, const std::vector<int> &m, const std::vector<int> &n) {
+  Shapes s;
+  s.precision = p;
+  s.vectors = true;
+  s.count = int(m.size());
+  s.dims.mv = m.data();
+  s.dims.nv = n.data();
+  return s;
+}
+Plan planned(const Shapes &s, const Config &cfg, const DeviceDesc &dev = h100()) {
   static const FakeFacts facts;
   return make_plan(s, cfg, dev, facts, tuning_table(9, 0));
 }
+Shapes hyperbolic(Shapes s) {
+  s.hyperbolic = true;
+  return s;
+}
 
+Plan plan_uniform(char p, int count, int m, int n, const Config &cfg = Config(),
+                  const DeviceDesc &dev = h100(), bool vectors = true) {
+  return planned(uniform_shapes(p, count, m, n, vectors), cfg, dev);
+}
 Plan plan_sizes(char p, const std::vector<int> &m, const std::vector<int> &n,
                 const Config &cfg = Config()) {
-  Shapes s;
-  s.precision = p;
-  s.vectors = true;
-  s.count = int(m.size());
-  s.dims.mv = m.data();
-  s.dims.nv = n.data();
-  static const FakeFacts facts;
-  return make_plan(s, cfg, h100(), facts, tuning_table(9, 0));
+  return planned(sized_shapes(p, m, n), cfg);
 }
-
-// The hyperbolic SVD's plan (Shapes::hyperbolic) of matrices m[i] x n[i].
+// The hyperbolic SVD's plans (Shapes::hyperbolic) of the same shapes.
 Plan plan_hsvd(char p, const std::vector<int> &m, const std::vector<int> &n,
                const Config &cfg = Config()) {
-  Shapes s;
-  s.precision = p;
-  s.vectors = true;
-  s.count = int(m.size());
-  s.dims.mv = m.data();
-  s.dims.nv = n.data();
-  s.hyperbolic = true;
-  static const FakeFacts facts;
-  return make_plan(s, cfg, h100(), facts, tuning_table(9, 0));
+  return planned(hyperbolic(sized_shapes(p, m, n)), cfg);
 }
 Plan plan_hsvd_uniform(char p, int count, int m, int n, const Config &cfg = Config()) {
-  Shapes s;
-  s.precision = p;
-  s.vectors = true;
-  s.count = count;
-  s.dims.m = m;
-  s.dims.n = n;
-  s.hyperbolic = true;
-  static const FakeFacts facts;
-  return make_plan(s, cfg, h100(), facts, tuning_table(9, 0));
+  return planned(hyperbolic(uniform_shapes(p, count, m, n)), cfg);
 }
 
 std::vector<Route> routes(const Plan &p) {
