@@ -63,6 +63,37 @@ rows_times_q(int rows, int k, const T *Qf, int t, int nthreads, Read xrow, Write
   }
 }
 
+// One step s of the round-robin over a pair's k columns in shared memory
+// (Ws, leading dimension ld, mw rows), for the group g of GL lanes (lane
+// l): its column pair (p, q), whether it exists (q < k), and the columns'
+// squared norms a, b and inner product gam, summed over the group (every
+// lane gets the sums). The SVD mode of blk_pair_kernel and the HSVD's
+// pair kernel (pair_hyp.cuh) scan alike.
+template <int GL, class T, class R>
+__device__ __forceinline__ bool pair_scan(const T *Ws, int ld, int mw, int k, int slots, int half,
+                                          int s, int g, int l, int &p, int &q, R &a, R &b, T &gam) {
+  p = q = 0;
+  bool v = false;
+  if (g < half) {
+    round_robin_pair(slots, s, g, p, q);
+    v = q < k;
+  }
+  a = 0;
+  b = 0;
+  gam = dzero<T>();
+  if (v)
+    for (int i = l; i < mw; i += GL) {
+      const T xp = Ws[p * ld + i], xq = Ws[q * ld + i];
+      a += abs2(xp);
+      b += abs2(xq);
+      dot_acc(gam, xp, xq);
+    }
+  a = group_sum<GL>(a);
+  b = group_sum<GL>(b);
+  gam = group_sum<GL>(gam);
+  return v;
+}
+
 template <class Tstd, int K, bool SVD> __global__ void __launch_bounds__(256, 2)
     blk_pair_kernel(const __grid_constant__ BlkParams<Tstd> P) {
   using T = dev_t<Tstd>;
@@ -125,24 +156,10 @@ template <class Tstd, int K, bool SVD> __global__ void __launch_bounds__(256, 2)
     const int slots = k + (k & 1), steps = slots - 1, half = slots / 2;
     for (int sweep = 0; sweep < cap; ++sweep) {
       for (int s = 0; s < steps; ++s) {
-        int p = 0, q = 0;
-        bool v = false;
-        if (g < half) {
-          round_robin_pair(slots, s, g, p, q);
-          v = q < k;
-        }
-        R a = 0, b = 0;
-        T gam = dzero<T>();
-        if (v)
-          for (int i = l; i < mw; i += GL) {
-            const T xp = Ws[p * ld + i], xq = Ws[q * ld + i];
-            a += abs2(xp);
-            b += abs2(xq);
-            dot_acc(gam, xp, xq);
-          }
-        a = group_sum<GL>(a);
-        b = group_sum<GL>(b);
-        gam = group_sum<GL>(gam);
+        int p, q;
+        R a, b;
+        T gam;
+        const bool v = pair_scan<GL>(Ws, ld, mw, k, slots, half, s, g, l, p, q, a, b, gam);
         const R ag = dabs(gam);
         if (v && needs_rotation(a, b, ag, tol)) {
           const Rotation<R> rot = jacobi_rotation(a, b, ag);

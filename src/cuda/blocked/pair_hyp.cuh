@@ -107,24 +107,10 @@ template <class Tstd, int K> __global__ void __launch_bounds__(256, 2)
   int run = 0; // inner sweeps in a row with a substitution (block-uniform)
   for (int sweep = 0; sweep < cap; ++sweep) {
     for (int s = 0; s < steps; ++s) {
-      int p = 0, q = 0;
-      bool v = false;
-      if (g < half) {
-        round_robin_pair(slots, s, g, p, q);
-        v = q < k;
-      }
-      R a = 0, b = 0;
-      T gam = dzero<T>();
-      if (v)
-        for (int i = l; i < mw; i += GL) {
-          const T xp = Ws[p * ld + i], xq = Ws[q * ld + i];
-          a += abs2(xp);
-          b += abs2(xq);
-          dot_acc(gam, xp, xq);
-        }
-      a = group_sum<GL>(a);
-      b = group_sum<GL>(b);
-      gam = group_sum<GL>(gam);
+      int p, q;
+      R a, b;
+      T gam;
+      const bool v = pair_scan<GL>(Ws, ld, mw, k, slots, half, s, g, l, p, q, a, b, gam);
       const R ag = dabs(gam);
       if (v && a != R(0) && b != R(0) && needs_rotation(a, b, ag, tol) &&
           above_underflow_noise(ag, mw)) {
