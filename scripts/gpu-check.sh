@@ -242,12 +242,17 @@ if [ $BENCH = 1 ]; then
       --reps 5 --check-sample 1 -q --json "$OUT/bench-$p-route.json" >>"$OUT/bench.log" 2>&1
     say "bench $p route (68..88 columns): rc=$?"
   done
-  # The register tier (docs/perf/tiny.md): the issue-32 targets and a batch
-  # sweep for n = 2 ... 8, each case with the tier (auto) and without it
-  # (BSVD_TINY_MAX_DIM=0: the fused kernel, today's route); bsvd rows only.
+  # The register tier (docs/perf/tiny.md, tiny-wide.md): the issue-32
+  # targets and a batch sweep (TINY_SIZES x TINY_BATCHES, at most 1.1e8
+  # elements a case), each case with the tier (auto) and without it
+  # (BSVD_TINY_MAX_DIM=0: the fused kernel); bsvd rows only.
   part tiny && for p in ${TINY_PRECISIONS:-d s}; do
     C="1000000x2x2,1000000x3x3,1000000x8x8,10000x8x8,10000x16x16,10000x32x32,100000x4x4"
-    for n in 2 3 4 5 6 7 8; do for c in 1 10 100 1000 10000 100000 1000000; do C="$C,${c}x${n}x${n}"; done; done
+    for n in ${TINY_SIZES:-2 3 4 5 6 7 8 12 16 24 32}; do
+      for c in ${TINY_BATCHES:-1 10 100 1000 10000 100000 1000000}; do
+        [ $((c * n * n)) -le 110000000 ] && C="$C,${c}x${n}x${n}"
+      done
+    done
     [ "${TINY_BIG:-1}" = 1 ] && C="$C,10000000x2x2,10000000x3x3"
     for cap in auto 0; do
       if [ $cap = auto ]; then unset BSVD_TINY_MAX_DIM; else export BSVD_TINY_MAX_DIM=$cap; fi
@@ -258,13 +263,16 @@ if [ $BENCH = 1 ]; then
     unset BSVD_TINY_MAX_DIM
   done
   # The register tier's variants A/B (docs/perf/tiny.md): each case one
-  # thread per matrix (lanes off), the lanes variant, and the fused kernel
-  # (the tier off), all in one run.
+  # thread per matrix (lanes off; it reaches 8), the lanes variant (to 32),
+  # and the fused kernel (the tier off), all in one run. LANES_MODES picks
+  # some of them; batches of more than LANES_MAX_ELEMS elements are left out.
   part lanes && for p in ${LANES_PRECISIONS:-d s z c}; do
     C=""; for n in ${LANES_SIZES:-2 3 4 5 6 7 8}; do
-      for c in ${LANES_BATCHES:-1 100 1000 10000 100000 1000000}; do C="$C,${c}x${n}x${n}"; done
+      for c in ${LANES_BATCHES:-1 100 1000 10000 100000 1000000}; do
+        [ $((c * n * n)) -le ${LANES_MAX_ELEMS:-100000000} ] && C="$C,${c}x${n}x${n}"
+      done
     done
-    for mode in thread:8:9 lanes:8:2 fused:0:9; do
+    for mode in ${LANES_MODES:-thread:8:9 lanes:32:2 fused:0:9}; do
       IFS=: read -r name cap from <<<"$mode"
       BSVD_TINY_MAX_DIM=$cap BSVD_TINY_LANES_FROM=$from BSVD_BENCH_ONLY=1 "$BSVD" bench \
         --backend cuda --precision $p --cases "${C#,}" --family random --reps 5 \

@@ -51,7 +51,7 @@ const Var kVars[] = {
     {"BSVD_TINY_MAX_DIM",
      [](Overrides &o, const char *v) {
        const int x = v && *v ? std::atoi(v) : -1;
-       o.tiny_max_dim = x >= 0 && x <= 8 ? x : -1;
+       o.tiny_max_dim = x >= 0 && x <= 32 ? x : -1;
      }},
     {"BSVD_TINY_LANES_FROM",
      [](Overrides &o, const char *v) {

@@ -38,8 +38,9 @@ struct Overrides {
   int fused_max_cols = 0; // BSVD_FUSED_MAX_COLS: the fused kernel's column cap; 0 = rule
   Force fused_beside = Force::kAuto; // BSVD_BESIDE=0|1: fused/QR beside the blocked path
   // ---- register tier -----------------------------------------------------
-  int tiny_max_dim = -1; // BSVD_TINY_MAX_DIM=0..8: its size cap (0 = off); -1 = table
-  int tiny_lanes_from = -1; // BSVD_TINY_LANES_FROM=2..9: lanes variant from this size; -1 = table
+  int tiny_max_dim = -1; // BSVD_TINY_MAX_DIM=0..32: its size cap (0 = off); -1 = table
+  // BSVD_TINY_LANES_FROM=2..9: lanes variant from this size (always beyond 8); -1 = table
+  int tiny_lanes_from = -1;
 
   // ---- blocked path ----------------------------------------------------
   Force gram_cublas = Force::kAuto; // BSVD_GRAM=cublas|own: the Gram stage by cuBLAS

@@ -287,7 +287,7 @@ bool qr_route(char prec, int m, int n, bool vectors, int qr, const PathFacts &fa
 // round-robin orderings only.
 Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb,
             bool precondition, int fused_cols, const PathFacts &facts, const Tuning &t,
-            int tiny_dim) {
+            TinyReach tiny) {
   if (m == 0 || n == 0) return Route::kFused;
   if (!gpu) return Route::kCpu;
   const bool blk_ok = nb > 0 && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN;
@@ -299,7 +299,7 @@ Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, 
   const int mw = std::max(m, n), nw = std::min(m, n);
   const bool fused_ok = facts.fused_fits(prec, mw, nw, vectors);
   if (cfg.variant == BSVD_VARIANT_UNBLOCKED) return fused_ok ? Route::kFused : Route::kCpu;
-  if (mw <= tiny_dim && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN) return Route::kTiny;
+  if (tiny.takes(mw) && cfg.ordering == BSVD_ORDERING_ROUND_ROBIN) return Route::kTiny;
   if (fused_ok && (!blk_ok || nw <= fused_cols)) return Route::kFused;
   return blk_ok ? blk : Route::kCpu;
 }
@@ -333,8 +333,8 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
   else if (cfg.precondition == 0 && gpu)
     auto_precondition(p, s, nb, facts);
 
-  // The register tier's size cap for this call's batch.
-  const int tiny_dim = gpu && !s.hyperbolic ? tiny_max_dim(tuning, prec, s.count) : 0;
+  // The register tier's reach for this call's batch.
+  const TinyReach reach = gpu && !s.hyperbolic ? tiny_reach(tuning, prec, s.count) : TinyReach{};
   // Every matrix's route; a uniform batch takes one decision.
   Group fused, tiny, blocked, qr, qrcp, gram, cpu;
   fused.route = Route::kFused;
@@ -359,7 +359,7 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
   // the fused kernel (unless the call turned it off), else the CPU.
   auto route_of = [&](int m, int n) {
     const Route r = route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition, p.fused_cols, facts,
-                          tuning, tiny_dim);
+                          tuning, reach);
     if (!s.hyperbolic || r != Route::kBlocked || facts.pair_fits(prec, std::max(m, n), nb))
       return r;
     return cfg.qr >= 0 && qr_route(prec, m, n, s.vectors, 1, facts, tuning) ? Route::kQr

@@ -170,10 +170,10 @@ bool qr_route(char prec, int m, int n, bool vectors, int qr, const PathFacts &fa
 inline bool gram_preconditioned(const Config &cfg) { return cfg.precondition == 2; }
 
 // The path of one matrix, given the call's fused cap and preconditioning.
-// tiny_dim: the register tier's cap for the call (tiny_max_dim; 0 = off).
+// tiny: the register tier's reach for the call (tiny_reach; default: off).
 Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb,
             bool precondition, int fused_cols, const PathFacts &facts, const Tuning &t,
-            int tiny_dim = 0);
+            TinyReach tiny = {});
 
 // A readable table of the plan: one line per group with its parameters.
 std::string explain(const Plan &p);

@@ -10,6 +10,7 @@
 #include "../core/batch.hpp"
 #include "../core/overrides.hpp"
 
+#include <algorithm>
 #include <cstddef>
 
 namespace bsvd::detail::plan {
@@ -102,6 +103,13 @@ struct QrcpTuning {
 // of their precision and the call's batch take it under variant auto (0:
 // never): max_dim_small below batch_mid matrices, max_dim_mid below
 // batch_big, max_dim from there.
+// The register tier's compiled reach, max(m, n), per precision: the lanes
+// variant's instances (src/cuda/tiny/lanes.cuh). z stops at 8: its 16-lane
+// instance spills and lost to the fused kernel by 1.6-2.1x on the H100
+// (docs/perf/tiny-wide.md). Every cap the plan uses, a table's or a forced
+// one, is clamped to it.
+constexpr int kTinyInstanceMax[4] = {32, 32, 32, 8};
+
 struct TinyTuning {
   long batch_mid = 0, batch_big = 0;
   int max_dim_small[4] = {}, max_dim_mid[4] = {};
@@ -112,6 +120,9 @@ struct TinyTuning {
   int lanes_from_small[4] = {9, 9, 9, 9}, lanes_from_mid[4] = {9, 9, 9, 9};
   int lanes_from[4] = {9, 9, 9, 9};
   int lanes_from_forced = -1; // forced: this size for every precision; -1 = table
+  // The lanes variant's wide range beyond 8: max(m, n) in wide_from ...
+  // wide_max joins the tier at every batch (wide_max < wide_from: none).
+  int wide_from[4] = {}, wide_max[4] = {};
 };
 
 struct Tuning {
@@ -158,11 +169,30 @@ inline bool fused_beside_blocked(const Tuning &t) { return t.fused.beside_blocke
 // ---- register tier ---------------------------------------------------------
 inline int tiny_max_dim(const Tuning &t, char prec, long count) {
   const TinyTuning &y = t.tiny;
-  if (y.max_dim_forced >= 0) return y.max_dim_forced;
   const int p = prec_index(prec);
-  return count >= y.batch_big   ? y.max_dim[p]
-         : count >= y.batch_mid ? y.max_dim_mid[p]
-                                : y.max_dim_small[p];
+  const int cap = y.max_dim_forced >= 0  ? y.max_dim_forced
+                  : count >= y.batch_big ? y.max_dim[p]
+                  : count >= y.batch_mid ? y.max_dim_mid[p]
+                                         : y.max_dim_small[p];
+  return cap < kTinyInstanceMax[p] ? cap : kTinyInstanceMax[p];
+}
+
+// Which max(m, n) the tier takes in a call of `count` matrices: up to the
+// cap (tiny_max_dim), and the lanes variant's wide range. A forced cap
+// (BSVD_TINY_MAX_DIM) replaces both: every size up to it.
+struct TinyReach {
+  int cap = 0, from = 1, max = 0;
+  bool takes(int mw) const { return mw <= cap || (mw >= from && mw <= max); }
+};
+inline TinyReach tiny_reach(const Tuning &t, char prec, long count) {
+  const int p = prec_index(prec);
+  TinyReach r;
+  r.cap = tiny_max_dim(t, prec, count);
+  if (t.tiny.max_dim_forced < 0 && r.cap > 0) {
+    r.from = t.tiny.wide_from[p];
+    r.max = std::min(t.tiny.wide_max[p], kTinyInstanceMax[p]);
+  }
+  return r;
 }
 
 // The smallest max(m, n) that the tier runs with the lanes variant.

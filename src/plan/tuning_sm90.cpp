@@ -41,9 +41,15 @@ Tuning make_sm90() {
   y.batch_mid = 10000, y.batch_big = 100000;
   const int small[4] = {6, 3, 4, 3}, mid[4] = {8, 8, 8, 8}, big[4] = {8, 8, 8, 8};
   const int lanes_mid[4] = {8, 8, 7, 6}, lanes_big[4] = {8, 8, 7, 6};
+  // Beyond 8 the lanes variant's wide instances (docs/perf/tiny-wide.md):
+  // the sizes where they beat the fused kernel at batches 1, 100, 10^4 and
+  // 10^5 (s 9 ... 32: 0.39-0.85x, one tie; d and c 9 ... 16: 0.50-0.97x;
+  // d and c from 18, on the 32-lane instances at 255 registers: 1.2-1.4x).
+  const int wide_from[4] = {9, 9, 9, 1}, wide_max[4] = {32, 16, 16, 0};
   for (int p = 0; p < 4; ++p) {
     y.max_dim_small[p] = small[p], y.max_dim_mid[p] = mid[p], y.max_dim[p] = big[p];
     y.lanes_from_small[p] = 9, y.lanes_from_mid[p] = lanes_mid[p], y.lanes_from[p] = lanes_big[p];
+    y.wide_from[p] = wide_from[p], y.wide_max[p] = wide_max[p];
   }
 
   // Blocked path.

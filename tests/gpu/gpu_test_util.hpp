@@ -406,6 +406,13 @@ template <class T> bool auto_fused(int m, int n, bool vectors = true, int cap = 
   return bsvd::detail::cuda::fits(prec<T>(), m, n, vectors) && std::min(m, n) <= cap;
 }
 
+// Whether the plan sends an m x n matrix of a call of `count` matrices to the
+// register tier (round-robin ordering, the current table and overrides).
+template <class T> bool auto_tiny(int m, int n, long count) {
+  return m > 0 && n > 0 &&
+         pl::tiny_reach(cu::current_tuning(), prec<T>(), count).takes(std::max(m, n));
+}
+
 // The rules of the tuning table with the current overrides, for the tests'
 // expectations: the automatic preconditioning, and the blocks per cluster of
 // the pivoted factorization of an m x n matrix on the current device.

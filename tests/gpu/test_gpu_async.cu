@@ -314,7 +314,7 @@ template <class T> void expect_returns_before_device(const Case &c) {
 
 // The paths, each at a size the plan routes there.
 const Case kTiny{3, 3, 1000, BSVD_PATH_CUDA_TINY};
-const Case kFused{32, 24, 300, BSVD_PATH_CUDA_FUSED};
+const Case kFused{40, 24, 300, BSVD_PATH_CUDA_FUSED};
 const Case kBlocked{160, 150, 12, BSVD_PATH_CUDA_BLOCKED};
 const Case kQr{2000, 16, 40, BSVD_PATH_CUDA_QR};
 

@@ -800,8 +800,9 @@ TYPED_TEST(GpuBlocked, MixedSizeBatch) {
     }
     const bool fused = auto_fused<T>(m, n, true, call_fused_cols<T>(dims));
     const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
-    EXPECT_EQ(r.path[b], qr      ? BSVD_PATH_CUDA_QR
-                         : fused ? BSVD_PATH_CUDA_FUSED
+    EXPECT_EQ(r.path[b], qr                                ? BSVD_PATH_CUDA_QR
+                         : auto_tiny<T>(m, n, dims.size()) ? BSVD_PATH_CUDA_TINY
+                         : fused                           ? BSVD_PATH_CUDA_FUSED
                                  : blocked_path_for<T>(m, n, BSVD_PAIR_AUTO));
     const auto q = r.ratios(b);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
@@ -826,7 +827,8 @@ template <class T> void expect_near_twin(const VSolved<T> &r, int b, const Confi
 }
 
 // The two-level plan on a variable-size batch: its matrices sit at
-// different levels at once (WCYCLE Fig. 4) -- the fused kernel (level 0),
+// different levels at once (WCYCLE Fig. 4) -- the fused kernel or the
+// register tier (level 0),
 // one level (no more than r blocks), two levels (more) -- and a NaN matrix
 // and an empty one beside them; each matches its CPU twin with the same
 // plan and passes T1-T4.
@@ -863,7 +865,7 @@ TYPED_TEST(GpuBlocked, WcycleMixedSizeBatch) {
     if (m == 0 || n == 0) continue;
     const auto q = r.ratios(b);
     EXPECT_TRUE(q.pass()) << ratio_text(q);
-    if (r.path[b] == BSVD_PATH_CUDA_FUSED) {
+    if (r.path[b] == BSVD_PATH_CUDA_FUSED || r.path[b] == BSVD_PATH_CUDA_TINY) {
       ++levels[0];
       continue;
     }

@@ -81,6 +81,8 @@ TYPED_TEST(GpuFused, FamiliesPassT1toT4) {
 TYPED_TEST(GpuFused, EdgeCases) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
+  ScopedOverride tier("BSVD_TINY_MAX_DIM"); // 12 x 12 ... would take the register tier
+  tier.set("0");
   const std::vector<Edge> edges = {Edge::Zero,     Edge::Identity,   Edge::RankDeficient,
                                    Edge::Overflow, Edge::Underflow,  Edge::Nan,
                                    Edge::Inf,      Edge::TinyColumns};
@@ -144,6 +146,8 @@ TYPED_TEST(GpuFused, SuiteSparseMatricesThatFit) {
 TYPED_TEST(GpuFused, DeviceAndHostPointersAgree) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
+  ScopedOverride tier("BSVD_TINY_MAX_DIM"); // 16 x 16 would take the register tier
+  tier.set("0");
   for (auto [m, n] : std::vector<std::pair<int, int>>{{16, 16}, {33, 20}, {10, 29}}) {
     const int batch = 50;
     const auto A = family_batch<T>(Family::Logrand, m, n, batch, 900 + m);

@@ -706,6 +706,7 @@ TYPED_TEST(GpuQrcp, MixedBatch) {
     if (m == 0 || n == 0) continue;
     const bool qr = bsvd::detail::cuda::qr_route(prec<T>(), m, n, true, 0);
     const int want = qr                                                    ? BSVD_PATH_CUDA_QR
+                     : auto_tiny<T>(m, n, dims.size())                     ? BSVD_PATH_CUDA_TINY
                      : auto_fused<T>(m, n, true, call_fused_cols<T>(dims)) ? BSVD_PATH_CUDA_FUSED
                                                                            : BSVD_PATH_CUDA_QRCP;
     EXPECT_EQ(r.path[b], want);

@@ -106,6 +106,16 @@ TYPED_TEST(DeviceWarpSvd, FamiliesOtherLaneCounts) {
   }
   families_at<T, 16, 16, 16>(16, 16, 7);
   families_at<T, 16, 16, 16>(11, 16, 8);
+  families_at<T, 16, 16, 16>(16, 9, 9);
+}
+
+// The GPU tier's L = 32 instance (src/cuda/tiny/lanes.cuh); in d and z the
+// partner's column is fetched twice per round instead of held.
+TYPED_TEST(DeviceWarpSvd, FamiliesUpTo32) {
+  using T = TypeParam;
+  families_at<T, 32, 32, 32>(32, 32, 21);
+  families_at<T, 32, 32, 32>(32, 17, 22);
+  families_at<T, 32, 32, 32>(20, 29, 23);
 }
 
 TYPED_TEST(DeviceWarpSvd, EdgeCases) {

@@ -457,7 +457,7 @@ TEST(Plan, TinyMatricesTakeTheRegisterTier) {
   EXPECT_EQ(plan_uniform('d', 1000000, 3, 3).groups[0].route, Route::kTiny);
   EXPECT_EQ(plan_uniform('d', 1000000, 8, 2).groups[0].route, Route::kTiny);
   EXPECT_EQ(plan_uniform('d', 200000, 8, 8).groups[0].route, Route::kTiny);
-  EXPECT_EQ(plan_uniform('d', 200000, 9, 9).groups[0].route, Route::kFused);
+  EXPECT_EQ(plan_uniform('z', 200000, 9, 9).groups[0].route, Route::kFused);
   // few d matrices of 4 ... 8: the fused kernel stayed faster (docs/perf/tiny.md)
   EXPECT_EQ(plan_uniform('d', 10, 8, 8).groups[0].route, Route::kFused);
   EXPECT_EQ(plan_uniform('d', 10, 3, 3).groups[0].route, Route::kTiny);
@@ -471,4 +471,30 @@ TEST(Plan, TinyMatricesTakeTheRegisterTier) {
   EXPECT_EQ(plan_uniform('d', 1000000, 3, 3, oe).groups[0].route, Route::kFused);
   // empty matrices still go to the fused kernel (it writes their info)
   EXPECT_EQ(plan_uniform('d', 1000000, 0, 3).groups[0].route, Route::kFused);
+}
+
+// Beyond 8, the lanes variant's wide range (tuning_sm90.cpp): s to 32, d and
+// c to 16, at every batch; z stays on the fused kernel; a size between the
+// cap and the range (s 7 at few matrices) keeps the fused kernel.
+TEST(Plan, WideMatricesTakeTheLanesInstances) {
+  for (long count : {1L, 100L, 10000L, 1000000L}) {
+    SCOPED_TRACE(count);
+    EXPECT_EQ(plan_uniform('s', count, 32, 32).groups[0].route, Route::kTiny);
+    EXPECT_EQ(plan_uniform('s', count, 9, 30).groups[0].route, Route::kTiny);
+    EXPECT_EQ(plan_uniform('s', count, 33, 33).groups[0].route, Route::kFused);
+    EXPECT_EQ(plan_uniform('d', count, 16, 16).groups[0].route, Route::kTiny);
+    EXPECT_EQ(plan_uniform('c', count, 12, 9).groups[0].route, Route::kTiny);
+    EXPECT_EQ(plan_uniform('d', count, 17, 17).groups[0].route, Route::kFused);
+    EXPECT_EQ(plan_uniform('z', count, 12, 12).groups[0].route, Route::kFused);
+  }
+  EXPECT_EQ(plan_uniform('s', 10, 7, 7).groups[0].route, Route::kFused);
+  const Tuning &t = tuning_table(9, 0);
+  EXPECT_EQ(tiny_reach(t, 's', 10).max, kTinyInstanceMax[0]);
+  // A forced cap is one range: every size up to it, clamped to the reach.
+  Tuning f = t;
+  f.tiny.max_dim_forced = 32;
+  EXPECT_TRUE(tiny_reach(f, 'd', 10).takes(20));
+  EXPECT_FALSE(tiny_reach(f, 'z', 10).takes(9));
+  f.tiny.max_dim_forced = 0;
+  EXPECT_FALSE(tiny_reach(f, 's', 10).takes(16));
 }

@@ -56,6 +56,11 @@ template <int L> struct lanes_ctx {
 #pragma unroll
     for (int i = 0; i < N; ++i) out[0][i] = xo(in[0][i], r);
   }
+  // Entry i of the partner's column: out = in[i] of lane me ^ r.
+  template <class X, int N>
+  __device__ void xchg_at(const X (&in)[1][N], int i, X (&out)[1], int r) const {
+    out[0] = xo(in[0][i], r);
+  }
   // The value of lane l.
   template <class X> __device__ X from(const X (&in)[1], int l) const { return bc(in[0], l); }
   __device__ bool any(const bool (&f)[1]) const { return __any_sync(mask, f[0]); }
@@ -72,6 +77,9 @@ template <int L> struct lanes_ctx {
   template <class X, int N> void xchg(const X (&in)[L][N], X (&out)[L][N], int r) const {
     for (int o = 0; o < L; ++o)
       for (int i = 0; i < N; ++i) out[o][i] = in[o ^ r][i];
+  }
+  template <class X, int N> void xchg_at(const X (&in)[L][N], int i, X (&out)[L], int r) const {
+    for (int o = 0; o < L; ++o) out[o] = in[o ^ r][i];
   }
   template <class X> X from(const X (&in)[L], int l) const { return in[l]; }
   bool any(const bool (&f)[L]) const {
@@ -95,6 +103,11 @@ BSVD_DEVICE_HD complex<R> rot_own(complex<R> own, complex<R> other, R c, complex
           c * rfma(-ti, other.re, rfma(sr, other.im, own.im))};
 }
 
+template <class R> BSVD_DEVICE_HD R add2(R x, R y) { return x + y; }
+template <class R> BSVD_DEVICE_HD complex<R> add2(complex<R> x, complex<R> y) {
+  return {x.re + y.re, x.im + y.im};
+}
+
 // The group maximum by butterfly (the same result on every lane).
 template <class Ctx, class R> BSVD_DEVICE_HD void group_max(const Ctx &ctx, R (&x)[Ctx::K], int L) {
   for (int r = 1; r < L; r <<= 1) {
@@ -107,10 +120,24 @@ template <class Ctx, class R> BSVD_DEVICE_HD void group_max(const Ctx &ctx, R (&
 
 // The sweeps of the lanes variant: lane j holds column j of the scaled
 // working matrix (a) and of V (v); columns >= nw are zero and never rotate.
+//
+// The partner's columns travel by shuffles. Its column of the working
+// matrix is fetched once per round into registers when it takes at most 128
+// bytes (kHold) and serves the inner product and the update; a longer one
+// (d from 17 rows, z from 9) is fetched twice, entry by entry, so that a
+// lane holds two columns, not three, and stays within its registers. The
+// partner's column of V: up to 8 rows (kEarlyV) fetched with the others at
+// the start of the round, where its latency hides behind the rotation's;
+// beyond, entry by entry and only in rounds where a pair of the group
+// rotates (near convergence most rounds rotate nothing), which keeps the
+// wide instances' registers down. Every lane sees the same bits in the same
+// order either way: the results do not depend on these choices.
 template <class W, class R, int MW, int NW, int L, bool kV, class Ctx>
 BSVD_DEVICE_HD int lane_sweeps(const Ctx &ctx, W (&a)[Ctx::K][MW], W (&v)[Ctx::K][NW], int nw,
                                R tol, int max_sweeps, bool *converged) {
   constexpr int K = Ctx::K;
+  constexpr bool kHold = MW * sizeof(W) <= 128;
+  constexpr bool kEarlyV = MW <= 8;
   const R floor = gamma_floor<R>();
   R nrm[K];
   int sweep = 0;
@@ -129,38 +156,96 @@ BSVD_DEVICE_HD int lane_sweeps(const Ctx &ctx, W (&a)[Ctx::K][MW], W (&v)[Ctx::K
     for (int o = 0; o < K; ++o) rotated[o] = false;
 #pragma unroll 1
     for (int r = 1; r < L; ++r) {
-      W pa[K][MW];
       R pn[K];
-      ctx.xchg(a, pa, r);
       ctx.xchg(nrm, pn, r);
-      W pv[K][NW];
-      if (kV) ctx.xchg(v, pv, r);
+      bool lo[K];
+      W g[K];
+#pragma unroll
+      for (int o = 0; o < K; ++o) {
+        lo[o] = ctx.lane(o) < (ctx.lane(o) ^ r);
+        g[o] = zero<W>();
+      }
+      // Beyond 8 rows the inner product runs as two chains (even and odd
+      // rows), halving its latency; both lanes of a pair add in one order.
+      W g2[K];
+#pragma unroll
+      for (int o = 0; o < K; ++o) g2[o] = zero<W>();
+      W pa[K][kHold ? MW : 1];
+      if constexpr (kHold) ctx.xchg(a, pa, r);
+      W pv[K][kEarlyV && kV ? NW : 1];
+      if constexpr (kEarlyV && kV) ctx.xchg(v, pv, r);
+#pragma unroll
+      for (int i = 0; i < MW; ++i) {
+        W x[K];
+        if constexpr (kHold) {
+#pragma unroll
+          for (int o = 0; o < K; ++o) x[o] = pa[o][kHold ? i : 0];
+        } else {
+          ctx.xchg_at(a, i, x, r);
+        }
+#pragma unroll
+        for (int o = 0; o < K; ++o) {
+          W &acc = MW > 8 && (i & 1) ? g2[o] : g[o];
+          dot_acc(acc, lo[o] ? a[o][i] : x[o], lo[o] ? x[o] : a[o][i]);
+        }
+      }
+      if constexpr (MW > 8) {
+#pragma unroll
+        for (int o = 0; o < K; ++o) g[o] = add2(g[o], g2[o]);
+      }
+      bool rot[K];
+      R c[K];
+      W te[K];
 #pragma unroll
       for (int o = 0; o < K; ++o) {
         const int j = ctx.lane(o), p = j ^ r;
+        rot[o] = false;
+        c[o] = R(1);
+        te[o] = zero<W>();
         if (j >= nw || p >= nw) continue;
-        const bool lo = j < p;
-        W g = zero<W>();
-#pragma unroll
-        for (int i = 0; i < MW; ++i) dot_acc(g, lo ? a[o][i] : pa[o][i], lo ? pa[o][i] : a[o][i]);
-        const R ag = absg(g);
-        const R alpha = lo ? nrm[o] : pn[o], beta = lo ? pn[o] : nrm[o];
+        const R ag = absg(g[o]);
+        const R alpha = lo[o] ? nrm[o] : pn[o], beta = lo[o] ? pn[o] : nrm[o];
         if (!(ag > tol * rsqrt_(alpha) * rsqrt_(beta)) || !(ag > floor)) continue;
-        rotated[o] = true;
+        rot[o] = rotated[o] = true;
         const R zeta = (beta - alpha) / (R(2) * ag);
         const R az = rabs(zeta);
         const R act = az >= bigcot<R>() ? R(2) * az : az + rsqrt_(rfma(zeta, zeta, R(1)));
         const R t = (zeta < R(0) ? R(-1) : R(1)) / act;
-        const R c = act >= bigcot<R>() ? R(1) : act / rsqrt_(rfma(act, act, R(1)));
-        const W te = tphase(t, g, ag);
-#pragma unroll
-        for (int i = 0; i < MW; ++i) a[o][i] = rot_own(a[o][i], pa[o][i], c, te, lo);
-        if (kV) {
-#pragma unroll
-          for (int i = 0; i < NW; ++i) v[o][i] = rot_own(v[o][i], pv[o][i], c, te, lo);
-        }
-        nrm[o] = rfma(lo ? -t : t, ag, nrm[o]);
+        c[o] = act >= bigcot<R>() ? R(1) : act / rsqrt_(rfma(act, act, R(1)));
+        te[o] = tphase(t, g[o], ag);
+        nrm[o] = rfma(lo[o] ? -t : t, ag, nrm[o]);
       }
+      if (!kEarlyV && !ctx.any(rot)) continue; // the same on every lane of the group
+      // This lane's column x (of W or V) rotated against the partner's:
+      // its copy px held, or fetched entry by entry.
+      const auto rotate_held = [&](auto &x, const auto &px) {
+        constexpr int N = int(sizeof(x[0]) / sizeof(x[0][0]));
+#pragma unroll
+        for (int o = 0; o < K; ++o) {
+          if (!rot[o]) continue;
+#pragma unroll
+          for (int i = 0; i < N; ++i) x[o][i] = rot_own(x[o][i], px[o][i], c[o], te[o], lo[o]);
+        }
+      };
+      const auto rotate_fetched = [&](auto &x) {
+        constexpr int N = int(sizeof(x[0]) / sizeof(x[0][0]));
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+          W y[K];
+          ctx.xchg_at(x, i, y, r);
+#pragma unroll
+          for (int o = 0; o < K; ++o)
+            if (rot[o]) x[o][i] = rot_own(x[o][i], y[o], c[o], te[o], lo[o]);
+        }
+      };
+      if constexpr (kHold)
+        rotate_held(a, pa);
+      else
+        rotate_fetched(a);
+      if constexpr (kV && kEarlyV)
+        rotate_held(v, pv);
+      else if constexpr (kV)
+        rotate_fetched(v);
     }
     if (!ctx.any(rotated)) {
       *converged = true;

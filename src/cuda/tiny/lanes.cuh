@@ -16,7 +16,9 @@
 namespace bsvd::detail::cuda {
 
 // Lanes per matrix of the instance for max(m, n) <= N.
-template <int N> constexpr int lanes_of() { return N <= 2 ? 2 : N <= 4 ? 4 : N <= 8 ? 8 : 16; }
+template <int N> constexpr int lanes_of() {
+  return N <= 2 ? 2 : N <= 4 ? 4 : N <= 8 ? 8 : N <= 16 ? 16 : 32;
+}
 
 // Shared-memory slots (elements) per matrix of a staged lanes launch.
 __host__ __device__ inline int lanes_region(int m, int n, bool vectors) {
@@ -24,7 +26,21 @@ __host__ __device__ inline int lanes_region(int m, int n, bool vectors) {
   return (m * n > out ? m * n : out) | 1;
 }
 
-template <class T, int N, bool kStaged> __global__ void __launch_bounds__(kLanesThreads)
+// Blocks per SM the compiler must fit (registers per thread <= 65536 /
+// (128 B)): the wide instances are latency-bound, so resident warps pay
+// more than the spills the bound costs (H100, 10^4 x 16^2 d: 190
+// registers, 8 warps per SM, 0.70 ms; bound to 168, 0.62; to 128, 0.58
+// with ~450 bytes of spills, which stay outside the sweep loop; to 96,
+// 0.71; s 32^2 from 188 to 168 registers: 2.02 -> 1.62 ms;
+// docs/perf/tiny-wide.md).
+template <class T, int N> constexpr int lanes_min_blocks() {
+  return N > 8 && N <= 16 && sizeof(T) <= 8 ? 4 : N > 16 && sizeof(T) == 4 ? 3 : 1;
+}
+// Beyond 8 only s, d and c have instances (plan::kTinyInstanceMax).
+template <class T> constexpr bool has_wide = sizeof(T) <= 8;
+
+template <class T, int N, bool kStaged>
+__global__ void __launch_bounds__(kLanesThreads, (lanes_min_blocks<T, N>()))
     lanes_kernel(TinyParams<T> P) {
   using W = typename api_type<T>::type;
   using R = real_of_t<T>;
@@ -67,12 +83,15 @@ template <class T, int N, bool kStaged> __global__ void __launch_bounds__(kLanes
   }
   __syncthreads();
   W *base = sm + tt * RS;
-  // Outputs after the barrier: U (m k), V (n k), then S (k reals).
+  // Outputs after the barrier: U (m k), V (n k), then S (k reals). The
+  // padding matrices ask for S only: a zero matrix's U is completed by
+  // Gram-Schmidt, O(n^4) shuffles (13 ms for one block at 32 x 32 d).
   R *ss = reinterpret_cast<R *>(B.vectors ? base + (m + n) * k : base);
+  const bool vec = B.vectors && tt < nb;
   int sw = 0;
   const int info = bsvd::device::warp_svd_strided<W, N, N, L>(
-      lane, m, n, base, 1, m, ss, 1, B.vectors ? base : nullptr, 1, m,
-      B.vectors ? base + m * k : nullptr, 1, n, &sw, opt, BlockBarrier{});
+      lane, m, n, base, 1, m, ss, 1, vec ? base : nullptr, 1, m, vec ? base + m * k : nullptr, 1, n,
+      &sw, opt, BlockBarrier{});
   __syncthreads();
   if (lane == 0 && tt < nb) {
     B.info[b0 + tt] = info;
@@ -116,7 +135,17 @@ template <class T> cudaError_t launch_lanes_impl(const TinyParams<T> &P, cudaStr
   case 6: return launch_lanes_n<T, 6>(P, s);
   case 7: return launch_lanes_n<T, 7>(P, s);
   case 8: return launch_lanes_n<T, 8>(P, s);
-  default: return cudaErrorInvalidValue;
+  // Beyond 8 two instances per lane count (L = 16: 12 and 16 rows; L = 32:
+  // 24 and 32): a smaller matrix carries zero rows, and its lanes past n
+  // idle through the instance's L - 1 rounds.
+  default:
+    if constexpr (has_wide<T>) {
+      if (P.dim <= 12) return launch_lanes_n<T, 12>(P, s);
+      if (P.dim <= 16) return launch_lanes_n<T, 16>(P, s);
+      if (P.dim <= 24) return launch_lanes_n<T, 24>(P, s);
+      if (P.dim <= 32) return launch_lanes_n<T, 32>(P, s);
+    }
+    return cudaErrorInvalidValue; // beyond plan::kTinyInstanceMax
   }
 }
 

@@ -14,12 +14,9 @@ namespace {
 bool needs_map(const plan::Plan &p, const plan::Group &g, int kcount) {
   return !p.uniform || g.size() != size_t(kcount);
 }
-// The m, n lists hold one entry for a whole group, one per matrix otherwise.
-int group_dim(const plan::Group &g) {
-  int d = 0;
-  for (size_t i = 0; i < g.m.size(); ++i) d = std::max({d, g.m[i], g.n[i]});
-  return d;
-}
+// The instance a max(m, n) runs (lanes.cuh launch_lanes_impl): up to 8 its
+// own size, beyond one of 12, 16, 24, 32.
+int instance_of(int d) { return d <= 8 ? 8 : d <= 12 ? 12 : d <= 16 ? 16 : d <= 24 ? 24 : 32; }
 } // namespace
 
 size_t tiny_smem_bytes(int m, int n, bool vectors, size_t elem) {
@@ -28,9 +25,10 @@ size_t tiny_smem_bytes(int m, int n, bool vectors, size_t elem) {
   return size_t(std::max(m * n, out)) * (kTinyThreads + 1) * elem;
 }
 
-bool TinyOp::can_run(const plan::Plan &, const plan::Group &g) {
+bool TinyOp::can_run(const plan::Plan &p, const plan::Group &g) {
+  const int reach = plan::kTinyInstanceMax[plan::prec_index(p.precision)];
   for (size_t i = 0; i < g.m.size(); ++i)
-    if (g.m[i] < 1 || g.n[i] < 1 || std::max(g.m[i], g.n[i]) > kTinyMaxDim) return false;
+    if (g.m[i] < 1 || g.n[i] < 1 || std::max(g.m[i], g.n[i]) > reach) return false;
   return g.size() > 0;
 }
 
@@ -38,20 +36,48 @@ size_t TinyOp::workspace_bytes(const plan::Plan &p, const plan::Group &g, int kc
   return needs_map(p, g, kcount) ? ws_align(g.size() * sizeof(int)) : 0;
 }
 
+// One launch per instance: variable sizes are ordered by instance in the
+// slot -> matrix map (stable: batch order within each), so a 3 x 3 matrix
+// beside a 30 x 30 one does not run the 32-lane instance.
 template <class T> bsvd_status_t TinyOp::run(const GroupArgs<T> &a) {
   TinyParams<T> P;
   P.batch = a.kb;
-  P.count = int(a.group.size());
-  P.dim = group_dim(a.group);
   P.tol = a.plan.cfg.tol;
   P.max_sweeps = a.plan.cfg.max_sweeps > 0 ? a.plan.cfg.max_sweeps : kDefaultMaxSweeps;
-  P.lanes = P.dim >= plan::tiny_lanes_from(a.plan.tuning, a.plan.precision, a.plan.count);
-  if (needs_map(a.plan, a.group, a.kb.count)) {
-    int *dmap = reinterpret_cast<int *>(a.ws);
-    BSVD_CUDA_TRY(upload(dmap, a.kidx, a.stream));
-    P.map = dmap;
+  const int lanes_from = plan::tiny_lanes_from(a.plan.tuning, a.plan.precision, a.plan.count);
+  const plan::Group &g = a.group;
+  const auto dim_of = [&](size_t i) {
+    return g.m.size() == 1 ? std::max(g.m[0], g.n[0]) : std::max(g.m[i], g.n[i]);
+  };
+  // Launches [first, first + count) of the map (null: the whole batch).
+  const auto launch = [&](const int *map, int count, int dim) -> bsvd_status_t {
+    P.map = map;
+    P.count = count;
+    P.dim = dim;
+    P.lanes = dim > kTinyThreadMaxDim || dim >= lanes_from;
+    BSVD_CUDA_TRY(launch_tiny(P, a.stream));
+    return BSVD_STATUS_SUCCESS;
+  };
+  if (!needs_map(a.plan, g, a.kb.count)) return launch(nullptr, int(g.size()), dim_of(0));
+  std::vector<int> order(g.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = int(i);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+    return instance_of(dim_of(size_t(x))) < instance_of(dim_of(size_t(y)));
+  });
+  std::vector<int> map(order.size());
+  for (size_t i = 0; i < order.size(); ++i) map[i] = a.kidx[size_t(order[i])];
+  int *dmap = reinterpret_cast<int *>(a.ws);
+  BSVD_CUDA_TRY(upload(dmap, map, a.stream));
+  for (size_t i = 0; i < order.size();) {
+    const int inst = instance_of(dim_of(size_t(order[i])));
+    size_t j = i;
+    int dim = 0;
+    for (; j < order.size() && instance_of(dim_of(size_t(order[j]))) == inst; ++j)
+      dim = std::max(dim, dim_of(size_t(order[j])));
+    const bsvd_status_t st = launch(dmap + i, int(j - i), dim);
+    if (st != BSVD_STATUS_SUCCESS) return st;
+    i = j;
   }
-  BSVD_CUDA_TRY(launch_tiny(P, a.stream));
   return BSVD_STATUS_SUCCESS;
 }
 

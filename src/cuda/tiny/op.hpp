@@ -7,7 +7,8 @@
 namespace bsvd::detail::cuda {
 
 struct TinyOp {
-  // Every matrix of the group has max(m, n) <= kTinyMaxDim.
+  // Every matrix of the group has max(m, n) within the precision's
+  // compiled reach (plan::kTinyInstanceMax).
   static bool can_run(const plan::Plan &p, const plan::Group &g);
   // The slot -> matrix map, unless the group is the whole batch in order.
   static size_t workspace_bytes(const plan::Plan &p, const plan::Group &g, int kcount);

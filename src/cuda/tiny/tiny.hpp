@@ -8,9 +8,10 @@
 
 namespace bsvd::detail::cuda {
 
-// The largest max(m, n) with a compiled instance (the tuning table's
-// per-precision cap, src/plan/tuning_sm90.cpp, is at most this).
-constexpr int kTinyMaxDim = 8;
+// The largest max(m, n) of the one-thread variant, which holds the matrix in
+// one thread's registers; beyond it the lanes variant runs, whose reach per
+// precision is plan::kTinyInstanceMax (src/plan/tuning.hpp).
+constexpr int kTinyThreadMaxDim = 8;
 constexpr int kTinyThreads = 64; // threads (matrices) per block
 constexpr int kLanesThreads = 128; // threads per block of the lanes variant
 
@@ -18,7 +19,7 @@ template <class T> struct TinyParams {
   Batch<T> batch;
   const int *map = nullptr; // the group's i-th matrix is batch matrix map[i]; null: i
   int count = 0; // matrices of the launch
-  int dim = 0; // the instance: max(m, n) over the launch, <= kTinyMaxDim
+  int dim = 0; // the instance: max(m, n) over the launch, <= plan::kTinyInstanceMax
   double tol = 0; // <= 0: the device API's default
   int max_sweeps = 0;
   bool lanes = false; // the lanes variant (lanes.cuh): L lanes per matrix
