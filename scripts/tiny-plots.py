@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Plots and the table of docs/perf/tiny.md from the bench JSON rows of the
 register tier (scripts/gpu-check.sh, part tiny): for each precision, time
-per call against the batch size for n = 2 ... 8, the library's route now
-(auto) beside today's route without the tier (BSVD_TINY_MAX_DIM=0).
+per call against the batch size for every n of the rows (2 ... 32), the
+library's route now (auto) beside the route without the tier
+(BSVD_TINY_MAX_DIM=0).
 
   scripts/tiny-plots.py RAW_DIR PREFIX IMG_DIR   (prints the markdown table)
 """
@@ -25,11 +26,12 @@ for p in "sdcz":
             for r in json.load(open(f)):
                 rows[(p, cap, r["batch"], r["n"])] = r
 batches = [1, 10, 100, 1000, 10000, 100000, 1000000]
+sizes = sorted({k[3] for k in rows})
 for p in "sdcz":
     if not any(k[0] == p for k in rows):
         continue
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for n in range(2, 9):
+    for n in sizes:
         xs = [b for b in batches if (p, "auto", b, n) in rows and (p, "0", b, n) in rows]
         if not xs:
             continue
@@ -51,7 +53,7 @@ for p in "sdcz":
 print("| p | n | " + " | ".join(f"{b:g}" for b in batches) + " |")
 print("|---|---|" + "---|" * len(batches))
 for p in "sdcz":
-    for n in range(2, 9):
+    for n in sizes:
         cells = []
         for b in batches:
             a, f = rows.get((p, "auto", b, n)), rows.get((p, "0", b, n))
