@@ -188,7 +188,7 @@ inline TinyReach tiny_reach(const Tuning &t, char prec, long count) {
   const int p = prec_index(prec);
   TinyReach r;
   r.cap = tiny_max_dim(t, prec, count);
-  if (t.tiny.max_dim_forced < 0 && r.cap > 0) {
+  if (t.tiny.max_dim_forced < 0) {
     r.from = t.tiny.wide_from[p];
     r.max = std::min(t.tiny.wide_max[p], kTinyInstanceMax[p]);
   }

@@ -140,10 +140,12 @@ template <class T> cudaError_t launch_lanes_impl(const TinyParams<T> &P, cudaStr
   // idle through the instance's L - 1 rounds.
   default:
     if constexpr (has_wide<T>) {
-      if (P.dim <= 12) return launch_lanes_n<T, 12>(P, s);
-      if (P.dim <= 16) return launch_lanes_n<T, 16>(P, s);
-      if (P.dim <= 24) return launch_lanes_n<T, 24>(P, s);
-      if (P.dim <= 32) return launch_lanes_n<T, 32>(P, s);
+      switch (P.dim <= 32 ? wide_instance(P.dim) : 0) {
+      case 12: return launch_lanes_n<T, 12>(P, s);
+      case 16: return launch_lanes_n<T, 16>(P, s);
+      case 24: return launch_lanes_n<T, 24>(P, s);
+      case 32: return launch_lanes_n<T, 32>(P, s);
+      }
     }
     return cudaErrorInvalidValue; // beyond plan::kTinyInstanceMax
   }

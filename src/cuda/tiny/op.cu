@@ -14,9 +14,6 @@ namespace {
 bool needs_map(const plan::Plan &p, const plan::Group &g, int kcount) {
   return !p.uniform || g.size() != size_t(kcount);
 }
-// The instance a max(m, n) runs (lanes.cuh launch_lanes_impl): up to 8 its
-// own size, beyond one of 12, 16, 24, 32.
-int instance_of(int d) { return d <= 8 ? 8 : d <= 12 ? 12 : d <= 16 ? 16 : d <= 24 ? 24 : 32; }
 } // namespace
 
 size_t tiny_smem_bytes(int m, int n, bool vectors, size_t elem) {
@@ -59,24 +56,19 @@ template <class T> bsvd_status_t TinyOp::run(const GroupArgs<T> &a) {
     return BSVD_STATUS_SUCCESS;
   };
   if (!needs_map(a.plan, g, a.kb.count)) return launch(nullptr, int(g.size()), dim_of(0));
-  std::vector<int> order(g.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = int(i);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-    return instance_of(dim_of(size_t(x))) < instance_of(dim_of(size_t(y)));
-  });
-  std::vector<int> map(order.size());
-  for (size_t i = 0; i < order.size(); ++i) map[i] = a.kidx[size_t(order[i])];
+  std::vector<int> order;
+  const std::vector<TinyLaunch> launches = tiny_launches(g.size(), dim_of, order);
   int *dmap = reinterpret_cast<int *>(a.ws);
-  BSVD_CUDA_TRY(upload(dmap, map, a.stream));
-  for (size_t i = 0; i < order.size();) {
-    const int inst = instance_of(dim_of(size_t(order[i])));
-    size_t j = i;
-    int dim = 0;
-    for (; j < order.size() && instance_of(dim_of(size_t(order[j]))) == inst; ++j)
-      dim = std::max(dim, dim_of(size_t(order[j])));
-    const bsvd_status_t st = launch(dmap + i, int(j - i), dim);
+  if (order.empty()) {
+    BSVD_CUDA_TRY(upload(dmap, a.kidx, a.stream)); // one launch: the group's own order
+  } else {
+    std::vector<int> map(order.size());
+    for (size_t i = 0; i < order.size(); ++i) map[i] = a.kidx[size_t(order[i])];
+    BSVD_CUDA_TRY(upload(dmap, map, a.stream));
+  }
+  for (const TinyLaunch &l : launches) {
+    const bsvd_status_t st = launch(dmap + l.first, l.count, l.dim);
     if (st != BSVD_STATUS_SUCCESS) return st;
-    i = j;
   }
   return BSVD_STATUS_SUCCESS;
 }

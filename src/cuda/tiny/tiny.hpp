@@ -3,15 +3,12 @@
 #pragma once
 
 #include "../../core/batch.hpp"
+#include "launches.hpp"
 
 #include <cuda_runtime.h>
 
 namespace bsvd::detail::cuda {
 
-// The largest max(m, n) of the one-thread variant, which holds the matrix in
-// one thread's registers; beyond it the lanes variant runs, whose reach per
-// precision is plan::kTinyInstanceMax (src/plan/tuning.hpp).
-constexpr int kTinyThreadMaxDim = 8;
 constexpr int kTinyThreads = 64; // threads (matrices) per block
 constexpr int kLanesThreads = 128; // threads per block of the lanes variant
 
