@@ -20,8 +20,10 @@
 #                 python/bench_host.py (NumPy batches through the GPU); about
 #                 100 s of build and 150 s of tests. With --no-tests
 #                 --no-bench and nothing else, the C++ build is skipped.
-#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny,lanes,async,hsvd,devices: only
-#               these bench parts (default: all; devices needs two or more GPUs)
+#   BENCH_ONLY=fused,blocked,table4,mtx,tune,route,families,tiny,lanes,async,hsvd,devices,dist:
+#               only these bench parts (default: all; devices and dist need two or more GPUs)
+#   DIST_CASES (default 1x2048x2048,1x4096x4096,1x8192x8192), DIST_DEVICES (default
+#               all): the dist part's single matrices, one GPU against the list
 #   TINY_PRECISIONS (default d s), TINY_BIG=0 (no 10^7 cases): the tiny part's
 #   TUNE_TLP_SIZES, TUNE_TLP_PRECISIONS: the tune part's N and precisions
 #               (default 256; d s z c)
@@ -332,6 +334,14 @@ if [ $BENCH = 1 ]; then
       --family random --reps 2 --check-sample 4 --devices all -q \
       --json "$OUT/bench-d-devices.json" >>"$OUT/bench.log" 2>&1
     say "bench d devices ($NGPU GPUs): rc=$?"
+  }
+  # One large matrix across the GPUs (docs/perf/multi-gpu.md, one large
+  # matrix): the host-data call on one GPU and over the list, T1-T4 on the GPU.
+  part dist && [ "$NGPU" -ge 2 ] && {
+    "$BSVD" bench --backend cuda --precision d --family random --reps 1 \
+      --cases "${DIST_CASES:-1x2048x2048,1x4096x4096,1x8192x8192}" \
+      --devices "${DIST_DEVICES:-all}" -q --json "$OUT/bench-d-dist.json" >>"$OUT/bench.log" 2>&1
+    say "bench d dist ($NGPU GPUs, ${DIST_DEVICES:-all}): rc=$?"
   }
   say "bench: $(( $(date +%s) - t0 )) s"
 fi

@@ -205,9 +205,11 @@ typedef enum {
   BSVD_PATH_CUDA_GRAM = 11, /* GPU, the Gram matrix's eigenvectors first
                                (opts->precondition = 2), the blocked path
                                on A V0 (docs/design/gram.md) */
+  BSVD_PATH_CUDA_DEVICES = 12, /* GPUs, one large matrix across several
+                                  (opts->device_count; docs/multi-gpu.md) */
   BSVD_PATH_MAX_ENUM = 0x7fffffff
 } bsvd_path_t;
-#define BSVD_PATH_COUNT 12
+#define BSVD_PATH_COUNT 13
 
 /* Options of a call. Fill it with bsvd_options_init, then set the fields
  * to change; a NULL opts means all defaults. "cpu" / "cuda" say which

@@ -10,6 +10,7 @@
 #include "split.hpp"
 #include "../plan/split.hpp"
 #include "backends.hpp"
+#include "overrides.hpp"
 #include "../plan/plan.hpp"
 
 #include <bsvd/bsvd.h>
@@ -282,6 +283,15 @@ template <class T> bsvd_status_t solve_on_devices(const Batch<T> &b, const Confi
                "is given with opts->device_count = %d: a workspace is one device's memory, and a "
                "call over devices allocates its own on each",
                o.device_count);
+  const plan::Tuning t =
+      plan::with_overrides(plan::tuning_table(0, 0), current_overrides()); // (sm_90's)
+  if (!b.nplus && plan::distribute_one(plan::shapes_of(b), int(devs.size()), t.dist)) {
+    dist::Settings s;
+    s.devices = int(devs.size());
+    s.pair_cols = t.dist.pair_cols;
+    s.inner_sweeps = t.dist.inner_sweeps;
+    return cuda_gesvj_distributed(devs, b, cfg, s, o.path);
+  }
   const std::vector<int> starts = plan::split_batch(plan::shapes_of(b), int(devs.size()));
   const int current = cuda_current_device();
   return run_split(starts, [&](int part, int first, int count) {

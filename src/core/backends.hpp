@@ -3,9 +3,11 @@
 #pragma once
 
 #include "batch.hpp"
+#include "distributed.hpp"
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace bsvd::detail {
 
@@ -58,6 +60,15 @@ int cuda_current_device();
 // (null: a stream of the library's on that device), without a workspace.
 template <class T> bsvd_status_t cuda_gesvj_on(int dev, const Batch<T> &batch, const Config &cfg,
                                                void *stream, int *path);
+
+// Matrix 0 of the batch (host data) solved across the devices `devs` by
+// the distributed algorithm (core/distributed.hpp; s.devices is ignored:
+// one per entry of devs, which may repeat a device). path[0] (may be
+// null): BSVD_PATH_CUDA_DEVICES, or the one-device path that answered a
+// NaN / Inf or zero matrix.
+template <class T> bsvd_status_t cuda_gesvj_distributed(const std::vector<int> &devs,
+                                                        const Batch<T> &batch, const Config &cfg,
+                                                        const dist::Settings &s, int *path);
 
 // Thread-local error detail (bsvd_last_error).
 void set_error(const char *fmt, ...);

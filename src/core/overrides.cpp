@@ -107,6 +107,15 @@ const Var kVars[] = {
                           ? std::atol(v)
                           : -1;
      }},
+    {"BSVD_DIST_MIN_COLS",
+     [](Overrides &o, const char *v) { o.dist_min_cols = v ? int(positive(v)) : 0; }},
+    {"BSVD_DIST_PAIR_COLS",
+     [](Overrides &o, const char *v) { o.dist_pair_cols = v ? int(positive(v)) : 0; }},
+    {"BSVD_DIST_INNER_SWEEPS",
+     [](Overrides &o, const char *v) {
+       o.dist_inner_sweeps =
+           v && std::isdigit(static_cast<unsigned char>(v[0])) ? std::atoi(v) : -1;
+     }},
     {"BSVD_CPU_LAPACK",
      [](Overrides &o, const char *v) { o.cpu_lapack = v ? on_off(v) : Force::kAuto; }},
     {"BSVD_QRCP_PLAN",

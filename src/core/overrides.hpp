@@ -65,6 +65,12 @@ struct Overrides {
   long host_chunk = -1; // BSVD_HOST_CHUNK: bytes of A per streamed chunk of a host
       // batch (0: never streamed, one copy); -1 = the default, 64 MiB
 
+  // ---- one matrix across devices (core/distributed.hpp) -------------------
+  int dist_min_cols = 0; // BSVD_DIST_MIN_COLS: min(m, n) from which a one-matrix call
+      // over devices takes the distributed solve (1 = always); 0 = table (never)
+  int dist_pair_cols = 0; // BSVD_DIST_PAIR_COLS: target pair width; 0 = table
+  int dist_inner_sweeps = -1; // BSVD_DIST_INNER_SWEEPS: sweeps of each pair's solve
+      // (0 = until converged); -1 = table
   // ---- cpu backend -----------------------------------------------------
   Force cpu_lapack = Force::kAuto; // BSVD_CPU_LAPACK=0|1: LAPACK path off / on
       // for every matrix that may take it (plan::cpu_lapack)

@@ -101,6 +101,22 @@ template <class T> int completion_width(int mw, int nw, bool blocked) {
   return b < 1 ? 1 : b;
 }
 
+namespace cpu {
+// The finish of a one-sided solve (solve_one's step (f)), also the
+// distributed solve's (core/distributed.hpp): W (mw x nw, ld mw, mw >= nw)
+// holds the converged columns, Vw (nw x nw, ld nw; null without vectors)
+// their right factor. sigma_j = ||w_j|| (overflow-safe) times 2^-escale,
+// u_j = w_j / sigma_j, columns below null_ratio sigma_max completed
+// (complete_basis, rounds of completion_b), a descending stable sort, and
+// matrix b's S, U, V written (U and V from Vw and W when trans: W = A^H).
+// Scratch: mant and expo nw each, perm nw, cand completion_work(mw, nw,
+// completion_b) (vectors only). info and sweeps are the caller's.
+template <class T> void finish_columns(const Batch<T> &batch, int b, int mw, int nw, T *W, T *Vw,
+                                       bool trans, int escale, real_of_t<T> null_ratio,
+                                       int completion_b, real_of_t<T> *mant, int *expo, int *perm,
+                                       T *cand);
+} // namespace cpu
+
 // Scratch elements of T one solve_one call needs for an m x n matrix.
 size_t solve_one_scratch(int m, int n, bool vectors);
 

@@ -192,6 +192,81 @@ template <class T> int solve_preconditioned(const Batch<T> &batch, int b, const 
 
 } // namespace
 
+// solve_one's step (f); declared in jacobi.hpp.
+template <class T> void finish_columns(const Batch<T> &batch, int b, int mw, int nw, T *W, T *Vw,
+                                       bool trans, int escale, real_of_t<T> null_ratio,
+                                       int completion_b, real_of_t<T> *mant, int *expo, int *perm,
+                                       T *cand) {
+  using R = real_of_t<T>;
+  const int m = batch.dims.rows(b), n = batch.dims.cols(b);
+  const int k = std::min(m, n);
+  const bool vec = batch.vectors;
+  // sigma_j = ||w_j|| = mant_j 2^expo_j; u_j in place of w_j.
+  //
+  // Numerically null columns: ||w_j|| < u sigma_max. Their direction is not
+  // determined by the data in this precision (a perturbation of A of size
+  // u ||A|| can turn it anywhere), and it may not even be orthogonal to the
+  // other columns: the iteration skips pairs whose squared norm underflowed
+  // to zero (seen on rank-deficient SuiteSparse matrices, Erdos971: columns
+  // of norm 1e-162 left unrotated, ||I - U^H U|| ~ 0.03). Their U columns are
+  // therefore completed to an orthonormal set; sigma_j keeps its computed
+  // value (below u sigma_max, within T3's tolerance), and the residual
+  // changes by at most 2 sigma_j per column. The prescaling of (d) keeps
+  // u sigma_max >= sqrt(min_normal), so every column above the threshold had
+  // a normal squared norm throughout the iteration.
+  for (int j = 0; j < nw; ++j) {
+    T *wj = W + int64_t(j) * mw;
+    scaled_norm(mw, wj, mant[j], expo[j], vec ? wj : nullptr);
+  }
+  if (vec) {
+    int jmax = 0;
+    for (int j = 1; j < nw; ++j)
+      if (mant[j] != R(0) && (mant[jmax] == R(0) || expo[j] > expo[jmax] ||
+                              (expo[j] == expo[jmax] && mant[j] > mant[jmax])))
+        jmax = j;
+    std::vector<char> null(size_t(nw), 0);
+    bool any_null = false;
+    for (int j = 0; j < nw; ++j) {
+      // ||w_j|| / sigma_max, 0 when it underflows.
+      const R ratio =
+          mant[j] == R(0) ? R(0) : std::ldexp(mant[j] / mant[jmax], expo[j] - expo[jmax]);
+      null[j] = ratio < null_ratio;
+      any_null = any_null || null[j];
+    }
+    if (any_null) complete_basis(mw, nw, W, null.data(), completion_b, cand);
+  }
+
+  // Descending stable sort of (mant, expo) pairs: exact comparison, no
+  // overflow or underflow of the keys.
+  for (int j = 0; j < nw; ++j) perm[j] = j;
+  std::stable_sort(perm, perm + nw, [mant, expo](int a, int c) {
+    if (mant[a] == R(0) || mant[c] == R(0)) return mant[a] > mant[c];
+    if (expo[a] != expo[c]) return expo[a] > expo[c];
+    return mant[a] > mant[c];
+  });
+
+  R *S = batch.S.ptr(b);
+  for (int j = 0; j < k; ++j) {
+    const int pj = perm[j];
+    S[j] = std::ldexp(mant[pj], expo[pj] - escale);
+  }
+  if (vec) {
+    // W (mw x nw) now holds Uw, Vw (nw x nw) the right vectors of W.
+    // Not transposed: U = Uw, V = Vw. Transposed (W = A^H): U = Vw, V = Uw.
+    T *U = batch.U.ptr(b);
+    T *V = batch.V.ptr(b);
+    const int ldu = batch.U.ldm(b), ldv = batch.V.ldm(b);
+    const T *Ufrom = trans ? Vw : W;
+    const T *Vfrom = trans ? W : Vw;
+    const int ldUf = trans ? nw : mw, ldVf = trans ? mw : nw;
+    for (int j = 0; j < k; ++j) {
+      const int pj = perm[j];
+      for (int i = 0; i < m; ++i) U[i + int64_t(j) * ldu] = Ufrom[i + int64_t(pj) * ldUf];
+      for (int i = 0; i < n; ++i) V[i + int64_t(j) * ldv] = Vfrom[i + int64_t(pj) * ldVf];
+    }
+  }
+}
+
 template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config &cfg, T *scratch,
                                       OrderingCache &cache, bool lapack) {
   using R = real_of_t<T>;
@@ -305,77 +380,10 @@ template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config
     st = unblocked_impl(mw, nw, W, mw, Vw, nw, o, tol, max_sweeps, L.norms, L.anchor);
   }
 
-  // (f) finish: sigma_j = ||w_j|| = mant_j 2^expo_j; u_j in place of w_j.
-  //
-  // Numerically null columns: ||w_j|| < u sigma_max. Their direction is not
-  // determined by the data in this precision (a perturbation of A of size
-  // u ||A|| can turn it anywhere), and it may not even be orthogonal to the
-  // other columns: the iteration skips pairs whose squared norm underflowed
-  // to zero (seen on rank-deficient SuiteSparse matrices, Erdos971: columns
-  // of norm 1e-162 left unrotated, ||I - U^H U|| ~ 0.03). Their U columns are
-  // therefore completed to an orthonormal set; sigma_j keeps its computed
-  // value (below u sigma_max, within T3's tolerance), and the residual
-  // changes by at most 2 sigma_j per column. The prescaling of (d) keeps
-  // u sigma_max >= sqrt(min_normal), so every column above the threshold had
-  // a normal squared norm throughout the iteration.
-  for (int j = 0; j < nw; ++j) {
-    T *wj = W + int64_t(j) * mw;
-    scaled_norm(mw, wj, L.mant[j], L.expo[j], vec ? wj : nullptr);
-  }
-  if (vec) {
-    int jmax = 0;
-    for (int j = 1; j < nw; ++j)
-      if (L.mant[j] != R(0) && (L.mant[jmax] == R(0) || L.expo[j] > L.expo[jmax] ||
-                                (L.expo[j] == L.expo[jmax] && L.mant[j] > L.mant[jmax])))
-        jmax = j;
-    std::vector<char> null(size_t(nw), 0);
-    bool any_null = false;
-    // u, or k u on the blocked path (finish_null_ratio, rotation.hpp).
-    const R null_ratio =
-        finish_null_ratio<R>(blocked ? blocked_kmax(nw, effective_nb(cfg, nw)) : 1);
-    for (int j = 0; j < nw; ++j) {
-      // ||w_j|| / sigma_max, 0 when it underflows.
-      const R ratio =
-          L.mant[j] == R(0) ? R(0) : std::ldexp(L.mant[j] / L.mant[jmax], L.expo[j] - L.expo[jmax]);
-      null[j] = ratio < null_ratio;
-      any_null = any_null || null[j];
-    }
-    if (any_null)
-      complete_basis(mw, nw, W, null.data(), completion_width<T>(mw, nw, blocked), L.cand);
-  }
-
-  // Descending stable sort of (mant, expo) pairs: exact comparison, no
-  // overflow or underflow of the keys.
-  int *perm = L.perm;
-  for (int j = 0; j < nw; ++j) perm[j] = j;
-  const R *mant = L.mant;
-  const int *expo = L.expo;
-  std::stable_sort(perm, perm + nw, [mant, expo](int a, int c) {
-    if (mant[a] == R(0) || mant[c] == R(0)) return mant[a] > mant[c];
-    if (expo[a] != expo[c]) return expo[a] > expo[c];
-    return mant[a] > mant[c];
-  });
-
-  R *S = batch.S.ptr(b);
-  for (int j = 0; j < k; ++j) {
-    const int pj = perm[j];
-    S[j] = std::ldexp(mant[pj], expo[pj] - escale);
-  }
-  if (vec) {
-    // W (mw x nw) now holds Uw, Vw (nw x nw) the right vectors of W.
-    // Not transposed: U = Uw, V = Vw. Transposed (W = A^H): U = Vw, V = Uw.
-    T *U = batch.U.ptr(b);
-    T *V = batch.V.ptr(b);
-    const int ldu = batch.U.ldm(b), ldv = batch.V.ldm(b);
-    const T *Ufrom = trans ? Vw : W;
-    const T *Vfrom = trans ? W : Vw;
-    const int ldUf = trans ? nw : mw, ldVf = trans ? mw : nw;
-    for (int j = 0; j < k; ++j) {
-      const int pj = perm[j];
-      for (int i = 0; i < m; ++i) U[i + int64_t(j) * ldu] = Ufrom[i + int64_t(pj) * ldUf];
-      for (int i = 0; i < n; ++i) V[i + int64_t(j) * ldv] = Vfrom[i + int64_t(pj) * ldVf];
-    }
-  }
+  // (f) finish.
+  const R null_ratio = finish_null_ratio<R>(blocked ? blocked_kmax(nw, effective_nb(cfg, nw)) : 1);
+  finish_columns(batch, b, mw, nw, W, Vw, trans, escale, null_ratio,
+                 completion_width<T>(mw, nw, blocked), L.mant, L.expo, L.perm, L.cand);
   set_result(st.converged ? 0 : 1, st.sweeps);
   return path;
 }
@@ -446,6 +454,8 @@ template <class T> int solve_one(const Batch<T> &batch, int b, const Config &cfg
   template int cpu::solve_one_impl<T>(const Batch<T> &, int, const Config &, T *,                  \
                                       cpu::OrderingCache &, bool);                                 \
   template int solve_one<T>(const Batch<T> &, int, const Config &, T *);                           \
+  template void cpu::finish_columns<T>(const Batch<T> &, int, int, int, T *, T *, bool, int,       \
+                                       real_of_t<T>, int, real_of_t<T> *, int *, int *, T *);      \
   template size_t cpu::solve_one_scratch_bytes<T>(int, int, bool, const Config &, bool);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)

@@ -36,7 +36,15 @@ bsvd_status_t cuda_gesvj_on(int, const Batch<T> &b, const Config &c, void *, int
   return cuda_gesvj(b, c, nullptr, nullptr, 0, path);
 }
 
+template <class T> bsvd_status_t cuda_gesvj_distributed(const std::vector<int> &, const Batch<T> &b,
+                                                        const Config &c, const dist::Settings &,
+                                                        int *path) {
+  return cuda_gesvj(b, c, nullptr, nullptr, 0, path);
+}
+
 #define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t cuda_gesvj_distributed<T>(const std::vector<int> &, const Batch<T> &,     \
+                                                   const Config &, const dist::Settings &, int *); \
   template bsvd_status_t cuda_gesvj_on<T>(int, const Batch<T> &, const Config &, void *, int *);   \
   template int cuda_locate<T>(const Batch<T> &, int *);                                            \
   template size_t cuda_workspace_bytes<T>(const Batch<T> &, const Config &);                       \

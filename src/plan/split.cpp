@@ -8,6 +8,11 @@ namespace bsvd::detail::plan {
 
 double split_cost(int m, int n) { return double(m) * double(n) * double(std::min(m, n) + 16); }
 
+bool distribute_one(const Shapes &s, int devices, const DistTuning &t) {
+  return s.count == 1 && devices >= 2 && t.min_cols > 0 &&
+         std::min(s.dims.rows(0), s.dims.cols(0)) >= t.min_cols;
+}
+
 std::vector<int> split_batch(const Shapes &s, int parts) {
   const int count = std::max(s.count, 0);
   parts = std::max(1, std::min(parts, count));

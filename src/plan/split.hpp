@@ -5,6 +5,7 @@
 #pragma once
 
 #include "plan.hpp"
+#include "tuning.hpp"
 
 #include <vector>
 
@@ -21,5 +22,10 @@ double split_cost(int m, int n);
 // close to the mean as the matrices' granularity allows. A batch of none
 // gives {0, 0}: one empty range.
 std::vector<int> split_batch(const Shapes &s, int parts);
+
+// Whether a call over `devices` devices solves its one matrix across them
+// (core/distributed.hpp) rather than on one: a single matrix with
+// min(m, n) >= t.min_cols, and two or more devices.
+bool distribute_one(const Shapes &s, int devices, const DistTuning &t);
 
 } // namespace bsvd::detail::plan

@@ -33,6 +33,9 @@ Tuning with_overrides(Tuning t, const Overrides &o) {
   if (o.qr_apply != Force::kAuto) t.qr.apply = o.qr_apply == Force::kOn;
   t.qrcp.throughput_forced = o.qrcp_throughput;
   t.qrcp.trace = o.qrcp_trace;
+  if (o.dist_min_cols > 0) t.dist.min_cols = o.dist_min_cols;
+  if (o.dist_pair_cols > 0) t.dist.pair_cols = std::max(2, o.dist_pair_cols);
+  if (o.dist_inner_sweeps >= 0) t.dist.inner_sweeps = o.dist_inner_sweeps;
   return t;
 }
 

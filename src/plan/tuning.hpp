@@ -125,6 +125,15 @@ struct TinyTuning {
   int wide_from[4] = {}, wide_max[4] = {};
 };
 
+// One large matrix across devices (core/distributed.hpp): a blocking call
+// of one matrix on host data over two or more devices takes the distributed
+// solve when min(m, n) >= min_cols (0: never); its pairs are about
+// pair_cols wide, and each pair's solve runs inner_sweeps sweeps (0: until
+// converged).
+struct DistTuning {
+  int min_cols = 0, pair_cols = 0, inner_sweeps = 1;
+};
+
 struct Tuning {
   const char *name = "";
   FusedTuning fused;
@@ -132,6 +141,7 @@ struct Tuning {
   BlockedTuning blocked;
   QrTuning qr;
   QrcpTuning qrcp;
+  DistTuning dist;
 };
 
 // The table of a GPU of compute capability cc_major.cc_minor. Only sm_90

@@ -86,6 +86,15 @@ Tuning make_sm90() {
   c.cost0 = 0.403, c.cost_count = 0.0233, c.cost_width = -0.0473, c.max_cost = 0.10;
   c.auto_on[0] = false, c.auto_on[1] = c.auto_on[2] = c.auto_on[3] = true;
   c.throughput_step_cost = 1.0;
+
+  // One matrix across devices (docs/perf/multi-gpu.md, one large matrix):
+  // off. Measured on 4 H100s, d 4096^2 took 18.0 s against 2.6 s on one
+  // GPU (43 outer sweeps, pairs solved to convergence); with one inner
+  // sweep it did not converge in 80. It runs only when forced
+  // (BSVD_DIST_MIN_COLS).
+  t.dist.min_cols = 0;
+  t.dist.pair_cols = 512;
+  t.dist.inner_sweeps = 0;
   return t;
 }
 

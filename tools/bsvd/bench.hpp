@@ -82,6 +82,10 @@ bool bench_gpu_hsvd(const BenchCase &c, const void *A, std::vector<BenchRow> &ro
 // The rows of c.device_count (bench_host.cu): the blocking call on the host
 // batch A (copies in and out included) on the current GPU, bsvd-cuda-host,
 // and over the devices, bsvd-cuda-host-devices (its note: the speedup).
+// One matrix so large (m n min(m, n) > 2e9) that its accuracy is checked
+// on the GPU (the CPU check's long-double products would take minutes at
+// 4096^2): with --devices only the host-data rows run for it.
+bool bench_large_one(const BenchCase &c);
 template <class T> void bench_host_rows(const BenchCase &c, const T *A, const std::string &dev,
                                         std::vector<BenchRow> &rows);
 

@@ -288,6 +288,10 @@ template <class T> bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector
     cudaDeviceProp prop{};
     BENCH_CUDA(cudaGetDeviceProperties(&prop, 0));
     dev = prop.name;
+    if (c.device_count != 0 && bench_large_one(c)) {
+      bench_host_rows<T>(c, hA, dev, rows);
+      return true;
+    }
     const size_t count = size_t(c.batch) * c.m * c.n;
     DevBuf<T> dA(count);
     BENCH_CUDA(cudaMemcpy(dA.p, hA, count * sizeof(T), cudaMemcpyHostToDevice));

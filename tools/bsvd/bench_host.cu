@@ -2,6 +2,7 @@
 // on the current GPU and over several (bsvd_options_t::device_count).
 #include "bench.hpp"
 #include "bench_accuracy.hpp"
+#include "bench_large_check.cuh"
 
 #include <bsvd/svd.hpp>
 
@@ -19,8 +20,10 @@ namespace {
 
 // One row: the median wall time of c.reps calls on the host batch, T1-T4 on
 // the sample, the most sweeps.
+// ref: the case's reference singular values (large cases).
 template <class T> BenchRow host_row(const BenchCase &c, const T *A, const std::string &dev,
-                                     const char *solver, int device_count, const int *devices) {
+                                     const char *solver, int device_count, const int *devices,
+                                     const std::vector<double> &ref) {
   using R = real_t<T>;
   const int k = std::min(c.m, c.n);
   BenchRow row;
@@ -37,6 +40,8 @@ template <class T> BenchRow host_row(const BenchCase &c, const T *A, const std::
   o.eig_sweeps = c.eig_sweeps;
   o.device_count = device_count;
   o.devices = devices;
+  int path = -1; // one matrix: its path goes into the note
+  if (c.batch == 1) o.path = &path;
   const auto call = [&] {
     return gesvj_strided_batched<T>(c.vectors ? Job::Vectors : Job::Values, c.m, c.n, A, c.m,
                                     int64_t(c.m) * c.n, S.data(), k, c.vectors ? U.data() : nullptr,
@@ -57,6 +62,13 @@ template <class T> BenchRow host_row(const BenchCase &c, const T *A, const std::
   std::sort(t.begin(), t.end());
   row.ms = t[t.size() / 2];
   row.max_sweeps = *std::max_element(sweeps.begin(), sweeps.end());
+  if (c.batch == 1) row.note = std::string("path ") + bsvd_path_string(path);
+  if (bench_large_one(c)) {
+    if (!record_accuracy_gpu<T>(row, c.m, c.n, A, S.data(), c.vectors ? U.data() : nullptr,
+                                c.vectors ? V.data() : nullptr, ref.data()))
+      row.note += "; accuracy not checked: the GPU check failed";
+    return row;
+  }
   const int sample = std::min(c.batch, c.check_sample);
   record_accuracy<T>(row, c.m, c.n, A, sample, S.data(), size_t(k), c.vectors ? U.data() : nullptr,
                      c.m, size_t(c.m) * k, c.vectors ? V.data() : nullptr, c.n, size_t(c.n) * k);
@@ -65,19 +77,29 @@ template <class T> BenchRow host_row(const BenchCase &c, const T *A, const std::
 
 } // namespace
 
+bool bench_large_one(const BenchCase &c) {
+  return c.batch == 1 && double(c.m) * c.n * std::min(c.m, c.n) > 2e9;
+}
+
 template <class T> void bench_host_rows(const BenchCase &c, const T *A, const std::string &dev,
                                         std::vector<BenchRow> &rows) {
   int visible = 0;
   if (cudaGetDeviceCount(&visible) != cudaSuccess) cudaGetLastError();
-  const BenchRow one = host_row<T>(c, A, dev, "bsvd-cuda-host", 0, nullptr);
+  std::vector<double> ref;
+  if (bench_large_one(c)) { // cuSOLVER gesvd's singular values, once (the reference
+    // LAPACK of the GPU machine would take minutes at 4096^2)
+    ref.resize(size_t(std::min(c.m, c.n)));
+    if (c.m < c.n || !reference_values_gpu<T>(c.m, c.n, A, ref.data())) ref.assign(ref.size(), NAN);
+  }
+  const BenchRow one = host_row<T>(c, A, dev, "bsvd-cuda-host", 0, nullptr, ref);
   BenchRow many = host_row<T>(c, A, dev, "bsvd-cuda-host-devices", c.device_count,
-                              c.devices.empty() ? nullptr : c.devices.data());
+                              c.devices.empty() ? nullptr : c.devices.data(), ref);
   const int n = c.device_count == BSVD_DEVICES_ALL ? visible : c.device_count;
-  char note[96];
-  if (many.note.empty() && one.ms > 0 && many.ms > 0) {
+  char note[160];
+  if (many.note.rfind("refused", 0) != 0 && one.ms > 0 && many.ms > 0) {
     std::snprintf(note, sizeof note, "%d GPUs: %.2fx the current GPU's host-data call", n,
                   one.ms / many.ms);
-    many.note = note;
+    many.note = many.note.empty() ? note : std::string(note) + "; " + many.note;
     many.device = std::to_string(n) + " x " + dev;
   }
   rows.push_back(one);

@@ -7,6 +7,7 @@
 
 #include "../blocked/blocked.hpp"
 #include "../blocked/op.hpp"
+#include "../common/gemm.hpp"
 #include "../common/handles.hpp"
 #include "../common/upload.hpp"
 #include "../common/ws_layout.hpp"
@@ -42,14 +43,6 @@ Shapes shapes_of(const plan::Group &g) {
 
 bool complex_prec(char p) { return p == 'c' || p == 'z'; }
 cudaDataType low_type_of(char p) { return complex_prec(p) ? CUDA_C_32F : CUDA_R_32F; }
-cudaDataType type_of(char p) {
-  switch (p) {
-  case 's': return CUDA_R_32F;
-  case 'd': return CUDA_R_64F;
-  case 'c': return CUDA_C_32F;
-  default: return CUDA_C_64F;
-  }
-}
 
 // The eigensolver's workspace for `count` matrices of order n, and the
 // chunk (matrices per call) that keeps it under kSyevBytes.
@@ -126,20 +119,6 @@ GramLayout gram_layout(const plan::Plan &p, const plan::Group &g, const Shapes &
       blocked_workspace_bytes(mw, nw, g.blocked.mode, p.vectors, eb, g.blocked.nb, g.blocked.wr));
   L.total = c.used;
   return L;
-}
-
-// C = alpha op(A) B + beta C for `count` matrices at element strides; the
-// element type and compute type of the precision (no TF32: the pedantic
-// single-precision compute type, as the blocked path's cuBLAS Gram).
-cublasStatus_t gemm(cublasHandle_t h, cudaDataType t, bool conj_a, int m, int n, int k,
-                    const void *alpha, const void *A, int lda, long long sa, const void *B, int ldb,
-                    long long sb, const void *beta, void *C, int ldc, long long sc, int count) {
-  const bool dbl = t == CUDA_R_64F || t == CUDA_C_64F;
-  const bool cpx = t == CUDA_C_32F || t == CUDA_C_64F;
-  const cublasOperation_t op = conj_a ? (cpx ? CUBLAS_OP_C : CUBLAS_OP_T) : CUBLAS_OP_N;
-  return cublasGemmStridedBatchedEx(
-      h, op, CUBLAS_OP_N, m, n, k, alpha, A, t, lda, sa, B, t, ldb, sb, beta, C, t, ldc, sc, count,
-      dbl ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_GEMM_DEFAULT);
 }
 
 // The largest |V0^H V0 - I| entry accepted after the two Newton-Schulz
@@ -246,15 +225,15 @@ template <class T> bsvd_status_t GramOp::run(const GroupArgs<T> &a) {
               "failed");
     return BSVD_STATUS_DEVICE_ERROR;
   }
-  const cudaDataType tl = low_type_of(prec), tw = type_of(prec);
+  const cudaDataType tl = low_type_of(prec), tw = data_type(prec);
   const L lone(1), lzero(0);
   const T one(1), zero(0), mhalf(-0.5);
   // Every product of the preconditioning, per run: C = alpha op(A) B + beta C.
   auto product = [&](const Run &r, const char *what, cudaDataType t, bool conj_a, int m, int n,
                      int k, const void *alpha, const void *A, int lda, long long sa, const void *B,
                      int ldb, long long sb, const void *beta, void *C, int ldc, long long sc) {
-    const cublasStatus_t st =
-        gemm(bh, t, conj_a, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, r.count);
+    const cublasStatus_t st = gemm_strided(bh, t, conj_a, m, n, k, alpha, A, lda, sa, B, ldb, sb,
+                                           beta, C, ldc, sc, r.count);
     if (st == CUBLAS_STATUS_SUCCESS) return true;
     set_error("cuBLAS's batched product (%s) failed with status %d in the Gram preconditioning",
               what, int(st));
