@@ -8,15 +8,66 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
 
 namespace bsvd::detail::cuda {
 
+// Page-locked buffers a thread keeps between calls. Pinning is slow (about
+// 0.1 s per 400 MiB, and slower while several GPUs' threads pin at once),
+// and a loop of calls, or the worker threads of a split batch
+// (core/split.hpp), would pin the same staging again each call: a released
+// buffer is kept for the thread's next call, at most kKeep of them and
+// kKeepBytes in all (the streamed path's two slots fit), and freed when
+// the thread ends.
+class PinnedCache {
+public:
+  static constexpr size_t kKeep = 2, kKeepBytes = size_t(1) << 30;
+  static PinnedCache &mine() {
+    thread_local PinnedCache c;
+    return c;
+  }
+  // The smallest kept buffer of at least n bytes, removed from the cache.
+  bool take(size_t n, void *&p, size_t &size) {
+    size_t best = kept_.size();
+    for (size_t i = 0; i < kept_.size(); ++i)
+      if (kept_[i].second >= n && (best == kept_.size() || kept_[i].second < kept_[best].second))
+        best = i;
+    if (best == kept_.size()) return false;
+    p = kept_[best].first;
+    size = kept_[best].second;
+    kept_.erase(kept_.begin() + long(best));
+    return true;
+  }
+  // Keeps p, or frees it (or a smaller kept one) beyond the limits.
+  void give(void *p, size_t size) {
+    kept_.push_back({p, size});
+    for (;;) {
+      size_t total = 0, smallest = 0;
+      for (size_t i = 0; i < kept_.size(); ++i) {
+        total += kept_[i].second;
+        if (kept_[i].second < kept_[smallest].second) smallest = i;
+      }
+      if (kept_.size() <= kKeep && total <= kKeepBytes) return;
+      cudaFreeHost(kept_[smallest].first);
+      kept_.erase(kept_.begin() + long(smallest));
+    }
+  }
+  ~PinnedCache() {
+    for (auto &k : kept_) cudaFreeHost(k.first); // (an error at process exit is ignored)
+    cudaGetLastError();
+  }
+
+private:
+  std::vector<std::pair<void *, size_t>> kept_;
+};
+
 // Host memory of one packed batch: pageable for a call copied at once,
 // page-locked for the streamed chunks, whose copies then run beside the
 // solve (a copy from pageable memory keeps the host until it is staged).
+// Page-locked memory comes from and goes back to the thread's PinnedCache.
 class HostBytes {
 public:
   HostBytes() = default;
@@ -30,14 +81,18 @@ public:
     release();
     n = std::max<size_t>(n, 1);
     if (pinned) {
-      if (cudaError_t e = cudaHostAlloc(&p_, n, cudaHostAllocDefault)) {
-        p_ = nullptr;
-        return e;
+      if (!PinnedCache::mine().take(n, p_, size_)) {
+        // (portable: a later call of the thread may run on another device)
+        if (cudaError_t e = cudaHostAlloc(&p_, n, cudaHostAllocPortable)) {
+          p_ = nullptr;
+          return e;
+        }
+        size_ = n;
       }
-    } else if (!(p_ = std::malloc(n))) {
-      return cudaErrorMemoryAllocation;
+    } else {
+      if (!(p_ = std::malloc(n))) return cudaErrorMemoryAllocation;
+      size_ = n;
     }
-    size_ = n;
     pinned_ = pinned;
     return cudaSuccess;
   }
@@ -45,7 +100,7 @@ public:
 
 private:
   void release() {
-    if (p_) pinned_ ? (void)cudaFreeHost(p_) : std::free(p_);
+    if (p_) pinned_ ? PinnedCache::mine().give(p_, size_) : std::free(p_);
     p_ = nullptr;
     size_ = 0;
   }
