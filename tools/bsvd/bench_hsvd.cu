@@ -21,6 +21,7 @@
 // in the wider precision (s, c only): where Jacobi on the factor keeps the
 // small eigenvalues' relative accuracy and an eigensolver on H cannot.
 #include "bench_gpu.cuh"
+#include "bench_large_check.cuh" // cuda_type
 
 #include <cublas_v2.h>
 
@@ -30,16 +31,6 @@ namespace {
 
 using namespace gpu_bench;
 
-template <class T> constexpr cudaDataType cuda_type() {
-  if constexpr (std::is_same_v<T, float>)
-    return CUDA_R_32F;
-  else if constexpr (std::is_same_v<T, double>)
-    return CUDA_R_64F;
-  else if constexpr (std::is_same_v<T, std::complex<float>>)
-    return CUDA_C_32F;
-  else
-    return CUDA_C_64F;
-}
 template <class T> constexpr cudaDataType real_type() { return cuda_type<real_t<T>>(); }
 
 // The eigensolvers by precision (the Hermitian ones for c, z).

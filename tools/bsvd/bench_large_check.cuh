@@ -20,6 +20,18 @@
 
 namespace bsvd::cli {
 
+// The cuBLAS / cuSOLVER element type of T.
+template <class T> constexpr cudaDataType cuda_type() {
+  if constexpr (std::is_same_v<T, float>)
+    return CUDA_R_32F;
+  else if constexpr (std::is_same_v<T, double>)
+    return CUDA_R_64F;
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return CUDA_C_32F;
+  else
+    return CUDA_C_64F;
+}
+
 namespace large_check {
 
 // sums[j] = sum_i |x_ij - (i == j ? d : 0)| of an m x n matrix (C = 2: complex).
@@ -42,22 +54,11 @@ __global__ void col_abs_sums(int m, int n, const R *X, R d, double *sums) {
   if (threadIdx.x == 0) sums[j] = part[0];
 }
 
-template <class T> cudaDataType type_of() {
-  if constexpr (std::is_same_v<T, float>)
-    return CUDA_R_32F;
-  else if constexpr (std::is_same_v<T, double>)
-    return CUDA_R_64F;
-  else if constexpr (std::is_same_v<T, std::complex<float>>)
-    return CUDA_C_32F;
-  else
-    return CUDA_C_64F;
-}
-
 // C = op(A) op(B) (alpha, beta), op = conjugate transpose where asked.
 template <class T> bool gemm(cublasHandle_t h, bool ha, bool hb, int m, int n, int k,
                              const T &alpha, const T *A, int lda, const T *B, int ldb,
                              const T &beta, T *C, int ldc) {
-  const cudaDataType t = type_of<T>();
+  const cudaDataType t = cuda_type<T>();
   const bool cpx = t == CUDA_C_32F || t == CUDA_C_64F;
   const bool dbl = t == CUDA_R_64F || t == CUDA_C_64F;
   const cublasOperation_t H = cpx ? CUBLAS_OP_C : CUBLAS_OP_T;
