@@ -171,7 +171,9 @@ template <class T> struct Host {
 // the one-device solvers finish without a sweep (the caller calls one).
 template <class T> bool prepare(const Batch<T> &b, Host<T> &h);
 
-// The inner solve's settings: the call's, `inner_sweeps` sweeps.
+// The inner solve's settings: the call's, `inner_sweeps` sweeps; no
+// preconditioning when the sweeps are capped, never the Gram one
+// (distributed.cpp says why).
 Config inner_config(const Config &cfg, const Settings &s);
 
 // The finish from the gathered G (mw x np, ld mw) and V (np x np, ld np;

@@ -53,6 +53,14 @@ template <class T> bool prepare(const Batch<T> &b, Host<T> &h) {
 Config inner_config(const Config &cfg, const Settings &s) {
   Config c = cfg; // its tolerance too: the pairs have the matrix's mw rows
   c.max_sweeps = s.inner_sweeps > 0 ? s.inner_sweeps : kDefaultMaxSweeps;
+  // A capped solve needs U Σ = G_p V̂ before convergence: the QRCP
+  // preconditioning (Jacobi on R^H, U = Q V_R, V = P U_R) gives that only
+  // when converged (the twin stopped "converged" with T2 3e14), so it is
+  // off then, the automatic choice included. The Gram one (2) rotates
+  // every pair by single-precision eigenvectors first, a rotation even of
+  // an orthogonal pair whose columns have close norms: the outer iteration
+  // never stopped (80 sweeps in the twin); always off.
+  if (s.inner_sweeps > 0 || c.precondition == 2) c.precondition = -1;
   return c;
 }
 

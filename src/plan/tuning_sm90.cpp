@@ -90,8 +90,9 @@ Tuning make_sm90() {
   // One matrix across devices (docs/perf/multi-gpu.md, one large matrix):
   // off. Measured on 4 H100s, d 4096^2 took 18.0 s against 2.6 s on one
   // GPU (43 outer sweeps, pairs solved to convergence); with one inner
-  // sweep it did not converge in 80. It runs only when forced
-  // (BSVD_DIST_MIN_COLS).
+  // sweep it did not converge in 80 (the pairs' QRCP preconditioning, off
+  // for capped solves since; not measured again). It runs only when
+  // forced (BSVD_DIST_MIN_COLS).
   t.dist.min_cols = 0;
   t.dist.pair_cols = 512;
   t.dist.inner_sweeps = 0;

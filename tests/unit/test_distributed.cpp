@@ -167,6 +167,34 @@ TYPED_TEST(DistributedTwin, InnerSweepsAllConverge) {
     check_family<TypeParam>(bt::Family::Logrand, 72, 56, dist::Settings{2, 8, inner});
 }
 
+// A call that asks for preconditioning: a capped pair solve runs without
+// it (with QRCP the capped solve's U Σ and V̂ disagree and the twin
+// stopped on a wrong result), a solve to convergence with QRCP but never
+// with the Gram preconditioning (which kept the iteration from stopping).
+TEST(DistributedTwin, PreconditionedCall) {
+  const int m = 120, n = 96;
+  std::vector<double> A(size_t(m) * n);
+  bt::generate<double>(bt::Family::Random, m, n, 1e3, 31, A.data(), m);
+  std::vector<double> ref(static_cast<size_t>(n));
+  ASSERT_EQ(bt::reference_singular_values(m, n, A.data(), m, ref.data()), 0);
+  for (int pre : {1, 2})
+    for (int inner : {1, 0}) {
+      Config cfg;
+      cfg.precondition = pre;
+      const Solved<double> r = solve(m, n, A, true, dist::Settings{2, 16, inner}, cfg);
+      EXPECT_EQ(r.info, 0) << "precondition " << pre << " inner " << inner;
+      const bt::Ratios q =
+          bt::accuracy(m, n, A.data(), m, r.S.data(), r.U.data(), m, r.V.data(), n, ref.data());
+      EXPECT_TRUE(q.pass()) << "precondition " << pre << " inner " << inner << ": " << q.t1 << " "
+                            << q.t2u << " " << q.t2v << " " << q.t3;
+    }
+  EXPECT_EQ(dist::inner_config(Config(), dist::Settings{2, 16, 1}).precondition, -1);
+  EXPECT_EQ(dist::inner_config(Config(), dist::Settings{2, 16, 0}).precondition, 0);
+  Config gram;
+  gram.precondition = 2;
+  EXPECT_EQ(dist::inner_config(gram, dist::Settings{2, 16, 0}).precondition, -1);
+}
+
 // The twin's result does not depend on the threads' schedule (the same bits
 // twice), and one device is the plain blocked method.
 TEST(DistributedTwin, RepeatableBits) {
