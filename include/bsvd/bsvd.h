@@ -205,8 +205,11 @@ typedef enum {
   BSVD_PATH_CUDA_GRAM = 11, /* GPU, the Gram matrix's eigenvectors first
                                (opts->precondition = 2), the blocked path
                                on A V0 (docs/design/gram.md) */
-  BSVD_PATH_CUDA_DEVICES = 12, /* GPUs, one large matrix across several
-                                  (opts->device_count; docs/multi-gpu.md) */
+  BSVD_PATH_CUDA_DEVICES = 12, /* GPUs, one matrix across several
+                                  (opts->device_count); not chosen
+                                  automatically, only where the
+                                  environment forces it
+                                  (docs/multi-gpu.md) */
   BSVD_PATH_MAX_ENUM = 0x7fffffff
 } bsvd_path_t;
 #define BSVD_PATH_COUNT 13
