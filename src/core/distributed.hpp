@@ -7,10 +7,11 @@
 // and each device holds k pairs: G (mw x k pw) and, with vectors, the same
 // columns of V (np x k pw, np = 2 g k w rows, the identity's columns at the
 // start). An outer step on every device, for each of its pairs G_p:
-//   G_p = Û Σ V̂^H by the single-device solver (the whole call machinery:
-//     its QR preconditioning shortens the tall pair to pw x pw where the
-//     plan takes it), `inner_sweeps` sweeps at most, with the matrix's
-//     tolerance (sqrt(mw) u by default);
+//   G_p = Û Σ V̂^H by the single-device solver (the whole call machinery;
+//     solved to convergence, its QRCP preconditioning shortens the tall
+//     pair to pw x pw where the plan takes it: inner_config),
+//     `inner_sweeps` sweeps at most, with the matrix's tolerance
+//     (sqrt(mw) u by default);
 //   the pair rotated when that solve rotated: more than one sweep, or
 //     not converged within the cap (HBJ §4.5: a count of proper rotations);
 //   Q from V̂ (pair_rotation, below); G_p <- Û Σ, its columns in Q's
