@@ -217,7 +217,7 @@ private:
   };
 
   // The device's k pairs as a strided batch: the inner solve of G_p, its
-  // U written to G_p's B half (overwritten by the update).
+  // U written to G's B half (overwritten by the exchange's copies).
   Batch<T> pair_batch(Dev &d) const {
     const int pw = L_.pair_cols(), mw = L_.mw;
     const int64_t pp = int64_t(pw) * pw, gp = int64_t(mw) * pw;

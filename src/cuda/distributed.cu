@@ -1,11 +1,12 @@
 // One large matrix across GPUs: the GPU engine of the distributed solve
 // (core/distributed.hpp; docs/multi-gpu.md, "One large matrix").
 //
-// One host thread drives every device. Each device has a stream, its G and
-// V halves (A: the step's blocks, B: the update's result), the inner
-// solve's V̂, S, info and sweeps, the pairs' rotations Q and its own
-// workspace (so the inner call, the same pointers every step, replays its
-// kept CUDA graph). A step enqueues on every stream, without waiting on the
+// One host thread drives every device. Each device has a stream, two
+// halves of G (A: the step's blocks, updated in place; B: the inner solve's
+// Û, then the next step's blocks, after which the halves swap) and of V
+// (A: the step's, B: the update's result), the inner solve's V̂, S, info
+// and sweeps, the pairs' rotations Q and its own workspace (so the inner
+// call, on one of two sets of pointers, replays a kept CUDA graph). A step enqueues on every stream, without waiting on the
 // host: the inner solve of the k pairs (cuda_gesvj, Exec::kAsync; its Û
 // goes to the B half of G), the rotations (a kernel: identity, unsorted or
 // as it is; the rotated pairs counted into a device counter), a rotated
@@ -19,6 +20,7 @@
 #include "../core/distributed.hpp"
 #include "common/gemm.hpp"
 #include "common/handles.hpp"
+#include "common/ws_layout.hpp"
 
 #include <algorithm>
 #include <complex>
@@ -150,23 +152,18 @@ public:
       ok(cudaEventCreateWithFlags(&d.copied, cudaEventDisableTiming), "cudaEventCreate");
       ok(cudaMallocHost(&d.host_count, sizeof(unsigned long long)), "cudaMallocHost");
       // One allocation: GA GB (VA VB) Vx Q Sx info sweeps to count first.
-      size_t bytes = 0;
-      auto take = [&bytes](size_t n) {
-        const size_t at = bytes;
-        bytes += (n + 255) / 256 * 256;
-        return at;
-      };
-      const size_t oGA = take(sizeof(T) * mw * cols), oGB = take(sizeof(T) * mw * cols);
-      const size_t oVA = vec_ ? take(sizeof(T) * np * cols) : 0;
-      const size_t oVB = vec_ ? take(sizeof(T) * np * cols) : 0;
-      const size_t oVx = take(sizeof(T) * pp * L.pairs), oQ = take(sizeof(T) * pp * L.pairs);
-      const size_t oSx = take(sizeof(R) * pw * L.pairs), oInfo = take(sizeof(int) * L.pairs);
-      const size_t oSweeps = take(sizeof(int) * L.pairs);
-      const size_t oTo = take(sizeof(int) * size_t(pw) * L.pairs);
-      const size_t oCount = take(sizeof(unsigned long long));
-      const size_t oFirst = take(sizeof(int) * 2 * L.pairs);
+      cuda::WsCursor c;
+      const size_t oGA = c.take(sizeof(T) * mw * cols), oGB = c.take(sizeof(T) * mw * cols);
+      const size_t oVA = vec_ ? c.take(sizeof(T) * np * cols) : 0;
+      const size_t oVB = vec_ ? c.take(sizeof(T) * np * cols) : 0;
+      const size_t oVx = c.take(sizeof(T) * pp * L.pairs), oQ = c.take(sizeof(T) * pp * L.pairs);
+      const size_t oSx = c.take(sizeof(R) * pw * L.pairs), oInfo = c.take(sizeof(int) * L.pairs);
+      const size_t oSweeps = c.take(sizeof(int) * L.pairs);
+      const size_t oTo = c.take(sizeof(int) * size_t(pw) * L.pairs);
+      const size_t oCount = c.take(sizeof(unsigned long long));
+      const size_t oFirst = c.take(sizeof(int) * 2 * L.pairs);
       char *base = nullptr;
-      ok(cudaMalloc(&base, bytes), "cudaMalloc of the distributed solve's buffers");
+      ok(cudaMalloc(&base, c.used), "cudaMalloc of the distributed solve's buffers");
       d.base = base;
       d.GA = reinterpret_cast<T *>(base + oGA);
       d.GB = reinterpret_cast<T *>(base + oGB);
@@ -180,8 +177,9 @@ public:
       d.info = reinterpret_cast<int *>(base + oInfo);
       d.count = reinterpret_cast<unsigned long long *>(base + oCount);
       d.first = reinterpret_cast<int *>(base + oFirst);
-      // The inner solve's own workspace: the same pointers every step, so
-      // its call replays a kept graph (docs/design/async.md).
+      // The inner solve's own workspace: with it the call's key repeats
+      // (two sets of pointers, as G's halves swap), so it replays a kept
+      // graph (docs/design/async.md).
       d.ws_bytes = cuda_workspace_bytes(pair_batch(d), inner_);
       if (d.ws_bytes)
         ok(cudaMalloc(&d.ws, d.ws_bytes), "cudaMalloc of the inner solve's workspace");
@@ -272,7 +270,8 @@ public:
 
   void exchange(const std::vector<dist::Move> &moves) {
     const size_t g = dev_.size();
-    // reads[s][d]: device d reads device s's B half this step.
+    // reads[s][d]: device d reads device s's results (its A half of G,
+    // B half of V) this step.
     std::vector<std::vector<char>> reads(g, std::vector<char>(g, 0));
     for (const dist::Move &m : moves) reads[size_t(m.from.device)][size_t(m.to.device)] = 1;
     const int64_t w = L_.width, mw = L_.mw, np = L_.padded();
@@ -355,7 +354,8 @@ private:
   static void on(const Dev &d) { ok(cudaSetDevice(d.id), "cudaSetDevice"); }
 
   // The device's k pairs as a strided batch (device data): the inner
-  // solve of G_p, its U written to G_p's B half (overwritten by the update).
+  // solve of G_p, its U written to G's B half (overwritten by the
+  // exchange's copies).
   Batch<T> pair_batch(const Dev &d) const {
     const int pw = L_.pair_cols(), mw = L_.mw;
     const int64_t pp = int64_t(pw) * pw, gp = int64_t(mw) * pw;

@@ -6,6 +6,8 @@
 
 #include "bench.hpp"
 
+#include "core/batch.hpp"
+#include "cuda/common/gemm.hpp"
 #include "testing/metrics.hpp"
 
 #include <cublas_v2.h>
@@ -20,16 +22,9 @@
 
 namespace bsvd::cli {
 
-// The cuBLAS / cuSOLVER element type of T.
+// The cuBLAS / cuSOLVER element type of T (the library's table).
 template <class T> constexpr cudaDataType cuda_type() {
-  if constexpr (std::is_same_v<T, float>)
-    return CUDA_R_32F;
-  else if constexpr (std::is_same_v<T, double>)
-    return CUDA_R_64F;
-  else if constexpr (std::is_same_v<T, std::complex<float>>)
-    return CUDA_C_32F;
-  else
-    return CUDA_C_64F;
+  return detail::cuda::data_type(detail::precision_of<T>());
 }
 
 namespace large_check {

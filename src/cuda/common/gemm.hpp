@@ -8,7 +8,7 @@
 namespace bsvd::detail::cuda {
 
 // The element type of a precision letter ('s', 'd', 'c', 'z').
-inline cudaDataType data_type(char p) {
+constexpr cudaDataType data_type(char p) {
   switch (p) {
   case 's': return CUDA_R_32F;
   case 'd': return CUDA_R_64F;
