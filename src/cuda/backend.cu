@@ -12,6 +12,7 @@
 #include "blocked/op.hpp"
 #include "common/device_info.hpp"
 #include "common/graph_call.hpp"
+#include "common/handles.hpp"
 #include "common/side_stream.hpp"
 #include "common/upload.hpp"
 #include "facts.hpp"
@@ -160,6 +161,25 @@ template <class T> bsvd_status_t run_device_data(const Batch<T> &batch, const pl
         p, [&](int b) { return info[size_t(b)]; }, cpu.h.path, path);
   }
   return BSVD_STATUS_SUCCESS;
+}
+
+// Makes the cuBLAS and cuSOLVER handles of the plan's groups before the
+// call's work is enqueued: an uncaptured _async call with a device loop is
+// captured into a graph of its own (enqueue_device_data), where making a
+// handle is an exception to the capture's rules (handles.hpp). A failure
+// is reported, with the library's status, by the operation that needs the
+// handle (the blocked path's cuBLAS Gram stage falls back to bsvd's own).
+void prepare_handles(const plan::Plan &p) {
+  bool blas = false, solver = false;
+  for (const Group &g : p.groups) {
+    solver = solver || g.route == Route::kGram;
+    blas = blas || g.route == Route::kGram ||
+           std::find(g.blocked.cublas.begin(), g.blocked.cublas.end(), 1) != g.blocked.cublas.end();
+  }
+  cublasHandle_t bh = nullptr;
+  cusolverDnHandle_t sh = nullptr;
+  if (blas) cuda::cublas_handle(&bh);
+  if (solver) cuda::cusolver_handle(&sh);
 }
 
 // ---- stream-ordered calls (Exec::kAsync) -------------------------------------
@@ -369,6 +389,7 @@ template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config 
   plan::Plan p = cuda::call_plan(plan::shapes_of(batch), cfg);
   const CallLayout L = call_layout(p, batch, loc);
   if (cfg.exec == Exec::kAsync) BSVD_TRY_STATUS(check_async_plan(p, loc));
+  prepare_handles(p);
   DeviceBuffer own;
   own.stream = stream;
   unsigned char *ws = static_cast<unsigned char *>(workspace);

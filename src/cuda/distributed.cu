@@ -257,8 +257,10 @@ public:
           mw, pw, d.info, d.sweeps, d.to, d.Sx, reinterpret_cast<const R *>(d.GB),
           reinterpret_cast<R *>(d.GA));
       ok(cudaGetLastError(), "the pairs' new columns");
-      cublasHandle_t h = cuda::cublas_handle();
-      if (!h) throw CudaFailure("no cuBLAS handle", BSVD_STATUS_DEVICE_ERROR);
+      cublasHandle_t h = nullptr;
+      if (const cublasStatus_t st = cuda::cublas_handle(&h))
+        throw CudaFailure(std::string("cublasCreate returned ") + cuda::cublas_status_name(st),
+                          BSVD_STATUS_DEVICE_ERROR);
       ok(cublasSetStream(h, d.stream), "cublasSetStream");
       if (vec_)
         ok(cuda::gemm_strided(h, t, false, int(np), pw, pw, &one, d.VA, int(np), np * pw, d.Q, pw,

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <thread>
 
 namespace {
 
@@ -377,6 +378,77 @@ TEST(GpuAsync, GramMatchesBlockingAndReplays) {
   expect_capture_replays<double>(c, 77);
   expect_repeat_replays<double>(c, 84);
 }
+
+// The first call of a thread (whose cuBLAS and cuSOLVER handles do not
+// exist yet) on the Gram route: an uncaptured _async call, which the
+// library captures into a graph of its own, and a call inside the caller's
+// capture. Each runs on a fresh thread (the handles are per thread); the
+// blocking call on the same data is the reference. Python's first call on
+// a CUDA tensor was the first case, and failed when the handles were made
+// inside the capture.
+template <class T> void expect_first_gram_call(bool captured, uint64_t seed) {
+  SKIP_WITHOUT_GPU();
+  Case c{150, 150, 4, BSVD_PATH_CUDA_GRAM};
+  c.precondition = 2;
+  const std::vector<T> A = family_batch<T>(Family::Random, c.m, c.n, c.batch, seed);
+  const bsvd_options_t o = case_options(c);
+  bsvd_status_t status = -1;
+  std::string err;
+  std::vector<int> path(c.batch, -1);
+  DeviceBatch<T> d(c.m, c.n, c.batch, c.vectors);
+  std::thread([&] {
+    Stream st;
+    d.put(A, st.s);
+    d.poison(st.s);
+    if (!captured) {
+      status = d.call(true, o, st.s, path.data());
+      err = bsvd_last_error();
+      cudaStreamSynchronize(st.s);
+      return;
+    }
+    size_t bytes = 0;
+    bsvd_workspace_size_async(prec<T>(), BSVD_JOB_VECTORS, c.m, c.n, c.batch, &o, &bytes);
+    void *ws = nullptr;
+    cudaMalloc(&ws, std::max<size_t>(bytes, 1));
+    bsvd_options_t x = o;
+    x.workspace = ws;
+    x.workspace_bytes = bytes;
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    if (cudaStreamBeginCapture(st.s, cudaStreamCaptureModeThreadLocal) == cudaSuccess) {
+      status = d.call(true, x, st.s, path.data());
+      err = bsvd_last_error();
+      if (cudaStreamEndCapture(st.s, &g) != cudaSuccess && status == 0) {
+        status = BSVD_STATUS_DEVICE_ERROR;
+        err = "the capture was invalidated";
+      }
+    }
+    if (status == 0 && cudaGraphInstantiate(&exec, g, 0) == cudaSuccess)
+      cudaGraphLaunch(exec, st.s);
+    cudaStreamSynchronize(st.s);
+    if (exec) cudaGraphExecDestroy(exec);
+    if (g) cudaGraphDestroy(g);
+    cudaFree(ws);
+  }).join();
+  ASSERT_EQ(status, 0) << err;
+  const Solved<T> first = d.get();
+  for (int b = 0; b < c.batch; ++b) ASSERT_EQ(path[b], c.path) << "matrix " << b;
+  Stream st;
+  d.poison(st.s);
+  ASSERT_EQ(d.call(false, o, st.s, nullptr), 0) << bsvd_last_error();
+  const Solved<T> blocking = d.get();
+  EXPECT_EQ(first.info, blocking.info);
+  for (int b = 0; b < c.batch; ++b) {
+    const auto q = ratios(first, A, b);
+    EXPECT_TRUE(q.pass()) << "matrix " << b << ": " << ratio_text(q);
+  }
+}
+
+TEST(GpuAsync, GramFirstCallOfAThread) {
+  expect_first_gram_call<double>(false, 91);
+  expect_first_gram_call<std::complex<float>>(false, 92);
+}
+TEST(GpuAsync, GramFirstCallInsideACapture) { expect_first_gram_call<double>(true, 93); }
 
 TEST(GpuAsync, CaptureReplaysTiny) { expect_capture_replays<double>(kTiny, 71); }
 TEST(GpuAsync, CaptureReplaysFused) { expect_capture_replays<std::complex<float>>(kFused, 72); }

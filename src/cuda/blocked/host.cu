@@ -32,13 +32,16 @@ size_t blocked_workspace_bytes(const std::vector<int> &m, const std::vector<int>
       .total;
 }
 
-bool gram_cublas_available() { return cublas_handle() != nullptr; }
+bool gram_cublas_available() {
+  cublasHandle_t h = nullptr;
+  return cublas_handle(&h) == CUBLAS_STATUS_SUCCESS;
+}
 
 cudaError_t gram_gemm_batched(char precision, int nb, int mw, int ldc, const void *const *A,
                               const void *const *B, void *const *C, int count,
                               cudaStream_t stream) {
-  cublasHandle_t h = cublas_handle();
-  if (!h) return cudaErrorNotSupported;
+  cublasHandle_t h = nullptr;
+  if (cublas_handle(&h) != CUBLAS_STATUS_SUCCESS) return cudaErrorNotSupported;
   if (cublasSetStream(h, stream) != CUBLAS_STATUS_SUCCESS) return cudaErrorUnknown;
   // alpha = 1, beta = 0 in the scale type (complex: {1, 0}, {0, 0})
   const double one_d[2] = {1, 0}, zero_d[2] = {0, 0};

@@ -51,9 +51,11 @@ struct SyevChunk {
   size_t dev = 0, host = 0;
 };
 bool syev_size(char p, int n, int count, size_t &dev, size_t &host) {
-  cusolverDnHandle_t h = cusolver_handle();
+  cusolverDnHandle_t h = nullptr;
   cusolverDnParams_t par = nullptr;
-  if (!h || cusolverDnCreateParams(&par) != CUSOLVER_STATUS_SUCCESS) return false;
+  if (cusolver_handle(&h) != CUSOLVER_STATUS_SUCCESS ||
+      cusolverDnCreateParams(&par) != CUSOLVER_STATUS_SUCCESS)
+    return false;
   const cudaDataType t = low_type_of(p), tr = CUDA_R_32F;
   const cusolverStatus_t st =
       cusolverDnXsyevBatched_bufferSize(h, par, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, n,
@@ -147,12 +149,18 @@ template <class T> bsvd_status_t GramOp::run(const GroupArgs<T> &a) {
   const int cnt = int(g.index.size());
   if (cnt == 0) return BSVD_STATUS_SUCCESS;
   const char prec = a.plan.precision;
-  cublasHandle_t bh = cublas_handle();
-  cusolverDnHandle_t sh = cusolver_handle();
-  if (!bh || !sh) {
-    set_error("the Gram preconditioning (opts->precondition = 2) needs cuBLAS and cuSOLVER "
-              "handles, and %s could not be created",
-              !bh ? "cuBLAS's" : "cuSOLVER's");
+  cublasHandle_t bh = nullptr;
+  cusolverDnHandle_t sh = nullptr;
+  if (const cublasStatus_t st = cublas_handle(&bh)) {
+    set_error("the Gram preconditioning (opts->precondition = 2) needs a cuBLAS handle, and "
+              "cublasCreate returned %s (%d)",
+              cublas_status_name(st), int(st));
+    return BSVD_STATUS_DEVICE_ERROR;
+  }
+  if (const cusolverStatus_t st = cusolver_handle(&sh)) {
+    set_error("the Gram preconditioning (opts->precondition = 2) needs a cuSOLVER handle, and "
+              "cusolverDnCreate returned %s (%d)",
+              cusolver_status_name(st), int(st));
     return BSVD_STATUS_DEVICE_ERROR;
   }
   const Shapes shapes = shapes_of(g);
@@ -219,10 +227,14 @@ template <class T> bsvd_status_t GramOp::run(const GroupArgs<T> &a) {
       <<<cnt, kGramThreads, 0, stream>>>(a.kb, dmats, dv(P), reinterpret_cast<DL *>(F));
   BSVD_CUDA_TRY(cudaGetLastError());
 
-  if (cublasSetStream(bh, stream) != CUBLAS_STATUS_SUCCESS ||
-      cusolverDnSetStream(sh, stream) != CUSOLVER_STATUS_SUCCESS) {
-    set_error("setting the stream of the Gram preconditioning's cuBLAS and cuSOLVER handles "
-              "failed");
+  if (const cublasStatus_t st = cublasSetStream(bh, stream)) {
+    set_error("cublasSetStream returned %s (%d) in the Gram preconditioning",
+              cublas_status_name(st), int(st));
+    return BSVD_STATUS_DEVICE_ERROR;
+  }
+  if (const cusolverStatus_t st = cusolverDnSetStream(sh, stream)) {
+    set_error("cusolverDnSetStream returned %s (%d) in the Gram preconditioning",
+              cusolver_status_name(st), int(st));
     return BSVD_STATUS_DEVICE_ERROR;
   }
   const cudaDataType tl = low_type_of(prec), tw = data_type(prec);
@@ -235,8 +247,8 @@ template <class T> bsvd_status_t GramOp::run(const GroupArgs<T> &a) {
     const cublasStatus_t st = gemm_strided(bh, t, conj_a, m, n, k, alpha, A, lda, sa, B, ldb, sb,
                                            beta, C, ldc, sc, r.count);
     if (st == CUBLAS_STATUS_SUCCESS) return true;
-    set_error("cuBLAS's batched product (%s) failed with status %d in the Gram preconditioning",
-              what, int(st));
+    set_error("cuBLAS's batched product (%s) returned %s (%d) in the Gram preconditioning", what,
+              cublas_status_name(st), int(st));
     return false;
   };
 
@@ -277,8 +289,8 @@ template <class T> bsvd_status_t GramOp::run(const GroupArgs<T> &a) {
             r.nw, CUDA_R_32F, ev + r.on + (long long)c0 * r.nw, tl, at(Ly.syev), ch.dev,
             host_ws.data(), ch.host, sinfo + r.first + c0, k);
         if (st != CUSOLVER_STATUS_SUCCESS) {
-          set_error("cusolverDnXsyevBatched failed with status %d in the Gram preconditioning",
-                    int(st));
+          set_error("cusolverDnXsyevBatched returned %s (%d) in the Gram preconditioning",
+                    cusolver_status_name(st), int(st));
           ok = false;
         }
       }
