@@ -359,14 +359,10 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
     if (backend == BSVD_BACKEND_CUDA && where == 0 && exec == Exec::kBlocking &&
         o.device_count != 0)
       return solve_on_devices(b, cfg, o, p.opts);
-    if (backend == BSVD_BACKEND_CUDA) {
-      if (o.workspace && o.workspace_bytes < cuda_workspace_bytes(b, cfg)) {
-        set_error("opts->workspace_bytes = %zu is below the %zu bytes this call needs",
-                  o.workspace_bytes, cuda_workspace_bytes(b, cfg));
-        return BSVD_STATUS_WORKSPACE_TOO_SMALL;
-      }
+    // (cuda_gesvj checks the caller's workspace against the plan it makes:
+    // planning here as well cost a stream-ordered call a second plan.)
+    if (backend == BSVD_BACKEND_CUDA)
       return cuda_gesvj(b, cfg, o.stream, o.workspace, o.workspace_bytes, o.path);
-    }
     const int threads = cpu_threads(o, b.count);
     if (b.nplus) return cpu_gehsvj(b, cfg, threads, o.path); // (its own scratch)
     const size_t need = cpu_workspace_bytes(b, cfg, threads);

@@ -279,12 +279,12 @@ template <class T> bsvd_status_t enqueue_device_data(const Batch<T> &batch, cons
                                                      const CallLayout &L, cudaStream_t stream,
                                                      unsigned char *ws, int *path,
                                                      std::string key) {
-  std::vector<int> planned(size_t(batch.count));
-  report_paths(
-      p, [](int) { return 0; }, {}, planned.data());
-  if (path) std::copy(planned.begin(), planned.end(), path);
+  if (path) planned_paths(p, path);
   if (cuda::stream_capturing(stream) || !needs_graph(p))
     return enqueue_gpu_groups(batch, p, L, stream, ws);
+  // The graph keeps the paths for its replays, which may ask for them.
+  std::vector<int> planned(size_t(batch.count));
+  planned_paths(p, planned.data());
   cuda::GraphCall graph(stream);
   BSVD_CUDA_TRY(graph.begin());
   BSVD_TRY_STATUS(enqueue_gpu_groups(batch, p, L, graph.get(), ws));
@@ -398,7 +398,7 @@ template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config 
       BSVD_CUDA_TRY(cudaMallocAsync(&own.ptr, L.total, stream));
       ws = static_cast<unsigned char *>(own.ptr);
     } else if (workspace_bytes < L.total) {
-      set_error("workspace of %zu bytes is smaller than the %zu bytes the cuda backend needs",
+      set_error("opts->workspace_bytes = %zu is below the %zu bytes this call needs",
                 workspace_bytes, L.total);
       return BSVD_STATUS_WORKSPACE_TOO_SMALL;
     }

@@ -450,6 +450,35 @@ TEST(GpuAsync, GramFirstCallOfAThread) {
 }
 TEST(GpuAsync, GramFirstCallInsideACapture) { expect_first_gram_call<double>(true, 93); }
 
+// A caller's workspace below what the plan needs: a clear status naming
+// opts->workspace_bytes, and nothing written.
+TEST(GpuAsync, WorkspaceTooSmall) {
+  SKIP_WITHOUT_GPU();
+  const Case c = kBlocked;
+  Stream st;
+  DeviceBatch<double> d(c.m, c.n, c.batch, c.vectors);
+  d.put(family_batch<double>(Family::Random, c.m, c.n, c.batch, 95), st.s);
+  bsvd_options_t o = case_options(c);
+  size_t bytes = 0;
+  ASSERT_EQ(bsvd_workspace_size_async('d', BSVD_JOB_VECTORS, c.m, c.n, c.batch, &o, &bytes), 0);
+  ASSERT_GT(bytes, 256u);
+  void *ws = nullptr;
+  ASSERT_EQ(cudaMalloc(&ws, bytes), cudaSuccess);
+  o.workspace = ws;
+  o.workspace_bytes = bytes - 256;
+  for (bool async : {true, false}) {
+    d.poison(st.s);
+    EXPECT_EQ(d.call(async, o, st.s, nullptr), BSVD_STATUS_WORKSPACE_TOO_SMALL);
+    EXPECT_NE(std::string(bsvd_last_error()).find("opts->workspace_bytes"), std::string::npos)
+        << bsvd_last_error();
+    ASSERT_EQ(cudaStreamSynchronize(st.s), cudaSuccess);
+    int info = 0;
+    cudaMemcpy(&info, d.info, sizeof(int), cudaMemcpyDeviceToHost);
+    EXPECT_EQ(info, 0x7f7f7f7f) << "a refused call wrote its output";
+  }
+  cudaFree(ws);
+}
+
 TEST(GpuAsync, CaptureReplaysTiny) { expect_capture_replays<double>(kTiny, 71); }
 TEST(GpuAsync, CaptureReplaysFused) { expect_capture_replays<std::complex<float>>(kFused, 72); }
 TEST(GpuAsync, CaptureReplaysBlocked) {
