@@ -61,7 +61,7 @@ if [ $PY = 1 ]; then
     PYTHONPATH=$SITE CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
       CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DBSVD_DEPS_ROOT=$ROOT/.deps/root" \
       python3 -m pip install -q --no-deps --no-build-isolation --target "$SITE/pkg" \
-      -C cmake.define.BSVD_CUDA=ON "$ROOT" >>"$OUT/python-build.log" 2>&1
+      --config-settings=cmake.define.BSVD_CUDA=ON "$ROOT" >>"$OUT/python-build.log" 2>&1
   rc=$?
   say "python build: rc=$rc in $(( $(date +%s) - t0 )) s"
   if [ $rc = 0 ]; then

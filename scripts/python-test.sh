@@ -6,7 +6,7 @@
 #   scripts/python-test.sh -k list      extra arguments go to pytest
 # Environment:
 #   PYTHON=path           the interpreter to install into and test with
-#                         (default .venv/bin/python)
+#                         (default $BSVD_VENV/bin/python, BSVD_VENV=.venv)
 #   BSVD_PY_CUDA=ON|OFF|AUTO  build the CUDA backend into the extension. Default:
 #                         AUTO (nvcc found) when a GPU is visible, else OFF, so a
 #                         CI machine without a GPU does not compile kernels
@@ -18,7 +18,7 @@
 # The build folder build-python/ is kept between runs (incremental, ccache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-.venv/bin/python}
+PY=${PYTHON:-${BSVD_VENV:-.venv}/bin/python}
 
 if [ -z "${BSVD_PY_CUDA:-}" ]; then
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
@@ -44,7 +44,11 @@ for mod in "${mods[@]}"; do
   fi
 done
 
-build_args=(-C "cmake.define.BSVD_CUDA=$BSVD_PY_CUDA")
+build_args=(--config-settings="cmake.define.BSVD_CUDA=$BSVD_PY_CUDA")
+# A second venv (BSVD_VENV) builds in a folder of its own: two interpreters
+# of one wheel tag (3.11.2 and 3.11.7) must not share a CMake cache.
+[ "${BSVD_VENV:-.venv}" = .venv ] ||
+  build_args+=(--config-settings="build-dir=build-python/$(basename "$BSVD_VENV")/{wheel_tag}")
 [ "${BSVD_PY_ISOLATED:-0}" = 1 ] || build_args+=(--no-build-isolation)
 echo "python-test: pip install . (BSVD_CUDA=$BSVD_PY_CUDA)"
 t0=$(date +%s)

@@ -7,6 +7,10 @@
 #   scripts/setup.sh            dependencies + build (CUDA backend when nvcc exists)
 #   BSVD_BUILD_DIR=dir ...      build somewhere else
 #   BSVD_PYTHON=python3.12 ...  the interpreter .venv/ is created from (default python3)
+#   BSVD_VENV=dir ...           the virtual environment (default .venv)
+# The oldest pip the scripts use is 22.3 (--config-settings, pip --python):
+# Debian 12's python3 -m venv brings 23.0.1; an older one is upgraded in the
+# venv (never the system's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,11 +34,18 @@ fi
 # Python package (scripts/python-test.sh, scripts/wheel-test.sh). pip runs
 # again only when the requirements file changed.
 req=python/requirements-dev.txt
-[ -x .venv/bin/python ] || "${BSVD_PYTHON:-python3}" -m venv .venv
-if ! cmp -s "$req" .venv/requirements-dev.installed; then
-  echo "setup: pip install -r $req into .venv/"
-  PIP_ROOT_USER_ACTION=ignore .venv/bin/python -m pip install -q --disable-pip-version-check -r "$req"
-  cp "$req" .venv/requirements-dev.installed
+venv=${BSVD_VENV:-.venv}
+[ -x "$venv/bin/python" ] || "${BSVD_PYTHON:-python3}" -m venv "$venv"
+export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
+if ! "$venv/bin/python" -c 'import sys, pip
+sys.exit(tuple(int(x) for x in pip.__version__.split(".")[:2]) < (22, 3))'; then
+  echo "setup: pip $("$venv/bin/python" -m pip --version | cut -d" " -f2) in $venv/ is older than 22.3: upgrading it there"
+  "$venv/bin/python" -m pip install -q "pip>=22.3"
+fi
+if ! cmp -s "$req" "$venv/requirements-dev.installed"; then
+  echo "setup: pip install -r $req into $venv/ ($("$venv/bin/python" -V), pip $("$venv/bin/python" -m pip --version | cut -d" " -f2))"
+  "$venv/bin/python" -m pip install -q -r "$req"
+  cp "$req" "$venv/requirements-dev.installed"
 fi
 
 # nvcc is usually not on PATH by default: the CUDA backend is built whenever

@@ -11,7 +11,7 @@
 # same options): after it, the wheel is mostly packing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-.venv/bin/python}
+PY=${PYTHON:-${BSVD_VENV:-.venv}/bin/python}
 cuda=${BSVD_PY_CUDA:-OFF}
 dist=${BSVD_WHEEL_DIR:-build-python/dist}
 if ! "$PY" -c 'import scikit_build_core, nanobind' 2>/dev/null; then
@@ -26,10 +26,15 @@ trap 'rm -rf "$tmp"' EXIT
 export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
 t0=$(date +%s)
 
+# The build folder of scripts/python-test.sh for this venv.
+build_dir=()
+[ "${BSVD_VENV:-.venv}" = .venv ] ||
+  build_dir=(--config-settings="build-dir=build-python/$(basename "$BSVD_VENV")/{wheel_tag}")
 mkdir -p "$dist"
 rm -f "$dist"/bsvd-*.whl
 CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} \
-  "$PY" -m pip wheel -q --no-deps --no-build-isolation -C "cmake.define.BSVD_CUDA=$cuda" -w "$dist" ./
+  "$PY" -m pip wheel -q --no-deps --no-build-isolation --config-settings="cmake.define.BSVD_CUDA=$cuda" \
+  "${build_dir[@]}" -w "$dist" ./
 whl=$(ls "$dist"/bsvd-*.whl)
 echo "wheel-test: built $whl in $(( $(date +%s) - t0 )) s"
 
