@@ -228,11 +228,14 @@ def _check_python(app, env):
         return
     import importlib
 
+    from sphinx.ext.autodoc.mock import mock
+
     py = env.get_domain("py")
     objects = set(py.objects)
     for modname, names in app.config.bsvd_python_modules.items():
         try:
-            mod = importlib.import_module(modname)
+            with mock(app.config.autodoc_mock_imports):  # as autodoc imports it
+                mod = importlib.import_module(modname)
         except ImportError as e:
             logger.warning("bsvd-python: cannot import %s: %s", modname, e)
             continue
@@ -283,7 +286,15 @@ def _plain_docstring(app, what, name, obj, options, lines):
         if block:
             while block and not block[-1].strip():
                 block.pop()
-            out.extend([".. code-block:: none", ""] + ["   " + ln for ln in block] + [""])
+            if any(re.search(r"\bbsvd\.\w+\(|^\s*import ", ln) for ln in block):
+                # calls quoted from the docstring: code, but an excerpt
+                from bsvd_snippets import SKIP
+
+                out.extend([".. code-block:: python", "   :class: bsvd-skip bsvd-skip-fragment",
+                            f"   :caption: Not run by CI: {SKIP['fragment']}", ""])
+            else:
+                out.extend([".. code-block:: none", ""])
+            out.extend(["   " + ln for ln in block] + [""])
             block.clear()
 
     prev_blank = True

@@ -44,21 +44,37 @@ _FENCE = re.compile(r"^(?P<ind>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<lang>[\w+-]+)[ \
                     re.M)
 
 
+# docname -> {line of the fence: marker}, from source-read to doctree-read
+# (both run in the process that reads the page). The source is left as it
+# is, so that line numbers stay those of the file.
+_MARKERS: dict[str, dict[int, str]] = {}
+
+
 def _source_read(app, docname, source):
-    """```LANG skip=WHY -> a code-block with the marker as class and caption."""
-
-    def sub(m):
+    """Notes the line of every fence ```LANG skip=WHY."""
+    found = {}
+    for m in _FENCE.finditer(source[0]):
         why = m.group("why")
+        line = source[0].count("\n", 0, m.start()) + 1
         if why not in SKIP:
-            logger.warning("%s: unknown snippet marker skip=%s (known: %s)", docname, why,
-                           ", ".join(SKIP), location=docname)
-            return m.group(0)
-        ind, fence = m.group("ind"), m.group("fence")
-        return (f"{ind}{fence}{{code-block}} {m.group('lang')}\n"
-                f"{ind}:class: bsvd-skip bsvd-skip-{why}\n"
-                f"{ind}:caption: Not run by CI: {SKIP[why]}")
+            logger.warning("unknown snippet marker skip=%s (known: %s)", why, ", ".join(SKIP),
+                           location=(docname, line))
+            continue
+        found[line] = why
+    _MARKERS[docname] = found
 
-    source[0] = _FENCE.sub(sub, source[0])
+
+def _mark(node, why, doctree):
+    """The block gets the marker as its class and a caption that says why
+    it is not run, as a code-block with :caption: would have."""
+    node["classes"] += ["bsvd-skip", f"bsvd-skip-{why}"]
+    text = f"Not run by CI: {SKIP[why]}"
+    wrapper = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "bsvd-skip"])
+    wrapper.source, wrapper.line = node.source, node.line
+    wrapper += nodes.caption(text, "", nodes.Text(text))
+    doctree.set_id(wrapper)  # the caption's permalink
+    node.replace_self(wrapper)
+    wrapper += node
 
 
 def _marker(node):
@@ -71,8 +87,8 @@ def _marker(node):
 def _indented(node, cache):
     """Whether a block of a Markdown page is an indented code block (its
     first line is not a fence), which has no language to say what it is."""
-    src = node.get("source") or ""
-    if not src.endswith(".md") or not node.line:
+    src = node.source or ""
+    if node.get("source") or not src.endswith(".md") or not node.line:  # literalinclude: a file
         return False
     if src not in cache:
         cache[src] = Path(src).read_text().splitlines()
@@ -83,18 +99,26 @@ def _indented(node, cache):
 
 def _doctree_read(app, doctree):
     docname = app.env.docname
+    markers = _MARKERS.pop(docname, {})
     cache: dict[str, list[str]] = {}
-    for node in doctree.findall(nodes.literal_block):
+    for node in list(doctree.findall(nodes.literal_block)):
+        if "bsvd-header-doc" in node.get("classes", []):
+            continue
+        if node.line in markers and not node.get("source"):
+            _mark(node, markers.pop(node.line), doctree)
+            continue
         lang = node.get("language", "") or ""
-        if lang in TEXT and node.get("source") == str(app.env.doc2path(docname)) and _indented(node, cache):
+        if lang in TEXT and _indented(node, cache):
             logger.warning("an indented code block: fence it with its language (```sh) so that "
                            "scripts/docs-snippets.py runs it, or without one if it is output",
                            location=node)
             continue
-        if lang in TEXT or lang in RUN or _marker(node) or "bsvd-header-doc" in node.get("classes", []):
+        if lang in TEXT or lang in RUN:
             continue
         logger.warning("a %s block: scripts/docs-snippets.py cannot run it; mark it "
                        "(```%s skip=fragment|gpu|...)", lang, lang, location=node)
+    for line, why in markers.items():
+        logger.warning("skip=%s marks no code block here", why, location=(docname, line))
 
 
 def _build_finished(app, exc):
