@@ -13,6 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${BSVD_VENV:-.venv}/bin/python
+case "$PY" in /*) ;; *) PY=$PWD/$PY ;; esac
 out=build/docs
 
 snippets=1
@@ -31,7 +32,7 @@ if ! "$PY" -c "import sphinx, myst_parser, furo" 2>/dev/null; then
   echo "docs: $PY lacks sphinx, myst-parser or furo: run scripts/setup.sh (python/requirements-dev.txt)" >&2
   exit 2
 fi
-if ! (cd build && "../$PY" -c "import bsvd") 2>/dev/null; then
+if ! (cd build && "$PY" -c "import bsvd") 2>/dev/null; then
   echo "docs: $PY cannot import bsvd: run scripts/python-test.sh (pip install . into the venv)" >&2
   exit 2
 fi
