@@ -53,10 +53,10 @@ for b in blocks:
 
 def classify(b):
     """What happens to a block: (action, detail)."""
-    if b.get("header_doc"):
-        return "text", "a header comment"
     if b["skip"]:
         return "skip", b["skip"]
+    if b.get("header_doc"):
+        return "text", "a header comment"
     if b["include"]:
         suffix = Path(b["include"]).suffix
         if suffix in (".c", ".cpp", ".cc", ".py"):

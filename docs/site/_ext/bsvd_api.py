@@ -415,7 +415,15 @@ def _doc_lines(doc: str, indent: str) -> list[str]:
     alignment are part of what it says)."""
     if not doc:
         return []
-    out = [indent + ".. code-block:: none", indent + "   :class: bsvd-header-doc", ""]
+    out = [indent + ".. code-block:: none"]
+    if any(re.search(r"\w\(.*\);\s*(//.*)?$", ln) for ln in doc.splitlines()):
+        # a comment that quotes calls ("Example: ..."): an excerpt of code
+        from bsvd_snippets import SKIP
+
+        out += [indent + "   :class: bsvd-header-doc bsvd-skip bsvd-skip-fragment",
+                indent + f"   :caption: From the header; not run by CI: {SKIP['fragment']}", ""]
+    else:
+        out += [indent + "   :class: bsvd-header-doc", ""]
     out += [(indent + "   " + ln) if ln.strip() else "" for ln in doc.splitlines()]
     return out + [""]
 
