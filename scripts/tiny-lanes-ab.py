@@ -65,7 +65,7 @@ def main():
         keys = sorted(set().union(*[set(v) for v in data.values()]))
         if not keys:
             continue
-        print(f"\n### {p}\n")
+        print(f"\n## {p}\n")
         print("| n | batch | thread ms | lanes ms | fused ms | lanes / best other | best |")
         print("|---|---|---|---|---|---|---|")
         for k in keys:

@@ -339,7 +339,7 @@ def _jax_ffi(A, where):
 
 
 def svdvals(A, **kwargs):
-    """Singular values only: S (..., k), descending, as
+    """Singular values only of A (..., m, n): S (..., k), descending, as
     numpy.linalg.svdvals (and (S, Info) with return_info=True). Options as
     svd()."""
     for bad in ("compute_uv", "full_matrices"):
@@ -351,7 +351,8 @@ def svdvals(A, **kwargs):
 def svd_batch(matrices, full_matrices=True, compute_uv=True, *, return_info=False, **kwargs):
     """SVD of a list of 2-D matrices of different shapes (one dtype, one
     library and device) in one variable-size call: SVDResult of lists
-    (U_i, S_i, Vh_i as svd() gives them; a list of S with compute_uv=False;
+    (U_i, S_i, Vh_i as svd() gives them, full or reduced by full_matrices;
+    a list of S with compute_uv=False;
     an Info of shape (len,) appended with return_info=True). Options as
     svd()."""
     from ._batch import svd_list
@@ -386,8 +387,11 @@ def plan(shape, dtype="float64", compute_uv=True, backend="auto", ordering="roun
     solved.
 
     shape: (batch, m, n) for a uniform batch, or a list of (m, n) pairs for
-    a variable-size one. The backend is resolved as for host arrays ("auto":
-    the GPU when one is visible)."""
+    a variable-size one. dtype: float32, float64, complex64 or complex128
+    (or their names). compute_uv=False plans a values-only call. The
+    backend is resolved as for host arrays ("auto": the GPU when one is
+    visible); ordering, variant, block_size, precondition and num_threads
+    as in svd()."""
     from ._args import BACKENDS, _one_of
     try:
         name = np.dtype(dtype).name

@@ -70,7 +70,7 @@ def _safe_inv(D, guard):
 
 def svd_backward(gU, gS, gVh, U, S, Vh):
     """Gradient with respect to A of the reduced SVD A = U diag(S) Vh, given
-    the gradients of U, S, Vh (any of them may be None)."""
+    the gradients gU, gS, gVh of U, S, Vh (any of them may be None)."""
     if gU is None and gS is None and gVh is None:
         return None
     m = U.shape[-2]
@@ -367,19 +367,21 @@ def _svd(A, full_matrices, compute_uv, return_info, kw, where):
 
 
 def svd(A, full_matrices=True, compute_uv=True, **kwargs):
-    """Differentiable bsvd.svd for a torch tensor, a drop-in for
-    torch.linalg.svd: torch.return_types.linalg_svd (U, S, Vh), and
+    """Differentiable bsvd.svd for a torch tensor A (..., m, n), a drop-in
+    for torch.linalg.svd: torch.return_types.linalg_svd (U, S, Vh), and
     SVDInfoResult (U, S, Vh, info) with return_info=True. full_matrices=True
     (the default, as torch) completes U and Vh; as in torch, the gradients
-    of the completed part are ignored. Options as bsvd.svd."""
+    of the completed part are ignored. compute_uv=False returns S alone.
+    Options as bsvd.svd."""
     if not isinstance(A, torch.Tensor):
         raise TypeError(f"bsvd.torch.svd: expects a torch.Tensor, got {type(A).__name__}")
     return _bsvd_pkg.svd(A, full_matrices, compute_uv, **kwargs)
 
 
 def svdvals(A, **kwargs):
-    """Differentiable singular values (under autograd the vectors are
-    computed too, for the backward, as torch.linalg.svdvals does)."""
+    """Differentiable singular values of the tensor A (under autograd the
+    vectors are computed too, for the backward, as torch.linalg.svdvals
+    does). Options as bsvd.svd."""
     if not isinstance(A, torch.Tensor):
         raise TypeError(f"bsvd.torch.svdvals: expects a torch.Tensor, got {type(A).__name__}")
     return _bsvd_pkg.svdvals(A, **kwargs)
