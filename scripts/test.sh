@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds bsvd (scripts/setup.sh), checks the format (scripts/format.sh) and
 # runs the tests: C++ unit tests, CLI tests, the accuracy suite and the
-# install-and-link test (ctest), then the Python package's tests and its
-# wheel in a fresh virtual environment. Python runs from .venv/ only.
+# install-and-link test (ctest), then the Python package's tests, the
+# documentation site with its snippets, and the wheel in a fresh virtual
+# environment. Python runs from .venv/ (or $BSVD_VENV) only.
 # GPU tests (label gpu) skip without a GPU; scripts/gpu-check.sh runs them on one.
 #   scripts/test.sh              build/ + ctest (all tests that are not gpu-only)
 #   scripts/test.sh --sanitize   also a CPU-only build under ASan + UBSan
@@ -18,6 +19,9 @@ BSVD_FUZZ_SEED=1 scripts/fuzz.sh 20
 # The Python package: pip install . into .venv/ and its pytest suite (NumPy
 # on the CPU); then its wheel, installed into a fresh virtual environment.
 scripts/python-test.sh
+# The documentation site (build/docs/html/), every warning an error, and
+# every code block on it run (docs/site/snippets.md).
+scripts/docs.sh
 scripts/wheel-test.sh
 if [ "${1:-}" = "--sanitize" ]; then
   BSVD_BUILD_DIR=build-asan BSVD_CMAKE_ARGS="-DBSVD_CUDA=OFF -DBSVD_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo" \
