@@ -134,7 +134,10 @@ def native_call(torch, _bsvd, A):
     Vhb = torch.empty(b, k, n, dtype=A.dtype, device=dev)
     info = torch.empty(b, dtype=torch.int32, device=dev)
     stream = torch.cuda.current_stream(dev).cuda_stream if dev.type == "cuda" else 0
-    opts = _bsvd.Options(2 if dev.type == "cuda" else 1, 0, 0, 0, 0.0, 0, 0, 0, stream)
+    from bsvd._args import make_options, option_values
+    cuda = dev.type == "cuda"
+    opts = make_options(option_values(dict(backend="cuda" if cuda else "cpu"),
+                                      ("cuda", dev.index or 0) if cuda else ("cpu", 0)), stream)
     cap = torch.utils.dlpack.to_dlpack
 
     def native(vectors=True):

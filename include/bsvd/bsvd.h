@@ -227,7 +227,7 @@ typedef struct {
                       BSVD_PAIR_GRAM only); a matrix asking for a wider
                       block is solved on the host. */
   double tol; /* rotate a pair when |a_i^H a_j| > tol ||a_i|| ||a_j||;
-                      must be < 1; <= 0 (the default) selects
+                      0 <= tol < 1; 0 (the default) selects
                       sqrt(m) * u (u = unit roundoff of the precision),
                       as LAPACK's xGESVJ */
   int max_sweeps; /* sweep limit per matrix; 0 (the default) selects 80 */
@@ -391,6 +391,47 @@ bsvd_status_t bsvd_variant_from_string(const char *name, int *value);
 bsvd_status_t bsvd_pair_solver_from_string(const char *name, int *value);
 bsvd_status_t bsvd_path_from_string(const char *name, int *value);
 bsvd_status_t bsvd_status_code_from_string(const char *name, int *value);
+
+/* ---- Options as data ---------------------------------------------------------
+ * Every field of bsvd_options_t that says how a batch is solved (backend,
+ * ordering, variant, block_size, tol, max_sweeps, eig_sweeps, num_threads,
+ * qr, pair_solver, precondition, wcycle_blocks, wcycle_sweeps) is one row
+ * of the library's option table, described here for programs that build
+ * option parsers: the Python package's keywords and the bsvd command-line
+ * tool's flags are made from it. The per-call fields (stream, workspace,
+ * workspace_bytes, path, struct_size, device_count, devices) are not rows.
+ *
+ *   bsvd_option_count()      the number of rows, BSVD_OPTION_COUNT
+ *   bsvd_option_info(i)      row i (0 ... count - 1), static; NULL outside
+ *   bsvd_option_find(name)   the row of a field name ("max_sweeps"), or -1
+ *   bsvd_option_set(opts, i, value)   sets row i's field of *opts from a
+ *       double (enums and ints: a whole number); -1 for a NULL opts, -2
+ *       for an i outside the rows, -3 for a value outside lo ... hi or not
+ *       whole for an integer field, with bsvd_last_error() naming the
+ *       field, its range and the value; *opts is untouched then.
+ *   bsvd_option_get(opts, i, &value)  row i's field of *opts as a double
+ *       (-1, -2 as above; -3 for a NULL value). */
+typedef enum {
+  BSVD_OPTION_ENUM = 0, /* values 0 ... hi, each named by value_name */
+  BSVD_OPTION_INT = 1, /* whole numbers lo ... hi */
+  BSVD_OPTION_REAL = 2, /* numbers lo ... hi */
+  BSVD_OPTION_KIND_MAX_ENUM = 0x7fffffff
+} bsvd_option_kind_t;
+typedef struct {
+  const char *name; /* the bsvd_options_t field */
+  bsvd_option_kind_t kind;
+  double lo, hi; /* the valid values: lo <= value <= hi */
+  double init; /* bsvd_options_init's value */
+  const char *(*value_name)(int value); /* BSVD_OPTION_ENUM: the enum's
+                      bsvd_<enum>_string; NULL for the other kinds */
+  const char *help; /* one line */
+} bsvd_option_info_t;
+#define BSVD_OPTION_COUNT 13
+int bsvd_option_count(void);
+const bsvd_option_info_t *bsvd_option_info(int option);
+int bsvd_option_find(const char *name);
+bsvd_status_t bsvd_option_set(bsvd_options_t *opts, int option, double value);
+bsvd_status_t bsvd_option_get(const bsvd_options_t *opts, int option, double *value);
 
 /* Short description of any status, never NULL: the status code's name
  * (bsvd_status_code_string), "invalid argument" for a negative status,

@@ -24,9 +24,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _bsvd
-from ._args import (DEFAULT_BACKEND, DEFAULT_MAX_SWEEPS, DEFAULT_ORDERING, DEFAULT_VARIANT,
-                    PATH_NAMES, AccuracyWarning, check_flag, check_mode, device_option,
-                    layout, options, promote, set_devices, stacklevel)
+from ._args import (BACKEND_ROW, DEFAULT_BACKEND, DEFAULT_MAX_SWEEPS, DEFAULT_ORDERING,
+                    DEFAULT_VARIANT, OPTION_NAMES, PATH_NAMES, AccuracyWarning, check_flag,
+                    check_mode, device_option, layout, option_values, options, promote,
+                    set_devices, stacklevel)
 from ._frameworks import LETTER, REAL_OF, adapt
 
 __all__ = [
@@ -195,16 +196,20 @@ def _report(nc, nf, count, max_sweeps, check_finite, warn, where):
 # ---------------------------------------------------------------------------
 # the public functions
 
-_OPTION_DEFAULTS = dict(tol=None, max_sweeps=None, backend=DEFAULT_BACKEND, check_finite=False,
-                        warn=True, check=None, ordering=DEFAULT_ORDERING,
-                        variant=DEFAULT_VARIANT, block_size=0, eig_sweeps=None, num_threads=0,
-                        stream=None, precondition=None, devices=None)
+# The keywords of svd, svdvals and svd_batch beside the arrays and flags:
+# every option of the library's table (OPTION_NAMES; None: its default),
+# and the call's own.
+_OPTION_DEFAULTS = dict(dict.fromkeys(OPTION_NAMES), backend=DEFAULT_BACKEND,
+                        ordering=DEFAULT_ORDERING, variant=DEFAULT_VARIANT, block_size=0,
+                        num_threads=0, check_finite=False, warn=True, check=None, stream=None,
+                        devices=None)
 
 
 def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, max_sweeps=None,
         backend=DEFAULT_BACKEND, return_info=False, check_finite=False, warn=True, check=None,
         ordering=DEFAULT_ORDERING, variant=DEFAULT_VARIANT, block_size=0, eig_sweeps=None,
-        num_threads=0, stream=None, precondition=None, devices=None):
+        num_threads=0, stream=None, precondition=None, devices=None, qr=None, pair_solver=None,
+        wcycle_blocks=None, wcycle_sweeps=None):
     """Singular value decomposition of a stack of matrices, as
     numpy.linalg.svd (torch.linalg.svd for tensors).
 
@@ -241,8 +246,11 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     check_finite=True raises bsvd.NonFiniteError (a numpy LinAlgError and
     ValueError) when a matrix holds NaN/Inf; by default its outputs are NaN,
     its info -1, and a NonFiniteWarning is issued (warn=False silences the
-    warnings). ordering, variant, block_size, eig_sweeps, num_threads: the
-    library's options (bsvd_options_t; eig_sweeps None = -1 = auto). stream:
+    warnings). ordering, variant, block_size, eig_sweeps, num_threads, qr,
+    pair_solver, wcycle_blocks, wcycle_sweeps: the library's options
+    (bsvd_options_t's fields of the same names, include/bsvd/bsvd.h; enums
+    by name, e.g. pair_solver="gram"; None: the library's default;
+    bsvd._args.OPTIONS lists each with its range). stream:
     CUDA stream (an int handle or an object with .cuda_stream / .ptr);
     default: PyTorch's or CuPy's current stream. precondition: QR with
     column pivoting before the Jacobi iteration (None auto, True always,
@@ -280,12 +288,13 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     check_flag(hermitian, "hermitian", where)
     return_info = check_flag(return_info, "return_info", where)
     check_finite = check_flag(check_finite, "check_finite", where)
-    kw = dict(tol=tol, max_sweeps=max_sweeps, backend=backend, check_finite=check_finite,
-              warn=check_flag(warn, "warn", where),
-              check=check_mode(check, check_finite, where), ordering=ordering, variant=variant,
-              block_size=block_size, eig_sweeps=eig_sweeps, num_threads=num_threads,
-              stream=stream, precondition=precondition,
-              devices=device_option(devices, where))
+    kw = dict(tol=tol, max_sweeps=max_sweeps, backend=backend, ordering=ordering,
+              variant=variant, block_size=block_size, eig_sweeps=eig_sweeps,
+              num_threads=num_threads, precondition=precondition, qr=qr,
+              pair_solver=pair_solver, wcycle_blocks=wcycle_blocks,
+              wcycle_sweeps=wcycle_sweeps, check_finite=check_finite,
+              warn=check_flag(warn, "warn", where), check=check_mode(check, check_finite, where),
+              stream=stream, devices=device_option(devices, where))
     torch = sys.modules.get("torch")
     if kw["devices"][0] != 0:
         _host_devices_only(A, where)
@@ -379,8 +388,7 @@ def svd_batch(matrices, full_matrices=True, compute_uv=True, *, return_info=Fals
 _PRECISIONS = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 
 
-def plan(shape, dtype="float64", compute_uv=True, backend="auto", ordering="round-robin",
-         variant="auto", block_size=0, precondition=None, num_threads=0) -> str:
+def plan(shape, dtype="float64", compute_uv=True, **options) -> str:
     """The plan bsvd would run for a batch, as text: which path each matrix
     takes (cuda-fused, cuda-blocked, cuda-qr, cuda-qrcp, cpu-...) and the
     parameters of each group -- the table `bsvd plan` prints. Nothing is
@@ -388,35 +396,33 @@ def plan(shape, dtype="float64", compute_uv=True, backend="auto", ordering="roun
 
     shape: (batch, m, n) for a uniform batch, or a list of (m, n) pairs for
     a variable-size one. dtype: float32, float64, complex64 or complex128
-    (or their names). compute_uv=False plans a values-only call. The
-    backend is resolved as for host arrays ("auto": the GPU when one is
-    visible); ordering, variant, block_size, precondition and num_threads
-    as in svd()."""
-    from ._args import BACKENDS, _one_of
+    (or their names). compute_uv=False plans a values-only call. options:
+    the library's options as svd() takes them (backend, ordering, variant,
+    block_size, tol, max_sweeps, eig_sweeps, num_threads, qr, pair_solver,
+    precondition, wcycle_blocks, wcycle_sweeps); the backend is resolved as
+    for host arrays ("auto": the GPU when one is visible)."""
+    where = "bsvd.plan"
+    unknown = set(options) - set(OPTION_NAMES)
+    if unknown:
+        raise TypeError(f"{where}: unexpected argument {sorted(unknown)[0]!r}")
     try:
         name = np.dtype(dtype).name
         p = _PRECISIONS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"bsvd.plan: dtype must be one of {', '.join(_PRECISIONS)}, got {dtype!r}") from None
+        raise ValueError(f"{where}: dtype must be one of {', '.join(_PRECISIONS)}, got {dtype!r}") from None
     if isinstance(shape, tuple) and len(shape) == 3 and all(isinstance(x, (int, np.integer)) for x in shape):
         batch, m, n = (int(x) for x in shape)
         if min(batch, m, n) < 0:
-            raise ValueError(f"bsvd.plan: sizes must be non-negative, got {shape!r}")
+            raise ValueError(f"{where}: sizes must be non-negative, got {shape!r}")
         ms, ns = [m] * batch, [n] * batch
     else:
         try:
             ms, ns = [int(a) for a, _ in shape], [int(b) for _, b in shape]
         except (TypeError, ValueError):
-            raise ValueError("bsvd.plan: shape must be (batch, m, n) or a list of (m, n) pairs, "
+            raise ValueError(f"{where}: shape must be (batch, m, n) or a list of (m, n) pairs, "
                              f"got {shape!r}") from None
-    try:
-        b = BACKENDS[backend]
-    except (KeyError, TypeError):
-        raise ValueError(f"bsvd.plan: backend must be {_one_of(_bsvd.backend_string)}, got {backend!r}") from None
-    opts = options("cpu", ("cpu", 0), None, None, ordering, variant, block_size, None,
-                   num_threads, None, None, precondition, name, "bsvd.plan")
-    opts.backend = b
-    return _bsvd.explain(p, bool(compute_uv), ms, ns, opts)
+    values = option_values(options, None, name, where)
+    return _bsvd.explain(p, bool(compute_uv), ms, ns, _bsvd.Options(list(values), 0))
 
 
 # ---------------------------------------------------------------------------
@@ -484,9 +490,7 @@ def _solve(A, compute_uv, return_info, kw, where):
                          f"got shape {tuple(shape)}")
     x, name = promote(ad, x, where)
     device = ad.device(x)
-    opts = options(kw["backend"], device, kw["tol"], kw["max_sweeps"], kw["ordering"],
-                   kw["variant"], kw["block_size"], kw["eig_sweeps"], kw["num_threads"],
-                   kw["stream"], ad, kw["precondition"], name, where)
+    opts = options(kw, device, ad, name, where)
     set_devices(opts, kw["devices"])
     ordered = _stream_ordered(ad, device, opts, kw["stream"])
     report = kw["check"] if kw["check"] is not None else not ordered
@@ -502,7 +506,7 @@ def _stream_ordered(ad, device, opts, stream):
     backend, and no explicit stream (an explicit stream keeps the
     documented blocking contract: results usable on any stream)."""
     return (ad.stream_ordered and device[0] == "cuda" and stream is None
-            and opts.backend == _bsvd.BACKEND_CUDA)
+            and opts.values[BACKEND_ROW] == _bsvd.BACKEND_CUDA)
 
 
 def _reduced(ad, x, name, device, opts, compute_uv, details, ordered, report, kw, where):

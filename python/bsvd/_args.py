@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,27 +38,41 @@ def _enum_values(name_of):
     return values
 
 
-def _one_of(name_of):
-    """"'a', 'b' or 'c'": the names of a C enum, for messages."""
-    names = [repr(s) for s in _enum_names(name_of).values()]
-    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
-
-
 # Path of each matrix (Info.path): {bsvd_path_t value: name}.
 PATH_NAMES = _enum_names(_bsvd.path_string)
 BACKENDS = _enum_values(_bsvd.backend_string)
-ORDERINGS = _enum_values(_bsvd.ordering_string)
-VARIANTS = _enum_values(_bsvd.variant_string)
-# The defaults of the keyword arguments (the library's defaults).
-DEFAULT_BACKEND = _bsvd.backend_string(_bsvd.BACKEND_AUTO)
-DEFAULT_ORDERING = _bsvd.ordering_string(_bsvd.ORDERING_ROUND_ROBIN)
-DEFAULT_VARIANT = _bsvd.variant_string(_bsvd.VARIANT_AUTO)
+
+
+class Option(NamedTuple):
+    """One row of the library's option table (bsvd_option_info, bsvd.h):
+    a field of bsvd_options_t and a keyword of bsvd.svd."""
+    name: str
+    kind: str  # "enum", "int" or "real"
+    lo: float
+    hi: float
+    init: float  # the library's default
+    names: Any  # enum: the value names (index = value); else None
+    help: str
+
+
+# Every option, in the table's order: the keywords bsvd.svd takes beside
+# its own, the values bsvd._bsvd.Options holds, the torch op's arguments
+# and the JAX FFI attribute.
+OPTIONS = tuple(Option(*row) for row in _bsvd.option_table())
+OPTION_NAMES = tuple(o.name for o in OPTIONS)
+_ROW = {o.name: i for i, o in enumerate(OPTIONS)}
+BACKEND_ROW = _ROW["backend"]
+# The keywords' defaults as bsvd.svd shows them (None: the library's).
+DEFAULT_BACKEND = OPTIONS[BACKEND_ROW].names[int(OPTIONS[BACKEND_ROW].init)]
+_ordering = OPTIONS[_ROW["ordering"]]
+DEFAULT_ORDERING = _ordering.names[int(_ordering.init)]
+_variant = OPTIONS[_ROW["variant"]]
+DEFAULT_VARIANT = _variant.names[int(_variant.init)]
 DEFAULT_MAX_SWEEPS = 80  # the library's default (bsvd_options_t::max_sweeps <= 0)
-# The names for the messages, made once (no native call while torch.compile
-# traces a failing option check).
-_ONE_OF = {"backend": _one_of(_bsvd.backend_string),
-           "ordering": _one_of(_bsvd.ordering_string),
-           "variant": _one_of(_bsvd.variant_string)}
+# The Python spellings of precondition beside its numbers (bsvd.svd's
+# docstring): True / False for QR with column pivoting always / never,
+# "gram" for the Gram matrix's eigenvectors.
+_ALIASES = {"precondition": {True: 1, False: -1, "gram": 2}}
 
 # The largest rotation threshold that keeps the accuracy contract (T1-T4
 # below 30, ALGORITHMS.md section 1), in units of the unit roundoff u of the
@@ -113,59 +128,66 @@ def check_tol(tol, name, where, warn=True):
     return tol
 
 
-def option_values(backend, device, tol, max_sweeps, ordering, variant, block_size,
-                  eig_sweeps, num_threads, precondition=None, name="float64", where="bsvd.svd",
-                  warn_tol=True):
-    """Every option of a call checked, as plain Python numbers: (backend,
-    ordering, variant, block_size, tol, max_sweeps, eig_sweeps, num_threads,
-    precondition), the fields of bsvd_options_t (backend resolved for the
-    device). Pure Python, so torch.compile traces it (bsvd.torch);
-    warn_tol=False leaves the AccuracyWarning of a large tol to the caller."""
-    try:
-        b = BACKENDS[backend]
-    except (KeyError, TypeError):
-        raise ValueError(f"{where}: backend must be {_ONE_OF['backend']}, got {backend!r}") from None
-    if b == _bsvd.BACKEND_AUTO:
-        b = _bsvd.BACKEND_CUDA if device[0] == "cuda" else _bsvd.BACKEND_CPU
-    if b == _bsvd.BACKEND_CPU and device[0] == "cuda":
+def _one_of(names):
+    """"'a', 'b' or 'c'" for messages."""
+    q = [repr(n) for n in names]
+    return ", ".join(q[:-1]) + " or " + q[-1] if len(q) > 1 else q[0]
+
+
+def _option_value(row, val, dtype_name, where, warn_tol):
+    """One keyword's value as the library's number (None: its default)."""
+    if val is None:
+        return row.init if row.kind == "real" else int(row.init)
+    aliases = _ALIASES.get(row.name)
+    if aliases is not None and (isinstance(val, (bool, np.bool_, str))):
+        if isinstance(val, np.bool_):
+            val = bool(val)
+        if val in aliases:
+            return aliases[val]
+        raise ValueError(f"{where}: {row.name} must be None, {_one_of(list(aliases))} or a "
+                         f"number in {int(row.lo)} ... {int(row.hi)} ({row.help}), got {val!r}")
+    if row.kind == "enum":
+        key = val.replace("_", "-") if isinstance(val, str) else None
+        if key in row.names:
+            return row.names.index(key)
+        raise ValueError(f"{where}: {row.name} must be {_one_of(row.names)}, got {val!r}")
+    if row.kind == "real":
+        if row.name == "tol":
+            return check_tol(val, dtype_name, where, warn=warn_tol)
+        if isinstance(val, (bool, np.bool_)) or not isinstance(
+                val, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{where}: {row.name} must be None or a number, got {val!r}")
+        x = float(val)
+        if math.isnan(x) or x < row.lo or x > row.hi:
+            raise ValueError(f"{where}: {row.name} = {val!r} is outside [{row.lo:g}, "
+                             f"{row.hi:g}] ({row.help})")
+        return x
+    if not _is_int(val):
+        raise TypeError(f"{where}: {row.name} must be None or an int, got {val!r}")
+    if val < row.lo or val > row.hi:
+        top = "" if row.hi >= 2**31 - 1 else f" ... {int(row.hi)}"
+        raise ValueError(f"{where}: {row.name} must be None or an int in {int(row.lo)}{top} "
+                         f"({row.help}), got {val!r}")
+    return int(val)
+
+
+def option_values(kw, device, name="float64", where="bsvd.svd", warn_tol=True):
+    """Every option of a call checked, in the table's order (OPTION_NAMES):
+    the keywords' values from kw (a missing one: the library's default),
+    as the library's numbers, the backend resolved for the device (None:
+    auto stays auto, as the library resolves it for host data). Pure
+    Python, so torch.compile traces it (bsvd.torch); warn_tol=False leaves
+    the AccuracyWarning of a large tol to the caller."""
+    vals = [_option_value(row, kw.get(row.name), name, where, warn_tol) for row in OPTIONS]
+    b = vals[BACKEND_ROW]
+    if device is None:
+        pass
+    elif b == _bsvd.BACKEND_AUTO:
+        vals[BACKEND_ROW] = _bsvd.BACKEND_CUDA if device[0] == "cuda" else _bsvd.BACKEND_CPU
+    elif b == _bsvd.BACKEND_CPU and device[0] == "cuda":
         raise ValueError(f"{where}: backend='cpu' needs host arrays, but the input is on a CUDA "
                          "device (move it to the host first, or use backend='auto')")
-    try:
-        o = ORDERINGS[ordering]
-    except (KeyError, TypeError):
-        raise ValueError(f"{where}: ordering must be {_ONE_OF['ordering']}, got {ordering!r}") from None
-    try:
-        v = VARIANTS[variant]
-    except (KeyError, TypeError):
-        raise ValueError(f"{where}: variant must be {_ONE_OF['variant']}, got {variant!r}") from None
-    tol = check_tol(tol, name, where, warn=warn_tol)
-    if max_sweeps is None:
-        max_sweeps = 0
-    if eig_sweeps is None:
-        eig_sweeps = -1  # BSVD_EIG_SWEEPS_AUTO, the library's default
-    for opt, val, lo in (("max_sweeps", max_sweeps, 0), ("block_size", block_size, 0),
-                         ("eig_sweeps", eig_sweeps, -1), ("num_threads", num_threads, 0)):
-        if not _is_int(val):
-            raise TypeError(f"{where}: {opt} must be an int, got {val!r}")
-        if val < lo or val > 2**31 - 1:
-            what = "a non-negative int" if lo == 0 else "None, -1 (auto) or a non-negative int"
-            raise ValueError(f"{where}: {opt} must be {what}, got {val!r}")
-    # precondition: None = 0 = the library's choice (auto), True / 1 = always,
-    # False / -1 = never, 2 or "gram" = the Gram matrix's eigenvectors first
-    # (bsvd_options_t.precondition)
-    if precondition is None:
-        pc = 0
-    elif isinstance(precondition, (bool, np.bool_)):
-        pc = 1 if precondition else -1
-    elif isinstance(precondition, str) and precondition == "gram":
-        pc = 2
-    elif _is_int(precondition) and int(precondition) in (-1, 0, 1, 2):
-        pc = int(precondition)
-    else:
-        raise ValueError(f"{where}: precondition must be None (auto), True / 1 (always), "
-                         f"False / -1 (never) or 'gram' / 2 (the Gram matrix's eigenvectors "
-                         f"first), got {precondition!r}")
-    return (b, o, v, int(block_size), tol, int(max_sweeps), int(eig_sweeps), int(num_threads), pc)
+    return tuple(vals)
 
 
 def stream_handle(stream, where):
@@ -180,18 +202,16 @@ def stream_handle(stream, where):
 
 def make_options(values, stream):
     """The native Options of option_values' numbers and a stream handle."""
-    b, o, v, bs, tol, ms, es, nt, pc = values
-    return _bsvd.Options(b, o, v, bs, tol, ms, es, nt, stream, pc)
+    return _bsvd.Options(list(values), stream)
 
 
-def options(backend, device, tol, max_sweeps, ordering, variant, block_size,
-            eig_sweeps, num_threads, stream, ad, precondition=None, name="float64",
-            where="bsvd.svd"):
-    """The bsvd_options_t of a call, every option checked."""
-    values = option_values(backend, device, tol, max_sweeps, ordering, variant, block_size,
-                           eig_sweeps, num_threads, precondition, name, where)
+def options(kw, device, ad, name="float64", where="bsvd.svd"):
+    """The bsvd_options_t of a call, every option of kw checked; the stream
+    from kw["stream"] (None: the caller's current one for device arrays)."""
+    values = option_values(kw, device, name, where)
+    stream = kw.get("stream")
     if stream is None:
-        cuda = values[0] == _bsvd.BACKEND_CUDA and device[0] == "cuda"
+        cuda = values[BACKEND_ROW] == _bsvd.BACKEND_CUDA and device[0] == "cuda"
         stream = ad.stream(device) if cuda else 0
     else:
         stream = stream_handle(stream, where)

@@ -50,9 +50,7 @@ def svd_list(mats, full_matrices, compute_uv, return_info, kw):
             raise ValueError(f"{where}: all matrices of a list must be on one device "
                              f"(matrix 0 is on {device}, matrix {i} on {dv})")
         xs.append(x)
-    opts = options(kw["backend"], device, kw["tol"], kw["max_sweeps"], kw["ordering"],
-                   kw["variant"], kw["block_size"], kw["eig_sweeps"], kw["num_threads"],
-                   kw["stream"], ad, kw["precondition"], name, where)
+    opts = options(kw, device, ad, name, where)
     set_devices(opts, kw["devices"])
     rname = REAL_OF[name]
 

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _bsvd
-from ._args import (DEFAULT_BACKEND, DEFAULT_ORDERING, DEFAULT_VARIANT, _is_int, check_flag,
+from ._args import (DEFAULT_BACKEND, DEFAULT_ORDERING, _is_int, check_flag,
                     options, promote, stacklevel)
 from ._frameworks import REAL_OF, adapt
 
@@ -210,8 +210,9 @@ def hsvd_options(backend, tol, max_sweeps, ordering, num_threads, name, where):
     """The native Options of an HSVD call (every option checked; variant,
     block size and preconditioning are not options of the HSVD)."""
     # Host data: no stream, so no adapter is asked for one.
-    return options(backend, ("cpu", 0), tol, max_sweeps, ordering, DEFAULT_VARIANT, 0, None,
-                   num_threads, None, None, None, name, where)
+    kw = dict(backend=backend, tol=tol, max_sweeps=max_sweeps, ordering=ordering,
+              num_threads=num_threads)
+    return options(kw, ("cpu", 0), None, name, where)
 
 
 # ---------------------------------------------------------------------------

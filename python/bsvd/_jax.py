@@ -40,7 +40,7 @@ import numpy as np
 
 import bsvd as _pkg
 from . import _bsvd, _frameworks
-from ._args import BACKENDS, option_values, promote
+from ._args import option_values, promote
 
 TARGET = "bsvd_svd"
 
@@ -73,25 +73,14 @@ jax.tree_util.register_pytree_node(_pkg.Info, _flatten_info, lambda _, c: _pkg.I
 
 
 class Config(NamedTuple):
-    """The call's static attributes (bsvd_options_t fields, checked)."""
+    """The call's static attributes: vectors, and the value of every option
+    in the library's table order (bsvd._args.OPTION_NAMES), checked."""
     vectors: bool
-    backend: int
-    ordering: int
-    variant: int
-    block_size: int
-    tol: float
-    max_sweeps: int
-    eig_sweeps: int
-    num_threads: int
-    precondition: int
+    values: tuple
 
     def attrs(self):
-        ints = ("backend", "ordering", "variant", "block_size", "max_sweeps", "eig_sweeps",
-                "num_threads", "precondition")
-        a = {f: np.int32(getattr(self, f)) for f in ints}
-        a["vectors"] = np.bool_(self.vectors)
-        a["tol"] = np.float64(self.tol)
-        return a
+        return {"vectors": np.bool_(self.vectors),
+                "options": np.asarray(self.values, dtype=np.float64)}
 
 
 def _mT(a):
@@ -240,10 +229,7 @@ def svd(A, full_matrices, compute_uv, return_info, kw, where):
     device = _device(x)
     # Checked against the device where it is known; "auto" is resolved by
     # the handler of the platform XLA lowers for.
-    vals = option_values(kw["backend"], device or ("unknown", 0), kw["tol"], kw["max_sweeps"],
-                         kw["ordering"], kw["variant"], kw["block_size"], kw["eig_sweeps"],
-                         kw["num_threads"], kw["precondition"], name, where)
-    cfg = Config(bool(compute_uv), BACKENDS[kw["backend"]], *vals[1:])
+    cfg = Config(bool(compute_uv), option_values(kw, device, name, where))
     U, S, Vh, info, sweeps, path = _run(x, cfg, bool(full_matrices))
     report = kw["check"]
     if report is None:  # host data reports; a GPU call is stream-ordered

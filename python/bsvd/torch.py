@@ -8,9 +8,8 @@ The ops compute the reduced SVD (bsvd.svd completes U and Vh for
 full_matrices with torch.linalg.qr outside them):
 
     bsvd::svd(Tensor A, bool details, bool report, bool check_finite,
-              bool warn, int stream, int backend, int ordering, int variant,
-              int block_size, float tol, int max_sweeps, int eig_sweeps,
-              int num_threads, int precondition)
+              bool warn, int stream, <every option of the library's table,
+              in its order: int backend, int ordering, ..., float tol, ...>)
         -> (U (..., m, k), S (..., k), Vh (..., k, n), info (...) int32,
             sweeps (...) int32, path (...) int32 on the CPU; with details
             False sweeps and path are (0,) on A's device)
@@ -18,7 +17,7 @@ full_matrices with torch.linalg.qr outside them):
 
 details: sweeps and path (return_info); report: warn / raise for NaN and
 non-convergence as bsvd.svd's check; stream: -1 for the current stream, else
-a handle; the rest: bsvd_options_t's fields. CUDA tensors on the current
+a handle; the rest: bsvd_options_t's fields (bsvd._args.OPTIONS). CUDA tensors on the current
 stream: the outputs, info and the workspace come from torch's caching
 allocator on the tensor's device and the solve is only enqueued on
 torch.cuda.current_stream() (the library's _async form), so the op runs in
@@ -57,7 +56,8 @@ import torch
 import bsvd as _bsvd_pkg
 from . import _bsvd as _native
 from . import _frameworks
-from ._args import check_mode, check_tol, make_options, option_values, promote, stream_handle
+from ._args import (BACKEND_ROW, OPTION_NAMES, OPTIONS, check_mode, check_tol, make_options,
+                    option_values, promote, stream_handle)
 
 __all__ = ["svd", "svdvals", "svd_backward"]
 
@@ -131,6 +131,8 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
 # ---- the ops -------------------------------------------------------------------
 
 CURRENT_STREAM = -1  # the op's stream argument: torch.cuda.current_stream()
+_TOL_ROW = OPTION_NAMES.index("tol")
+_MAX_SWEEPS_ROW = OPTION_NAMES.index("max_sweeps")
 
 _ad = _frameworks._get(_frameworks.TorchAdapter)
 _REAL = {torch.complex64: torch.float32, torch.complex128: torch.float64}
@@ -138,10 +140,12 @@ _SUPPORTED = (torch.float32, torch.float64, torch.complex64, torch.complex128)
 _HAVE_OPS = all(hasattr(torch.library, f) for f in ("custom_op", "register_fake"))
 _compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
 
+# The ops' arguments: the call's own, then every option of the library's
+# table in its order (an option added there is an argument here).
 _SCHEMA = ("(Tensor A, bool details, bool report, bool check_finite, bool warn, int stream, "
-           "int backend, int ordering, int variant, int block_size, float tol, int max_sweeps, "
-           "int eig_sweeps, int num_threads, int precondition)")
-_NARGS = 14  # the arguments after A
+           + ", ".join(f"{'float' if o.kind == 'real' else 'int'} {o.name}" for o in OPTIONS)
+           + ")")
+_NARGS = 5 + len(OPTIONS)  # the arguments after A
 
 
 def _ordered(device, backend, stream):
@@ -159,25 +163,25 @@ def _check_input(A, where):
                         f"tensors, got {A.dtype} (bsvd.svd promotes the others)")
 
 
-def _impl(A, vectors, details, report, check_finite, warn, stream, backend, ordering, variant,
-          block_size, tol, max_sweeps, eig_sweeps, num_threads, precondition, op=True):
+def _impl(A, vectors, details, report, check_finite, warn, stream, *values, op=True):
     """The ops' implementation (CPU and CUDA): (U, S, Vh, info, sweeps,
     path), U and Vh None without vectors; op False (a direct call): sweeps
-    and path None without details, where the op returns empty tensors."""
+    and path None without details, where the op returns empty tensors.
+    values: every option, in the table's order (option_values)."""
     where = "bsvd.svd" if vectors else "bsvd.svdvals"
     _check_input(A, where)
     name = _ad.dtype_name(A)
     device = _ad.device(A)
-    check_tol(tol, name, where)  # the AccuracyWarning of a large tol, at run time
+    check_tol(values[_TOL_ROW], name, where)  # the AccuracyWarning of a large tol, at run time
+    backend = values[BACKEND_ROW]
     ordered = _ordered(device, backend, stream)
     if stream == CURRENT_STREAM:
         cuda = device[0] == "cuda" and backend == _native.BACKEND_CUDA
         handle = _ad.stream(device) if cuda else 0
     else:
         handle = stream
-    opts = make_options((backend, ordering, variant, block_size, tol, max_sweeps, eig_sweeps,
-                         num_threads, precondition), handle)
-    kw = dict(max_sweeps=max_sweeps, check_finite=check_finite, warn=warn)
+    opts = make_options(values, handle)
+    kw = dict(max_sweeps=values[_MAX_SWEEPS_ROW], check_finite=check_finite, warn=warn)
     # The blocking call gives info only with details: always asked here.
     U, S, Vh, info, sweeps, path = _bsvd_pkg._reduced(
         _ad, A, name, device, opts, vectors, details or not ordered, ordered, report, kw, where)
@@ -302,11 +306,10 @@ def _op_args(A, compute_uv=True, return_info=False, **kwargs):
 
 
 def _args(x, name, device, return_info, kw, where):
-    vals = option_values(kw["backend"], device, kw["tol"], kw["max_sweeps"], kw["ordering"],
-                         kw["variant"], kw["block_size"], kw["eig_sweeps"], kw["num_threads"],
-                         kw["precondition"], name, where, warn_tol=False)
+    vals = option_values(kw, device, name, where, warn_tol=False)
     stream = CURRENT_STREAM if kw["stream"] is None else stream_handle(kw["stream"], where)
-    report = kw["check"] if kw["check"] is not None else not _ordered(device, vals[0], stream)
+    report = kw["check"] if kw["check"] is not None else not _ordered(device, vals[BACKEND_ROW],
+                                                                       stream)
     return (return_info, report, kw["check_finite"], kw["warn"], stream) + vals
 
 

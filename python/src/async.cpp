@@ -102,24 +102,9 @@ std::tuple<int, std::string, size_t> workspace_size(const std::string &precision
                                                     int64_t m, int64_t n, int64_t batch,
                                                     const Opts &o, int device_id) {
   if (precision.size() != 1) throw nb::value_error("bsvd: precision is one of s, d, c, z");
-  using Key = std::tuple<char, bool, int64_t, int64_t, int64_t, int, int, int, int, double, int,
-                         int, int, int, int>;
+  using Key = std::tuple<char, bool, int64_t, int64_t, int64_t, int, std::vector<double>>;
   static std::map<Key, size_t> known; // (under the GIL)
-  const Key key{precision[0],
-                vectors,
-                m,
-                n,
-                batch,
-                device_id,
-                o.backend,
-                o.ordering,
-                o.variant,
-                o.block_size,
-                o.tol,
-                o.max_sweeps,
-                o.eig_sweeps,
-                o.num_threads,
-                o.precondition};
+  const Key key{precision[0], vectors, m, n, batch, device_id, o.values};
   if (auto it = known.find(key); it != known.end()) return {0, std::string(), it->second};
   const bsvd_options_t opts = make_options(o, nullptr);
   DeviceGuard guard(device_id >= 0 ? Where{Space::Device, device_id} : Where{});

@@ -18,11 +18,10 @@
 // (conjugated for complex) and Vh = Vh1. Without vectors (attribute vectors
 // = false) Vh1 and U1 are empty.
 //
-// Attributes: vectors (bool), the bsvd_options_t fields backend, ordering,
-// variant, block_size, max_sweeps, eig_sweeps, num_threads, precondition
-// (int32) and tol (float64), checked by the Python layer (the library checks
-// them again). backend auto is resolved by the handler: cpu for host
-// buffers, cuda for device buffers.
+// Attributes: vectors (bool) and options, the value of every row of the
+// library's option table (bsvd_option_info) in its order (float64), checked
+// by the Python layer (the library checks them again). backend auto is
+// resolved by the handler: cpu for host buffers, cuda for device buffers.
 //
 // cpu: the blocking bsvd_<p>gesvj_strided_batched on host buffers (XLA's
 // CPU runtime calls the handler when A is ready and expects the outputs
@@ -55,22 +54,13 @@ namespace bsvdjax {
 
 struct Attrs {
   bool vectors;
-  int32_t backend, ordering, variant, block_size, max_sweeps, eig_sweeps, num_threads, precondition;
-  double tol;
+  ffi::Span<const double> options; // every option, in bsvd_option_info's order
 };
 
 } // namespace bsvdjax
 
 XLA_FFI_REGISTER_STRUCT_ATTR_DECODING(bsvdjax::Attrs, ::xla::ffi::StructMember<bool>("vectors"),
-                                      ::xla::ffi::StructMember<int32_t>("backend"),
-                                      ::xla::ffi::StructMember<int32_t>("ordering"),
-                                      ::xla::ffi::StructMember<int32_t>("variant"),
-                                      ::xla::ffi::StructMember<int32_t>("block_size"),
-                                      ::xla::ffi::StructMember<int32_t>("max_sweeps"),
-                                      ::xla::ffi::StructMember<int32_t>("eig_sweeps"),
-                                      ::xla::ffi::StructMember<int32_t>("num_threads"),
-                                      ::xla::ffi::StructMember<int32_t>("precondition"),
-                                      ::xla::ffi::StructMember<double>("tol"));
+                                      ::xla::ffi::StructMember<ffi::Span<const double>>("options"));
 
 namespace bsvdjax {
 namespace {
@@ -157,9 +147,22 @@ ffi::Error describe(const ffi::AnyBuffer &A, const ffi::AnyBuffer &S, const ffi:
 
 bool nothing_to_solve(const Strided &c) { return c.batch == 0 || c.m == 0 || c.n == 0; }
 
+// The row of backend in the option table.
+int backend_row() {
+  static const int row = bsvd_option_find("backend");
+  return row;
+}
+
+int backend_of(const Attrs &a) {
+  const size_t i = size_t(backend_row());
+  return i < a.options.size() ? int(a.options[i]) : int(BSVD_BACKEND_AUTO);
+}
+
+// The call's options with the backend resolved (backend) on stream.
 Opts opts_of(const Attrs &a, int backend, uintptr_t stream) {
-  return Opts{backend,      a.ordering,   a.variant,     a.block_size, a.tol,
-              a.max_sweeps, a.eig_sweeps, a.num_threads, stream,       a.precondition};
+  Opts o{std::vector<double>(a.options.begin(), a.options.end()), stream};
+  if (size_t(backend_row()) < o.values.size()) o.values[size_t(backend_row())] = backend;
+  return o;
 }
 
 // ---- cpu -------------------------------------------------------------------
@@ -178,7 +181,7 @@ ffi::Error svd_cpu(ffi::AnyBuffer A, Out S, Out Vh1, Out U1, IntOut info, IntOut
   }
   // "auto" on host buffers is the cpu backend, as bsvd.svd resolves it for
   // host arrays (the library's own auto would take a visible GPU).
-  const int backend = a.backend == BSVD_BACKEND_AUTO ? int(BSVD_BACKEND_CPU) : a.backend;
+  const int backend = backend_of(a) == BSVD_BACKEND_AUTO ? int(BSVD_BACKEND_CPU) : backend_of(a);
   const bsvd_options_t opts = make_options(opts_of(a, backend, 0), ppath);
   const bsvd_status_t st = call_strided(c, pinfo, psweeps, opts);
   return st == 0 ? ffi::Error::Success() : status_error(st);
@@ -228,7 +231,7 @@ ffi::Error svd_cuda(cudaStream_t stream, int32_t device, ffi::ScratchAllocator s
   Strided c;
   ffi::Error e = describe(A, *S, *Vh1, *U1, info->element_count(), a.vectors, c);
   if (e.failure()) return e;
-  if (a.backend == BSVD_BACKEND_CPU)
+  if (backend_of(a) == BSVD_BACKEND_CPU)
     return invalid("backend='cpu' needs host arrays, but the input is on a CUDA device");
   int *pinfo = info->typed_data(), *psweeps = sweeps->typed_data(), *ppath = path->typed_data();
   try {

@@ -410,22 +410,41 @@ Owned empty(int64_t count, char dtype, bool device, int device_id) {
 NB_MODULE(_bsvd, mod) {
   mod.doc() = "bsvd native layer (use the bsvd package, not this module)";
 
+  // Options(values, stream): values in the order of option_table(), which
+  // the Python layer has checked (the library checks them again).
   nb::class_<Opts>(mod, "Options")
       .def(nb::init<>())
       .def(
           "__init__",
-          [](Opts *o, int backend, int ordering, int variant, int block_size, double tol,
-             int max_sweeps, int eig_sweeps, int num_threads, uintptr_t stream, int precondition) {
-            new (o) Opts{backend,    ordering,   variant,     block_size, tol,
-                         max_sweeps, eig_sweeps, num_threads, stream,     precondition};
+          [](Opts *o, std::vector<double> values, uintptr_t stream) {
+            new (o) Opts{std::move(values), stream};
           },
-          nb::arg("backend"), nb::arg("ordering"), nb::arg("variant"), nb::arg("block_size"),
-          nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("eig_sweeps"), nb::arg("num_threads"),
-          nb::arg("stream"), nb::arg("precondition") = 0)
-      .def_rw("backend", &Opts::backend)
+          nb::arg("values"), nb::arg("stream") = 0)
+      .def_rw("values", &Opts::values)
       .def_rw("stream", &Opts::stream)
       .def_rw("device_count", &Opts::device_count)
       .def_rw("devices", &Opts::devices);
+
+  // The library's option table (bsvd_option_info): one tuple per row,
+  // (name, kind, lo, hi, init, value names or None, help); kind "enum",
+  // "int" or "real".
+  mod.def("option_table", []() {
+    nb::list rows;
+    for (int i = 0; i < bsvd_option_count(); ++i) {
+      const bsvd_option_info_t &r = *bsvd_option_info(i);
+      nb::object names = nb::none();
+      if (r.kind == BSVD_OPTION_ENUM) {
+        nb::list l;
+        for (int v = 0; v <= int(r.hi); ++v) l.append(r.value_name(v));
+        names = l;
+      }
+      const char *kind = r.kind == BSVD_OPTION_ENUM  ? "enum"
+                         : r.kind == BSVD_OPTION_INT ? "int"
+                                                     : "real";
+      rows.append(nb::make_tuple(r.name, kind, r.lo, r.hi, r.init, names, r.help));
+    }
+    return rows;
+  });
 
   mod.def("gesvj_strided", &gesvj_strided, nb::arg("A"), nb::arg("m"), nb::arg("n"), nb::arg("lda"),
           nb::arg("strideA"), nb::arg("S"), nb::arg("strideS"), nb::arg("U").none(), nb::arg("ldu"),

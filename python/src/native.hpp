@@ -135,12 +135,12 @@ struct SpaceCheck {
 
 // ---- options, device guard, the call ---------------------------------------
 
+// A call's options: the value of every row of the library's option table
+// (bsvd_option_info, in its order; the Python layer has checked them), the
+// stream, and the devices of a host batch.
 struct Opts {
-  int backend, ordering, variant, block_size;
-  double tol;
-  int max_sweeps, eig_sweeps, num_threads;
-  uintptr_t stream;
-  int precondition;
+  std::vector<double> values;
+  uintptr_t stream = 0;
   int device_count = 0; // bsvd_options_t::device_count; devices its list
   std::vector<int> devices = {};
 };
@@ -148,15 +148,13 @@ struct Opts {
 inline bsvd_options_t make_options(const Opts &o, int *path) {
   bsvd_options_t opts;
   bsvd_options_init(&opts);
-  opts.backend = bsvd_backend_t(o.backend);
-  opts.ordering = bsvd_ordering_t(o.ordering);
-  opts.variant = bsvd_variant_t(o.variant);
-  opts.block_size = o.block_size;
-  opts.tol = o.tol;
-  opts.max_sweeps = o.max_sweeps;
-  opts.eig_sweeps = o.eig_sweeps;
-  opts.num_threads = o.num_threads;
-  opts.precondition = o.precondition;
+  if (o.values.size() != size_t(bsvd_option_count()))
+    throw std::invalid_argument("bsvd: Options holds " + std::to_string(o.values.size()) +
+                                " values, not one per option (" +
+                                std::to_string(bsvd_option_count()) + ")");
+  for (int i = 0; i < bsvd_option_count(); ++i)
+    if (bsvd_option_set(&opts, i, o.values[size_t(i)]) != 0)
+      throw std::invalid_argument(std::string("bsvd: ") + bsvd_last_error());
   opts.stream = reinterpret_cast<void *>(o.stream);
   opts.device_count = o.device_count;
   opts.devices = o.devices.empty() ? nullptr : o.devices.data();

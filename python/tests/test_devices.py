@@ -33,8 +33,7 @@ def test_device_option_refuses(devices, error):
 
 
 def test_options_carry_the_devices():
-    opts = bsvd._args.options("cpu", ("cpu", 0), None, None, "round-robin", "auto", 0, None, 0,
-                              None, None)
+    opts = bsvd._args.options(dict(backend="cpu"), ("cpu", 0), None)
     assert (opts.device_count, list(opts.devices)) == (0, [])
     _args.set_devices(opts, _args.device_option([2, 1], "w"))
     assert (opts.device_count, list(opts.devices)) == (2, [2, 1])

@@ -303,7 +303,7 @@ def test_native_summary():
     A = np.random.default_rng(0).standard_normal((3, 16, 16))
     A[1, 0, 0] = np.nan
     S = np.empty((3, 16))
-    opts = _bsvd.Options(1, 0, 0, 0, 0.0, 1, 0, 0, 0)  # max_sweeps=1
+    opts = bsvd._args.options(dict(backend="cpu", max_sweeps=1), ("cpu", 0), None)
     st, msg, nc, nf, info, sweeps, path = _bsvd.svd_strided(
         A, 16, 16, 16, 256, S, 16, None, 1, 0, None, 1, 0, 3, opts, False)
     assert (st, msg, nc, nf) == (0, "", 2, 1) and info is None and sweeps is None and path is None
@@ -443,7 +443,7 @@ def test_native_layer_checks_bounds():
     A = np.ones((2, 3, 3))
     S = np.empty((2, 3))
     info = np.empty(2, np.int32)
-    opts = _bsvd.Options(1, 0, 0, 0, 0.0, 0, 0, 0, 0)
+    opts = bsvd._args.options(dict(backend="cpu"), ("cpu", 0), None)
     with pytest.raises(ValueError, match="too small"):
         _bsvd.gesvj_strided(A, 3, 3, 3, 9, S, 3, None, 1, 0, None, 1, 0, info, None, None, 3, opts)
     with pytest.raises(ValueError, match="too small"):

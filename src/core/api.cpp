@@ -67,37 +67,21 @@ bsvd_status_t bad(int pos, const char *name, const char *fmt, ...) {
   return -pos;
 }
 
-// Every field of a full options struct is checked. Enumerations are
-// checked against the header's BSVD_<ENUM>_COUNT.
+// Every field of a full options struct is checked: the table's rows
+// (options.hpp) against their ranges, then what joins fields.
 bsvd_status_t check_options(const bsvd_options_t &o, int pos) {
-  if (int(o.backend) < 0 || int(o.backend) >= BSVD_BACKEND_COUNT)
-    return bad(pos, "opts->backend", "= %d is not a bsvd_backend_t", int(o.backend));
-  if (int(o.ordering) < 0 || int(o.ordering) >= BSVD_ORDERING_COUNT)
-    return bad(pos, "opts->ordering", "= %d is not a bsvd_ordering_t", int(o.ordering));
-  if (int(o.variant) < 0 || int(o.variant) >= BSVD_VARIANT_COUNT)
-    return bad(pos, "opts->variant", "= %d is not a bsvd_variant_t", int(o.variant));
-  if (o.block_size < 0) return bad(pos, "opts->block_size", "= %d is negative", o.block_size);
-  if (!(o.tol < 1.0) || std::isnan(o.tol))
-    return bad(pos, "opts->tol", "= %g must be a number below 1 (<= 0 selects the default)", o.tol);
-  if (o.max_sweeps < 0) return bad(pos, "opts->max_sweeps", "= %d is negative", o.max_sweeps);
-  if (o.eig_sweeps < BSVD_EIG_SWEEPS_AUTO)
-    return bad(pos, "opts->eig_sweeps", "= %d is below BSVD_EIG_SWEEPS_AUTO (-1)", o.eig_sweeps);
-  if (o.qr < -1 || o.qr > 1) return bad(pos, "opts->qr", "= %d is not -1, 0 or 1", o.qr);
-  if (o.precondition < -1 || o.precondition > 2)
-    return bad(pos, "opts->precondition", "= %d is not -1, 0, 1 or 2", o.precondition);
-  if (int(o.pair_solver) < 0 || int(o.pair_solver) >= BSVD_PAIR_SOLVER_COUNT)
-    return bad(pos, "opts->pair_solver", "= %d is not a bsvd_pair_solver_t", int(o.pair_solver));
-  if (o.wcycle_blocks < 0 || o.wcycle_blocks > kWcycleMaxBlocks)
-    return bad(pos, "opts->wcycle_blocks", "= %d is not in 0 ... %d", o.wcycle_blocks,
-               kWcycleMaxBlocks);
-  if (o.wcycle_sweeps < 0 || o.wcycle_sweeps > kWcycleMaxSweeps)
-    return bad(pos, "opts->wcycle_sweeps", "= %d is not in 0 ... %d", o.wcycle_sweeps,
-               kWcycleMaxSweeps);
+  for (int i = 0; i < kOptionCount; ++i) {
+    const bsvd_option_info_t &r = option_info(i);
+    const double v = option_value(o, i);
+    if (!option_accepts(r, v)) {
+      const std::string field = std::string("opts->") + r.name;
+      return bad(pos, field.c_str(), "= %g is not %s", v, option_range(r).c_str());
+    }
+  }
   if (o.wcycle_blocks >= 2 && o.ordering != BSVD_ORDERING_ROUND_ROBIN)
     return bad(pos, "opts->wcycle_blocks",
                "= %d needs opts->ordering = BSVD_ORDERING_ROUND_ROBIN (is %d)", o.wcycle_blocks,
                int(o.ordering));
-  if (o.num_threads < 0) return bad(pos, "opts->num_threads", "= %d is negative", o.num_threads);
   if (o.device_count < BSVD_DEVICES_ALL)
     return bad(pos, "opts->device_count", "= %d is below BSVD_DEVICES_ALL (-1)", o.device_count);
   if (o.device_count > 0) {
@@ -143,18 +127,9 @@ bsvd_status_t read_options(const bsvd_options_t *user, int pos, bsvd_options_t &
 
 Config make_config(const bsvd_options_t &o) {
   Config c;
-  c.ordering = o.ordering;
-  c.variant = o.variant;
-  c.block_size = o.block_size;
-  c.tol = o.tol;
-  c.max_sweeps = o.max_sweeps > 0 ? o.max_sweeps : kDefaultMaxSweeps;
-  c.eig_sweeps = o.eig_sweeps;
-  c.num_threads = o.num_threads;
-  c.qr = o.qr;
-  c.pair_solver = o.pair_solver;
-  c.precondition = o.precondition;
-  c.wcycle_blocks = o.wcycle_blocks >= 2 ? o.wcycle_blocks : 1;
-  c.wcycle_sweeps = o.wcycle_sweeps >= 1 ? o.wcycle_sweeps : 1;
+#define BSVD_OPTION_COPY(name, ...) c.name = to_config_##name(o.name);
+  BSVD_OPTION_TABLE(BSVD_OPTION_COPY)
+#undef BSVD_OPTION_COPY
   return c;
 }
 
@@ -509,19 +484,9 @@ extern "C" {
 void bsvd_options_init(bsvd_options_t *o) {
   if (!o) return;
   std::memset(o, 0, sizeof *o);
-  o->backend = BSVD_BACKEND_AUTO;
-  o->ordering = BSVD_ORDERING_ROUND_ROBIN;
-  o->variant = BSVD_VARIANT_AUTO;
-  o->block_size = 0;
-  o->tol = 0;
-  o->max_sweeps = 0;
-  o->eig_sweeps = BSVD_EIG_SWEEPS_AUTO;
-  o->num_threads = 0;
-  o->qr = 0;
-  o->pair_solver = BSVD_PAIR_AUTO;
-  o->precondition = 0;
-  o->wcycle_blocks = 0;
-  o->wcycle_sweeps = 0;
+#define BSVD_OPTION_INIT(name, type, kind, lo, hi, init, ...) o->name = type(init);
+  BSVD_OPTION_TABLE(BSVD_OPTION_INIT)
+#undef BSVD_OPTION_INIT
   o->struct_size = sizeof *o;
 }
 

@@ -9,6 +9,8 @@
 
 #include <bsvd/bsvd.h>
 
+#include "options.hpp"
+
 #include <complex>
 #include <cstdint>
 
@@ -123,38 +125,28 @@ template <class T> Batch<T> slice(const Batch<T> &b, int first, int count) {
   return s;
 }
 
-// One-sided Jacobi with the parallel round-robin ordering needs ~11 sweeps
-// on well-conditioned matrices but 40-47 on graded ones of order 500
-// (logrand / geo families with kappa = 1e10, and SuiteSparse matrices such
-// as Erdos971 and Harvard500, measured on the CPU solver): the limit leaves
-// room for that, and for order ~1000.
-constexpr int kDefaultMaxSweeps = 80;
-
-// Resolved solver settings (defaults filled in; see bsvd_options_t).
 // How a call runs: kBlocking returns when its results are written (the
 // bsvd_<p>gesvj_<form> calls); kAsync only enqueues on the stream, device
 // data on the cuda backend only, and may be captured in a CUDA graph (the
 // _async forms, bsvd.h; docs/design/async.md).
 enum class Exec { kBlocking, kAsync };
 
+// The Config value of each option's field value (options.hpp: defaults
+// resolved): to_config_<name>(x).
+#define BSVD_OPTION_RESOLVE(name, type, kind, lo, hi, init, resolved, value_name, help)            \
+  constexpr type to_config_##name(type x) { return type(resolved); }
+BSVD_OPTION_TABLE(BSVD_OPTION_RESOLVE)
+#undef BSVD_OPTION_RESOLVE
+
+// Resolved solver settings: a field per option (options.hpp), defaults
+// resolved (max_sweeps 80, ...), and how the call runs.
 struct Config {
-  bsvd_ordering_t ordering = BSVD_ORDERING_ROUND_ROBIN;
-  bsvd_variant_t variant = BSVD_VARIANT_AUTO;
-  int block_size = 0; // 0 = auto
-  double tol = 0; // <= 0: sqrt(m) * u, resolved per matrix
-  int max_sweeps = kDefaultMaxSweeps;
-  int eig_sweeps = BSVD_EIG_SWEEPS_AUTO; // blocked: < 0 auto (inner_sweeps.hpp), 0 = until
-      // converged, k > 0 = k sweeps (1 = inexact)
-  int num_threads = 0; // 0 = hardware concurrency
-  int qr = 0; // cuda: QR preprocessing, 0 auto, 1 when R fits, -1 never
-  bsvd_pair_solver_t pair_solver = BSVD_PAIR_AUTO; // blocked: how a pair is rotated
-  int precondition = 0; // QR with column pivoting first: 1 on, -1 off, 0 auto (bsvd.h)
-  int wcycle_blocks = 1; // blocked: blocks per outer block of the two-level ordering
-      // (wcycle_pair, ordering.hpp); 1 = one level
-  int wcycle_sweeps = 1; // ... and its sweeps one level down per outer pair
+#define BSVD_OPTION_FIELD(name, type, kind, lo, hi, init, resolved, value_name, help)              \
+  type name = to_config_##name(type(init));
+  BSVD_OPTION_TABLE(BSVD_OPTION_FIELD)
+#undef BSVD_OPTION_FIELD
   Exec exec = Exec::kBlocking;
 };
-inline constexpr int kWcycleMaxBlocks = 64, kWcycleMaxSweeps = 8;
 
 // Unit roundoff u = 2^-p (p significand bits including the implicit one).
 template <class R> constexpr R unit_roundoff();

@@ -220,7 +220,14 @@ bool needs_graph(const plan::Plan &p) {
 // field that the key would miss.
 template <class T>
 std::string replay_key(const Batch<T> &b, const Config &c, const void *ws, size_t ws_bytes) {
-  static_assert(sizeof(Config) == 64, "a new Config field: add it to replay_key");
+  struct TableFields { // what the key below puts
+#define BSVD_OPTION_MEMBER(name, type, ...) type name;
+    BSVD_OPTION_TABLE(BSVD_OPTION_MEMBER)
+#undef BSVD_OPTION_MEMBER
+    Exec exec;
+  };
+  static_assert(sizeof(Config) == sizeof(TableFields),
+                "a Config field outside the option table: add it to replay_key");
   static_assert(sizeof(Batch<T>) == 216, "a new Batch field: add it to replay_key");
   const auto arrays = [](const auto &o) { return o.array != nullptr || o.ldv != nullptr; };
   if (!ws || b.dims.mv || b.dims.nv || arrays(b.A) || arrays(b.S) || arrays(b.U) || arrays(b.V) ||
@@ -250,18 +257,9 @@ std::string replay_key(const Batch<T> &b, const Config &c, const void *ws, size_
   operand(b.V);
   put(b.info);
   put(b.sweeps);
-  put(c.ordering);
-  put(c.variant);
-  put(c.block_size);
-  put(c.tol);
-  put(c.max_sweeps);
-  put(c.eig_sweeps);
-  put(c.num_threads);
-  put(c.qr);
-  put(c.pair_solver);
-  put(c.precondition);
-  put(c.wcycle_blocks);
-  put(c.wcycle_sweeps);
+#define BSVD_OPTION_KEY(name, ...) put(c.name);
+  BSVD_OPTION_TABLE(BSVD_OPTION_KEY)
+#undef BSVD_OPTION_KEY
   put(c.exec);
   put(ws);
   put(ws_bytes);

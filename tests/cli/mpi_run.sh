@@ -105,7 +105,7 @@ check "without --mpi under mpirun: usage error (2)" test $rc = 2
 check "... that says to add --mpi" grep -q -- "add --mpi" "$tmp/nompi.log"
 mpi 2 "$bsvd" run "$tmp/b.npy" -o "$tmp/o" --backend nope --mpi >"$tmp/usage.log" 2>&1; rc=$?
 check "bad option under mpirun: 2, said once" \
-  test $rc = 2 -a "$(grep -c "unknown --backend" "$tmp/usage.log")" = 1
+  test $rc = 2 -a "$(grep -c -- "--backend: unknown value 'nope'" "$tmp/usage.log")" = 1
 
 # A full disk on rank 1 only (BSVD_TEST_WRITE_LIMIT): exit 1 everywhere, and
 # the outputs of the earlier run in the directory are left as they were,

@@ -352,7 +352,7 @@ int check(const CheckArgs &a) {
       std::printf("  first failure in %c %s: %s\n", r.precision, r.name.c_str(),
                   r.first_failure.c_str());
   std::printf("bsvd check: %zu rows, %d failed (threshold %g u, backend %s, %.1f s)\n", rows.size(),
-              failed, a.threshold, a.solver.backend.c_str(), now_seconds() - t0);
+              failed, a.threshold, a.solver.backend().c_str(), now_seconds() - t0);
   if (!a.json.empty()) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto &r : rows)

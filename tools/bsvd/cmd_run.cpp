@@ -91,7 +91,7 @@ void print_summary(const Tally &t, char p, const RunArgs &a, double total, doubl
   const std::string hsvd = a.nplus >= 0 ? ", hsvd nplus " + std::to_string(a.nplus) : "";
   std::printf("bsvd run: %d matrices (%c, %s%s; %s): %d converged, %d not converged, %d non-finite"
               "%s; max sweeps %d; time %.3f s (solve %.3f s%s) -> %s\n",
-              t.count, p, a.solver.backend.c_str(), hsvd.c_str(), paths.c_str(), t.converged,
+              t.count, p, a.solver.backend().c_str(), hsvd.c_str(), paths.c_str(), t.converged,
               t.not_converged, t.nonfinite, extra.c_str(), t.max_sweeps, total, solve, on.c_str(),
               a.out.c_str());
 }
@@ -161,7 +161,7 @@ int run(const RunArgs &a) {
                  launcher_world_size());
     return 2;
   }
-  ranks.select_device(a.solver.backend);
+  ranks.select_device(a.solver.backend());
   bsvd_options_t opts;
   std::vector<std::string> files;
   bool npy = false;

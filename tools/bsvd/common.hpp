@@ -28,26 +28,18 @@ inline constexpr EnumNames kOrderingNames{bsvd_ordering_string, bsvd_ordering_fr
 inline constexpr EnumNames kVariantNames{bsvd_variant_string, bsvd_variant_from_string};
 inline constexpr EnumNames kPairSolverNames{bsvd_pair_solver_string, bsvd_pair_solver_from_string};
 
-// Solver settings common to run, check and bench.
+// Solver settings common to run, check and plan: one flag per row of the
+// library's option table (bsvd_option_info: --name with '_' as '-', and
+// --threads for num_threads), and --devices.
 struct SolverArgs {
-  std::string backend = bsvd_backend_string(BSVD_BACKEND_AUTO);
-  std::string ordering = bsvd_ordering_string(BSVD_ORDERING_ROUND_ROBIN);
-  std::string variant = bsvd_variant_string(BSVD_VARIANT_AUTO);
-  int block_size = 0;
-  double tol = 0;
-  int max_sweeps = 0;
-  int eig_sweeps = BSVD_EIG_SWEEPS_AUTO;
-  int threads = 0;
-  int qr = 0;
-  int precondition = 0;
-  std::string pair_solver = bsvd_pair_solver_string(BSVD_PAIR_AUTO);
-  int wcycle_blocks = 0;
-  int wcycle_sweeps = 0;
+  std::vector<std::string> text; // per row: the flag's value as given ("" = the default)
   std::string devices; // "" (the current GPU), "all", or a comma list of ordinals
   mutable std::vector<int> device_list; // what opts.devices points to
   void add_to(CLI::App &app);
-  // Fills opts; returns false with a message for unknown names.
+  // Fills opts; returns false with a message for an invalid value.
   bool to_options(bsvd_options_t &opts, std::string &err) const;
+  // The --backend value as given, or the default's name ("auto").
+  std::string backend() const;
 };
 
 template <class T> constexpr char precision_of();
@@ -71,9 +63,7 @@ template <class F> bool with_precision(char p, F &&f) {
 // checks print DBL_MAX in full). A failed check is a usage error (exit 2).
 //   count(lo): an integer >= lo; "1e6" is taken as 1000000 (the string is
 //              rewritten to digits before the option's conversion)
-//   number_in(lo, hi): a number with lo <= x < hi
 CLI::Validator count(long long lo);
-CLI::Validator number_in(double lo, double hi);
 
 std::vector<int> parse_int_list(const std::string &s); // "1,2,3" -> {1,2,3}
 

@@ -5,7 +5,6 @@
 //   bsvd bench  time bsvd against LAPACK (and cuSOLVER on a GPU)
 //   bsvd plan   the plan of a call: each matrix's path and its parameters
 #include "common.hpp"
-#include "core/batch.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -47,76 +46,113 @@ CLI::Validator count(long long lo) {
       "INT>=" + std::to_string(lo), "count");
 }
 
-CLI::Validator number_in(double lo, double hi) {
-  return CLI::Validator(
-      [lo, hi](std::string &s) -> std::string {
-        char *end = nullptr;
-        const double x = std::strtod(s.c_str(), &end);
-        if (s.empty() || end != s.c_str() + s.size() || std::isnan(x))
-          return "'" + s + "' is not a number";
-        if (x < lo || x >= hi) {
-          char buf[160];
-          std::snprintf(buf, sizeof buf, "must be at least %g and below %g (got %s)", lo, hi,
-                        s.c_str());
-          return buf;
-        }
-        return {};
-      },
-      "NUMBER", "number_in");
+namespace {
+
+// The CLI's flag of an option row: --name with '_' as '-', except the
+// shorter --threads (with --num-threads as its alias) for num_threads.
+std::string flag_names(const bsvd_option_info_t &r) {
+  std::string f = r.name;
+  for (char &c : f)
+    if (c == '_') c = '-';
+  if (f == "num-threads") return "--threads,--num-threads";
+  return "--" + f;
 }
 
+// "a, b or c" of an enum row's names.
+std::string value_names(const bsvd_option_info_t &r, const char *last_sep = " or ") {
+  std::string out;
+  for (int v = int(r.lo); v <= int(r.hi); ++v) {
+    if (v > int(r.lo)) out += v == int(r.hi) ? last_sep : ", ";
+    out += r.value_name(v);
+  }
+  return out;
+}
+
+// The value of a flag's text under its row (ENUM: a name, '_' taken for
+// '-'; INT: a whole number, "1e6" taken; REAL: a number), or a message.
+bool row_value(const bsvd_option_info_t &r, const std::string &s, double &v, std::string &err) {
+  if (r.kind == BSVD_OPTION_ENUM) {
+    std::string t = s;
+    for (char &c : t)
+      if (c == '_') c = '-';
+    for (int x = int(r.lo); x <= int(r.hi); ++x)
+      if (t == r.value_name(x)) {
+        v = x;
+        return true;
+      }
+    err = "unknown value '" + s + "' (" + value_names(r, ", ") + ")";
+    return false;
+  }
+  char *end = nullptr;
+  const double x = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || std::isnan(x)) {
+    err = "'" + s + (r.kind == BSVD_OPTION_INT ? "' is not a whole number" : "' is not a number");
+    return false;
+  }
+  char buf[160];
+  if (r.kind == BSVD_OPTION_REAL) {
+    if (x < r.lo || x > r.hi) {
+      std::snprintf(buf, sizeof buf, "must be at least %g and below %g (got %s)", r.lo,
+                    std::nextafter(r.hi, HUGE_VAL), s.c_str());
+      err = buf;
+      return false;
+    }
+  } else if (!std::isfinite(x) || x != std::floor(x)) {
+    err = "'" + s + "' is not a whole number";
+    return false;
+  } else if (x < r.lo || x > r.hi) {
+    if (r.hi >= 2147483647.0)
+      std::snprintf(buf, sizeof buf, "must be %g or more (got %s)", r.lo, s.c_str());
+    else
+      std::snprintf(buf, sizeof buf, "must be in %g ... %g (got %s)", r.lo, r.hi, s.c_str());
+    err = buf;
+    return false;
+  }
+  v = x;
+  return true;
+}
+
+} // namespace
+
 void SolverArgs::add_to(CLI::App &app) {
-  app.add_option("--backend", backend,
-                 kBackendNames.list() + " (" + bsvd_backend_string(BSVD_BACKEND_AUTO) +
-                     ": the GPU when one is visible)")
-      ->capture_default_str();
-  app.add_option("--ordering", ordering, kOrderingNames.list())->capture_default_str();
-  app.add_option("--variant", variant, kVariantNames.list())->capture_default_str();
-  app.add_option("--block-size", block_size, "columns per block (blocked variant; 0 = auto)")
-      ->capture_default_str()
-      ->transform(count(0));
-  app.add_option("--tol", tol, "rotation threshold, 0 <= tol < 1 (0 = sqrt(m) * unit roundoff)")
-      ->capture_default_str()
-      ->check(number_in(0, 1));
-  app.add_option("--max-sweeps", max_sweeps, "sweep limit (0 = default 80)")
-      ->capture_default_str()
-      ->transform(count(0));
-  app.add_option("--eig-sweeps", eig_sweeps,
-                 "blocked: inner eigensolver sweeps (-1 = auto: 1, then 2 once a matrix stalls; 0 "
-                 "= converge; 1 = inexact)")
-      ->capture_default_str()
-      ->transform(count(-1));
-  app.add_option("--threads", threads, "CPU threads over the batch (0 = all cores)")
-      ->capture_default_str()
-      ->transform(count(0));
-  app.add_option("--qr", qr,
-                 "cuda: QR preprocessing of tall / wide matrices (0 auto, 1 when R fits, -1 never)")
-      ->capture_default_str()
-      ->check(CLI::Range(-1, 1));
-  app.add_option("--precondition", precondition,
-                 "QR with column pivoting first, Jacobi on R^H (1 on, -1 off, 0 auto: cuda by a "
-                 "measured cost rule, cpu off); 2: the Gram matrix's eigenvectors V0 first, "
-                 "Jacobi on A V0 (docs/design/gram.md)")
-      ->capture_default_str()
-      ->check(CLI::Range(-1, 2));
-  app.add_option("--pair-solver", pair_solver,
-                 "blocked variant: how a block pair is rotated: " + kPairSolverNames.list() + " (" +
-                     bsvd_pair_solver_string(BSVD_PAIR_EVD_SM) +
-                     ": cuda, the pair in shared memory; " +
-                     bsvd_pair_solver_string(BSVD_PAIR_SVD_SM) + ": one-sided Jacobi on the pair)")
-      ->capture_default_str();
-  app.add_option(
-         "--wcycle-blocks", wcycle_blocks,
-         "blocked variant: a second level (W-cycle): outer blocks of this many blocks, "
-         "each outer pair rotated by --wcycle-sweeps sweeps over its blocks (0 = one level)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, detail::kWcycleMaxBlocks));
-  app.add_option("--wcycle-sweeps", wcycle_sweeps, "sweeps one level down per outer pair (0 = 1)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, detail::kWcycleMaxSweeps));
+  const int count = bsvd_option_count();
+  text.assign(size_t(count), std::string());
+  bsvd_options_t defaults;
+  bsvd_options_init(&defaults);
+  for (int i = 0; i < count; ++i) {
+    const bsvd_option_info_t &r = *bsvd_option_info(i);
+    std::string help = r.help;
+    if (r.kind == BSVD_OPTION_ENUM)
+      help += ": " + value_names(r) + " (default " + r.value_name(int(r.init)) + ")";
+    else {
+      char buf[48];
+      std::snprintf(buf, sizeof buf, " (default %g)", r.init);
+      help += buf;
+    }
+    CLI::Option *opt = app.add_option(flag_names(r), text[size_t(i)], help);
+    if (r.kind == BSVD_OPTION_ENUM) { // named in to_options, once per run (under MPI: rank 0)
+      opt->type_name("NAME");
+      continue;
+    }
+    opt->type_name(r.kind == BSVD_OPTION_INT ? "INT" : "NUMBER")
+        ->check(CLI::Validator(
+            [r](std::string &s) -> std::string {
+              double v = 0;
+              std::string err;
+              return row_value(r, s, v, err) ? std::string() : err;
+            },
+            "", r.name));
+  }
   app.add_option("--devices", devices,
                  "cuda, host data: the GPUs that share the batch: all, or a comma list of device "
                  "ordinals (default: the current GPU; docs/multi-gpu.md)");
+}
+
+std::string SolverArgs::backend() const {
+  const int i = bsvd_option_find("backend");
+  const bsvd_option_info_t &r = *bsvd_option_info(i);
+  return size_t(i) < text.size() && !text[size_t(i)].empty() ? text[size_t(i)]
+                                                             : r.value_name(int(r.init));
 }
 
 bool parse_devices(const std::string &s, int &count, std::vector<int> &list, std::string &err) {
@@ -142,24 +178,19 @@ bool parse_devices(const std::string &s, int &count, std::vector<int> &list, std
 
 bool SolverArgs::to_options(bsvd_options_t &o, std::string &err) const {
   bsvd_options_init(&o);
-  int v = 0;
-  if (!kBackendNames.value(backend, "--backend", v, err)) return false;
-  o.backend = bsvd_backend_t(v);
-  if (!kOrderingNames.value(ordering, "--ordering", v, err)) return false;
-  o.ordering = bsvd_ordering_t(v);
-  if (!kVariantNames.value(variant, "--variant", v, err)) return false;
-  o.variant = bsvd_variant_t(v);
-  if (!kPairSolverNames.value(pair_solver, "--pair-solver", v, err)) return false;
-  o.pair_solver = bsvd_pair_solver_t(v);
-  o.block_size = block_size;
-  o.tol = tol;
-  o.max_sweeps = max_sweeps;
-  o.eig_sweeps = eig_sweeps;
-  o.num_threads = threads;
-  o.qr = qr;
-  o.precondition = precondition;
-  o.wcycle_blocks = wcycle_blocks;
-  o.wcycle_sweeps = wcycle_sweeps;
+  for (int i = 0; i < int(text.size()); ++i) {
+    if (text[size_t(i)].empty()) continue;
+    const bsvd_option_info_t &r = *bsvd_option_info(i);
+    double v = 0;
+    if (!row_value(r, text[size_t(i)], v, err)) { // (the flag's check took it already)
+      err = flag_names(r).substr(0, flag_names(r).find(',')) + ": " + err;
+      return false;
+    }
+    if (bsvd_option_set(&o, i, v) != 0) {
+      err = bsvd_last_error();
+      return false;
+    }
+  }
   if (!parse_devices(devices, o.device_count, device_list, err)) return false;
   o.devices = device_list.empty() ? nullptr : device_list.data();
   return true;
