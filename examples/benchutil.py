@@ -10,6 +10,7 @@ No numerics here: each example holds its own model and algorithm.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -231,6 +232,20 @@ def time_scaled(make_fn, total, sync, budget_s=5.0, reps=3, probe=None, allow_sc
     return res
 
 
+@contextlib.contextmanager
+def guard(rows, example, case, engine, device, **extra):
+    """Run one engine's measurements; an exception becomes a row holding the
+    error (ms None), so that one failing baseline (a library's missing
+    kernel, an out-of-memory) stops neither the others nor bsvd's rows."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - recorded, not hidden
+        msg = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        print(f"{example}: {engine} ({case}) failed: {msg}")
+        rows.append({"example": example, "case": case, "engine": engine, "device": device,
+                     "ms": None, "reps": 0, "error": msg, **extra})
+
+
 def row(example, case, engine, device, res, **extra):
     out = {"example": example, "case": case, "engine": engine, "device": device,
            "ms": round(res["ms"], 4), "reps": res["reps"]}
@@ -263,6 +278,8 @@ def print_rows(rows, keys=("case", "engine", "device", "ms")):
     for r in rows:
         s = "  ".join(f"{r.get(k, '')!s:>14}" if k != "case" else f"{r.get(k, '')!s:<24}"
                       for k in keys)
+        if r.get("error"):
+            s += f"  failed: {r['error']}"
         if "scaled_from" in r:
             s += f"  (scaled from {r['scaled_from']})"
         print(s)

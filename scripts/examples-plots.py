@@ -52,7 +52,7 @@ def groups(rows):
 
 def reference(rs):
     """bsvd's row of a group: "bsvd" itself, else the first bsvd variant."""
-    gpu = [r for r in rs if r["device"] == "cuda"]
+    gpu = [r for r in rs if r["device"] == "cuda" and r["ms"] is not None]
     for r in gpu:
         if r["engine"] == "bsvd":
             return r
@@ -89,6 +89,10 @@ def table(data):
         for (case, what), rs in groups(rows).items():
             ref = reference(rs)
             for r in rs:
+                if r["ms"] is None:  # the engine failed; its error is the note
+                    print(f"| {case} | {what} | {r['engine']} | {r['device']} | failed | – "
+                          f"| {r.get('error', '').replace('|', '/')} |")
+                    continue
                 up = ("–" if ref is None or r is ref or r["engine"] == "rest of step"
                       else f"{r['ms'] / ref['ms']:.2f}×")
                 print(f"| {case} | {what} | {r['engine']} | {r['device']} | {fmt_ms(r['ms'])} "
@@ -103,7 +107,9 @@ def plot(data, outdir):
 
     os.makedirs(outdir, exist_ok=True)
     for ex, (meta, rows) in data.items():
-        gs = [(k, [r for r in rs if r["engine"] != "rest of step"]) for k, rs in groups(rows).items()]
+        # Rows with a time; the EnKF's "rest of step" is in the table only.
+        gs = [(k, [r for r in rs if r["engine"] != "rest of step" and r["ms"] is not None])
+              for k, rs in groups(rows).items()]
         gs = [(k, rs) for k, rs in gs if rs]
         fig, axes = plt.subplots(1, len(gs), figsize=(3.6 * len(gs) + 1, 4.2), squeeze=False)
         for ax, ((case, what), rs) in zip(axes[0], gs):
@@ -131,8 +137,8 @@ def plot(data, outdir):
                         ax.text(b.get_width(), b.get_y() + b.get_height() / 2,
                                 f" {r['ms'] / ref['ms']:.2g}×", va="center", fontsize=7)
             ax.grid(axis="x", alpha=0.3)
-        fig.suptitle(f"{TITLES.get(ex, ex)} ({meta.get('device', '?')}; hatched: scaled or composed)",
-                     fontsize=9)
+        fig.suptitle(f"{TITLES.get(ex, ex)} ({meta.get('device', '?')}; "
+                     "hatched: scaled or composed)", fontsize=9)
         fig.tight_layout()
         path = os.path.join(outdir, f"examples-{ex}.png")
         fig.savefig(path, dpi=110)
@@ -164,7 +170,8 @@ def plot(data, outdir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+")
     ap.add_argument("--table", action="store_true", help="the tables only (no matplotlib)")
     ap.add_argument("--out", default="docs/perf/img")

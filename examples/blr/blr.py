@@ -295,16 +295,18 @@ def gpu_main(args):
     if jax is not None:
         small["jax.numpy.linalg.svd padded"] = lambda cnt: (lambda: jax_svd(cores_p[:cnt]))
     for name, make in small.items():
-        res = benchutil.time_scaled(make, nblk, sync, budget_s=args.budget,
-                                    probe=max(1, nblk // 64),
-                                    allow_scale=not name.startswith("bsvd"))
-        rows.append(benchutil.row("blr", case_r, name, "cuda", res, what="small svd", **meta_k))
+        with benchutil.guard(rows, "blr", case_r, name, "cuda", what="small svd"):
+            res = benchutil.time_scaled(make, nblk, sync, budget_s=args.budget,
+                                        probe=max(1, nblk // 64),
+                                        allow_scale=not name.startswith("bsvd"))
+            rows.append(benchutil.row("blr", case_r, name, "cuda", res, what="small svd", **meta_k))
     cores_h = [c.cpu().numpy() for c in cores]
-    res = benchutil.time_scaled(lambda cnt: (lambda: [np.linalg.svd(c, full_matrices=False)
-                                                      for c in cores_h[:cnt]]),
-                                nblk, lambda: None, budget_s=args.budget, probe=16)
-    rows.append(benchutil.row("blr", case_r, "numpy.linalg.svd per block", "cpu", res,
-                              what="small svd", **meta_k))
+    with benchutil.guard(rows, "blr", case_r, "numpy.linalg.svd per block", "cpu"):
+        res = benchutil.time_scaled(lambda cnt: (lambda: [np.linalg.svd(c, full_matrices=False)
+                                                          for c in cores_h[:cnt]]),
+                                    nblk, lambda: None, budget_s=args.budget, probe=16)
+        rows.append(benchutil.row("blr", case_r, "numpy.linalg.svd per block", "cpu", res,
+                                  what="small svd", **meta_k))
     # The whole recompression (QR, SVD, cut, products), batched over the
     # padded blocks or block by block as a per-block code does it.
     whole = {
@@ -315,15 +317,19 @@ def gpu_main(args):
             ops, X[:cnt], Y[:cnt], eps, lambda L: _per_block(torch, L))),
     }
     for name, make in whole.items():
-        res = benchutil.time_scaled(make, nblk, sync, budget_s=args.budget,
-                                    probe=max(1, nblk // 64),
-                                    allow_scale=not name.startswith("bsvd"))
-        rows.append(benchutil.row("blr", case_r, name, "cuda", res, what="recompress", **meta_k))
-    Xn, Yn, ranks = recompress_exact(ops, X, Y, eps, lambda L: bsvd.svd_batch(L, full_matrices=False))
+        with benchutil.guard(rows, "blr", case_r, name, "cuda", what="recompress"):
+            res = benchutil.time_scaled(make, nblk, sync, budget_s=args.budget,
+                                        probe=max(1, nblk // 64),
+                                        allow_scale=not name.startswith("bsvd"))
+            rows.append(benchutil.row("blr", case_r, name, "cuda", res, what="recompress",
+                                      **meta_k))
+    Xn, Yn, ranks = recompress_exact(ops, X, Y, eps,
+                                     lambda L: bsvd.svd_batch(L, full_matrices=False))
     worst = max((torch.linalg.matrix_norm(X[i] @ Y[i].T - Xn[i] @ Yn[i].T)
                  / torch.linalg.matrix_norm(X[i] @ Y[i].T)).item() for i in range(0, nblk, 7))
     print(f"GPU BLR N = {args.n}, b = {args.b}: {nblk} blocks, k {k.min()}-{Kmax} -> ranks "
-          f"{min(ranks)}-{max(ranks)}; worst block error (every 7th block) {worst:.2e}, eps {eps:g}")
+          f"{min(ranks)}-{max(ranks)}; worst block error (every 7th block) {worst:.2e}, "
+          f"eps {eps:g}")
     benchutil.print_rows(rows, keys=("case", "engine", "device", "what", "ms"))
     meta = benchutil.meta("blr", n=args.n, b=args.b, eps=eps, ell=args.ell,
                           k=[int(k.min()), Kmax], ranks=[int(min(ranks)), int(max(ranks))],
@@ -347,16 +353,19 @@ def time_compression(torch, ops, K, args, svd, jax_svd):
         comp["jax.numpy.linalg.svd"] = jax_svd
     rows = []
     for name, f in comp.items():
-        res = benchutil.time_scaled(lambda cnt, f=f: (lambda: f(blocks[:cnt])), nblk, sync,
-                                    budget_s=args.budget, probe=max(1, nblk // 64),
-                                    allow_scale=not name.startswith("bsvd"))
-        rows.append(benchutil.row("blr", case, name, "cuda", res, what="compress", batch=nblk,
-                                  m=args.b, n=args.b))
+        with benchutil.guard(rows, "blr", case, name, "cuda", what="compress"):
+            res = benchutil.time_scaled(lambda cnt, f=f: (lambda: f(blocks[:cnt])), nblk, sync,
+                                        budget_s=args.budget, probe=max(1, nblk // 64),
+                                        allow_scale=not name.startswith("bsvd"))
+            rows.append(benchutil.row("blr", case, name, "cuda", res, what="compress", batch=nblk,
+                                      m=args.b, n=args.b))
     Bh = blocks.cpu().numpy()
-    res = benchutil.time_scaled(lambda cnt: (lambda: np.linalg.svd(Bh[:cnt], full_matrices=False)),
-                                nblk, lambda: None, budget_s=args.budget, probe=4)
-    rows.append(benchutil.row("blr", case, "numpy.linalg.svd", "cpu", res, what="compress",
-                              batch=nblk, m=args.b, n=args.b))
+    with benchutil.guard(rows, "blr", case, "numpy.linalg.svd", "cpu", what="compress"):
+        res = benchutil.time_scaled(
+            lambda cnt: (lambda: np.linalg.svd(Bh[:cnt], full_matrices=False)), nblk,
+            lambda: None, budget_s=args.budget, probe=4)
+        rows.append(benchutil.row("blr", case, "numpy.linalg.svd", "cpu", res, what="compress",
+                                  batch=nblk, m=args.b, n=args.b))
     return rows
 
 
@@ -366,12 +375,14 @@ def _per_block(torch, L):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gpu", action="store_true", help="time bsvd against the baselines on the GPU")
     ap.add_argument("--json", help="--gpu: write the rows here")
     ap.add_argument("--n", type=int, help="points (b times a power of two)")
     ap.add_argument("--b", type=int, help="block size")
-    ap.add_argument("--eps", type=float, default=1e-8, help="relative Frobenius tolerance per block")
+    ap.add_argument("--eps", type=float, default=1e-8,
+                    help="relative Frobenius tolerance per block")
     ap.add_argument("--ell", type=float, default=0.5, help="length of the exponential kernel")
     ap.add_argument("--budget", type=float, default=4.0, help="--gpu: seconds per timed engine")
     ap.add_argument("--no-jax", action="store_true")

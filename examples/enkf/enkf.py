@@ -428,37 +428,41 @@ def gpu_main(args):
                                   what="step"))
         Xa_ref = ops.host(an(E, yo, solvers["bsvd"]))
         for name, solver in solvers.items():
-            res = benchutil.time_scaled(lambda cnt, s=solver: (lambda: s(A[:cnt])), exp.N, sync,
-                                        budget_s=budget, probe=max(1, exp.N // 64),
-                                        allow_scale=name != "bsvd")
-            dev = float(np.abs(ops.host(an(E, yo, solver)) - Xa_ref).max()) \
-                if "scaled_from" not in res else None
-            rows.append(benchutil.row("enkf", case, name, "cuda", res, batch=exp.N, m=m, n=n,
-                                      what="decomposition", max_dev_from_bsvd=dev))
-            step = {"ms": rest["ms"] + res["ms"], "reps": res["reps"]}
-            if "scaled_from" in res:
-                step["scaled_from"] = res["scaled_from"]
-            if name != "bsvd":
-                rows.append(benchutil.row("enkf", case, name, "cuda", step, batch=exp.N, m=m, n=n,
-                                          what="step", composed=True))
+            with benchutil.guard(rows, "enkf", case, name, "cuda", what="decomposition"):
+                res = benchutil.time_scaled(lambda cnt, s=solver: (lambda: s(A[:cnt])), exp.N, sync,
+                                            budget_s=budget, probe=max(1, exp.N // 64),
+                                            allow_scale=name != "bsvd")
+                dev = float(np.abs(ops.host(an(E, yo, solver)) - Xa_ref).max()) \
+                    if "scaled_from" not in res else None
+                rows.append(benchutil.row("enkf", case, name, "cuda", res, batch=exp.N, m=m, n=n,
+                                          what="decomposition", max_dev_from_bsvd=dev))
+                step = {"ms": rest["ms"] + res["ms"], "reps": res["reps"]}
+                if "scaled_from" in res:
+                    step["scaled_from"] = res["scaled_from"]
+                if name != "bsvd":
+                    rows.append(benchutil.row("enkf", case, name, "cuda", step, batch=exp.N,
+                                              m=m, n=n, what="step", composed=True))
         # The exact local matrices (p_loc rows, or p_loc square), not padded:
         # one variable-size call, as the paper's batch of different sizes.
         pl = exp.p_loc
         exact = [A[g, :pl[g]] if form == "ens" else A[g, :pl[g], :pl[g]] for g in range(exp.N)]
-        res = benchutil.time_scaled(
-            lambda cnt: (lambda: bsvd.svd_batch(exact[:cnt], full_matrices=False)), exp.N, sync,
-            budget_s=budget, allow_scale=False)
-        rows.append(benchutil.row("enkf", case, "bsvd.svd_batch (exact sizes)", "cuda", res,
-                                  batch=exp.N, m=m, n=n, what="decomposition"))
+        with benchutil.guard(rows, "enkf", case, "bsvd.svd_batch (exact sizes)", "cuda"):
+            res = benchutil.time_scaled(
+                lambda cnt: (lambda: bsvd.svd_batch(exact[:cnt], full_matrices=False)), exp.N, sync,
+                budget_s=budget, allow_scale=False)
+            rows.append(benchutil.row("enkf", case, "bsvd.svd_batch (exact sizes)", "cuda", res,
+                                      batch=exp.N, m=m, n=n, what="decomposition"))
         # The CPU as the field runs it: LAPACK through NumPy on the host.
         Ah = A.cpu().numpy()
         for name, solver in engines(host_ops, form).items():
             if name == "bsvd" and not args.cpu_bsvd:
                 continue
-            res = benchutil.time_scaled(lambda cnt, s=solver: (lambda: s(Ah[:cnt])), exp.N,
-                                        lambda: None, budget_s=budget, probe=max(1, exp.N // 256))
-            rows.append(benchutil.row("enkf", case, name, "cpu", res, batch=exp.N, m=m, n=n,
-                                      what="decomposition"))
+            with benchutil.guard(rows, "enkf", case, name, "cpu", what="decomposition"):
+                res = benchutil.time_scaled(lambda cnt, s=solver: (lambda: s(Ah[:cnt])), exp.N,
+                                            lambda: None, budget_s=budget,
+                                            probe=max(1, exp.N // 256))
+                rows.append(benchutil.row("enkf", case, name, "cpu", res, batch=exp.N, m=m, n=n,
+                                          what="decomposition"))
     benchutil.print_rows(rows, keys=("case", "engine", "device", "what", "ms"))
     meta = benchutil.meta("enkf", grid=[args.ny, args.nx], members=args.members,
                           observations=int(exp.obs_flat.size), p_loc=[int(p.min()), int(p.max())],
@@ -471,14 +475,16 @@ def gpu_main(args):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gpu", action="store_true", help="time bsvd against the baselines on the GPU")
     ap.add_argument("--json", help="--gpu: write the rows here")
     ap.add_argument("--nx", type=int)
     ap.add_argument("--ny", type=int)
     ap.add_argument("--members", type=int, help="ensemble size k")
     ap.add_argument("--stride", type=int, help="observe every stride-th point in i and j")
-    ap.add_argument("--loc", type=float, help="Gaspari-Cohn half-width (grid points); cutoff twice that")
+    ap.add_argument("--loc", type=float,
+                    help="Gaspari-Cohn half-width (grid points); cutoff twice that")
     ap.add_argument("--infl", type=float, default=1.05, help="multiplicative inflation rho")
     ap.add_argument("--sigma-o", type=float, default=1.0, help="observation error (std)")
     ap.add_argument("--kappa", type=float, default=0.5, help="diffusion between rows")

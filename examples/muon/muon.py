@@ -27,7 +27,7 @@ projected r x n gradient P^T G and the step is W -= lr * alpha * P N.
 The top-r triplets here are the leading ones of bsvd's full SVD, cut by
 bsvd.truncate(max_rank=r).
 
-    python3 examples/muon/muon.py             # CPU, NumPy: accuracy checks and a small MLP (seconds)
+    python3 examples/muon/muon.py             # CPU, NumPy: the checks and a small MLP (seconds)
     python3 examples/muon/muon.py --gpu --json out.json   # the GPU measurement (README.md)
 
 The CPU run asserts that bsvd's polar factors equal scipy.linalg.polar's
@@ -323,7 +323,8 @@ def gpu_main(args):
         for (m, n), count in model_shapes(d, layers).items():
             G = gradient_like(rng, count, m, n, args.cond)
             groups[(m, n)] = torch.as_tensor(G, device="cuda")        # float64, for the reference
-        ref = {k: polar_svd(G, lambda A: bsvd.svd(A, full_matrices=False)) for k, G in groups.items()}
+        ref = {k: polar_svd(G, lambda A: bsvd.svd(A, full_matrices=False))
+               for k, G in groups.items()}
         G32 = {k: G.float() for k, G in groups.items()}
         total = sum(G.shape[0] for G in G32.values())
         case = f"{model} ({total} matrices)"
@@ -348,30 +349,32 @@ def gpu_main(args):
                 return benchutil.to_torch((U @ Vh).block_until_ready())
             engines["jax.numpy.linalg.svd"] = over_groups(jax_polar)
         for name, fn in engines.items():
-            res = benchutil.time_call(fn, sync, reps=5, budget_s=args.budget)
-            extra = {}
-            if name != "bsvd svd_batch":
-                out = fn()
-                errs = [polar_error(out[k].double(), ref[k]).max().item() for k in out]
-                orths = [orth_error(out[k].double()).max().item() for k in out]
-                extra = dict(polar_err=max(errs), orth_err=max(orths))
-            rows.append(benchutil.row("muon", case, name, "cuda", res, what="orthogonalize",
-                                      dtype="float32", **extra))
+            with benchutil.guard(rows, "muon", case, name, "cuda", what="orthogonalize"):
+                res = benchutil.time_call(fn, sync, reps=5, budget_s=args.budget)
+                extra = {}
+                if name != "bsvd svd_batch":
+                    out = fn()
+                    errs = [polar_error(out[k].double(), ref[k]).max().item() for k in out]
+                    orths = [orth_error(out[k].double()).max().item() for k in out]
+                    extra = dict(polar_err=max(errs), orth_err=max(orths))
+                rows.append(benchutil.row("muon", case, name, "cuda", res, what="orthogonalize",
+                                          dtype="float32", **extra))
         # NumPy on the host, the CPU's way (LAPACK gesdd per matrix), per
         # shape group (a slice, scaled, where a group would not fit), summed.
-        host = {"ms": 0.0, "reps": 0}
-        for (m, n), G in G32.items():
-            Gh = G.cpu().numpy()
-            res = benchutil.time_scaled(
-                lambda cnt, Gh=Gh: (lambda: polar_svd(Gh[:cnt], lambda A: np.linalg.svd(
-                    A, full_matrices=False))), Gh.shape[0], lambda: None,
-                budget_s=args.budget / len(G32), probe=1)
-            host["ms"] += res["ms"]
-            host["reps"] = max(host["reps"], res["reps"])
-            if "scaled_from" in res:
-                host["scaled_from"] = host.get("scaled_from", 0) + res["scaled_from"]
-        rows.append(benchutil.row("muon", case, "numpy.linalg.svd", "cpu", host,
-                                  what="orthogonalize", dtype="float32"))
+        with benchutil.guard(rows, "muon", case, "numpy.linalg.svd", "cpu", what="orthogonalize"):
+            host = {"ms": 0.0, "reps": 0}
+            for (m, n), G in G32.items():
+                Gh = G.cpu().numpy()
+                res = benchutil.time_scaled(
+                    lambda cnt, Gh=Gh: (lambda: polar_svd(Gh[:cnt], lambda A: np.linalg.svd(
+                        A, full_matrices=False))), Gh.shape[0], lambda: None,
+                    budget_s=args.budget / len(G32), probe=1)
+                host["ms"] += res["ms"]
+                host["reps"] = max(host["reps"], res["reps"])
+                if "scaled_from" in res:
+                    host["scaled_from"] = host.get("scaled_from", 0) + res["scaled_from"]
+            rows.append(benchutil.row("muon", case, "numpy.linalg.svd", "cpu", host,
+                                      what="orthogonalize", dtype="float32"))
         # GaLore's refresh: the top-r subspace of every layer's gradient.
         r = args.galore_rank or d // 4
         gal = {
@@ -383,21 +386,23 @@ def gpu_main(args):
                                             q=r + 8, niter=2)[0][..., :r]),
         }
         for name, fn in gal.items():
-            res = benchutil.time_call(fn, sync, reps=5, budget_s=args.budget)
-            out = fn()
-            # Captured energy of the top r, against the exact top-r energy.
-            lost = 0.0
-            for k, P in out.items():
-                G = G32[k].double()
-                Gw = G if G.shape[-2] <= G.shape[-1] else mT(G)
-                got = (fro(mT(P.double()) @ Gw) ** 2) / fro(Gw) ** 2
-                s = bsvd.svdvals(Gw)
-                want = (s[..., :r] ** 2).sum(-1) / (s ** 2).sum(-1)
-                lost = max(lost, (want - got).max().item())
-            rows.append(benchutil.row("muon", f"{case} r{r}", name, "cuda", res, what="galore",
-                                      dtype="float32", energy_shortfall=lost))
-        ok &= all(r_["polar_err"] < 1e-3 for r_ in rows
-                  if r_["engine"] == "bsvd" and r_.get("what") == "orthogonalize" and r_["case"] == case)
+            with benchutil.guard(rows, "muon", f"{case} r{r}", name, "cuda", what="galore"):
+                res = benchutil.time_call(fn, sync, reps=5, budget_s=args.budget)
+                out = fn()
+                # Captured energy of the top r, against the exact top-r energy.
+                lost = 0.0
+                for k, P in out.items():
+                    G = G32[k].double()
+                    Gw = G if G.shape[-2] <= G.shape[-1] else mT(G)
+                    got = (fro(mT(P.double()) @ Gw) ** 2) / fro(Gw) ** 2
+                    s = bsvd.svdvals(Gw)
+                    want = (s[..., :r] ** 2).sum(-1) / (s ** 2).sum(-1)
+                    lost = max(lost, (want - got).max().item())
+                rows.append(benchutil.row("muon", f"{case} r{r}", name, "cuda", res, what="galore",
+                                          dtype="float32", energy_shortfall=lost))
+        ok &= all(r_.get("polar_err", math.inf) < 1e-3 for r_ in rows
+                  if r_["engine"] == "bsvd" and r_.get("what") == "orthogonalize"
+                  and r_["case"] == case)
     benchutil.print_rows(rows, keys=("case", "engine", "device", "what", "ms"))
     meta = benchutil.meta("muon", models={m: MODELS[m] for m in args.models}, cond=args.cond)
     benchutil.write_json(args.json, rows, meta)
@@ -406,7 +411,8 @@ def gpu_main(args):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gpu", action="store_true", help="time bsvd against the baselines on the GPU")
     ap.add_argument("--json", help="--gpu: write the rows here")
     ap.add_argument("--cond", type=float, default=1e3, help="condition of the test gradients")

@@ -294,6 +294,22 @@ def gpu_main(args):
         mps.B, mps.Lam = snapshot[0].clone(), snapshot[1].clone()
         trotter_step(mps, Ge, Go, svd, args.cut)
 
+    S_ref = ops.host(engines["bsvd"](M)[1])
+    for name, svd in engines.items():
+        with benchutil.guard(rows, "tebd", case, name, "cuda", what="svd"):
+            res = benchutil.time_scaled(lambda cnt, f=svd: (lambda: f(M[:cnt])), batch, sync,
+                                        budget_s=args.budget, probe=max(1, batch // 32),
+                                        allow_scale=name != "bsvd")
+            dev = None
+            if "scaled_from" not in res:
+                dev = float(np.abs(ops.host(svd(M)[1]) - S_ref).max())
+            rows.append(benchutil.row("tebd", case, name, "cuda", res, what="svd", batch=batch,
+                                      m=2 * chi, n=2 * chi, max_dev_S_from_bsvd=dev))
+            if "scaled_from" not in res:  # a whole step: three layers and the contractions
+                st = benchutil.time_call(lambda f=svd: one_step(f), sync, reps=3,
+                                         budget_s=args.budget)
+                rows.append(benchutil.row("tebd", case, name, "cuda", st, what="step",
+                                          batch=batch, m=2 * chi, n=2 * chi))
     # The same matrices at their exact sizes (2 r_left) x (2 r_right), the
     # bond dimensions the cut left, as one variable-size call.
     r_left = ops.host((mps.Lam[:, b] > 0).sum(-1)).ravel()
@@ -301,31 +317,19 @@ def gpu_main(args):
     theta = M.reshape(-1, chi, 2, 2, chi)
     mats = [theta[i, :rl, :, :, :rr].reshape(2 * rl, 2 * rr).contiguous()
             for i, (rl, rr) in enumerate(zip(r_left, r_right))]
-    res = benchutil.time_call(lambda: bsvd.svd_batch(mats, full_matrices=False), sync, reps=3,
-                              budget_s=args.budget)
-    rows.append(benchutil.row("tebd", case, "bsvd.svd_batch (exact sizes)", "cuda", res,
-                              what="svd", batch=batch, m=2 * chi, n=2 * chi,
-                              bond_max=int(max(r_left.max(), r_right.max()))))
-    S_ref = ops.host(engines["bsvd"](M)[1])
-    for name, svd in engines.items():
-        res = benchutil.time_scaled(lambda cnt, f=svd: (lambda: f(M[:cnt])), batch, sync,
-                                    budget_s=args.budget, probe=max(1, batch // 32),
-                                    allow_scale=name != "bsvd")
-        dev = None
-        if "scaled_from" not in res:
-            dev = float(np.abs(ops.host(svd(M)[1]) - S_ref).max())
-        rows.append(benchutil.row("tebd", case, name, "cuda", res, what="svd", batch=batch,
-                                  m=2 * chi, n=2 * chi, max_dev_S_from_bsvd=dev))
-        if "scaled_from" not in res:
-            st = benchutil.time_call(lambda f=svd: one_step(f), sync, reps=3, budget_s=args.budget)
-            rows.append(benchutil.row("tebd", case, name, "cuda", st, what="step", batch=batch,
-                                      m=2 * chi, n=2 * chi))
+    with benchutil.guard(rows, "tebd", case, "bsvd.svd_batch (exact sizes)", "cuda", what="svd"):
+        res = benchutil.time_call(lambda: bsvd.svd_batch(mats, full_matrices=False), sync,
+                                  reps=3, budget_s=args.budget)
+        rows.append(benchutil.row("tebd", case, "bsvd.svd_batch (exact sizes)", "cuda", res,
+                                  what="svd", batch=batch, m=2 * chi, n=2 * chi,
+                                  bond_max=int(max(r_left.max(), r_right.max()))))
     Mh = M.cpu().numpy()
-    res = benchutil.time_scaled(lambda cnt: (lambda: np.linalg.svd(Mh[:cnt], full_matrices=False)),
-                                batch, lambda: None, budget_s=args.budget, probe=max(1, batch // 64))
-    rows.append(benchutil.row("tebd", case, "numpy.linalg.svd", "cpu", res, what="svd",
-                              batch=batch, m=2 * chi, n=2 * chi))
-    # A step = 3 layers of the same batch shape (two of even bonds, one of odd).
+    with benchutil.guard(rows, "tebd", case, "numpy.linalg.svd", "cpu", what="svd"):
+        res = benchutil.time_scaled(
+            lambda cnt: (lambda: np.linalg.svd(Mh[:cnt], full_matrices=False)), batch,
+            lambda: None, budget_s=args.budget, probe=max(1, batch // 64))
+        rows.append(benchutil.row("tebd", case, "numpy.linalg.svd", "cpu", res, what="svd",
+                                  batch=batch, m=2 * chi, n=2 * chi))
     benchutil.print_rows(rows, keys=("case", "engine", "device", "what", "ms"))
     meta = benchutil.meta("tebd", L=args.L, chi=chi, J=args.J, fields=list(hs), cut=args.cut,
                           steps=steps, energy=[float(e) for e in E],
@@ -338,7 +342,8 @@ def gpu_main(args):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gpu", action="store_true", help="time bsvd against the baselines on the GPU")
     ap.add_argument("--json", help="--gpu: write the rows here")
     ap.add_argument("--L", type=int, help="sites per chain (even)")
