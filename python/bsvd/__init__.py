@@ -8,6 +8,7 @@ numpy.linalg.svd (and torch.linalg.svd for tensors).
     Us, Ss, Vhs = bsvd.svd_batch([A1, A2, A3])   # matrices of different shapes
     U, S, Vh, signs, perm = bsvd.hsvd(G, nplus)   # hyperbolic SVD, J = diag(I, -I)
     w, v = bsvd.eigh_factored(G, nplus)           # eigenpairs of G J G^H
+    U, S, Vh, rank = bsvd.truncate(res, rtol=1e-8)   # rank cut by a tolerance
 
 NumPy arrays (and CPU tensors) run on the CPU backend; CUDA arrays of
 PyTorch, CuPy and JAX run on the CUDA backend on their own device and on the
@@ -36,6 +37,7 @@ __all__ = [
     "BackendUnavailableError", "DeviceError", "cuda_available", "cuda_built", "__version__",
     "hsvd", "hsvd_batch", "HSVDResult", "HSVDInfoResult", "HSVDValues", "HSVDValuesInfo",
     "HSVDInfo", "HyperbolicBreakdownWarning", "eigh_factored", "EighResult", "EighInfoResult",
+    "truncate", "TruncatedSVD",
 ]
 
 __version__ = _bsvd.version()
@@ -631,6 +633,8 @@ def _reduced(ad, x, name, device, opts, compute_uv, details, ordered, report, kw
 from ._hsvd import (HSVDInfo, HSVDInfoResult, HSVDResult, HSVDValues,  # noqa: E402
                     HSVDValuesInfo, HyperbolicBreakdownWarning, hsvd, hsvd_batch)
 from ._eigh import EighInfoResult, EighResult, eigh_factored  # noqa: E402
+# The rank cut of an SVD by a tolerance (pure Python, any array library).
+from ._truncate import TruncatedSVD, truncate  # noqa: E402
 
 
 def __getattr__(name):
