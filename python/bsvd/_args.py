@@ -62,6 +62,8 @@ OPTIONS = tuple(Option(*row) for row in _bsvd.option_table())
 OPTION_NAMES = tuple(o.name for o in OPTIONS)
 _ROW = {o.name: i for i, o in enumerate(OPTIONS)}
 BACKEND_ROW = _ROW["backend"]
+_TOL_ROW = _ROW["tol"]
+_CHECKED = {}  # option_values' results by its arguments
 # The keywords' defaults as bsvd.svd shows them (None: the library's).
 DEFAULT_BACKEND = OPTIONS[BACKEND_ROW].names[int(OPTIONS[BACKEND_ROW].init)]
 _ordering = OPTIONS[_ROW["ordering"]]
@@ -178,7 +180,16 @@ def option_values(kw, device, name="float64", where="bsvd.svd", warn_tol=True):
     auto stays auto, as the library resolves it for host data). Pure
     Python, so torch.compile traces it (bsvd.torch); warn_tol=False leaves
     the AccuracyWarning of a large tol to the caller."""
-    vals = [_option_value(row, kw.get(row.name), name, where, warn_tol) for row in OPTIONS]
+    raw = tuple(kw.get(n) for n in OPTION_NAMES)
+    # (the types too: 1, 1.0 and True are equal keys, and only 1 is an int)
+    key = (raw, tuple(map(type, raw)), device, name, where)
+    try:
+        hit = _CHECKED.get(key)
+    except TypeError:  # an unhashable value: checked below, and refused
+        key, hit = None, None
+    if hit is not None:
+        return hit
+    vals = [_option_value(row, v, name, where, warn_tol) for row, v in zip(OPTIONS, raw)]
     b = vals[BACKEND_ROW]
     if device is None:
         pass
@@ -187,7 +198,15 @@ def option_values(kw, device, name="float64", where="bsvd.svd", warn_tol=True):
     elif b == _bsvd.BACKEND_CPU and device[0] == "cuda":
         raise ValueError(f"{where}: backend='cpu' needs host arrays, but the input is on a CUDA "
                          "device (move it to the host first, or use backend='auto')")
-    return tuple(vals)
+    vals = tuple(vals)
+    # Kept for the next call with the same keywords (a few microseconds of
+    # a small batch's call), unless tol is set: its AccuracyWarning is
+    # issued per call.
+    if key is not None and raw[_TOL_ROW] in (None, 0):
+        if len(_CHECKED) >= 64:
+            _CHECKED.clear()
+        _CHECKED[key] = vals
+    return vals
 
 
 def stream_handle(stream, where):

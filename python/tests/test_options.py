@@ -97,3 +97,14 @@ def test_new_rows_reach_the_library():
     S2 = bsvd.svdvals(A, backend="cpu", qr=-1, pair_solver="gram", variant="blocked",
                       block_size=4)
     assert np.allclose(S2, S, rtol=1e-12, atol=0)
+
+
+def test_checked_options_are_not_confused():
+    """A value equal to an accepted one but of another type (1.0, True for
+    1) is refused after the accepted one was checked (option_values keeps
+    its results)."""
+    A = np.ones((2, 3, 3))
+    bsvd.svd(A, max_sweeps=1, num_threads=1, warn=False)
+    for kw in (dict(max_sweeps=True), dict(num_threads=1.0), dict(max_sweeps=1.0)):
+        with pytest.raises(TypeError, match=list(kw)[0]):
+            bsvd.svd(A, warn=False, **kw)
