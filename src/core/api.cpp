@@ -260,6 +260,7 @@ template <class T> bsvd_status_t solve_on_devices(const Batch<T> &b, const Confi
                o.device_count);
   const plan::Tuning t =
       plan::with_overrides(plan::tuning_table(0, 0), current_overrides()); // (sm_90's)
+#if defined(BSVD_WITH_DISTRIBUTED)
   if (!b.nplus && plan::distribute_one(plan::shapes_of(b), int(devs.size()), t.dist)) {
     dist::Settings s;
     s.devices = int(devs.size());
@@ -267,6 +268,7 @@ template <class T> bsvd_status_t solve_on_devices(const Batch<T> &b, const Confi
     s.inner_sweeps = t.dist.inner_sweeps;
     return cuda_gesvj_distributed(devs, b, cfg, s, o.path);
   }
+#endif
   const std::vector<int> starts = plan::split_batch(plan::shapes_of(b), int(devs.size()));
   const int current = cuda_current_device();
   return run_split(starts, [&](int part, int first, int count) {
