@@ -23,7 +23,6 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <string>
 #include <thread>
@@ -258,9 +257,9 @@ template <class T> bsvd_status_t solve_on_devices(const Batch<T> &b, const Confi
                "is given with opts->device_count = %d: a workspace is one device's memory, and a "
                "call over devices allocates its own on each",
                o.device_count);
+#if defined(BSVD_WITH_DISTRIBUTED)
   const plan::Tuning t =
       plan::with_overrides(plan::tuning_table(0, 0), current_overrides()); // (sm_90's)
-#if defined(BSVD_WITH_DISTRIBUTED)
   if (!b.nplus && plan::distribute_one(plan::shapes_of(b), int(devs.size()), t.dist)) {
     dist::Settings s;
     s.devices = int(devs.size());
@@ -342,21 +341,9 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
       return cuda_gesvj(b, cfg, o.stream, o.workspace, o.workspace_bytes, o.path);
     const int threads = cpu_threads(o, b.count);
     if (b.nplus) return cpu_gehsvj(b, cfg, threads, o.path); // (its own scratch)
-    const size_t need = cpu_workspace_bytes(b, cfg, threads);
-    if (o.workspace) {
-      if (o.workspace_bytes < need) {
-        set_error("opts->workspace_bytes = %zu is below the %zu bytes this call needs",
-                  o.workspace_bytes, need);
-        return BSVD_STATUS_WORKSPACE_TOO_SMALL;
-      }
-      return cpu_gesvj(b, cfg, o.workspace, o.workspace_bytes, threads, o.path);
-    }
-    std::unique_ptr<unsigned char[]> ws(new (std::nothrow) unsigned char[need + 64]);
-    if (!ws) {
-      set_error("could not allocate %zu bytes of host workspace", need);
-      return BSVD_STATUS_ALLOC_FAILED;
-    }
-    return cpu_gesvj(b, cfg, ws.get(), need + 64, threads, o.path);
+    // (cpu_gesvj checks the caller's workspace against its plan, or
+    // allocates one)
+    return cpu_gesvj(b, cfg, o.workspace, o.workspace_bytes, threads, o.path);
   } catch (const std::bad_alloc &) {
     set_error("host allocation failed");
     return BSVD_STATUS_ALLOC_FAILED;

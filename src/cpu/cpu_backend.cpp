@@ -7,18 +7,19 @@
 // (bitwise identical for any number of threads), and a worker that could not
 // be started simply leaves its share to the others.
 //
-// Each matrix takes the LAPACK path or the Jacobi solver by the planner's
-// rule (plan::cpu_lapack). While LAPACK matrices are solved by several
-// workers, OpenBLAS's own threads are capped so that workers x BLAS threads
-// stays within the call's thread budget (one BLAS thread each when the
-// batch fills the workers; all of them for a single large matrix), and
-// restored after the call.
+// The backend executes the call's plan (plan::cpu_plan): its groups say
+// which matrices take the LAPACK path and which the Jacobi solver. While
+// LAPACK matrices are solved by several workers, OpenBLAS's own threads
+// are capped so that workers x BLAS threads stays within the call's
+// thread budget (one BLAS thread each when the batch fills the workers;
+// all of them for a single large matrix), and restored after the call.
 #include "cpu_internal.hpp"
 #include "lapack.hpp"
 
 #include "../core/backends.hpp"
 #include "../plan/plan.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <new>
 #include <optional>
@@ -37,22 +38,23 @@ int clamp_threads(int threads, int count) {
   return threads;
 }
 
-// Whether matrix b takes the LAPACK path (force: the call's override).
-template <class T> bool takes_lapack(const Batch<T> &batch, int b, const Config &cfg, Force force) {
-  return plan::cpu_lapack(precision_of<T>(), batch.dims.rows(b), batch.dims.cols(b), batch.vectors,
-                          cfg, force);
+// Bytes of one worker's slice: the largest solve of the plan, rounded up to
+// the alignment (a uniform group is one size).
+template <class T> size_t slice_bytes(const plan::Plan &p, const Config &cfg) {
+  size_t mx = 0;
+  for (const plan::Group &g : p.groups)
+    for (size_t i = 0; i < (g.whole >= 0 ? std::min<size_t>(g.size(), 1) : g.size()); ++i)
+      mx = std::max(
+          mx, cpu::solve_one_scratch_bytes<T>(g.rows(i), g.cols(i), p.vectors, cfg, g.lapack));
+  return cpu::Arena::add_sat(mx, kAlign - 1) / kAlign * kAlign;
 }
 
-// Bytes of one worker's slice: the largest solve of the batch, rounded up
-// to the alignment.
-template <class T> size_t slice_bytes(const Batch<T> &batch, const Config &cfg, Force force) {
-  size_t mx = 0;
-  const int count = batch.dims.uniform() ? 1 : batch.count;
-  for (int b = 0; b < count; ++b)
-    mx = std::max(mx, cpu::solve_one_scratch_bytes<T>(batch.dims.rows(b), batch.dims.cols(b),
-                                                      batch.vectors, cfg,
-                                                      takes_lapack(batch, b, cfg, force)));
-  return cpu::Arena::add_sat(mx, kAlign - 1) / kAlign * kAlign;
+// The workspace of the plan's workers (+ kAlign: room to align the
+// caller's base pointer); SIZE_MAX when it overflows.
+template <class T> size_t plan_workspace(const plan::Plan &p, const Config &cfg, int threads) {
+  const size_t slice = slice_bytes<T>(p, cfg);
+  if (slice == 0) return 0;
+  return cpu::Arena::add_sat(cpu::Arena::mul_sat(size_t(threads), slice), kAlign);
 }
 
 // Restores OpenBLAS's thread count when the call ends.
@@ -77,11 +79,8 @@ int blas_threads_per_worker(const Config &cfg, int workers) {
 template <class T>
 size_t cpu_workspace_bytes(const Batch<T> &batch, const Config &cfg, int threads) {
   if (batch.count <= 0) return 0;
-  const int t = clamp_threads(threads, batch.count);
-  const size_t slice = slice_bytes(batch, cfg, current_overrides().cpu_lapack);
-  if (slice == 0) return 0;
-  // + kAlign: room to align the caller's base pointer.
-  return cpu::Arena::add_sat(cpu::Arena::mul_sat(size_t(t), slice), kAlign);
+  return plan_workspace<T>(plan::cpu_plan(plan::shapes_of(batch), cfg), cfg,
+                           clamp_threads(threads, batch.count));
 }
 
 template <class T> bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &cfg,
@@ -89,10 +88,10 @@ template <class T> bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &
                                            int *path) {
   if (batch.count <= 0) return BSVD_STATUS_SUCCESS;
   try {
+    const plan::Plan p = plan::cpu_plan(plan::shapes_of(batch), cfg);
     const int nthreads = clamp_threads(threads, batch.count);
-    const Force force = current_overrides().cpu_lapack;
-    const size_t slice = slice_bytes(batch, cfg, force);
-    const size_t need = cpu_workspace_bytes(batch, cfg, nthreads);
+    const size_t slice = slice_bytes<T>(p, cfg);
+    const size_t need = plan_workspace<T>(p, cfg, nthreads);
     if (slice == SIZE_MAX || need == SIZE_MAX) return BSVD_STATUS_ALLOC_FAILED;
     std::vector<unsigned char> own; // only when the caller passed none
     unsigned char *ws = static_cast<unsigned char *>(workspace);
@@ -102,14 +101,19 @@ template <class T> bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &
         ws = own.data();
         workspace_bytes = need;
       } else if (workspace_bytes < need) {
-        set_error("cpu workspace of %zu bytes is less than the %zu bytes required", workspace_bytes,
-                  need);
+        set_error("opts->workspace_bytes = %zu is below the %zu bytes this call needs",
+                  workspace_bytes, need);
         return BSVD_STATUS_WORKSPACE_TOO_SMALL;
       }
       ws += (kAlign - reinterpret_cast<uintptr_t>(ws) % kAlign) % kAlign;
     }
 
-    std::atomic<int> next{0};
+    // The plan's matrices as one sequence the workers pull from: position k
+    // of group g is item first[g] + k.
+    std::vector<size_t> first(p.groups.size() + 1, 0);
+    for (size_t g = 0; g < p.groups.size(); ++g) first[g + 1] = first[g] + p.groups[g].size();
+    const size_t items = first.back();
+    std::atomic<size_t> next{0};
     std::atomic<int> status{BSVD_STATUS_SUCCESS};
     auto worker = [&](int w) noexcept {
       T *scratch = slice > 0 ? reinterpret_cast<T *>(ws + size_t(w) * slice) : nullptr;
@@ -120,14 +124,17 @@ template <class T> bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &
         status.store(BSVD_STATUS_ALLOC_FAILED);
         return;
       }
+      size_t g = 0;
       for (;;) {
-        const int b = next.fetch_add(1);
-        if (b >= batch.count) break;
+        const size_t k = next.fetch_add(1);
+        if (k >= items) break;
+        while (k >= first[g + 1]) ++g;
+        const plan::Group &grp = p.groups[g];
+        const int b = grp.at(k - first[g]);
         try {
           cache->trim();
-          const int p = cpu::solve_one_impl(batch, b, cfg, scratch, *cache,
-                                            takes_lapack(batch, b, cfg, force));
-          if (path) path[b] = p;
+          const int path_b = cpu::solve_one_impl(batch, b, cfg, scratch, *cache, grp.lapack);
+          if (path) path[b] = path_b;
         } catch (const std::bad_alloc &) {
           status.store(BSVD_STATUS_ALLOC_FAILED);
         } catch (...) {
@@ -137,9 +144,8 @@ template <class T> bsvd_status_t cpu_gesvj(const Batch<T> &batch, const Config &
       delete cache;
     };
 
-    bool any_lapack = false;
-    for (int b = 0; b < (batch.dims.uniform() ? 1 : batch.count) && !any_lapack; ++b)
-      any_lapack = takes_lapack(batch, b, cfg, force);
+    const bool any_lapack = std::any_of(p.groups.begin(), p.groups.end(),
+                                        [](const plan::Group &g) { return g.lapack; });
     std::optional<BlasThreads> blas;
     if (any_lapack) blas.emplace(blas_threads_per_worker(cfg, nthreads));
 

@@ -239,16 +239,23 @@ Plan cpu_plan(const Shapes &s, const Config &cfg) {
   Plan p = call_of(s, cfg, tuning_table(0, 0));
   const Force force = current_overrides().cpu_lapack;
   Group g[2]; // Jacobi, LAPACK
-  for (int b = 0; b < s.count; ++b) {
-    const int m = s.dims.rows(b), n = s.dims.cols(b);
-    Group &to = g[cpu_lapack(s.precision, m, n, s.vectors, cfg, force) ? 1 : 0];
-    to.index.push_back(b);
-    to.m.push_back(m);
-    to.n.push_back(n);
-  }
   g[1].lapack = true;
+  if (s.dims.uniform()) { // one decision, no per-matrix lists (Group::whole)
+    Group &to = g[cpu_lapack(s.precision, s.dims.m, s.dims.n, s.vectors, cfg, force) ? 1 : 0];
+    to.whole = std::max(s.count, 0);
+    to.m.assign(1, s.dims.m);
+    to.n.assign(1, s.dims.n);
+  } else {
+    for (int b = 0; b < s.count; ++b) {
+      const int m = s.dims.rows(b), n = s.dims.cols(b);
+      Group &to = g[cpu_lapack(s.precision, m, n, s.vectors, cfg, force) ? 1 : 0];
+      to.index.push_back(b);
+      to.m.push_back(m);
+      to.n.push_back(n);
+    }
+  }
   for (Group &x : g)
-    if (!x.index.empty()) p.groups.push_back(std::move(x));
+    if (x.size() > 0) p.groups.push_back(std::move(x));
   return p;
 }
 

@@ -67,7 +67,8 @@ struct Group {
   // >= 0: the group is the call's matrices 0 ... whole - 1, all m[0] x
   // n[0], and index is empty -- a uniform batch on the register tier, where
   // per-matrix lists cost more host time than the kernel (1e6 matrices:
-  // ~3 ms against 0.05 ms). Read through size(), at(), rows(), cols().
+  // ~3 ms against 0.05 ms), or on the cpu backend. Read through size(),
+  // at(), rows(), cols().
   int whole = -1;
   size_t size() const { return whole >= 0 ? size_t(whole) : index.size(); }
   int at(size_t i) const { return whole >= 0 ? int(i) : index[i]; }

@@ -5,11 +5,13 @@
 // and the thread cap of the public API.
 #include "test_cpu_helpers.hpp"
 
+#include "core/api_common.hpp" // make_config
 #include "core/overrides.hpp"
 #include "plan/plan.hpp"
 
 #include <bsvd/bsvd.h>
 
+#include <algorithm>
 #include <thread>
 
 using namespace bsvd_cpu_test;
@@ -276,6 +278,67 @@ TEST(CpuLapackRule, PublicApiReportsThePath) {
     EXPECT_EQ(info[b], 0);
     EXPECT_GT(sweeps[b], 0);
   }
+}
+
+// The backend executes its plan (plan::cpu_plan) as given: on a mixed
+// variable-size batch every matrix reports the path of the group the plan
+// put it in, and a uniform batch is one group without per-matrix lists.
+TEST(CpuLapackRule, BackendRunsThePlan) {
+  const std::vector<int> mv{3, 64, 2, 40, 9, 8}, nv{3, 64, 5, 30, 9, 1};
+  const int batch = int(mv.size());
+  bsvd_options_t o;
+  bsvd_options_init(&o);
+  o.backend = BSVD_BACKEND_CPU;
+  const bsvd::detail::Config cfg = bsvd::detail::make_config(o);
+  bsvd::detail::plan::Shapes s;
+  s.precision = 'd';
+  s.vectors = true;
+  s.count = batch;
+  s.dims.mv = mv.data();
+  s.dims.nv = nv.data();
+  const bsvd::detail::plan::Plan p = bsvd::detail::plan::cpu_plan(s, cfg);
+  std::vector<int> planned(batch, -1);
+  for (const auto &g : p.groups)
+    for (size_t i = 0; i < g.size(); ++i)
+      planned[size_t(g.at(i))] = g.lapack ? BSVD_PATH_CPU_LAPACK : BSVD_PATH_CPU_UNBLOCKED;
+  ASSERT_EQ(std::count(planned.begin(), planned.end(), -1), 0);
+#if defined(BSVD_WITH_LAPACK)
+  // both groups: the size rule sends the small matrices to the Jacobi solver
+  ASSERT_EQ(p.groups.size(), 2u);
+#endif
+  std::vector<std::vector<double>> A(batch), S(batch), U(batch), V(batch);
+  std::vector<double *> pA(batch), pS(batch), pU(batch), pV(batch);
+  for (int b = 0; b < batch; ++b) {
+    const int m = mv[size_t(b)], n = nv[size_t(b)], k = std::min(m, n);
+    A[size_t(b)].resize(size_t(m) * n);
+    bsvd::testing::generate<double>(Family::Random, m, n, 0, 90 + b, A[size_t(b)].data(), m);
+    S[size_t(b)].resize(size_t(k));
+    U[size_t(b)].resize(size_t(m) * k);
+    V[size_t(b)].resize(size_t(n) * k);
+    pA[size_t(b)] = A[size_t(b)].data();
+    pS[size_t(b)] = S[size_t(b)].data();
+    pU[size_t(b)] = U[size_t(b)].data();
+    pV[size_t(b)] = V[size_t(b)].data();
+  }
+  std::vector<int> info(batch, -9), path(batch, -9);
+  o.path = path.data();
+  ASSERT_EQ(bsvd_dgesvj_vbatched(BSVD_JOB_VECTORS, mv.data(), nv.data(), pA.data(), mv.data(),
+                                 pS.data(), pU.data(), mv.data(), pV.data(), nv.data(), info.data(),
+                                 nullptr, batch, &o),
+            0)
+      << bsvd_last_error();
+  for (int b = 0; b < batch; ++b) {
+    EXPECT_EQ(path[b], planned[size_t(b)]) << "matrix " << b;
+    EXPECT_EQ(info[b], 0) << "matrix " << b;
+  }
+  s.dims = {};
+  s.dims.m = 16;
+  s.dims.n = 12;
+  s.count = 1000;
+  const bsvd::detail::plan::Plan u = bsvd::detail::plan::cpu_plan(s, cfg);
+  ASSERT_EQ(u.groups.size(), 1u);
+  EXPECT_EQ(u.groups[0].whole, 1000);
+  EXPECT_TRUE(u.groups[0].index.empty());
 }
 
 // num_threads beyond the cores counts as all cores: the same workspace and
