@@ -141,7 +141,7 @@ struct Config {
   bsvd_ordering_t ordering = BSVD_ORDERING_ROUND_ROBIN;
   bsvd_variant_t variant = BSVD_VARIANT_AUTO;
   int block_size = 0; // 0 = auto
-  double tol = 0; // <= 0: sqrt(m) * u, resolved per matrix
+  double tol = 0; // <= 0: the default, resolved per matrix (rotation.hpp resolve_tol)
   int max_sweeps = kDefaultMaxSweeps;
   int eig_sweeps = BSVD_EIG_SWEEPS_AUTO; // blocked: < 0 auto (inner_sweeps.hpp), 0 = until
       // converged, k > 0 = k sweeps (1 = inexact)
@@ -160,9 +160,5 @@ inline constexpr int kWcycleMaxBlocks = 64, kWcycleMaxSweeps = 8;
 template <class R> constexpr R unit_roundoff();
 template <> constexpr float unit_roundoff<float>() { return 5.9604644775390625e-8f; }
 template <> constexpr double unit_roundoff<double>() { return 1.1102230246251565e-16; }
-
-// The rotation threshold for an m-row matrix: tol if given, else sqrt(m) * u
-// (LAPACK xGESVJ's CTOL). Computed in double, used in the working precision.
-double resolve_tol(double tol, int m, double u);
 
 } // namespace bsvd::detail

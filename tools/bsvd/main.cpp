@@ -75,7 +75,8 @@ void SolverArgs::add_to(CLI::App &app) {
   app.add_option("--block-size", block_size, "columns per block (blocked variant; 0 = auto)")
       ->capture_default_str()
       ->transform(count(0));
-  app.add_option("--tol", tol, "rotation threshold, 0 <= tol < 1 (0 = sqrt(m) * unit roundoff)")
+  app.add_option("--tol", tol,
+                 "rotation threshold, 0 <= tol < 1 (0 = sqrt(max(m, 16)) * unit roundoff)")
       ->capture_default_str()
       ->check(number_in(0, 1));
   app.add_option("--max-sweeps", max_sweeps, "sweep limit (0 = default 80)")
