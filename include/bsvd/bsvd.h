@@ -228,8 +228,11 @@ typedef struct {
                       block is solved on the host. */
   double tol; /* rotate a pair when |a_i^H a_j| > tol ||a_i|| ||a_j||;
                       0 <= tol < 1; 0 (the default) selects
-                      sqrt(m) * u (u = unit roundoff of the precision),
-                      as LAPACK's xGESVJ */
+                      sqrt(max(m, 16)) * u (u = unit roundoff of the
+                      precision, m the rows of A or of A^H when m < n):
+                      LAPACK xGESVJ's sqrt(m) u from 16 rows on, 4 u
+                      below, where sqrt(m) u lies under the rounding noise
+                      of a computed inner product (docs/accuracy.md) */
   int max_sweeps; /* sweep limit per matrix; 0 (the default) selects 80 */
   int eig_sweeps; /* blocked variant: sweeps of the inner solve of each
                       block pair. BSVD_EIG_SWEEPS_AUTO (-1, the default):

@@ -239,7 +239,7 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     dtype; JAX: its default float); float16 / bfloat16 are computed and
     returned in float32; other dtypes raise TypeError.
 
-    tol: rotation threshold (None or 0: sqrt(m) * eps); values above 64
+    tol: rotation threshold (None or 0: sqrt(max(m, 16)) * eps); values above 64
     unit roundoffs of the precision give an AccuracyWarning naming the loss,
     values outside [0, 1) a ValueError. max_sweeps: None = 80; matrices that
     do not converge within it give a ConvergenceWarning (their results are

@@ -115,7 +115,7 @@ def check_tol(tol, name, where, warn=True):
         raise TypeError(f"{where}: tol must be None or a number, got {tol!r}")
     tol = float(tol)
     if math.isnan(tol) or tol < 0.0 or tol >= 1.0:
-        raise ValueError(f"{where}: tol = {tol!r} must be None (the default sqrt(m)*eps) or a "
+        raise ValueError(f"{where}: tol = {tol!r} must be None (the default sqrt(max(m, 16))*eps) or a "
                          "number in [0, 1) (0 is the default too)")
     bound = TOL_BOUND_U * _UNIT_ROUNDOFF[name]
     if warn and tol > bound:

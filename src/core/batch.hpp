@@ -153,8 +153,4 @@ template <class R> constexpr R unit_roundoff();
 template <> constexpr float unit_roundoff<float>() { return 5.9604644775390625e-8f; }
 template <> constexpr double unit_roundoff<double>() { return 1.1102230246251565e-16; }
 
-// The rotation threshold for an m-row matrix: tol if given, else sqrt(m) * u
-// (LAPACK xGESVJ's CTOL). Computed in double, used in the working precision.
-double resolve_tol(double tol, int m, double u);
-
 } // namespace bsvd::detail

@@ -11,7 +11,7 @@
 //     solved to convergence, its QRCP preconditioning shortens the tall
 //     pair to pw x pw where the plan takes it: inner_config),
 //     `inner_sweeps` sweeps at most, with the matrix's tolerance
-//     (sqrt(mw) u by default);
+//     (sqrt(max(mw, 16)) u by default);
 //   the pair rotated when that solve rotated: more than one sweep, or
 //     not converged within the cap (HBJ §4.5: a count of proper rotations);
 //   Q from V̂ (pair_rotation, below); G_p <- Û Σ, its columns in Q's

@@ -24,6 +24,8 @@
 
 #include "batch.hpp"
 
+#include <bsvd/device/threshold.cuh>
+
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -147,9 +149,20 @@ BSVD_HD inline HyperbolicRotation<R> hyperbolic_rotation(R alpha, R beta, R abs_
 // kernel alike; docs/hsvd.md).
 constexpr int kHyperbolicBreakdownSweeps = 3;
 
-// The convergence test of one pair: rotate when |gamma| > tol sqrt(alpha)
-// sqrt(beta). Written with two square roots so that alpha * beta cannot
-// overflow or underflow.
+// The rotation threshold and the one-sided solvers' test of a pair, shared
+// with the device API: include/bsvd/device/threshold.cuh states the rule
+// and why. resolve_tol<R>(tol, rows): the caller's tol > 0, else
+// default_tol<R>(rows) = sqrt(max(rows, 16)) u. rotates_pair(alpha, beta,
+// |gamma|, tol): alpha > 0, beta > 0 and |gamma| > tol sqrt(alpha)
+// sqrt(beta) -- the one-sided pair test of every solver (CPU unblocked and
+// pair-SVD, fused kernel, register tier, blocked pair kernels).
+using bsvd::device::default_tol;
+using bsvd::device::resolve_tol;
+using bsvd::device::rotates_pair;
+
+// The relative test alone, |gamma| > tol sqrt(alpha) sqrt(beta), for the
+// Hermitian eigensolvers of the blocked path (alpha, beta: the moduli of
+// the Gram matrix's diagonal entries, which their own floors guard).
 template <class R> BSVD_HD inline bool needs_rotation(R alpha, R beta, R abs_gamma, R tol) {
   return abs_gamma > tol * bsqrt(alpha) * bsqrt(beta);
 }
@@ -186,8 +199,9 @@ template <class R> BSVD_HD inline bool above_underflow_noise(R abs_gamma, int m)
 // unitary to O(k u), so the update W Q leaves relative inner products of
 // order k u between columns that were orthogonal. Hence
 //   blocked_tol:  the rotation threshold is max(tol, k u) (k = the pair's
-//                 width), not tol alone: with tol = sqrt(m) u < k u the
-//                 iteration rotated rounding noise for 2-3 extra sweeps;
+//                 width), not tol alone: with the default tol = sqrt(m) u
+//                 < k u the iteration rotated rounding noise for 2-3
+//                 extra sweeps;
 //   noise floor:  a rotation between two columns whose squared norms are
 //                 both below (k u)^2 max_i g_ii of the pair is applied but
 //                 not counted by the stopping rule: the update adds

@@ -97,7 +97,7 @@ template <class T> int solve_one_hsvd(const Batch<T> &batch, int b, int nplus, c
   }
   ws.norms.resize(n);
   ws.anchor.resize(n);
-  const R tol = R(resolve_tol(cfg.tol, m, double(unit_roundoff<R>())));
+  const R tol = resolve_tol<R>(cfg.tol, m);
   const int max_sweeps = cfg.max_sweeps > 0 ? cfg.max_sweeps : kDefaultMaxSweeps;
   const bool blocked = cfg.variant == BSVD_VARIANT_BLOCKED;
   const HyperbolicStats st =

@@ -216,7 +216,7 @@ template <class T> EvdCount rotate_block_pair_svd(int m, int n, T *W, int ldw, T
         const R a = nrm2sq(m, wp), b = nrm2sq(m, wq);
         const T g = dotc(m, wp, wq);
         const R ag = std::abs(g);
-        if (!needs_rotation(a, b, ag, tolk)) continue;
+        if (!rotates_pair(a, b, ag, tolk)) continue;
         const Rotation<R> rot = jacobi_rotation(a, b, ag);
         const T te = rot.t * conj_(phase_(g, ag));
         rotate(m, wp, 1, wq, 1, rot.c, te, false);

@@ -6,7 +6,8 @@
 // from the columns; then for every step of the ordering and every pair
 // (p, q) of the step (disjoint, so visiting them one after the other is the
 // parallel GPU step): skip a dummy slot (>= n) or a zero column; gamma =
-// w_p^H w_q; rotate when |gamma| > tol sqrt(alpha_p) sqrt(alpha_q) and
+// w_p^H w_q; rotate when |gamma| > tol sqrt(alpha_p) sqrt(alpha_q)
+// (rotates_pair, tol = sqrt(max(m, 16)) u by default: rotation.hpp) and
 // gamma is above the underflow noise (rotation.hpp). The policy rotates
 // the pair's columns of W and V and returns the carried norms' new values;
 // the loop then applies the cancellation guard (kRecompute below) and
@@ -83,12 +84,13 @@ SweepStats one_sided_sweeps(int m, int n, T *W, int ldw, T *V, int ldv, const Or
         ord.pair(s, k, p, q);
         if (p >= n || q >= n) continue; // dummy slot
         const R a = norms[p], b = norms[q];
-        if (a == R(0) || b == R(0)) continue; // zero column: nothing to rotate
+        // A zero squared norm fails rotates_pair below: skip its inner product.
+        if (a == R(0) || b == R(0)) continue;
         T *wp = W + int64_t(p) * ldw;
         T *wq = W + int64_t(q) * ldw;
         const T g = dotc(m, wp, wq);
         const R ag = std::abs(g);
-        if (!needs_rotation(a, b, ag, tol) || !above_underflow_noise(ag, m)) continue;
+        if (!rotates_pair(a, b, ag, tol) || !above_underflow_noise(ag, m)) continue;
         ++rotations;
         T *vp = V ? V + int64_t(p) * ldv : nullptr;
         T *vq = V ? V + int64_t(q) * ldv : nullptr;

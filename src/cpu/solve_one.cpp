@@ -148,11 +148,12 @@ template <class T> bool solve_lapack(const Batch<T> &batch, int b, const LapackL
 // (e') The QR preconditioning (HBJ Sec. 2, eqs. 2.1-2.2; LAPACK xGEJSV):
 // W P = Q R with column pivoting (householder_qr_pivoted), X = R^H solved
 // as a matrix of its own -- the same solve_one_impl, unpreconditioned, with
-// its own tolerance sqrt(nw) u, scaling, null-column completion and sort --
-// X = U_x S V_x^H. Then R = V_x S U_x^H and W = (Q [V_x; 0]) S (P U_x)^H:
-// W's left vectors are Q [V_x; 0], its right ones P U_x (row perm[i] of P U_x
-// is row i of U_x). W (mw x nw) in P.W holds A (A^H when trans) scaled by
-// 2^escale. The twin of the GPU's path cuda-qrcp (src/cuda/qr/).
+// its own default tolerance (for nw rows), scaling, null-column completion
+// and sort -- X = U_x S V_x^H. Then R = V_x S U_x^H and
+// W = (Q [V_x; 0]) S (P U_x)^H: W's left vectors are Q [V_x; 0], its right
+// ones P U_x (row perm[i] of P U_x is row i of U_x). W (mw x nw) in P.W
+// holds A (A^H when trans) scaled by 2^escale. The twin of the GPU's path
+// cuda-qrcp (src/cuda/qr/).
 template <class T> int solve_preconditioned(const Batch<T> &batch, int b, const Config &cfg,
                                             const PreLayout<T> &P, int mw, int nw, bool trans,
                                             int escale, OrderingCache &cache) {
@@ -365,7 +366,7 @@ template <class T> int solve_one_impl(const Batch<T> &batch, int b, const Config
     for (int j = 0; j < nw; ++j)
       for (int i = 0; i < nw; ++i) Vw[i + int64_t(j) * nw] = i == j ? T(1) : T(0);
   }
-  const R tol = R(resolve_tol(cfg.tol, mw, double(unit_roundoff<R>())));
+  const R tol = resolve_tol<R>(cfg.tol, mw);
   const int max_sweeps = cfg.max_sweeps > 0 ? cfg.max_sweeps : kDefaultMaxSweeps;
   SweepStats st;
   if (blocked) {

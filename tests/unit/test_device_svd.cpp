@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <sstream>
@@ -222,7 +223,7 @@ TYPED_TEST(DeviceSvd, SizesBeyondTheBoundWriteNothing) {
 }
 
 // The 2 x 2 case: one rotation and one checking sweep, rarely a second
-// rotation; with the library's sqrt(m) u threshold some ran to the cap.
+// rotation; with a threshold of sqrt(2) u some ran to the cap (threshold.cuh).
 TYPED_TEST(DeviceSvd, TwoByTwoSweeps) {
   using T = TypeParam;
   int worst = 0;
@@ -234,6 +235,35 @@ TYPED_TEST(DeviceSvd, TwoByTwoSweeps) {
     worst = std::max(worst, o.sweeps);
   }
   EXPECT_LE(worst, 3);
+}
+
+// The stopping rule (threshold.cuh) on random tiny matrices: none may end
+// at the sweep cap. 10^5 of each of 2 x 2, 3 x 3, 4 x 4 per precision
+// (the first of the batches of test_cpu_convergence.cpp, which checks the
+// library's CPU solver on 10^6 d; the GPU tier on 10^6: test_gpu_tiny.cpp).
+template <class T, int N> void expect_random_converge(int m, int n, long count, int max_sweeps) {
+  std::vector<T> A(size_t(m) * n);
+  std::vector<R_t<T>> S(std::min(m, n));
+  long bad = 0;
+  int worst = 0;
+  for (long b = 0; b < count; ++b) {
+    bsvd::testing::generate<T>(Family::Random, m, n, 1, 7 * 1000003ull + uint64_t(b), A.data(), m);
+    int sw = 0;
+    const int info =
+        bsvd::device::svd<T, N, N>(m, n, A.data(), m, S.data(), nullptr, 1, nullptr, 1, &sw);
+    if (info != 0 && bad++ == 0)
+      ADD_FAILURE() << m << "x" << n << " matrix " << b << " info " << info;
+    worst = std::max(worst, sw);
+  }
+  EXPECT_EQ(bad, 0) << m << "x" << n;
+  EXPECT_LE(worst, max_sweeps) << m << "x" << n;
+}
+
+TYPED_TEST(DeviceSvd, RandomTinyConverge) {
+  using T = TypeParam;
+  expect_random_converge<T, 2>(2, 2, 100000, 3);
+  expect_random_converge<T, 3>(3, 3, 100000, 6);
+  expect_random_converge<T, 4>(4, 4, 100000, 7);
 }
 
 } // namespace

@@ -33,15 +33,11 @@
 // in A (S, U, V set to NaN), -2 m > MaxM or n > MaxN (nothing written).
 #pragma once
 
+#include "threshold.cuh"
+
 #include <complex>
 #include <float.h>
 #include <math.h>
-
-#if defined(__CUDACC__)
-#define BSVD_DEVICE_HD __host__ __device__ __forceinline__
-#else
-#define BSVD_DEVICE_HD inline
-#endif
 
 namespace bsvd::device {
 
@@ -53,7 +49,7 @@ constexpr int kInfoTooLarge = -2; // m > MaxM or n > MaxN: nothing written
 template <class R> struct complex { R re, im; };
 
 struct options {
-  double tol = 0; // rotation threshold; <= 0: 2 sqrt(rows) u
+  double tol = 0; // rotation threshold; <= 0: sqrt(max(rows, 16)) u (threshold.cuh)
   int max_sweeps = 0; // <= 0: 80 (as the library)
 };
 
@@ -78,8 +74,6 @@ template <class R_> struct traits<std::complex<R_>> {
 };
 
 // ---- real arithmetic, overloaded for float and double ------------------
-BSVD_DEVICE_HD float rsqrt_(float x) { return sqrtf(x); }
-BSVD_DEVICE_HD double rsqrt_(double x) { return sqrt(x); }
 BSVD_DEVICE_HD float rfma(float a, float b, float c) { return fmaf(a, b, c); }
 BSVD_DEVICE_HD double rfma(double a, double b, double c) { return fma(a, b, c); }
 BSVD_DEVICE_HD float rabs(float x) { return fabsf(x); }
@@ -90,9 +84,6 @@ BSVD_DEVICE_HD int rilogb(float x) { return ilogbf(x); }
 BSVD_DEVICE_HD int rilogb(double x) { return ilogb(x); }
 BSVD_DEVICE_HD float rldexp(float x, int e) { return ldexpf(x, e); }
 BSVD_DEVICE_HD double rldexp(double x, int e) { return ldexp(x, e); }
-template <class R> BSVD_DEVICE_HD R u_(); // unit roundoff
-template <> BSVD_DEVICE_HD float u_<float>() { return 0x1p-24f; }
-template <> BSVD_DEVICE_HD double u_<double>() { return 0x1p-53; }
 template <class R> BSVD_DEVICE_HD R maxfin();
 template <> BSVD_DEVICE_HD float maxfin<float>() { return FLT_MAX; }
 template <> BSVD_DEVICE_HD double maxfin<double>() { return DBL_MAX; }
@@ -226,7 +217,7 @@ sweeps(W (&a)[NW][MW], W (&v)[NW][NW], int mw, int nw, R tol, int max_sweeps, bo
         for (int i = 0; i < MW; ++i) dot_acc(g, a[p][i], a[q][i]);
         const R ag = absg(g);
         const R alpha = nrm[p], beta = nrm[q];
-        if (!(ag > tol * rsqrt_(alpha) * rsqrt_(beta)) || !(ag > floor)) continue;
+        if (!rotates_pair(alpha, beta, ag, tol) || !(ag > floor)) continue;
         rotated = true;
         const R zeta = (beta - alpha) / (R(2) * ag);
         const R az = rabs(zeta);
@@ -375,12 +366,8 @@ BSVD_DEVICE_HD int svd_strided(int m, int n, const T *A, int a_rs, int a_cs,
 #pragma unroll
     for (int i = 0; i < NW; ++i) v[j][i] = i == j ? from_real<W>(R(1)) : zero<W>();
   }
-  // Default threshold 2 sqrt(mw) u, twice the library's sqrt(m) u: the
-  // computed inner product of two orthogonal columns carries up to ~mw u
-  // of rounding, and on two-column matrices sqrt(2) u sat below it -- tiny
-  // rotations ping-ponged to the sweep cap (7 of 100000 random d 2 x 2;
-  // none with the factor 2, s d c z alike).
-  const R tol = opt.tol > 0 ? R(opt.tol) : R(2) * rsqrt_(R(mw)) * u_<R>();
+  // The library's threshold and test (threshold.cuh), rows = mw.
+  const R tol = resolve_tol<R>(opt.tol, mw);
   const int cap = opt.max_sweeps > 0 ? opt.max_sweeps : 80;
   bool conv = false;
   int ns;

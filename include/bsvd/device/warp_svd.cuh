@@ -205,7 +205,7 @@ BSVD_DEVICE_HD int lane_sweeps(const Ctx &ctx, W (&a)[Ctx::K][MW], W (&v)[Ctx::K
         if (j >= nw || p >= nw) continue;
         const R ag = absg(g[o]);
         const R alpha = lo[o] ? nrm[o] : pn[o], beta = lo[o] ? pn[o] : nrm[o];
-        if (!(ag > tol * rsqrt_(alpha) * rsqrt_(beta)) || !(ag > floor)) continue;
+        if (!rotates_pair(alpha, beta, ag, tol) || !(ag > floor)) continue;
         rot[o] = rotated[o] = true;
         const R zeta = (beta - alpha) / (R(2) * ag);
         const R az = rabs(zeta);
@@ -383,7 +383,7 @@ BSVD_DEVICE_HD int lanes_svd(const Ctx &ctx, int m, int n, const T *A, int a_rs,
 #pragma unroll
     for (int i = 0; i < NW; ++i) v[o][i] = i == j ? from_real<W>(R(1)) : zero<W>();
   }
-  const R tol = opt.tol > 0 ? R(opt.tol) : R(2) * rsqrt_(R(mw)) * u_<R>();
+  const R tol = resolve_tol<R>(opt.tol, mw);
   const int cap = opt.max_sweeps > 0 ? opt.max_sweeps : 80;
   bool conv = false;
   const int ns = va ? lane_sweeps<W, R, MW, NW, L, true>(ctx, a, v, nw, tol, cap, &conv)

@@ -231,7 +231,7 @@ __device__ void evd_slot_store(const BlkParams<Tstd> &P, EvdWarpSmem<T, K> &S, l
 }
 template <class Tstd, class R>
 __device__ __forceinline__ R evd_tol(const BlkParams<Tstd> &P, int mi, int k) {
-  return blocked_tol(R(P.tol > 0 ? P.tol : sqrt(double(P.mats[mi].mw)) * double(unit_u<R>())), k);
+  return blocked_tol(resolve_tol<R>(P.tol, P.mats[mi].mw), k);
 }
 
 } // namespace bsvd::detail::cuda

@@ -131,7 +131,7 @@ template <class Tstd, int K, bool SVD> __global__ void __launch_bounds__(256, 2)
   }
   if (t < 4) H.cnt[t] = 0;
   __syncthreads();
-  const R tol = blocked_tol(R(P.tol > 0 ? P.tol : sqrt(double(mw)) * double(unit_u<R>())), k);
+  const R tol = blocked_tol(resolve_tol<R>(P.tol, mw), k);
   const R nullf = P.nullf[mi];
   const int cap = P.esw[mi];
   const bool sort = M.nw <= P.nb || P.nb >= 8;
@@ -161,7 +161,7 @@ template <class Tstd, int K, bool SVD> __global__ void __launch_bounds__(256, 2)
         T gam;
         const bool v = pair_scan<GL>(Ws, ld, mw, k, slots, half, s, g, l, p, q, a, b, gam);
         const R ag = dabs(gam);
-        if (v && needs_rotation(a, b, ag, tol)) {
+        if (v && rotates_pair(a, b, ag, tol)) {
           const Rotation<R> rot = jacobi_rotation(a, b, ag);
           const T te = tconj_phase(rot.t, gam, ag);
           for (int i = l; i < mw; i += GL) {

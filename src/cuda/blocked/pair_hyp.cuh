@@ -100,7 +100,7 @@ template <class Tstd, int K> __global__ void __launch_bounds__(256, 2)
   // in total, a substitution in any inner sweep
   if (t < 4) H.cnt[t] = 0;
   __syncthreads();
-  const R tol = R(P.tol > 0 ? P.tol : sqrt(double(mw)) * double(unit_u<R>()));
+  const R tol = resolve_tol<R>(P.tol, mw);
   const int cap = P.esw[h.mi];
   const int g = t / GL, l = t % GL;
   const int slots = k + (k & 1), steps = slots - 1, half = slots / 2;
@@ -112,8 +112,7 @@ template <class Tstd, int K> __global__ void __launch_bounds__(256, 2)
       T gam;
       const bool v = pair_scan<GL>(Ws, ld, mw, k, slots, half, s, g, l, p, q, a, b, gam);
       const R ag = dabs(gam);
-      if (v && a != R(0) && b != R(0) && needs_rotation(a, b, ag, tol) &&
-          above_underflow_noise(ag, mw)) {
+      if (v && rotates_pair(a, b, ag, tol) && above_underflow_noise(ag, mw)) {
         const bool hyp = (p < h.lp) != (q < h.lp);
         R c, tt;
         bool sub = false;

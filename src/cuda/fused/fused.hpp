@@ -36,7 +36,7 @@ template <class T> struct FusedParams {
   // (ordering.hpp) for each width of the launch; null for round-robin.
   const int *ord_tab = nullptr, *ord_off = nullptr;
   int max_sweeps = 40;
-  double tol = 0; // <= 0: sqrt(mw) * u per matrix
+  double tol = 0; // <= 0: the default per matrix (rotation.hpp resolve_tol)
   size_t smem_per_matrix = 0;
   // byte offsets inside one matrix's shared-memory slice
   size_t off_v = 0, off_nrm = 0, off_anc = 0, off_expo = 0, off_rank = 0, off_flag = 0, off_x = 0,

@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
     st[kStActive] = start ? 1 : 0;
     st[kStConverged] = start ? 0 : 1;
   }
-  const R tol = R(P.tol > 0 ? P.tol : sqrt(double(mw > 0 ? mw : 1)) * double(unit_u<R>()));
+  const R tol = resolve_tol<R>(P.tol, mw);
   const int slots = nw + (nw & 1);
   const int half = slots / 2;
   // A table ordering's pairs of this matrix's width (null: round-robin).
@@ -260,8 +260,7 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
             const R alpha = nrm[p], beta = nrm[q];
             const T gam = rg[k];
             const R absg = dabs(gam);
-            if (alpha != R(0) && beta != R(0) && needs_rotation(alpha, beta, absg, tol) &&
-                above_underflow_noise(absg, 0)) {
+            if (rotates_pair(alpha, beta, absg, tol) && above_underflow_noise(absg, 0)) {
               bool hyp = false, fresh = false;
               if constexpr (HYP) hyp = (p < np) != (q < np);
               Rotation<R> ro;
@@ -379,7 +378,7 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
           gam = group_sum<G>(gam);
           __syncwarp(); // every lane has read nrm/anc before lane 0 rewrites them
           const R absg = dabs(gam);
-          // needs_rotation and jacobi_rotation of rotation.hpp with their
+          // rotates_pair and jacobi_rotation of rotation.hpp with their
           // independent IEEE operations split over lane pairs (l even: alpha,
           // t; l odd: beta, c) and exchanged by one shuffle each: 5 instead
           // of 7 sqrt/div in the warp's instruction stream, the same bits.
@@ -387,7 +386,7 @@ __global__ void __launch_bounds__(256, fused_min_blocks<Tstd, RPL>())
           const R sqx = bsqrt(odd ? beta : alpha);
           const R sqy = shfl_xor(sqx, 1);
           const R sqa = odd ? sqy : sqx, sqb = odd ? sqx : sqy;
-          const bool rot = v && alpha != R(0) && beta != R(0) && absg > tol * sqa * sqb &&
+          const bool rot = v && alpha > R(0) && beta > R(0) && absg > tol * sqa * sqb &&
                            above_underflow_noise(absg, 0);
           Rotation<R> ro;
           if (__any_sync(0xffffffffu, rot)) {
