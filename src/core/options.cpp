@@ -39,10 +39,26 @@ template <class T> T from_double(double v) {
 
 } // namespace
 
+namespace {
+// A field's value; an enum field's bits read as the int a C caller may
+// have stored (any int, -1 included: a load of the enum type would be
+// undefined for values outside its enumerators' range).
+template <class F> double field_value(const F &f) {
+  if constexpr (std::is_enum_v<F>) {
+    static_assert(sizeof(F) == sizeof(int), "an enum option is an int in C");
+    int v = 0;
+    std::memcpy(&v, &f, sizeof v);
+    return double(v);
+  } else {
+    return double(f);
+  }
+}
+} // namespace
+
 double option_value(const bsvd_options_t &o, int i) {
   switch (i) {
 #define BSVD_OPTION_GET(name, ...)                                                                 \
-  case kOpt_##name: return double(o.name);
+  case kOpt_##name: return field_value(o.name);
     BSVD_OPTION_TABLE(BSVD_OPTION_GET)
 #undef BSVD_OPTION_GET
   default: return 0;
