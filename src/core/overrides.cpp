@@ -126,6 +126,10 @@ const Var kVars[] = {
                                          : Force::kAuto;
      }},
     {"BSVD_QRCP_PLAN_TRACE", [](Overrides &o, const char *v) { o.qrcp_trace = v && v[0] == '1'; }},
+    {"BSVD_TEST_WRITE_LIMIT",
+     [](Overrides &o, const char *v) {
+       o.test_write_limit = v && *v ? (long long)std::strtoull(v, nullptr, 10) : -1;
+     }},
 };
 
 std::mutex g_mutex;

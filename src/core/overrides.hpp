@@ -74,6 +74,10 @@ struct Overrides {
   // ---- cpu backend -----------------------------------------------------
   Force cpu_lapack = Force::kAuto; // BSVD_CPU_LAPACK=0|1: LAPACK path off / on
       // for every matrix that may take it (plan::cpu_lapack)
+  // ---- tests -------------------------------------------------------------
+  long long test_write_limit = -1; // BSVD_TEST_WRITE_LIMIT=N: src/testing's file
+      // writes fail with ENOSPC once N bytes are written (a full disk in the
+      // CLI tests); -1 = no limit
 };
 
 // Sets the field of the variable `name` (one of the names above) from its

@@ -3,6 +3,8 @@
 // write (full disk, I/O error) leaves the target as it was.
 #include "testing/io.hpp"
 
+#include "core/overrides.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -47,8 +49,8 @@ int create_temp(const std::string &path, std::string &tmp, std::string &err) {
 // machines where they cannot mount a small file system.
 size_t write_budget() {
   static const size_t budget = [] {
-    const char *v = std::getenv("BSVD_TEST_WRITE_LIMIT");
-    return v && *v ? size_t(std::strtoull(v, nullptr, 10)) : SIZE_MAX;
+    const long long n = bsvd::detail::current_overrides().test_write_limit;
+    return n >= 0 ? size_t(n) : SIZE_MAX;
   }();
   return budget;
 }
