@@ -1,29 +1,23 @@
 // The Jacobi rotation of one column pair, shared by the CPU and GPU solvers
-// so that both compute exactly the same formula.
+// so that both compute exactly the same formula: tan and cos from
+// include/bsvd/device/rotation.cuh (jacobi_tan_cos, the Rutishauser
+// formulas of HBJ eqs. (4.3)-(4.6), also the device API's), the sine and
+// the complex phase here.
 //
 // For columns a_p, a_q with alpha = a_p^H a_p, beta = a_q^H a_q and
 // gamma = a_p^H a_q = |gamma| e, |e| = 1 (MAGMA-SVD eq. 6, complex case):
 //
-//   a_p' = c a_p - s conj(e) a_q,     a_q' = s e a_p + c a_q
+//   a_p' = c a_p - s conj(e) a_q,     a_q' = s e a_p + c a_q,   s = c t
 //
-// makes a_p'^H a_q' = 0. With zeta = cot(2 theta) = (beta - alpha) / (2|gamma|)
-// the Rutishauser formulas in the form of HBJ eqs. (4.3)-(4.6), t = 1:
-//
-//   |cot theta| = |zeta| + sqrt(fma(zeta, zeta, 1))
-//   tan theta   = sign(zeta) / |cot theta|
-//   cos theta   = |cot theta| / sqrt(fma(|cot theta|, |cot theta|, 1))   (cs_2)
-//   sin theta   = cos theta * tan theta
-//
-// with the shortcuts of HBJ Sec. 4.3.1 that avoid squaring large numbers:
-// |zeta| >= sqrt(2/eps) gives |cot theta| = 2|zeta|, and |cot theta| >=
-// sqrt(2/eps) gives cos theta = 1. The new squared norms follow without
-// another inner product (WCYCLE eq. 6):
+// makes a_p'^H a_q' = 0. The new squared norms follow without another
+// inner product (WCYCLE eq. 6):
 //
 //   alpha' = alpha - t |gamma|,   beta' = beta + t |gamma|,   t = tan theta.
 #pragma once
 
 #include "batch.hpp"
 
+#include <bsvd/device/rotation.cuh>
 #include <bsvd/device/threshold.cuh>
 
 #include <math.h>
@@ -40,9 +34,7 @@ BSVD_HD inline float babs(float x) { return fabsf(x); }
 BSVD_HD inline double babs(double x) { return fabs(x); }
 
 // sqrt(2 / eps) with eps = 2u: beyond it x^2 + 1 rounds to x^2.
-template <class R> BSVD_HD constexpr R big_cot();
-template <> BSVD_HD constexpr float big_cot<float>() { return 4096.0f; } // 2^12
-template <> BSVD_HD constexpr double big_cot<double>() { return 94906265.62425156; } // 2^26.5
+using bsvd::device::big_cot;
 
 template <class R> struct Rotation {
   R c = 1, s = 0, t = 0; // cos, sin, tan of the angle
@@ -86,12 +78,10 @@ template <class R> BSVD_HD inline void unit_phase(R re, R im, R abs_gamma, R &er
 
 // Rotation that annihilates gamma. Requires abs_gamma > 0 and finite inputs.
 template <class R> BSVD_HD inline Rotation<R> jacobi_rotation(R alpha, R beta, R abs_gamma) {
+  const bsvd::device::TanCos<R> tc = bsvd::device::jacobi_tan_cos(alpha, beta, abs_gamma);
   Rotation<R> r;
-  const R zeta = (beta - alpha) / (R(2) * abs_gamma);
-  const R az = babs(zeta);
-  const R act = az >= big_cot<R>() ? R(2) * az : az + bsqrt(bfma(zeta, zeta, R(1)));
-  r.t = (zeta < R(0) ? R(-1) : R(1)) / act;
-  r.c = act >= big_cot<R>() ? R(1) : act / bsqrt(bfma(act, act, R(1)));
+  r.t = tc.t;
+  r.c = tc.c;
   r.s = r.c * r.t;
   return r;
 }

@@ -33,6 +33,7 @@
 // in A (S, U, V set to NaN), -2 m > MaxM or n > MaxN (nothing written).
 #pragma once
 
+#include "rotation.cuh"
 #include "threshold.cuh"
 
 #include <complex>
@@ -74,10 +75,7 @@ template <class R_> struct traits<std::complex<R_>> {
 };
 
 // ---- real arithmetic, overloaded for float and double ------------------
-BSVD_DEVICE_HD float rfma(float a, float b, float c) { return fmaf(a, b, c); }
-BSVD_DEVICE_HD double rfma(double a, double b, double c) { return fma(a, b, c); }
-BSVD_DEVICE_HD float rabs(float x) { return fabsf(x); }
-BSVD_DEVICE_HD double rabs(double x) { return fabs(x); }
+// (rfma, rabs: rotation.cuh)
 BSVD_DEVICE_HD float rhypot(float x, float y) { return hypotf(x, y); }
 BSVD_DEVICE_HD double rhypot(double x, double y) { return hypot(x, y); }
 BSVD_DEVICE_HD int rilogb(float x) { return ilogbf(x); }
@@ -90,10 +88,6 @@ template <> BSVD_DEVICE_HD double maxfin<double>() { return DBL_MAX; }
 template <class R> BSVD_DEVICE_HD R minnorm();
 template <> BSVD_DEVICE_HD float minnorm<float>() { return 0x1p-126f; }
 template <> BSVD_DEVICE_HD double minnorm<double>() { return 0x1p-1022; }
-// sqrt(2 / eps): beyond it x^2 + 1 rounds to x^2 (rotation.hpp big_cot).
-template <class R> BSVD_DEVICE_HD R bigcot();
-template <> BSVD_DEVICE_HD float bigcot<float>() { return 4096.0f; }
-template <> BSVD_DEVICE_HD double bigcot<double>() { return 94906265.62425156; }
 // Where |gamma| of a complex pair lies below min_normal / u its phase is
 // recomputed from a rescaled gamma (rotation.hpp unit_phase).
 template <class R> BSVD_DEVICE_HD R phase_low();
@@ -219,11 +213,8 @@ sweeps(W (&a)[NW][MW], W (&v)[NW][NW], int mw, int nw, R tol, int max_sweeps, bo
         const R alpha = nrm[p], beta = nrm[q];
         if (!rotates_pair(alpha, beta, ag, tol) || !(ag > floor)) continue;
         rotated = true;
-        const R zeta = (beta - alpha) / (R(2) * ag);
-        const R az = rabs(zeta);
-        const R act = az >= bigcot<R>() ? R(2) * az : az + rsqrt_(rfma(zeta, zeta, R(1)));
-        const R t = (zeta < R(0) ? R(-1) : R(1)) / act;
-        const R c = act >= bigcot<R>() ? R(1) : act / rsqrt_(rfma(act, act, R(1)));
+        const TanCos<R> tc = jacobi_tan_cos(alpha, beta, ag);
+        const R t = tc.t, c = tc.c;
         const W te = tphase(t, g, ag);
 #pragma unroll
         for (int i = 0; i < MW; ++i) rot(a[p][i], a[q][i], c, te);

@@ -207,11 +207,9 @@ BSVD_DEVICE_HD int lane_sweeps(const Ctx &ctx, W (&a)[Ctx::K][MW], W (&v)[Ctx::K
         const R alpha = lo[o] ? nrm[o] : pn[o], beta = lo[o] ? pn[o] : nrm[o];
         if (!rotates_pair(alpha, beta, ag, tol) || !(ag > floor)) continue;
         rot[o] = rotated[o] = true;
-        const R zeta = (beta - alpha) / (R(2) * ag);
-        const R az = rabs(zeta);
-        const R act = az >= bigcot<R>() ? R(2) * az : az + rsqrt_(rfma(zeta, zeta, R(1)));
-        const R t = (zeta < R(0) ? R(-1) : R(1)) / act;
-        c[o] = act >= bigcot<R>() ? R(1) : act / rsqrt_(rfma(act, act, R(1)));
+        const TanCos<R> tc = jacobi_tan_cos(alpha, beta, ag);
+        const R t = tc.t;
+        c[o] = tc.c;
         te[o] = tphase(t, g[o], ag);
         nrm[o] = rfma(lo[o] ? -t : t, ag, nrm[o]);
       }
