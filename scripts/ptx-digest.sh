@@ -30,6 +30,7 @@ xargs -P "${PTX_DIGEST_JOBS:-$(nproc)}" -I{} bash -c 'compile {}' <"$TMP/files"
 python3 - "$TMP" <<'EOF'
 import glob, hashlib, re, sys
 funcs = {}
+ANON = re.compile(r"_GLOBAL__N__[0-9a-f]+_[0-9]+_\w+?_cu_[0-9a-f]+(?:_[0-9]+)?")
 def record(name, body):
     # a function's text ends at its last closing brace; what follows it
     # (global declarations) belongs to no function
@@ -40,7 +41,9 @@ def record(name, body):
 for path in sorted(glob.glob(sys.argv[1] + "/*.ptx")):
     name, body = None, []
     for line in open(path):
-        line = line.split("//")[0].rstrip()
+        # an anonymous namespace's mangled name carries a hash of the file's
+        # path, which differs between two checkouts of the same code
+        line = ANON.sub("_GLOBAL__N__", line.split("//")[0].rstrip())
         if not line or line.lstrip().startswith((".file", ".loc")):
             continue
         m = re.match(r"\s*(?:\.visible\s+|\.weak\s+)?(?:\.entry|\.func)\s+(?:\([^)]*\)\s*)?([\w$]+)", line)
