@@ -332,8 +332,9 @@ def lstsq(A, B, rcond=None, *, driver=None, check_finite=False, **options):
 
     U, S, Vh = _reduced_svd(A, options, where)
     keep = _cut(ops, S, rc, None)
-    C = ops.mH(U) @ B                                   # (..., k, nrhs)
-    X = ops.mH(Vh) @ (_inverse_values(ops, S, keep)[..., None] * C)
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN / Inf in B: its column is NaN
+        C = ops.mH(U) @ B                               # (..., k, nrhs)
+        X = ops.mH(Vh) @ (_inverse_values(ops, S, keep)[..., None] * C)
     rank = ops.count(keep)
     if tuple(rank.shape) != tuple(batch):
         rank = ops.broadcast_to(rank, batch)
@@ -361,7 +362,8 @@ def _residuals(ops, A, B, X, rank, m, n, one_matrix, rname):
     B||^2 would cancel."""
     if m <= n:
         return ops.zeros((0,), rname, A)
-    res = ops.reduce_sum(ops.abs2(B - A @ X), -2)
+    with np.errstate(invalid="ignore", over="ignore"):
+        res = ops.reduce_sum(ops.abs2(B - A @ X), -2)
     if one_matrix:
         r = _concrete_int(rank)
         if r is not None:
