@@ -20,8 +20,9 @@ def _is_svd_ord(ord):
 
 
 def cond(x, p=None, **options):
-    """The condition number of a stack of matrices, as numpy.linalg.cond
-    (torch.linalg.cond for tensors). p None, 2: s_1 / s_min; -2: s_min /
+    """The condition number of each matrix of x (..., m, n), as
+    numpy.linalg.cond (torch.linalg.cond for tensors). p None, 2: s_1 /
+    s_min; -2: s_min /
     s_1, from one bsvd.svdvals call (any shape (..., m, n)). Other p (1,
     -1, inf, -inf, 'fro': square matrices) are delegated to the library's
     own cond (NumPy, PyTorch, JAX; they invert A, no SVD); CuPy has none:
@@ -72,10 +73,11 @@ def cond(x, p=None, **options):
 
 def norm(x, ord=None, axis=None, keepdims=False, *, dim=None, keepdim=None, dtype=None,
          **options):
-    """Matrix and vector norms with numpy.linalg.norm's signature
-    (torch.linalg.norm's dim / keepdim / dtype also taken): the matrix norms
-    ord=2 (s_1), -2 (s_min) and 'nuc' (sum of s) of the matrices over two
-    axes (axis a pair, or None for a 2-D x) from one bsvd.svdvals call;
+    """Matrix and vector norms of x with numpy.linalg.norm's signature (ord,
+    axis, keepdims; torch.linalg.norm's names dim, keepdim and dtype taken
+    too, dtype casting x first): the matrix norms ord=2 (s_1), -2 (s_min)
+    and 'nuc' (sum of s) of the matrices over two axes (axis a pair, or
+    None for a 2-D x) from one bsvd.svdvals call;
     every other case (vector norms, 'fro', 1, -1, inf, -inf, bad orders and
     axes) is the library's own norm (numpy.linalg.norm, torch.linalg.norm,
     cupy.linalg.norm, jax.numpy.linalg.norm), with its results and errors.
