@@ -172,7 +172,7 @@ def _concrete_int(x):
 # ---------------------------------------------------------------------------
 # lstsq
 
-def _driver(driver, torch, where):
+def _driver(driver, where):
     if driver is None:
         return "gelsd"
     if driver not in DRIVERS:
@@ -311,7 +311,7 @@ def lstsq(A, B, rcond=None, *, driver=None, check_finite=False, **options):
     where = "bsvd.lstsq"
     ops, A, B, wrap = _pair(A, B, where)
     torch = ops.name == "torch"
-    driver = _driver(driver, torch, where)
+    driver = _driver(driver, where)
     m, n, vector, batch = _shapes(ops, A, B, where)
     na, nb = ops.dtype_name(A), ops.dtype_name(B)
     if torch and na != nb:
