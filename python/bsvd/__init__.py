@@ -9,6 +9,8 @@ numpy.linalg.svd (and torch.linalg.svd for tensors).
     U, S, Vh, signs, perm = bsvd.hsvd(G, nplus)   # hyperbolic SVD, J = diag(I, -I)
     w, v = bsvd.eigh_factored(G, nplus)           # eigenpairs of G J G^H
     U, S, Vh, rank = bsvd.truncate(res, rtol=1e-8)   # rank cut by a tolerance
+    x, residuals, rank, s = bsvd.lstsq(A, B)          # minimum-norm least squares
+    bsvd.pinv(A); bsvd.matrix_rank(A); bsvd.cond(A); bsvd.matrix_norm(A, 2)
 
 NumPy arrays (and CPU tensors) run on the CPU backend; CUDA arrays of
 PyTorch, CuPy and JAX run on the CUDA backend on their own device and on the
@@ -37,7 +39,8 @@ __all__ = [
     "BackendUnavailableError", "DeviceError", "cuda_available", "cuda_built", "__version__",
     "hsvd", "hsvd_batch", "HSVDResult", "HSVDInfoResult", "HSVDValues", "HSVDValuesInfo",
     "HSVDInfo", "HyperbolicBreakdownWarning", "eigh_factored", "EighResult", "EighInfoResult",
-    "truncate", "TruncatedSVD",
+    "truncate", "TruncatedSVD", "lstsq", "LstsqResult", "pinv", "matrix_rank", "cond", "norm",
+    "matrix_norm",
 ]
 
 __version__ = _bsvd.version()
@@ -635,6 +638,10 @@ from ._hsvd import (HSVDInfo, HSVDInfoResult, HSVDResult, HSVDValues,  # noqa: E
 from ._eigh import EighInfoResult, EighResult, eigh_factored  # noqa: E402
 # The rank cut of an SVD by a tolerance (pure Python, any array library).
 from ._truncate import TruncatedSVD, truncate  # noqa: E402
+# Least squares, pseudo-inverse, rank, condition number and the SVD matrix
+# norms on bsvd.svd (pure Python, any array library).
+from ._lstsq import LstsqResult, lstsq, matrix_rank, pinv  # noqa: E402
+from ._norms import cond, matrix_norm, norm  # noqa: E402
 
 
 def __getattr__(name):
