@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The plot and the table of docs/perf/hsvd.md from `bsvd bench --hsvd`
-JSON rows (tools/bsvd/bench_hsvd.cu): per precision and case, bsvd's
+JSON rows (tools/bench/bench_hsvd.cu): per precision and case, bsvd's
 hyperbolic SVD against bsvd's SVD of the same matrices and cuSOLVER's
 batched eigensolvers on the formed H = G J G^H. The plot shows each
 solver's time over the HSVD's (above 1: the HSVD is faster; the dashed line

@@ -6,7 +6,7 @@ batched Jacobi SVD (its times from a JSON of {"d": {n: ms}, "s": {...}},
 measured outside this repository), cuSOLVER's gesvdaStrided (marked where it
 fails T2) and looped gesvdj; right, the fraction of the precision's peak
 (no tensor cores: FP64 33.5, FP32 66.9 TFLOP/s) that bsvd's counted flop
-model reaches (tools/bsvd/bench.hpp: blocked_flops, gram_pre_flops).
+model reaches (tools/bench/bench.hpp: blocked_flops, gram_pre_flops).
 
   scripts/size-plot.py OUT.png MAGMA.json BENCH.json [BENCH.json ...]
 """
@@ -26,7 +26,7 @@ LINES = [("bsvd-cuda", "bsvd (default)", "-o"), ("bsvd-cuda-gramev", "bsvd, prec
 
 
 def blocked_flops(m, n, nb, vectors, sweeps):
-    # tools/bsvd/cmd_bench.cpp, blocked_flops (real precisions)
+    # tools/bench/cmd_bench.cpp, blocked_flops (real precisions)
     m, n = max(m, n), min(m, n)
     nblk = (n + nb - 1) // nb
     k = float(n) if nblk <= 1 else 2.0 * nb
@@ -38,7 +38,7 @@ def blocked_flops(m, n, nb, vectors, sweeps):
 
 
 def gram_pre_flops(m, n, vectors):
-    # tools/bsvd/cmd_bench.cpp, gram_pre_flops (real precisions)
+    # tools/bench/cmd_bench.cpp, gram_pre_flops (real precisions)
     m, n = max(m, n), min(m, n)
     return 4.0 * m * n * n + 14.0 * n ** 3 + (2.0 * n ** 3 if vectors else 0)
 

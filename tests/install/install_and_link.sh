@@ -31,6 +31,11 @@ if grep -rlF -e "$build" -e "$src/include" "$libdir/cmake" "$libdir/pkgconfig"; 
 fi
 # The installed CLI runs from its prefix (RUNPATH to its own dependencies).
 "$prefix/bin/bsvd" --version >/dev/null || fail "installed bin/bsvd does not run"
+# The benchmark stays in the build tree; the installed `bsvd bench` says so.
+[ ! -e "$prefix/bin/bsvd-bench" ] || fail "bsvd-bench was installed"
+rc=0
+out=$("$prefix/bin/bsvd" bench --help 2>&1) || rc=$?
+{ [ $rc = 2 ] && echo "$out" | grep -q "not installed"; } || fail "installed 'bsvd bench': rc $rc: $out"
 
 run_example() { # name exe
   local out

@@ -91,7 +91,6 @@ struct Progress {
 void add_run(CLI::App &app, int &rc);
 void add_gen(CLI::App &app, int &rc);
 void add_check(CLI::App &app, int &rc);
-void add_bench(CLI::App &app, int &rc);
 void add_plan(CLI::App &app, int &rc);
 
 } // namespace bsvd::cli

@@ -1,6 +1,7 @@
-// `bsvd bench`: side-by-side timings of bsvd and the incumbents on the same
-// data in one process. The CPU part is in cmd_bench.cpp; the GPU part
-// (bsvd cuda vs cuSOLVER) in bench_cuda.cu, built only with CUDA.
+// bsvd-bench (`bsvd bench`): side-by-side timings of bsvd and the
+// incumbents on the same data in one process. The options and the CPU part
+// are in cmd_bench.cpp; the GPU part (bsvd cuda vs cuSOLVER) in
+// bench_cuda.cu and its neighbours, built only with CUDA.
 #pragma once
 
 #include <bsvd/bsvd.h>
@@ -9,7 +10,14 @@
 #include <utility>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace bsvd::cli {
+
+// The benchmark's options and its run on app (the whole of bsvd-bench).
+void add_bench_options(CLI::App &app, int &rc);
 
 struct BenchCase {
   char precision = 'd'; // s d c z

@@ -498,10 +498,9 @@ int bench(const BenchArgs &a) {
 
 } // namespace
 
-void add_bench(CLI::App &app, int &rc) {
+void add_bench_options(CLI::App &app, int &rc) {
   auto a = std::make_shared<BenchArgs>();
-  auto *sub = app.add_subcommand(
-      "bench", "Time bsvd against LAPACK (cpu) and cuSOLVER (cuda) on the same data");
+  CLI::App *sub = &app;
   sub->add_option("--precision", a->precisions, "comma list of s, d, c, z")->capture_default_str();
   sub->add_option("--cases", a->cases, "comma list of BATCHxMxN")->capture_default_str();
   sub->add_option("--family", a->family, "singular-value family of the test matrices")
