@@ -137,18 +137,22 @@ BSVD_DEVICE_HD typename traits<W>::R nrm2_w(int len, const W *x, int inc, const 
 } // namespace detail
 
 // y = alpha op(A) x + beta y; op(A) is m x n (N), or A^T / A^H of the m x n
-// A (T, C): y has m entries for N, n for T and C.
+// A (T, C): y has m entries for N, n for T and C. BLAS's edges (reference
+// xGEMV, which the public bsvd_<p>gemv_* promise): m = 0 or n = 0, or
+// alpha = 0 and beta = 1, return with y untouched; alpha = 0 scales y by
+// beta without reading A or x (so NaN there does not reach y).
 template <class T, class Team = serial_team>
 BSVD_DEVICE_HD void gemv(op trans, int m, int n, T alpha, const T *A, int lda, const T *x, int incx,
                          T beta, T *y, int incy, const Team &team = {}) {
   using W = typename detail::traits<T>::W;
+  using R = typename detail::traits<T>::R;
   static_assert(sizeof(W) == sizeof(T), "T must be layout-compatible with the working type");
-  if (m <= 0 || n <= 0) {
-    // An empty product: y = beta y (BLAS returns early only for beta = 1;
-    // here y of an empty op(A) x is beta y, y = 0 when beta = 0).
+  if (m <= 0 || n <= 0) return; // (every member returns: no write, no barrier needed)
+  const W a = detail::as_w(alpha), b = detail::as_w(beta);
+  if (detail::is_zero(a)) {
+    if (detail::re_(b) == R(1) && detail::im_(b) == R(0)) return;
     const int leny = trans == op::N ? m : n;
     W *yw = reinterpret_cast<W *>(y);
-    const W b = detail::as_w(beta);
     for (int o = team.rank(); o < leny; o += team.size()) {
       W &yo = yw[detail::vec_at(o, leny, incy)];
       yo = detail::is_zero(b) ? detail::zero<W>() : detail::wmul(b, yo);
@@ -156,9 +160,8 @@ BSVD_DEVICE_HD void gemv(op trans, int m, int n, T alpha, const T *A, int lda, c
     team.sync();
     return;
   }
-  detail::gemv_w(trans, m, n, detail::as_w(alpha), reinterpret_cast<const W *>(A), lda,
-                 reinterpret_cast<const W *>(x), incx, detail::as_w(beta), reinterpret_cast<W *>(y),
-                 incy, team);
+  detail::gemv_w(trans, m, n, a, reinterpret_cast<const W *>(A), lda,
+                 reinterpret_cast<const W *>(x), incx, b, reinterpret_cast<W *>(y), incy, team);
 }
 
 // A = A + alpha x y^H (x has m entries, y n; for real T, GER).
