@@ -578,8 +578,8 @@ BSVD_DECLARE_GEHSVJ(z, bsvd_cdouble, double, _async)
  * or all in device memory of the current device -- solved on the cuda
  * backend. Host data is not staged to the GPU (a GEMV reads each entry
  * once: the copy would cost more than the product), so opts->backend =
- * cuda with host data is BSVD_STATUS_NOT_SUPPORTED, as is cpu with device
- * data. The pointer, size, leading-dimension and increment arrays of the
+ * cuda with host data is BSVD_STATUS_NOT_SUPPORTED; cpu with device data
+ * is -position (y, A for gebrd), as for the solvers. The pointer, size, leading-dimension and increment arrays of the
  * batched / vbatched forms are host memory. The _async forms take device
  * data only and enqueue on opts->stream (the rules of the solvers' _async
  * forms below, including graph capture). Of opts, these calls read
@@ -640,6 +640,60 @@ BSVD_DECLARE_GEMV(d, double, _async)
 BSVD_DECLARE_GEMV(c, bsvd_cfloat, _async)
 BSVD_DECLARE_GEMV(z, bsvd_cdouble, _async)
 #undef BSVD_DECLARE_GEMV
+
+/* bsvd_<p>gebrd_<form>: for each A (m x n) of the batch, LAPACK xGEBRD's
+ * reduction to bidiagonal form Q^H A P = B, with its output convention, so
+ * that xORGBR / xUNGBR, xORMBR / xUNMBR read the results as they read
+ * xGEBRD's: m >= n gives an upper bidiagonal (d: n entries on the
+ * diagonal, e: n - 1 above it), m < n a lower one (d: m, e: m - 1 below
+ * it); d and e are real for every type. Q = H(0) ... H(k-1), P = G(0) ...
+ * G(k-1) (k = min(m, n)) with H(i) = I - tauq[i] v v^H and G(i) = I -
+ * taup[i] u u^H; A is overwritten by B and the Householder vectors v, u
+ * below / right of it (unit entries implied), exactly as xGEBRD leaves it.
+ * The entries of d, e, tauq, taup are those of xGEBRD up to rounding
+ * (the unblocked xGEBD2 order of operations; signs as LAPACK's).
+ * info[b]: 0, or BSVD_INFO_NONFINITE when d or e of matrix b holds NaN or
+ * Inf (the input did, or its norm overflows); the outputs are written
+ * either way.
+ * Arguments, in order (the positions of -i):
+ *   strided_batched: m, n, A, lda, strideA, d, strided, e, stridee, tauq,
+ *     stridetauq, taup, stridetaup, info, batch, opts;
+ *   batched and vbatched: m, n, A_array, lda, d_array, e_array,
+ *     tauq_array, taup_array, info, batch, opts (vbatched: m, n and lda
+ *     host arrays of batch entries).
+ *   m, n >= 0; lda >= max(1, m); info non-NULL (batch entries, in the
+ *   data's memory); A, d, tauq, taup non-NULL for a non-empty matrix and
+ *   e for k >= 2; when batch > 1: strideA >= lda n, strided, stridetauq,
+ *   stridetaup >= k, stridee >= k - 1.
+ * The cuda backend reduces each matrix in one thread block with the matrix
+ * in shared memory (the on-chip regime of MAGMA-BLAS's batched GEBRD): a
+ * call whose largest matrix needs more than the GPU's shared memory per
+ * block ((m + 1) n + max(m, n) entries, about 220 x 220 in d on an H100)
+ * returns BSVD_STATUS_NOT_SUPPORTED, nothing written; the blocked LABRD +
+ * GEMM regime for larger matrices is a later step. The cpu backend takes
+ * every size. */
+#define BSVD_DECLARE_GEBRD(p, T, R, suffix)                                                        \
+  bsvd_status_t bsvd_##p##gebrd_strided_batched##suffix(                                           \
+      int m, int n, T *A, int lda, int64_t strideA, R *d, int64_t strided, R *e, int64_t stridee,  \
+      T *tauq, int64_t stridetauq, T *taup, int64_t stridetaup, int *info, int batch,              \
+      const bsvd_options_t *opts);                                                                 \
+  bsvd_status_t bsvd_##p##gebrd_batched##suffix(int m, int n, T *const *A_array, int lda,          \
+                                                R *const *d_array, R *const *e_array,              \
+                                                T *const *tauq_array, T *const *taup_array,        \
+                                                int *info, int batch, const bsvd_options_t *opts); \
+  bsvd_status_t bsvd_##p##gebrd_vbatched##suffix(                                                  \
+      const int *m, const int *n, T *const *A_array, const int *lda, R *const *d_array,            \
+      R *const *e_array, T *const *tauq_array, T *const *taup_array, int *info, int batch,         \
+      const bsvd_options_t *opts);
+BSVD_DECLARE_GEBRD(s, float, float, )
+BSVD_DECLARE_GEBRD(d, double, double, )
+BSVD_DECLARE_GEBRD(c, bsvd_cfloat, float, )
+BSVD_DECLARE_GEBRD(z, bsvd_cdouble, double, )
+BSVD_DECLARE_GEBRD(s, float, float, _async)
+BSVD_DECLARE_GEBRD(d, double, double, _async)
+BSVD_DECLARE_GEBRD(c, bsvd_cfloat, float, _async)
+BSVD_DECLARE_GEBRD(z, bsvd_cdouble, double, _async)
+#undef BSVD_DECLARE_GEBRD
 
 /* ---- Stream-ordered forms: enqueue only ------------------------------------
  *

@@ -69,7 +69,38 @@ template <class T> bsvd_status_t cpu_gemv(const GemvBatch<T> &b, int threads) {
   return BSVD_STATUS_SUCCESS;
 }
 
-#define BSVD_INSTANTIATE(T) template bsvd_status_t cpu_gemv<T>(const GemvBatch<T> &, int);
+// Each worker has a work vector for the largest matrix (gebd2's max(m, n)
+// entries); info: BSVD_INFO_NONFINITE where d or e holds NaN or Inf.
+template <class T> bsvd_status_t cpu_gebrd(const GebrdBatch<T> &b, int threads) {
+  using R = real_of_t<T>;
+  double work = 0;
+  int mx = 1;
+  for (int i = 0; i < b.count; ++i) {
+    const double m = b.dims.rows(i), n = b.dims.cols(i);
+    work += 4 * m * n * std::min(m, n);
+    mx = std::max({mx, b.dims.rows(i), b.dims.cols(i)});
+  }
+  std::vector<std::vector<T>> scratch(size_t(std::max(1, std::min(threads, b.count))));
+  for_each_matrix(b.count, int(scratch.size()), work, [&](int i, int w) {
+    std::vector<T> &ws = scratch[size_t(w)];
+    if (ws.empty()) ws.resize(size_t(mx));
+    const int m = b.dims.rows(i), n = b.dims.cols(i), k = std::min(m, n);
+    R *d = b.d.ptr(i), *e = b.e.ptr(i);
+    if (k > 0)
+      bsvd::device::gebd2(m, n, b.A.ptr(i), b.A.ldm(i), d, e, b.tauq.ptr(i), b.taup.ptr(i),
+                          ws.data());
+    bool finite = true;
+    for (int j = 0; j < k; ++j)
+      finite = finite && bsvd::device::detail::finite(d[j]) &&
+               (j + 1 >= k || bsvd::device::detail::finite(e[j]));
+    b.info[i] = finite ? 0 : BSVD_INFO_NONFINITE;
+  });
+  return BSVD_STATUS_SUCCESS;
+}
+
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t cpu_gemv<T>(const GemvBatch<T> &, int);                                   \
+  template bsvd_status_t cpu_gebrd<T>(const GebrdBatch<T> &, int);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

@@ -64,6 +64,16 @@ template <class T> struct Api;
     template <class... A> static bsvd_status_t gemv_vbatched(bool async, A... a) {                 \
       return async ? bsvd_##p##gemv_vbatched_async(a...) : bsvd_##p##gemv_vbatched(a...);          \
     }                                                                                              \
+    template <class... A> static bsvd_status_t gebrd_strided(bool async, A... a) {                 \
+      return async ? bsvd_##p##gebrd_strided_batched_async(a...)                                   \
+                   : bsvd_##p##gebrd_strided_batched(a...);                                        \
+    }                                                                                              \
+    template <class... A> static bsvd_status_t gebrd_batched(bool async, A... a) {                 \
+      return async ? bsvd_##p##gebrd_batched_async(a...) : bsvd_##p##gebrd_batched(a...);          \
+    }                                                                                              \
+    template <class... A> static bsvd_status_t gebrd_vbatched(bool async, A... a) {                \
+      return async ? bsvd_##p##gebrd_vbatched_async(a...) : bsvd_##p##gebrd_vbatched(a...);        \
+    }                                                                                              \
   };
 BLAS_TEST_FORWARD(s, float)
 BLAS_TEST_FORWARD(d, double)
