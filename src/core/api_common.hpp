@@ -7,6 +7,9 @@
 #include "batch.hpp"
 
 #include <complex>
+#include <cstring>
+#include <exception>
+#include <new>
 
 namespace bsvd::detail {
 
@@ -70,6 +73,51 @@ template <class T> const typename CType<T>::type *const *cpp(const T *const *p) 
 }
 template <class T> typename CType<T>::type *const *cpp(T *const *p) {
   return reinterpret_cast<typename CType<T>::type *const *>(p);
+}
+
+// A scalar argument of the C API as the templates take it (bsvd_cfloat ->
+// std::complex<float>: the same bytes).
+template <class T> typename CType<T>::type val(T x) {
+  typename CType<T>::type v;
+  static_assert(sizeof v == sizeof x, "C and C++ scalar types differ in size");
+  std::memcpy(static_cast<void *>(&v), &x, sizeof v);
+  return v;
+}
+
+// ---- the batched BLAS / LAPACK building blocks (api_blas.cpp: GEMV,
+// api_gebrd.cpp: GEBRD; bsvd.h, "Batched BLAS and LAPACK") ---------------------
+// One operand of the memory-space check: its pointer (for the first
+// matrix that has work), argument position and name.
+struct DataArg {
+  const void *p;
+  int pos;
+  const char *name;
+};
+// Where the call's data lives, where = 0 host or 1 device: the space of
+// the first non-null pointer; -position of the first that disagrees.
+bsvd_status_t locate_data(const DataArg *args, int count, int &where);
+// The backend of a building-block call on data in `where`: bsvd.h's
+// "Backends and memory" (host data on the cpu, device data on the cuda
+// backend; the _async forms device data only). posA / nameA: the argument
+// blamed for memory in the wrong space; posOpts: opts.
+bsvd_status_t blas_backend(int where, const bsvd_options_t &o, Exec exec, int posA,
+                           const char *nameA, int posOpts, bsvd_backend_t &out);
+void set_error(const char *fmt, ...); // (backends.hpp)
+// f() with the exceptions a backend may throw as statuses (no exception
+// crosses the C API).
+template <class F> bsvd_status_t guarded(F &&f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc &) {
+    set_error("host allocation failed");
+    return BSVD_STATUS_ALLOC_FAILED;
+  } catch (const std::exception &e) {
+    set_error("internal error: %s", e.what());
+    return BSVD_STATUS_INTERNAL_ERROR;
+  } catch (...) {
+    set_error("internal error");
+    return BSVD_STATUS_INTERNAL_ERROR;
+  }
 }
 
 } // namespace bsvd::detail

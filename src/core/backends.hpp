@@ -3,6 +3,7 @@
 #pragma once
 
 #include "batch.hpp"
+#include "blas_batch.hpp"
 #include "distributed.hpp"
 
 #include <cstddef>
@@ -69,6 +70,21 @@ template <class T> bsvd_status_t cuda_gesvj_on(int dev, const Batch<T> &batch, c
 template <class T> bsvd_status_t cuda_gesvj_distributed(const std::vector<int> &devs,
                                                         const Batch<T> &batch, const Config &cfg,
                                                         const dist::Settings &s, int *path);
+
+// ---- batched GEMV and GEBRD (bsvd.h, "Batched BLAS and LAPACK"; the
+// bidiagonal route's building blocks) ----------------------------------------
+// cpu: host data, `threads` workers over the batch (src/cpu/blas.cpp).
+// cuda: device data of the current device, one thread block per matrix
+// (src/cuda/bidiag/); cfg.exec says whether the call waits for the stream.
+// The stub returns BACKEND_UNAVAILABLE. Arguments are checked already.
+template <class T> bsvd_status_t cpu_gemv(const GemvBatch<T> &b, int threads);
+template <class T> bsvd_status_t cpu_gebrd(const GebrdBatch<T> &b, int threads);
+template <class T> bsvd_status_t cuda_gemv(const GemvBatch<T> &b, void *stream, Exec exec);
+template <class T> bsvd_status_t cuda_gebrd(const GebrdBatch<T> &b, void *stream, Exec exec);
+
+// Where one pointer lives: 1 device (or managed) memory, 0 host, -2 null.
+// Host-only builds (and no visible GPU): 0 for every non-null pointer.
+int cuda_memory_space(const void *p);
 
 // Thread-local error detail (bsvd_last_error).
 void set_error(const char *fmt, ...);

@@ -42,7 +42,21 @@ template <class T> bsvd_status_t cuda_gesvj_distributed(const std::vector<int> &
   return cuda_gesvj(b, c, nullptr, nullptr, 0, path);
 }
 
+int cuda_memory_space(const void *p) { return p ? 0 : -2; }
+
+template <class T> bsvd_status_t cuda_gemv(const GemvBatch<T> &, void *, Exec) {
+  set_error("the cuda backend is not built into this library (configured without CUDA)");
+  return BSVD_STATUS_BACKEND_UNAVAILABLE;
+}
+
+template <class T> bsvd_status_t cuda_gebrd(const GebrdBatch<T> &, void *, Exec) {
+  set_error("the cuda backend is not built into this library (configured without CUDA)");
+  return BSVD_STATUS_BACKEND_UNAVAILABLE;
+}
+
 #define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t cuda_gemv<T>(const GemvBatch<T> &, void *, Exec);                         \
+  template bsvd_status_t cuda_gebrd<T>(const GebrdBatch<T> &, void *, Exec);                       \
   template bsvd_status_t cuda_gesvj_distributed<T>(const std::vector<int> &, const Batch<T> &,     \
                                                    const Config &, const dist::Settings &, int *); \
   template bsvd_status_t cuda_gesvj_on<T>(int, const Batch<T> &, const Config &, void *, int *);   \

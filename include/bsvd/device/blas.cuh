@@ -1,0 +1,177 @@
+// Level-2 BLAS on one matrix, shared by a team (team.cuh): GEMV and GERC,
+// the two operations a Householder reflector is applied with (gebrd.cuh),
+// and the scaled 2-norm of LARFG. Header-only; compiles with nvcc and with
+// a plain C++17 compiler (the CPU twin).
+//
+//   bsvd::device::gemv(op::C, m, n, alpha, A, lda, x, incx, beta, y, incy, team);
+//
+// BLAS semantics (xGEMV, xGERC): column-major A with leading dimension lda;
+// increments may be negative (the vector is then read from its end); with
+// beta = 0, y is not read. T is float, double, std::complex<float|double>
+// or bsvd::device::complex<float|double> (reinterpreted, as in svd.cuh).
+//
+// Work split (MAGMA-BLAS §4.1: one device function, the team's size a
+// parameter of the caller): each member owns the output entries
+// i = rank, rank + size, ... and forms their dot products alone, in the
+// order of the serial code, so a team of one is bit for bit the CPU twin
+// and every output has the same bits whatever the team size. For op N that
+// is one row per thread (consecutive threads read consecutive addresses of
+// a column: coalesced); for op T / C one column per thread, which in shared
+// memory wants lda odd (no bank conflicts) and in global memory is the
+// "classic setting" that MAGMA-BLAS replaces by several threads per column
+// and a tree reduction (its Figs. 5, 9) -- the tuning left for the kernel.
+#pragma once
+
+#include "svd.cuh"
+#include "team.cuh"
+
+#include <string.h>
+
+namespace bsvd::device {
+
+enum class op { N, T, C }; // A, A^T, A^H
+
+namespace detail {
+
+// ---- the working scalar, beyond svd.cuh's helpers ----------------------
+template <class R> BSVD_DEVICE_HD R wmul(R a, R b) { return a * b; }
+template <class R> BSVD_DEVICE_HD complex<R> wmul(complex<R> a, complex<R> b) {
+  return {rfma(a.re, b.re, -(a.im * b.im)), rfma(a.re, b.im, a.im * b.re)};
+}
+template <class R> BSVD_DEVICE_HD R wadd(R a, R b) { return a + b; }
+template <class R> BSVD_DEVICE_HD complex<R> wadd(complex<R> a, complex<R> b) {
+  return {a.re + b.re, a.im + b.im};
+}
+// acc += a b (no conjugation)
+template <class R> BSVD_DEVICE_HD void mul_acc(R &acc, R a, R b) { acc = rfma(a, b, acc); }
+template <class R> BSVD_DEVICE_HD void mul_acc(complex<R> &acc, complex<R> a, complex<R> b) {
+  acc.re = rfma(a.re, b.re, acc.re);
+  acc.re = rfma(-a.im, b.im, acc.re);
+  acc.im = rfma(a.re, b.im, acc.im);
+  acc.im = rfma(a.im, b.re, acc.im);
+}
+template <class R> BSVD_DEVICE_HD R re_(R x) { return x; }
+template <class R> BSVD_DEVICE_HD R re_(complex<R> x) { return x.re; }
+template <class R> BSVD_DEVICE_HD R im_(R) { return R(0); }
+template <class R> BSVD_DEVICE_HD R im_(complex<R> x) { return x.im; }
+template <class R> BSVD_DEVICE_HD bool is_zero(R x) { return x == R(0); }
+template <class R> BSVD_DEVICE_HD bool is_zero(complex<R> x) {
+  return x.re == R(0) && x.im == R(0);
+}
+template <class R> BSVD_DEVICE_HD R neg_(R x) { return -x; }
+template <class R> BSVD_DEVICE_HD complex<R> neg_(complex<R> x) { return {-x.re, -x.im}; }
+
+// Offset of element i of a vector of len entries stored with increment inc
+// (BLAS: a negative increment starts from the end).
+BSVD_DEVICE_HD long vec_at(int i, int len, int inc) {
+  return inc > 0 ? long(i) * inc : long(len - 1 - i) * (-inc);
+}
+
+// T's bits as the working type (memcpy: no aliasing of unrelated types).
+template <class T> BSVD_DEVICE_HD typename traits<T>::W as_w(T x) {
+  typename traits<T>::W w;
+  memcpy(&w, &x, sizeof w);
+  return w;
+}
+
+template <class W, class Team>
+BSVD_DEVICE_HD void gemv_w(op trans, int m, int n, W alpha, const W *A, int lda, const W *x,
+                           int incx, W beta, W *y, int incy, const Team &team) {
+  const int leny = trans == op::N ? m : n, lenx = trans == op::N ? n : m;
+  const bool beta0 = is_zero(beta);
+  for (int o = team.rank(); o < leny; o += team.size()) {
+    W acc = zero<W>();
+    if (trans == op::N) {
+      for (int j = 0; j < n; ++j) mul_acc(acc, A[o + long(j) * lda], x[vec_at(j, lenx, incx)]);
+    } else {
+      const W *col = A + long(o) * lda;
+      if (trans == op::C)
+        for (int i = 0; i < m; ++i) dot_acc(acc, col[i], x[vec_at(i, lenx, incx)]);
+      else
+        for (int i = 0; i < m; ++i) mul_acc(acc, col[i], x[vec_at(i, lenx, incx)]);
+    }
+    W &yo = y[vec_at(o, leny, incy)];
+    W r = wmul(alpha, acc);
+    if (!beta0) mul_acc(r, beta, yo);
+    yo = r;
+  }
+  team.sync();
+}
+
+// A += alpha x y^H. Each member updates rows rank, rank + size, ... of
+// every column (coalesced, and no two members write one entry).
+template <class W, class Team> BSVD_DEVICE_HD void gerc_w(int m, int n, W alpha, const W *x,
+                                                          int incx, const W *y, int incy, W *A,
+                                                          int lda, const Team &team) {
+  for (int j = 0; j < n; ++j) {
+    const W c = wmul(alpha, conj_(y[vec_at(j, n, incy)]));
+    if (is_zero(c)) continue;
+    W *col = A + long(j) * lda;
+    for (int i = team.rank(); i < m; i += team.size()) mul_acc(col[i], x[vec_at(i, m, incx)], c);
+  }
+  team.sync();
+}
+
+// ||x||_2 of len entries at stride inc > 0 without overflow or underflow:
+// the largest |component| first, then the sum of squares of the entries
+// scaled by the power of two 2^-e that brings it into [1, 2) (exact, so
+// the only rounding is the sum's). Two reductions over the team.
+template <class W, class Team>
+BSVD_DEVICE_HD typename traits<W>::R nrm2_w(int len, const W *x, int inc, const Team &team) {
+  using R = typename traits<W>::R;
+  R big = R(0);
+  for (int i = team.rank(); i < len; i += team.size()) {
+    const R a = amax(x[long(i) * inc]);
+    big = a > big ? a : big;
+  }
+  big = team.max(big);
+  if (!(big > R(0)) || !(big <= maxfin<R>())) return big; // 0, Inf or NaN
+  const int e = rilogb(big);
+  R ssq = R(0);
+  for (int i = team.rank(); i < len; i += team.size())
+    ssq += abs2(pow2_scale<W, R>(x[long(i) * inc], -e));
+  ssq = team.sum(ssq);
+  return pow2_scale<R, R>(rsqrt_(ssq), e);
+}
+
+} // namespace detail
+
+// y = alpha op(A) x + beta y; op(A) is m x n (N), or A^T / A^H of the m x n
+// A (T, C): y has m entries for N, n for T and C. BLAS's edges (reference
+// xGEMV, which the public bsvd_<p>gemv_* promise): m = 0 or n = 0, or
+// alpha = 0 and beta = 1, return with y untouched; alpha = 0 scales y by
+// beta without reading A or x (so NaN there does not reach y).
+template <class T, class Team = serial_team>
+BSVD_DEVICE_HD void gemv(op trans, int m, int n, T alpha, const T *A, int lda, const T *x, int incx,
+                         T beta, T *y, int incy, const Team &team = {}) {
+  using W = typename detail::traits<T>::W;
+  using R = typename detail::traits<T>::R;
+  static_assert(sizeof(W) == sizeof(T), "T must be layout-compatible with the working type");
+  if (m <= 0 || n <= 0) return; // (every member returns: no write, no barrier needed)
+  const W a = detail::as_w(alpha), b = detail::as_w(beta);
+  if (detail::is_zero(a)) {
+    if (detail::re_(b) == R(1) && detail::im_(b) == R(0)) return;
+    const int leny = trans == op::N ? m : n;
+    W *yw = reinterpret_cast<W *>(y);
+    for (int o = team.rank(); o < leny; o += team.size()) {
+      W &yo = yw[detail::vec_at(o, leny, incy)];
+      yo = detail::is_zero(b) ? detail::zero<W>() : detail::wmul(b, yo);
+    }
+    team.sync();
+    return;
+  }
+  detail::gemv_w(trans, m, n, a, reinterpret_cast<const W *>(A), lda,
+                 reinterpret_cast<const W *>(x), incx, b, reinterpret_cast<W *>(y), incy, team);
+}
+
+// A = A + alpha x y^H (x has m entries, y n; for real T, GER).
+template <class T, class Team = serial_team>
+BSVD_DEVICE_HD void gerc(int m, int n, T alpha, const T *x, int incx, const T *y, int incy, T *A,
+                         int lda, const Team &team = {}) {
+  using W = typename detail::traits<T>::W;
+  if (m <= 0 || n <= 0) return;
+  detail::gerc_w(m, n, detail::as_w(alpha), reinterpret_cast<const W *>(x), incx,
+                 reinterpret_cast<const W *>(y), incy, reinterpret_cast<W *>(A), lda, team);
+}
+
+} // namespace bsvd::device

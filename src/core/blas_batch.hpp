@@ -1,0 +1,36 @@
+// Internal description of a batched GEMV or GEBRD call (bsvd.h, "Batched
+// BLAS and LAPACK"), shared by the API layer and the backends. As Batch<T>
+// is for the solvers: the three public forms (strided, pointer array,
+// variable size) become one struct whose accessors work in host and device
+// code, so one kernel serves every form.
+#pragma once
+
+#include "batch.hpp"
+
+namespace bsvd::detail {
+
+// y_b = alpha op(A_b) x_b + beta y_b. x and y are Operands whose "leading
+// dimension" is the increment (x.ld / x.ldv: incx, y.ld / y.ldv: incy).
+template <class T> struct GemvBatch {
+  int trans = BSVD_OP_N; // bsvd_op_t
+  int count = 0;
+  Dims dims; // A's m x n
+  T alpha = T(0), beta = T(0);
+  Operand<const T *> A, x;
+  Operand<T *> y;
+  BSVD_HD int lenx(int b) const { return trans == BSVD_OP_N ? dims.cols(b) : dims.rows(b); }
+  BSVD_HD int leny(int b) const { return trans == BSVD_OP_N ? dims.rows(b) : dims.cols(b); }
+};
+
+// Q^H A_b P = B_b, xGEBRD's output: A overwritten, d and e real, tauq and
+// taup (d, e, tauq, taup: Operands without a leading dimension).
+template <class T> struct GebrdBatch {
+  using R = real_of_t<T>;
+  int count = 0;
+  Dims dims;
+  Operand<T *> A, tauq, taup;
+  Operand<R *> d, e;
+  int *info = nullptr;
+};
+
+} // namespace bsvd::detail

@@ -1,0 +1,110 @@
+// The cpu backend of batched GEMV and GEBRD (backends.hpp; bsvd.h, "Batched
+// BLAS and LAPACK"): std::thread workers over the batch, each product or
+// reduction by the device API's code on serial_team (blas.cuh, gebrd.cuh).
+//
+// Why the device headers and not the BLAS / LAPACK the library may link:
+// (1) they are the CPU twin of the cuda kernels -- the same operations in
+// the same order per output entry -- so the GPU tests compare a kernel with
+// this backend to rounding, and a user can do the same; (2) the library
+// builds without LAPACK (BSVD_LAPACK=OFF) and these calls must exist there
+// too; (3) the batches these calls are for hold small matrices, where a
+// BLAS call's fixed cost is a large share of the work. For large matrices
+// OpenBLAS's blocked, vectorized kernels would be faster (dgemv several
+// times, dgebrd more, by its GEMM-rich blocked form); routing those to
+// LAPACK is the cpu side of the later blocked step (issue 50).
+#include "../core/backends.hpp"
+
+#include <bsvd/device/gebrd.cuh>
+
+#include <algorithm>
+#include <atomic>
+#include <complex>
+#include <thread>
+#include <vector>
+
+namespace bsvd::detail {
+
+namespace {
+
+// Runs body(b, worker) for every matrix b of the batch on up to `threads`
+// workers pulling indices from a shared counter (each result depends only
+// on its matrix: the same bits for any number of threads). work: the
+// batch's flops, which caps the workers so that each has at least about
+// 64K of them -- starting a thread costs tens of microseconds, about what
+// a 64 x 64 GEMV takes.
+template <class Body> void for_each_matrix(int count, int threads, double work, Body &&body) {
+  const double per = 65536;
+  threads = std::max(1, std::min({threads, count, int(std::min(work / per + 1, 1e6))}));
+  std::atomic<int> next{0};
+  auto worker = [&](int w) {
+    for (int b; (b = next.fetch_add(1)) < count;) body(b, w);
+  };
+  std::vector<std::thread> pool;
+  try {
+    pool.reserve(size_t(threads - 1));
+    for (int w = 1; w < threads; ++w) pool.emplace_back(worker, w);
+  } catch (...) {
+    // Fewer threads than asked: the started workers share the batch.
+  }
+  worker(0);
+  for (std::thread &t : pool) t.join();
+}
+
+bsvd::device::op device_op(int trans) {
+  return trans == BSVD_OP_N ? bsvd::device::op::N
+         : trans == BSVD_OP_T ? bsvd::device::op::T
+                              : bsvd::device::op::C;
+}
+
+} // namespace
+
+template <class T> bsvd_status_t cpu_gemv(const GemvBatch<T> &b, int threads) {
+  double work = 0;
+  for (int i = 0; i < b.count; ++i) work += 2.0 * b.dims.rows(i) * b.dims.cols(i);
+  const bsvd::device::op op = device_op(b.trans);
+  for_each_matrix(b.count, threads, work, [&](int i, int) {
+    bsvd::device::gemv(op, b.dims.rows(i), b.dims.cols(i), b.alpha, b.A.ptr(i), b.A.ldm(i),
+                       b.x.ptr(i), b.x.ldm(i), b.beta, b.y.ptr(i), b.y.ldm(i));
+  });
+  return BSVD_STATUS_SUCCESS;
+}
+
+// Each worker has a work vector for the largest matrix (gebd2's max(m, n)
+// entries); info: BSVD_INFO_NONFINITE where d or e holds NaN or Inf.
+template <class T> bsvd_status_t cpu_gebrd(const GebrdBatch<T> &b, int threads) {
+  using R = real_of_t<T>;
+  double work = 0;
+  int mx = 1;
+  for (int i = 0; i < b.count; ++i) {
+    const double m = b.dims.rows(i), n = b.dims.cols(i);
+    work += 4 * m * n * std::min(m, n);
+    mx = std::max({mx, b.dims.rows(i), b.dims.cols(i)});
+  }
+  std::vector<std::vector<T>> scratch(size_t(std::max(1, std::min(threads, b.count))));
+  for_each_matrix(b.count, int(scratch.size()), work, [&](int i, int w) {
+    std::vector<T> &ws = scratch[size_t(w)];
+    if (ws.empty()) ws.resize(size_t(mx));
+    const int m = b.dims.rows(i), n = b.dims.cols(i), k = std::min(m, n);
+    R *d = b.d.ptr(i), *e = b.e.ptr(i);
+    if (k > 0)
+      bsvd::device::gebd2(m, n, b.A.ptr(i), b.A.ldm(i), d, e, b.tauq.ptr(i), b.taup.ptr(i),
+                          ws.data());
+    bool finite = true;
+    for (int j = 0; j < k; ++j)
+      finite = finite && bsvd::device::detail::finite(d[j]) &&
+               (j + 1 >= k || bsvd::device::detail::finite(e[j]));
+    b.info[i] = finite ? 0 : BSVD_INFO_NONFINITE;
+  });
+  return BSVD_STATUS_SUCCESS;
+}
+
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t cpu_gemv<T>(const GemvBatch<T> &, int);                                   \
+  template bsvd_status_t cpu_gebrd<T>(const GebrdBatch<T> &, int);
+BSVD_INSTANTIATE(float)
+BSVD_INSTANTIATE(double)
+BSVD_INSTANTIATE(std::complex<float>)
+BSVD_INSTANTIATE(std::complex<double>)
+#undef BSVD_INSTANTIATE
+
+} // namespace bsvd::detail

@@ -1,0 +1,20 @@
+// Launch shapes of the batched GEMV and GEBRD kernels (bidiag.hpp).
+#include "bidiag.hpp"
+
+#include <algorithm>
+
+namespace bsvd::detail::plan {
+
+int bidiag_threads(int len) {
+  const int warps = std::max(1, (len + 31) / 32);
+  return std::min(kBidiagMaxThreads, 32 * warps);
+}
+
+int gebrd_smem_ld(int m) { return std::max(1, m | 1); }
+
+size_t gebrd_smem_bytes(int m, int n, size_t elem) {
+  // 256 bytes of reduction slots first (32 doubles; keeps A 16-aligned).
+  return 256 + (size_t(gebrd_smem_ld(m)) * size_t(n) + size_t(std::max(m, n))) * elem;
+}
+
+} // namespace bsvd::detail::plan

@@ -1,0 +1,28 @@
+// The launch shapes of the batched building blocks of the bidiagonal route
+// (bsvd.h, "Batched BLAS and LAPACK"; src/cuda/bidiag/): pure functions of
+// the sizes, so the unit tests see what a GPU would be given. One thread
+// block per product / matrix in this first regime; the tuning of the paper
+// (MAGMA-BLAS §4: tiles, several threads per column of op T / C, padded
+// shared memory) is a later step and will replace these rules with tables.
+#pragma once
+
+#include <cstddef>
+
+namespace bsvd::detail::plan {
+
+// Threads of a block: the output length (GEMV: one output entry per
+// thread, blas.cuh) rounded up to a warp, at least one warp, at most
+// kBidiagMaxThreads -- beyond that a thread takes several entries.
+constexpr int kBidiagMaxThreads = 256;
+int bidiag_threads(int len);
+
+// GEBRD on chip: the bytes of dynamic shared memory one block needs to hold
+// an m x n matrix (leading dimension m rounded up to odd: the op C GEMV's
+// column per thread without bank conflicts), the work vector of max(m, n)
+// entries and the team's 32 reduction slots, for entries of elem bytes.
+size_t gebrd_smem_bytes(int m, int n, size_t elem);
+
+// Its leading dimension in shared memory.
+int gebrd_smem_ld(int m);
+
+} // namespace bsvd::detail::plan
