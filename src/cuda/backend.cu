@@ -292,7 +292,16 @@ template <class T> bsvd_status_t enqueue_device_data(const Batch<T> &batch, cons
 
 } // namespace
 
-bool cuda_available() { return cuda::gpu_visible(); }
+// The support check runs once per device (cached), on the first call that
+// asks: a call on an unsupported GPU fails before any work, and host data
+// under backend auto goes to the CPU.
+bool cuda_available() { return cuda::gpu_visible() && cuda::current_device_supported(); }
+
+std::string cuda_status_reason() {
+  if (!cuda::gpu_visible()) return "no CUDA GPU is visible";
+  std::string why;
+  return cuda::current_device_supported(&why) ? std::string() : why;
+}
 
 template <class T> int cuda_locate(const Batch<T> &batch, int *arg) {
   if (arg) *arg = 0;
@@ -358,7 +367,7 @@ template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config 
                                             size_t workspace_bytes, int *path) {
   if (batch.count <= 0) return BSVD_STATUS_SUCCESS;
   if (!cuda_available()) {
-    set_error("cuda backend: no CUDA device is visible");
+    set_error("cuda backend: %s", cuda_status_reason().c_str());
     return BSVD_STATUS_BACKEND_UNAVAILABLE;
   }
   int arg = 0;
