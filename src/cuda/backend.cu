@@ -305,7 +305,10 @@ std::string cuda_status_reason() {
 
 template <class T> int cuda_locate(const Batch<T> &batch, int *arg) {
   if (arg) *arg = 0;
-  if (batch.count <= 0 || !cuda_available()) return 0;
+  // (gpu_visible, not cuda_available: device memory on a GPU this build
+  // cannot run is still device memory, which the call must refuse rather
+  // than give to the cpu backend)
+  if (batch.count <= 0 || !cuda::gpu_visible()) return 0;
   // 1: device (or managed) memory, 0: host (pageable or pinned), -2: null.
   auto where = [](const void *p) -> int {
     if (!p) return -2;
