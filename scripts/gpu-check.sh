@@ -14,8 +14,11 @@
 #     --tune      BSVD_BENCH_TUNE=1: also time every lanes-per-pair value G
 #     --quick     fewer bench cases (d and s 10000 x 32^2, 1000 x 64^2)
 #     --as-sm80   after the tests: a second build with PTX of compute_80
-#                 only (-DCMAKE_CUDA_ARCHITECTURES=80-virtual), the GPU tests
-#                 once more under CUDA_FORCE_PTX_JIT=1 and BSVD_DEVICE_AS=sm_80
+#                 only (-DCMAKE_CUDA_ARCHITECTURES=80-virtual: no SASS, so the
+#                 driver JITs bsvd's kernels from compute_80 PTX -- what
+#                 CUDA_FORCE_PTX_JIT=1 would force, without also JIT-ing
+#                 cuBLAS and cuSOLVER; AS80_FORCE_JIT=1 sets it anyway), the
+#                 GPU tests once more under BSVD_DEVICE_AS=sm_80
 #                 (the plan sees 163 KiB per block and no clusters: QRCP on
 #                 one block, smaller fused caps), and `bsvd plan` of a few
 #                 cases as sm_80 / sm_86 / sm_90 (build-gpu-sm80/, ~10 min)
@@ -97,20 +100,24 @@ if [ $TESTS = 0 ] && [ $BENCH = 0 ] && [ $SANITIZE = 0 ] && [ $SANITIZE_TINY = 0
 fi
 
 # ---- build ---------------------------------------------------------------
+# (skipped when only --as-sm80 / --no-image were asked: they build their own)
 B=$ROOT/build-gpu
-t0=$(date +%s)
-cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DBSVD_DEPS_ROOT="$ROOT/.deps/root" -DBSVD_GTEST_SOURCE="$ROOT/.deps/googletest" \
-  >"$OUT/build.log" 2>&1 &&
-  ninja -C "$B" -j"$(nproc)" bsvd_gpu_tests bsvd_cli >>"$OUT/build.log" 2>&1
-rc=$?
-say "build: rc=$rc in $(( $(date +%s) - t0 )) s"
-if [ $rc -ne 0 ]; then grep -E "error|FAILED" "$OUT/build.log" | head -30; exit 1; fi
-# Resource report of the fused kernels (registers, spills), at no cost.
-if command -v cuobjdump >/dev/null; then
-  cuobjdump -res-usage "$B/libbsvd.a" 2>/dev/null | grep -A1 fused_jacobi_kernel |
-    grep -oE "(fused_jacobi_kernelI[^E]*E[^E]*E[^E]*E|REG:[0-9]+|STACK:[0-9]+|LOCAL:[0-9]+)" |
-    paste - - - - >"$OUT/resources.txt" 2>/dev/null
+if [ $TESTS = 1 ] || [ $BENCH = 1 ] || [ $SANITIZE = 1 ] || [ $SANITIZE_TINY = 1 ] ||
+  [ $NCU = 1 ] || [ $NCUB = 1 ]; then
+  t0=$(date +%s)
+  cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DBSVD_DEPS_ROOT="$ROOT/.deps/root" -DBSVD_GTEST_SOURCE="$ROOT/.deps/googletest" \
+    >"$OUT/build.log" 2>&1 &&
+    ninja -C "$B" -j"$(nproc)" bsvd_gpu_tests bsvd_cli >>"$OUT/build.log" 2>&1
+  rc=$?
+  say "build: rc=$rc in $(( $(date +%s) - t0 )) s"
+  if [ $rc -ne 0 ]; then grep -E "error|FAILED" "$OUT/build.log" | head -30; exit 1; fi
+  # Resource report of the fused kernels (registers, spills), at no cost.
+  if command -v cuobjdump >/dev/null; then
+    cuobjdump -res-usage "$B/libbsvd.a" 2>/dev/null | grep -A1 fused_jacobi_kernel |
+      grep -oE "(fused_jacobi_kernelI[^E]*E[^E]*E[^E]*E|REG:[0-9]+|STACK:[0-9]+|LOCAL:[0-9]+)" |
+      paste - - - - >"$OUT/resources.txt" 2>/dev/null
+  fi
 fi
 
 # ---- tests -----------------------------------------------------------------
@@ -139,16 +146,18 @@ if [ $AS80 = 1 ]; then
   rc=$?
   say "build (compute_80 PTX only): rc=$rc in $(( $(date +%s) - t0 )) s"
   if [ $rc -eq 0 ]; then
+    jit=()
+    [ "${AS80_FORCE_JIT:-0}" = 1 ] && jit=(CUDA_FORCE_PTX_JIT=1)
     for as in sm_80 sm_86 sm_90; do
-      BSVD_DEVICE_AS=$as CUDA_FORCE_PTX_JIT=1 "$B80/bsvd" plan --cases 1000x256x256,100x3000x16,10x96x96 \
+      env "${jit[@]}" BSVD_DEVICE_AS=$as "$B80/bsvd" plan --cases 1000x256x256,100x3000x16,10x96x96 \
         >"$OUT/plan-as-$as.txt" 2>&1
-      BSVD_DEVICE_AS=$as CUDA_FORCE_PTX_JIT=1 "$B80/bsvd" plan --precision z --cases 200x256x256 \
+      env "${jit[@]}" BSVD_DEVICE_AS=$as "$B80/bsvd" plan --precision z --cases 200x256x256 \
         >>"$OUT/plan-as-$as.txt" 2>&1
       say "bsvd plan as $as: rc=$? $(grep -m1 -o 'GPU 0.*' "$OUT/plan-as-$as.txt")"
     done
     t0=$(date +%s)
     # The first call of each kernel JITs it from PTX: a long first test.
-    (cd "$B80" && BSVD_DEVICE_AS=sm_80 CUDA_FORCE_PTX_JIT=1 CUDA_CACHE_MAXSIZE=4294967296 \
+    (cd "$B80" && env "${jit[@]}" BSVD_DEVICE_AS=sm_80 CUDA_CACHE_MAXSIZE=4294967296 \
       ctest -L gpu -j"${GPU_CHECK_JOBS:-4}" ${GPU_CHECK_FILTER:+-R "$GPU_CHECK_FILTER"} \
       --output-on-failure --timeout 900 >"$OUT/ctest-sm80.log" 2>&1)
     rc=$?
