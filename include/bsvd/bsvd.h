@@ -453,10 +453,10 @@ int bsvd_cuda_available(void);
 
 /* Why bsvd_cuda_available() is 0, one sentence, e.g. "GPU 0 (Tesla V100,
  * compute capability 7.0) is not supported: bsvd needs compute capability
- * 8.0 or newer (built for CUDA architectures 80-real;...)"; "" when it is
- * 1. Never NULL; valid until the next call in the same thread. A cuda call
- * that cannot run returns BSVD_STATUS_BACKEND_UNAVAILABLE with the same
- * sentence in bsvd_last_error(), before any work. */
+ * 8.0 or newer (this build holds CUDA architectures 80-real ...)"; "" when
+ * it is 1. Never NULL; valid until the next call in the same thread. A
+ * cuda call that cannot run returns BSVD_STATUS_BACKEND_UNAVAILABLE with
+ * the same sentence in bsvd_last_error(), before any work. */
 const char *bsvd_cuda_status(void);
 
 /* The library's version string, e.g. "0.1.0". */

@@ -23,7 +23,7 @@ struct Cache {
   std::mutex mutex;
   std::vector<char> known; // per device ordinal: queried and kept
   std::vector<plan::DeviceDesc> desc;
-  std::vector<char> checked; // per device ordinal: device_support ran
+  std::vector<char> checked; // per device ordinal: device_supported answered for good
   std::vector<std::string> unsupported; // its answer ("" supported)
 };
 Cache &cache() {
@@ -127,24 +127,29 @@ bool current_device_desc(plan::DeviceDesc &out) {
 const char *compiled_archs() { return BSVD_CUDA_ARCHS; }
 
 namespace {
-// Why device `dev` cannot run this build ("" when it can).
-std::string check_support(int dev) {
+// Why device `dev` cannot run this build ("" when it can); final: the
+// answer holds for the process (a failed query, say of a GPU busy in
+// exclusive mode, is asked again next time).
+std::string check_support(int dev, bool &final) {
+  final = false;
   plan::DeviceDesc d;
-  char buf[512];
+  char buf[640];
   if (!device_desc(dev, d)) {
     std::snprintf(buf, sizeof buf, "GPU %d: its properties could not be read", dev);
     return buf;
   }
-  const std::string who = "GPU " + std::to_string(dev) + " (" +
-                          (d.name[0] ? std::string(d.name) : std::string("unnamed")) +
-                          ", compute capability " +
-                          std::to_string(d.real_cc_major ? d.real_cc_major : d.cc_major) + "." +
-                          std::to_string(d.real_cc_major ? d.real_cc_minor : d.cc_minor) + ")";
-  if ((d.real_cc_major ? d.real_cc_major : d.cc_major) < kMinCcMajor) {
+  // the GPU's own compute capability, also under BSVD_DEVICE_AS
+  const int major = d.real_cc_major ? d.real_cc_major : d.cc_major;
+  const int minor = d.real_cc_major ? d.real_cc_minor : d.cc_minor;
+  char who[192];
+  std::snprintf(who, sizeof who, "GPU %d (%s, compute capability %d.%d)", dev,
+                d.name[0] ? d.name : "unnamed", major, minor);
+  if (major < kMinCcMajor) {
+    final = true;
     std::snprintf(buf, sizeof buf,
                   "%s is not supported: bsvd needs compute capability 8.0 or newer "
-                  "(built for CUDA architectures %s)",
-                  who.c_str(), compiled_archs());
+                  "(this build holds CUDA architectures %s)",
+                  who, compiled_archs());
     return buf;
   }
   int prev = -1;
@@ -154,19 +159,28 @@ std::string check_support(int dev) {
   if (e == cudaSuccess) e = cudaFuncGetAttributes(&a, bsvd_image_probe_kernel);
   cudaGetLastError();
   if (prev >= 0 && prev != dev) cudaSetDevice(prev);
-  if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
-      e == cudaErrorUnsupportedPtxVersion || e == cudaErrorInvalidPtx) {
+  if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
+    final = true;
     std::snprintf(buf, sizeof buf,
-                  "%s has no kernel image in this build of bsvd (built for CUDA architectures %s; "
-                  "rebuild with -DCMAKE_CUDA_ARCHITECTURES=%d%d or native): %s",
-                  who.c_str(), compiled_archs(), d.cc_major, d.cc_minor, cudaGetErrorName(e));
+                  "%s has no kernel image in this build of bsvd (built for CUDA architectures "
+                  "%s; rebuild with -DCMAKE_CUDA_ARCHITECTURES=%d%d or native): %s",
+                  who, compiled_archs(), major, minor, cudaGetErrorName(e));
+    return buf;
+  }
+  if (e == cudaErrorUnsupportedPtxVersion || e == cudaErrorInvalidPtx) {
+    final = true;
+    std::snprintf(buf, sizeof buf,
+                  "%s has no SASS in this build of bsvd (CUDA architectures %s), and the "
+                  "driver cannot compile its PTX (a driver older than the toolkit?): %s",
+                  who, compiled_archs(), cudaGetErrorName(e));
     return buf;
   }
   if (e != cudaSuccess) {
-    std::snprintf(buf, sizeof buf, "%s: checking this build's kernel image failed: %s", who.c_str(),
+    std::snprintf(buf, sizeof buf, "%s: checking this build's kernel image failed: %s", who,
                   cudaGetErrorName(e));
     return buf;
   }
+  final = true;
   return "";
 }
 } // namespace
@@ -184,7 +198,10 @@ bool device_supported(int dev, std::string *why) {
       return c.unsupported[size_t(dev)].empty();
     }
   }
-  const std::string r = check_support(dev); // (outside the lock: it calls device_desc)
+  bool final = false;
+  const std::string r = check_support(dev, final); // (unlocked: it calls device_desc)
+  if (why) *why = r;
+  if (!final) return false;
   std::lock_guard<std::mutex> lock(c.mutex);
   if (c.checked.size() <= size_t(dev)) {
     c.checked.resize(size_t(dev) + 1, 0);
@@ -192,7 +209,6 @@ bool device_supported(int dev, std::string *why) {
   }
   c.checked[size_t(dev)] = 1;
   c.unsupported[size_t(dev)] = r;
-  if (why) *why = r;
   return r.empty();
 }
 
