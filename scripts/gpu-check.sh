@@ -13,6 +13,17 @@
 #                 kernels (Gram d 1000 x 512^2, eigensolver and update d 1000 x 128^2)
 #     --tune      BSVD_BENCH_TUNE=1: also time every lanes-per-pair value G
 #     --quick     fewer bench cases (d and s 10000 x 32^2, 1000 x 64^2)
+#     --as-sm80   after the tests: a second build with PTX of compute_80
+#                 only (-DCMAKE_CUDA_ARCHITECTURES=80-virtual: no SASS, so the
+#                 driver JITs bsvd's kernels from compute_80 PTX -- what
+#                 CUDA_FORCE_PTX_JIT=1 would force, without also JIT-ing
+#                 cuBLAS and cuSOLVER; AS80_FORCE_JIT=1 sets it anyway), the
+#                 GPU tests once more under BSVD_DEVICE_AS=sm_80
+#                 (the plan sees 163 KiB per block and no clusters: QRCP on
+#                 one block, smaller fused caps), and `bsvd plan` of a few
+#                 cases as sm_80 / sm_86 / sm_90 (build-gpu-sm80/, ~10 min)
+#     --no-image  a CLI built for 80-real only (no sm_90 image, no PTX): the
+#                 cuda backend must refuse with the device named
 #     --python    the Python package with the CUDA backend and the JAX FFI
 #                 call (built by pip from .whl's wheels: carry [".deps", ".whl"]):
 #                 python/tests (PyTorch, CuPy, JAX on the GPU) and
@@ -32,13 +43,13 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=${OUT:-$ROOT/out}
 mkdir -p "$OUT"
-TESTS=1 BENCH=1 SANITIZE=0 SANITIZE_TINY=0 NCU=0 NCUB=0 TUNE=0 QUICK=0 PY=0
+TESTS=1 BENCH=1 SANITIZE=0 SANITIZE_TINY=0 NCU=0 NCUB=0 TUNE=0 QUICK=0 PY=0 AS80=0 NOIMG=0
 for a in "$@"; do
   case $a in
     --no-tests) TESTS=0 ;; --no-bench) BENCH=0 ;; --sanitize) SANITIZE=1 ;;
     --sanitize-tiny) SANITIZE_TINY=1 ;;
     --ncu) NCU=1 ;; --ncu-blocked) NCUB=1 ;; --tune) TUNE=1 ;; --quick) QUICK=1 ;;
-    --python) PY=1 ;;
+    --python) PY=1 ;; --as-sm80) AS80=1 ;; --no-image) NOIMG=1 ;;
     *) echo "gpu-check: unknown flag $a" >&2; exit 2 ;;
   esac
 done
@@ -83,26 +94,30 @@ if [ $PY = 1 ]; then
   fi
 fi
 if [ $TESTS = 0 ] && [ $BENCH = 0 ] && [ $SANITIZE = 0 ] && [ $SANITIZE_TINY = 0 ] &&
-  [ $NCU = 0 ] && [ $NCUB = 0 ]; then
+  [ $NCU = 0 ] && [ $NCUB = 0 ] && [ $AS80 = 0 ] && [ $NOIMG = 0 ]; then
   cat "$SUMMARY"
   exit 0
 fi
 
 # ---- build ---------------------------------------------------------------
+# (skipped when only --as-sm80 / --no-image were asked: they build their own)
 B=$ROOT/build-gpu
-t0=$(date +%s)
-cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DBSVD_DEPS_ROOT="$ROOT/.deps/root" -DBSVD_GTEST_SOURCE="$ROOT/.deps/googletest" \
-  >"$OUT/build.log" 2>&1 &&
-  ninja -C "$B" -j"$(nproc)" bsvd_gpu_tests bsvd_cli >>"$OUT/build.log" 2>&1
-rc=$?
-say "build: rc=$rc in $(( $(date +%s) - t0 )) s"
-if [ $rc -ne 0 ]; then grep -E "error|FAILED" "$OUT/build.log" | head -30; exit 1; fi
-# Resource report of the fused kernels (registers, spills), at no cost.
-if command -v cuobjdump >/dev/null; then
-  cuobjdump -res-usage "$B/libbsvd.a" 2>/dev/null | grep -A1 fused_jacobi_kernel |
-    grep -oE "(fused_jacobi_kernelI[^E]*E[^E]*E[^E]*E|REG:[0-9]+|STACK:[0-9]+|LOCAL:[0-9]+)" |
-    paste - - - - >"$OUT/resources.txt" 2>/dev/null
+if [ $TESTS = 1 ] || [ $BENCH = 1 ] || [ $SANITIZE = 1 ] || [ $SANITIZE_TINY = 1 ] ||
+  [ $NCU = 1 ] || [ $NCUB = 1 ]; then
+  t0=$(date +%s)
+  cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DBSVD_DEPS_ROOT="$ROOT/.deps/root" -DBSVD_GTEST_SOURCE="$ROOT/.deps/googletest" \
+    >"$OUT/build.log" 2>&1 &&
+    ninja -C "$B" -j"$(nproc)" bsvd_gpu_tests bsvd_cli >>"$OUT/build.log" 2>&1
+  rc=$?
+  say "build: rc=$rc in $(( $(date +%s) - t0 )) s"
+  if [ $rc -ne 0 ]; then grep -E "error|FAILED" "$OUT/build.log" | head -30; exit 1; fi
+  # Resource report of the fused kernels (registers, spills), at no cost.
+  if command -v cuobjdump >/dev/null; then
+    cuobjdump -res-usage "$B/libbsvd.a" 2>/dev/null | grep -A1 fused_jacobi_kernel |
+      grep -oE "(fused_jacobi_kernelI[^E]*E[^E]*E[^E]*E|REG:[0-9]+|STACK:[0-9]+|LOCAL:[0-9]+)" |
+      paste - - - - >"$OUT/resources.txt" 2>/dev/null
+  fi
 fi
 
 # ---- tests -----------------------------------------------------------------
@@ -118,6 +133,50 @@ if [ $TESTS = 1 ]; then
   say "ctest -L gpu: rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E "tests passed|tests failed|No tests were found" "$OUT/ctest.log")"
   grep -E "^\s*[0-9]+ - .*(Failed|Timeout|Exception)" "$OUT/ctest.log" | head -20 | tee -a "$SUMMARY"
   grep -h "\[suitesparse" "$OUT/ctest.log" | sort -u | tee -a "$SUMMARY" >/dev/null
+fi
+
+# ---- an sm_80 device, imitated (docs/install.md, "Testing other GPUs") -----
+if [ $AS80 = 1 ]; then
+  B80=$ROOT/build-gpu-sm80
+  t0=$(date +%s)
+  cmake -S "$ROOT" -B "$B80" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=80-virtual \
+    -DBSVD_DEPS_ROOT="$ROOT/.deps/root" -DBSVD_GTEST_SOURCE="$ROOT/.deps/googletest" \
+    >"$OUT/build-sm80.log" 2>&1 &&
+    ninja -C "$B80" -j"$(nproc)" bsvd_gpu_tests bsvd_cli >>"$OUT/build-sm80.log" 2>&1
+  rc=$?
+  say "build (compute_80 PTX only): rc=$rc in $(( $(date +%s) - t0 )) s"
+  if [ $rc -eq 0 ]; then
+    jit=()
+    [ "${AS80_FORCE_JIT:-0}" = 1 ] && jit=(CUDA_FORCE_PTX_JIT=1)
+    for as in sm_80 sm_86 sm_90; do
+      env "${jit[@]}" BSVD_DEVICE_AS=$as "$B80/bsvd" plan --cases 1000x256x256,100x3000x16,10x96x96 \
+        >"$OUT/plan-as-$as.txt" 2>&1
+      env "${jit[@]}" BSVD_DEVICE_AS=$as "$B80/bsvd" plan --precision z --cases 200x256x256 \
+        >>"$OUT/plan-as-$as.txt" 2>&1
+      say "bsvd plan as $as: rc=$? $(grep -m1 -o 'GPU 0.*' "$OUT/plan-as-$as.txt")"
+    done
+    t0=$(date +%s)
+    # The first call of each kernel JITs it from PTX: a long first test.
+    (cd "$B80" && env "${jit[@]}" BSVD_DEVICE_AS=sm_80 CUDA_CACHE_MAXSIZE=4294967296 \
+      ctest -L gpu -j"${GPU_CHECK_JOBS:-4}" ${GPU_CHECK_FILTER:+-R "$GPU_CHECK_FILTER"} \
+      --output-on-failure --timeout 900 >"$OUT/ctest-sm80.log" 2>&1)
+    rc=$?
+    say "ctest -L gpu as sm_80 (PTX JIT): rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E "tests passed|tests failed" "$OUT/ctest-sm80.log")"
+    grep -E "^\s*[0-9]+ - .*(Failed|Timeout|Exception)" "$OUT/ctest-sm80.log" | head -20 | tee -a "$SUMMARY"
+  fi
+fi
+
+# ---- a build without this GPU's image: a clear refusal ----------------------
+if [ $NOIMG = 1 ]; then
+  BN=$ROOT/build-gpu-noimage
+  t0=$(date +%s)
+  cmake -S "$ROOT" -B "$BN" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=80-real \
+    -DBSVD_DEPS_ROOT="$ROOT/.deps/root" -DBSVD_GTEST_SOURCE="$ROOT/.deps/googletest" \
+    -DBSVD_BUILD_TESTS=OFF >"$OUT/build-noimage.log" 2>&1 &&
+    ninja -C "$BN" -j"$(nproc)" bsvd_cli >>"$OUT/build-noimage.log" 2>&1
+  say "build (sm_80 SASS only): rc=$? in $(( $(date +%s) - t0 )) s"
+  "$BN/bsvd" plan --backend cuda --cases 10x32x32 >"$OUT/noimage.txt" 2>&1
+  say "bsvd plan --backend cuda without an image: rc=$? $(head -1 "$OUT/noimage.txt")"
 fi
 
 if [ $SANITIZE_TINY = 1 ]; then

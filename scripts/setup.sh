@@ -8,6 +8,8 @@
 #   BSVD_BUILD_DIR=dir ...      build somewhere else
 #   BSVD_PYTHON=python3.12 ...  the interpreter .venv/ is created from (default python3)
 #   BSVD_VENV=dir ...           the virtual environment (default .venv)
+#   BSVD_CUDA_ARCHS="80;90" ... the CUDA architectures (default: native with a
+#                               GPU, else 90; docs/install.md)
 # The oldest pip the scripts use is 22.3 (--config-settings, pip --python):
 # Debian 12's python3 -m venv brings 23.0.1; an older one is upgraded in the
 # venv (never the system's).
@@ -53,7 +55,20 @@ fi
 if [ -z "${CUDACXX:-}" ] && ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export CUDACXX=/usr/local/cuda/bin/nvcc
 fi
+# A developer build compiles the kernels for one architecture: this
+# machine's GPU (native), else sm_90 (CI: the kernels compile, nothing runs
+# them). Release builds (plain cmake, pip) compile the release list of
+# CMakeLists.txt: SASS for 80 ... 120, docs/install.md.
+archs=${BSVD_CUDA_ARCHS:-}
+if [ -z "$archs" ]; then
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    archs=native
+  else
+    archs=90
+  fi
+fi
 build=${BSVD_BUILD_DIR:-build}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${BSVD_CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
+  ${BSVD_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$(nproc)"
 echo "setup: built $build/bsvd"

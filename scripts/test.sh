@@ -14,6 +14,10 @@ scripts/setup.sh
 scripts/format.sh --check
 # The gpu-labelled tests run too: without a GPU they must skip cleanly.
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+# The CUDA sources that differ between GPU architectures, compiled for the
+# release list (setup.sh built everything for sm_90 only): about 125 s of
+# CPU, 1-2 min on two cores.
+scripts/arch-check.sh
 # The .npy and Matrix Market readers under libFuzzer, briefly (scripts/fuzz.sh).
 BSVD_FUZZ_SEED=1 scripts/fuzz.sh 20
 # The Python package: pip install . into .venv/ and its pytest suite (NumPy

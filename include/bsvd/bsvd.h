@@ -445,8 +445,19 @@ const char *bsvd_status_string(bsvd_status_t status);
  * "argument 5 (lda) = 3 is less than max(1, m) = 7". Empty if none. */
 const char *bsvd_last_error(void);
 
-/* 1 when the cuda backend is built and a GPU is visible, else 0. */
+/* 1 when the cuda backend is built, a GPU is visible and the current GPU
+ * can run this build (compute capability 8.0 or newer, and a kernel image
+ * for it: SASS of its architecture or PTX the driver can compile; checked
+ * once per device), else 0. */
 int bsvd_cuda_available(void);
+
+/* Why bsvd_cuda_available() is 0, one sentence, e.g. "GPU 0 (Tesla V100,
+ * compute capability 7.0) is not supported: bsvd needs compute capability
+ * 8.0 or newer (this build holds CUDA architectures 80-real ...)"; "" when
+ * it is 1. Never NULL; valid until the next call in the same thread. A
+ * cuda call that cannot run returns BSVD_STATUS_BACKEND_UNAVAILABLE with
+ * the same sentence in bsvd_last_error(), before any work. */
+const char *bsvd_cuda_status(void);
 
 /* The library's version string, e.g. "0.1.0". */
 const char *bsvd_version(void);

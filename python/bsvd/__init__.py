@@ -36,7 +36,8 @@ from ._frameworks import LETTER, REAL_OF, adapt
 __all__ = [
     "svd", "svdvals", "svd_batch", "plan", "SVDResult", "SVDInfoResult", "Info",
     "ConvergenceWarning", "NonFiniteWarning", "NonFiniteError", "AccuracyWarning",
-    "BackendUnavailableError", "DeviceError", "cuda_available", "cuda_built", "__version__",
+    "BackendUnavailableError", "DeviceError", "cuda_available", "cuda_status", "cuda_built",
+    "__version__",
     "hsvd", "hsvd_batch", "HSVDResult", "HSVDInfoResult", "HSVDValues", "HSVDValuesInfo",
     "HSVDInfo", "HyperbolicBreakdownWarning", "eigh_factored", "EighResult", "EighInfoResult",
     "truncate", "TruncatedSVD", "lstsq", "LstsqResult", "pinv", "matrix_rank", "cond", "norm",
@@ -150,8 +151,19 @@ def _host(a):
 
 
 def cuda_available() -> bool:
-    """True when the CUDA backend is built in and a GPU is visible."""
+    """True when the CUDA backend is built in, a GPU is visible and the
+    current GPU can run this build (compute capability 8.0 or newer with a
+    kernel image for it). When False, :func:`cuda_status` says why."""
     return bool(_bsvd.cuda_available())
+
+
+def cuda_status() -> str:
+    """Why :func:`cuda_available` is False, as one sentence ("" when it is
+    True): the extension was built without CUDA, no GPU is visible, or the
+    current GPU -- named with its compute capability and the CUDA
+    architectures this build holds -- is older than compute capability 8.0
+    or has no kernel image in the build."""
+    return str(_bsvd.cuda_status())
 
 
 def cuda_built() -> bool:

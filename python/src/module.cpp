@@ -498,6 +498,7 @@ NB_MODULE(_bsvd, mod) {
       nb::arg("precision"), nb::arg("vectors"), nb::arg("m"), nb::arg("n"), nb::arg("opts"));
 
   mod.def("cuda_available", []() { return bsvd_cuda_available() != 0; });
+  mod.def("cuda_status", []() { return std::string(bsvd_cuda_status()); });
   mod.def("cuda_built", []() {
 #if defined(BSVD_WITH_CUDA)
     return true;

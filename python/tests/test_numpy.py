@@ -1,5 +1,6 @@
 """bsvd with NumPy arrays on the CPU backend (what CI runs)."""
 import os
+import re
 import warnings
 
 import numpy as np
@@ -434,6 +435,19 @@ def test_object_input():
 @pytest.mark.skipif(bsvd.cuda_available(), reason="a GPU is visible")
 def test_cuda_backend_unavailable():
     with pytest.raises(bsvd.BackendUnavailableError):
+        bsvd.svd(np.ones((3, 3)), backend="cuda")
+
+
+def test_cuda_status_says_why():
+    """cuda_status() is empty exactly when cuda_available(), else the reason,
+    which a cuda call repeats."""
+    status = bsvd.cuda_status()
+    assert isinstance(status, str)
+    if bsvd.cuda_available():
+        assert status == ""
+        return
+    assert status
+    with pytest.raises(bsvd.BackendUnavailableError, match=re.escape(status)):
         bsvd.svd(np.ones((3, 3)), backend="cuda")
 
 

@@ -210,13 +210,7 @@ bsvd_backend_t auto_backend_for_host_data(const Config &) {
 namespace {
 
 // Why the cuda backend is unavailable here (cuda_available() is false).
-const char *no_cuda_reason() {
-#if defined(BSVD_WITH_CUDA)
-  return "no CUDA GPU is visible";
-#else
-  return "this library was built without CUDA";
-#endif
-}
+std::string no_cuda_reason() { return cuda_status_reason(); }
 
 // The _async forms' own checks: the cuda backend, device data.
 template <class T>
@@ -225,7 +219,7 @@ bsvd_status_t check_async(const Batch<T> &b, const ArgPos &p, const bsvd_options
     return bad(p.opts, "opts->backend",
                "= cpu, but the _async forms run on the cuda backend (use the blocking form)");
   if (!cuda_available()) {
-    set_error("the _async forms need the cuda backend, but %s", no_cuda_reason());
+    set_error("the _async forms need the cuda backend, but %s", no_cuda_reason().c_str());
     return BSVD_STATUS_BACKEND_UNAVAILABLE;
   }
   if (where != 1)
@@ -327,7 +321,7 @@ bsvd_status_t dispatch(const Batch<T> &b, const ArgPos &p, const bsvd_options_t 
   if (backend == BSVD_BACKEND_CPU && where == 1)
     return bad(p.A, "A", "is device memory, but opts->backend = cpu needs host memory");
   if (backend == BSVD_BACKEND_CUDA && !cuda_available()) {
-    set_error("opts->backend = cuda, but %s", no_cuda_reason());
+    set_error("opts->backend = cuda, but %s", no_cuda_reason().c_str());
     return BSVD_STATUS_BACKEND_UNAVAILABLE;
   }
 
@@ -489,6 +483,16 @@ int bsvd_cuda_available(void) {
   } catch (...) {
     return 0;
   }
+}
+
+const char *bsvd_cuda_status(void) {
+  thread_local std::string text;
+  try {
+    text = cuda_status_reason();
+  } catch (...) {
+    text = "the CUDA status could not be determined";
+  }
+  return text.c_str();
 }
 
 const char *bsvd_version(void) { return BSVD_VERSION_STRING; }

@@ -88,8 +88,8 @@ template <class T> std::string explain_for(const Batch<T> &b, const bsvd_options
   bsvd_backend_t backend = o.backend;
   if (backend == BSVD_BACKEND_AUTO) backend = auto_backend_for_host_data(cfg);
   if (backend == BSVD_BACKEND_CUDA && !cuda_available())
-    return "opts->backend = cuda, but no CUDA GPU is visible here: the call would return "
-           "\"backend unavailable\"\n";
+    return "opts->backend = cuda, but " + cuda_status_reason() +
+           ": the call would return \"backend unavailable\"\n";
   if (backend == BSVD_BACKEND_CUDA) return cuda_explain(b, cfg, 0);
   plan::Plan p = plan::cpu_plan(plan::shapes_of(b), cfg);
   p.workspace_bytes = cpu_workspace_bytes(b, cfg, cpu_threads(o, b.count));

@@ -32,7 +32,13 @@ bsvd_status_t cpu_gehsvj(const Batch<T> &batch, const Config &cfg, int threads, 
 
 // ---- cuda backend (src/cuda; a stub returning BACKEND_UNAVAILABLE when the
 // library is built without CUDA) ----------------------------------------------
+// A GPU is visible and the current one can run this build (compute
+// capability 8.0 or newer, a kernel image: cuda::device_supported).
 bool cuda_available();
+// Why cuda_available() is false, one sentence ("" when it is true): no
+// CUDA in this build, no GPU visible, or the current GPU (named, with its
+// compute capability and the architectures built) unsupported.
+std::string cuda_status_reason();
 
 // Where the batch's matrices live: 0 host, 1 device, -1 mixed (an error).
 // `arg` receives the 1-based argument position of the first operand that

@@ -74,6 +74,13 @@ struct Overrides {
   // ---- cpu backend -----------------------------------------------------
   Force cpu_lapack = Force::kAuto; // BSVD_CPU_LAPACK=0|1: LAPACK path off / on
       // for every matrix that may take it (plan::cpu_lapack)
+  // ---- device facts --------------------------------------------------------
+  // BSVD_DEVICE_AS=sm_80|sm_86|sm_89|sm_90|sm_100|sm_120 (or 80, 86, ...):
+  // the planner and the kernels' host code see the current GPU narrowed to
+  // that generation's facts (plan::device_as: compute capability, cluster
+  // launch, shared memory per block, FP64 rate), so that an H100 runs the
+  // paths and tables of an A100 or an RTX GPU. 0 = the GPU's own facts.
+  int device_as = 0;
   // ---- tests -------------------------------------------------------------
   long long test_write_limit = -1; // BSVD_TEST_WRITE_LIMIT=N: src/testing's file
       // writes fail with ENOSPC once N bytes are written (a full disk in the

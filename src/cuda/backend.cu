@@ -292,11 +292,23 @@ template <class T> bsvd_status_t enqueue_device_data(const Batch<T> &batch, cons
 
 } // namespace
 
-bool cuda_available() { return cuda::gpu_visible(); }
+// The support check runs once per device (cached), on the first call that
+// asks: a call on an unsupported GPU fails before any work, and host data
+// under backend auto goes to the CPU.
+bool cuda_available() { return cuda::gpu_visible() && cuda::current_device_supported(); }
+
+std::string cuda_status_reason() {
+  if (!cuda::gpu_visible()) return "no CUDA GPU is visible";
+  std::string why;
+  return cuda::current_device_supported(&why) ? std::string() : why;
+}
 
 template <class T> int cuda_locate(const Batch<T> &batch, int *arg) {
   if (arg) *arg = 0;
-  if (batch.count <= 0 || !cuda_available()) return 0;
+  // (gpu_visible, not cuda_available: device memory on a GPU this build
+  // cannot run is still device memory, which the call must refuse rather
+  // than give to the cpu backend)
+  if (batch.count <= 0 || !cuda::gpu_visible()) return 0;
   // 1: device (or managed) memory, 0: host (pageable or pinned), -2: null.
   auto where = [](const void *p) -> int {
     if (!p) return -2;
@@ -358,7 +370,7 @@ template <class T> bsvd_status_t cuda_gesvj(const Batch<T> &batch, const Config 
                                             size_t workspace_bytes, int *path) {
   if (batch.count <= 0) return BSVD_STATUS_SUCCESS;
   if (!cuda_available()) {
-    set_error("cuda backend: no CUDA device is visible");
+    set_error("cuda backend: %s", cuda_status_reason().c_str());
     return BSVD_STATUS_BACKEND_UNAVAILABLE;
   }
   int arg = 0;

@@ -6,6 +6,8 @@
 #include "fused/fused.hpp"
 #include "qr/qr.hpp"
 
+#include "../core/tsqr.hpp"
+
 #include <algorithm>
 #include <complex>
 
@@ -15,8 +17,18 @@ bool CudaFacts::fused_fits(char prec, int mw, int nw, bool vectors) const {
   return cuda::fused_fits(prec, mw, nw, vectors, size_t(d_.smem_optin));
 }
 
+// The blocked path's eigensolver kernels have their shared memory fixed at
+// compile time: an instance runs where its block plans fit a block (the
+// narrow one's 128 and 256 plans: at most 52 KB, every supported GPU; the
+// wide one's: d 105 KB, not on 99 KiB GPUs).
 int CudaFacts::blocked_max_nb(char prec) const {
-  return (blocked_has_wide(prec) ? kBlockedKwide : kBlockedKmax) / 2;
+  auto fits = [&](int k) { return blocked_evd_smem_bytes(prec, k, 256) <= size_t(d_.smem_optin); };
+  if (blocked_has_wide(prec) && fits(kBlockedKwide)) return kBlockedKwide / 2;
+  return fits(kBlockedKmax) ? kBlockedKmax / 2 : 0;
+}
+
+bool CudaFacts::evd_warp_fits(char prec) const {
+  return blocked_evd_smem_bytes(prec, kBlockedKmax, 32) <= size_t(d_.smem_optin);
 }
 
 bool CudaFacts::pair_fits(char prec, int mw, int nb) const {
@@ -26,16 +38,27 @@ bool CudaFacts::pair_fits(char prec, int mw, int nb) const {
 
 int CudaFacts::qrcp_cluster_blocks(char prec, int mw, int nw) const {
   const size_t smem = size_t(d_.smem_optin);
+  // (qrcp_cluster_fit takes a compute capability: 9 stands for "has
+  // clusters", which the device's facts say -- also when BSVD_DEVICE_AS
+  // describes a GPU without them)
+  const int cc = d_.clusters() ? 9 : 0;
   switch (prec) {
-  case 's': return qrcp_cluster_fit<float>(mw, nw, smem, d_.cc_major);
-  case 'd': return qrcp_cluster_fit<double>(mw, nw, smem, d_.cc_major);
-  case 'c': return qrcp_cluster_fit<std::complex<float>>(mw, nw, smem, d_.cc_major);
-  default: return qrcp_cluster_fit<std::complex<double>>(mw, nw, smem, d_.cc_major);
+  case 's': return qrcp_cluster_fit<float>(mw, nw, smem, cc);
+  case 'd': return qrcp_cluster_fit<double>(mw, nw, smem, cc);
+  case 'c': return qrcp_cluster_fit<std::complex<float>>(mw, nw, smem, cc);
+  default: return qrcp_cluster_fit<std::complex<double>>(mw, nw, smem, cc);
   }
 }
 
+// TSQR's kernels hold a chunk, and then the stacked R factors, in one
+// block's shared memory: at most kTsqrMaxStackBytes for the stack, which
+// must also fit this GPU.
 int CudaFacts::tsqr_chunks(char prec, int mw, int nw) const {
-  return qr_tsqr_chunks(mw, nw, precision_elem_bytes(prec));
+  const size_t eb = precision_elem_bytes(prec);
+  const int nc = qr_tsqr_chunks(mw, nw, eb);
+  if (nc < 2) return nc;
+  const size_t rows = size_t(std::max(tsqr_chunk_height(mw, nc), nc * nw));
+  return rows * size_t(nw) * eb <= size_t(d_.smem_optin) ? nc : 0;
 }
 
 int CudaFacts::qr_apply_cols(char prec, int mw) const {
@@ -53,15 +76,14 @@ plan::DeviceDesc current_desc() {
 
 plan::Tuning current_tuning() {
   const plan::DeviceDesc d = current_desc();
-  return plan::with_overrides(plan::tuning_table(d.cc_major, d.cc_minor), current_overrides());
+  return plan::with_overrides(plan::tuning_for(d), current_overrides());
 }
 
 plan::Plan call_plan(const plan::Shapes &shapes, const Config &cfg) {
   const plan::DeviceDesc d = current_desc();
   const CudaFacts facts(d);
-  return plan::make_plan(
-      shapes, cfg, d, facts,
-      plan::with_overrides(plan::tuning_table(d.cc_major, d.cc_minor), current_overrides()));
+  return plan::make_plan(shapes, cfg, d, facts,
+                         plan::with_overrides(plan::tuning_for(d), current_overrides()));
 }
 
 bool qr_route(char prec, int m, int n, bool vectors, int qr) {

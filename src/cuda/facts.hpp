@@ -15,6 +15,7 @@ public:
   int qrcp_cluster_blocks(char prec, int mw, int nw) const override;
   int tsqr_chunks(char prec, int mw, int nw) const override;
   int qr_apply_cols(char prec, int mw) const override;
+  bool evd_warp_fits(char prec) const override;
 
 private:
   plan::DeviceDesc d_;

@@ -7,6 +7,7 @@
 namespace bsvd::detail {
 
 bool cuda_available() { return false; }
+std::string cuda_status_reason() { return "this library was built without CUDA"; }
 
 template <class T> int cuda_locate(const Batch<T> &, int *arg) {
   if (arg) *arg = 0;

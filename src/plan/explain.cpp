@@ -105,6 +105,22 @@ std::string group_params(const Group &g, const Plan &p) {
   return "";
 }
 
+// The device and the facts the plan read: "GPU 0 NVIDIA H100 80GB HBM3
+// (sm_90, 132 SMs, 227 KiB shared memory per block, clusters, FP64 1/2 of
+// FP32, L2 50 MiB)"; unknown facts are left out.
+std::string device_line(const DeviceDesc &d) {
+  std::string s = format("GPU %d", d.id);
+  if (d.name[0]) s += format(" %s", d.name);
+  s += format(" (sm_%d%d", d.cc_major, d.cc_minor);
+  if (d.real_cc_major)
+    s += format(" as set by BSVD_DEVICE_AS; the GPU is sm_%d%d", d.real_cc_major, d.real_cc_minor);
+  s += format(", %d SMs, %d KiB shared memory per block", d.sm_count, d.smem_optin / 1024);
+  s += d.clusters() ? ", clusters" : ", no clusters";
+  if (d.fp64_ratio > 0) s += format(", FP64 1/%d of FP32", d.fp64_ratio);
+  if (d.l2_bytes > 0) s += format(", L2 %lld MiB", d.l2_bytes >> 20);
+  return s + ")";
+}
+
 } // namespace
 
 std::string explain(const Plan &p) {
@@ -112,8 +128,7 @@ std::string explain(const Plan &p) {
       format("plan: %d matrices, precision %c, %s%s; ", p.count, p.precision,
              p.vectors ? "U, S and V" : "S only", p.hyperbolic ? ", hyperbolic SVD" : "");
   if (p.device.id >= 0)
-    out += format("GPU %d (sm_%d%d, %d SMs), tuning %s\n", p.device.id, p.device.cc_major,
-                  p.device.cc_minor, p.device.sm_count, p.tuning.name);
+    out += device_line(p.device) + format(", tuning %s\n", p.tuning.name);
   else
     out += "no GPU: every matrix on the CPU\n";
   out += format("fused column cap %d; preconditioning ", p.fused_cols);

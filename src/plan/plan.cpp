@@ -147,11 +147,14 @@ void fill_blocked(BlockedPlan &bp, const std::vector<int> &m, const std::vector<
 }
 
 QrPlan qr_settings(bool pivoted, const std::vector<int> &m, const std::vector<int> &n, bool uniform,
-                   char prec, const PathFacts &facts, const Tuning &t) {
+                   char prec, const DeviceDesc &dev, const PathFacts &facts, const Tuning &t) {
   QrPlan q;
   q.pivoted = pivoted;
   q.wy = t.qr.wy;
-  q.cluster = t.qr.cluster;
+  // Clusters only where the device has them: the launch would also find
+  // out (its cluster queries fail), but a GPU described as an older one
+  // (BSVD_DEVICE_AS) has them and must not use them.
+  q.cluster = t.qr.cluster && dev.clusters();
   q.apply = t.qr.apply;
   q.threads = t.qr.threads_forced;
   // TSQR (Q in WY form) when every matrix of the call has two or more chunks.
@@ -324,6 +327,9 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
                const PathFacts &facts, const Tuning &tuning) {
   const Config cfg = s.hyperbolic ? hyperbolic_settings(call_cfg) : call_cfg;
   Plan p = call_of(s, cfg, tuning);
+  // What the table cannot know: which eigensolver plans fit this GPU.
+  for (char c : {'s', 'd', 'c', 'z'})
+    p.tuning.blocked.warp_fits[prec_index(c)] = facts.evd_warp_fits(c);
   p.hyperbolic = s.hyperbolic;
   p.device = device;
   const char prec = s.precision;
@@ -423,7 +429,7 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
     // The fused kernel on the R factors (nw x nw), a variable-size batch
     // (of one size when the call's is uniform: one launch, in order).
     qr.fused = fused_launches(nw, nw, uniform, prec, s.vectors, facts, tuning);
-    qr.qr = qr_settings(false, qr.m, qr.n, uniform, prec, facts, tuning);
+    qr.qr = qr_settings(false, qr.m, qr.n, uniform, prec, device, facts, tuning);
   }
   if (!blocked.index.empty())
     fill_blocked(blocked.blocked, blocked.m, blocked.n, uniform, prec, cfg, nb, facts, tuning);
@@ -432,7 +438,7 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
   if (!qrcp.index.empty()) {
     working(qrcp, mw, nw);
     fill_blocked(qrcp.blocked, nw, nw, uniform, prec, cfg, nb, facts, tuning); // B = R^H
-    qrcp.qr = qr_settings(true, qrcp.m, qrcp.n, uniform, prec, facts, tuning);
+    qrcp.qr = qr_settings(true, qrcp.m, qrcp.n, uniform, prec, device, facts, tuning);
   }
   // The fused kernel and the QR path beside the blocked path: its sweeps
   // wait on the host once each, and its last ones leave most of the GPU idle.

@@ -103,8 +103,11 @@ long tlp_warp(const Tuning &t, char prec, bool full) {
 }
 
 int evd_threads(const Tuning &t, char prec, long pairs, bool full) {
-  if (is_evd_plan(t.blocked.evd_threads_forced)) return t.blocked.evd_threads_forced;
-  return evd_threads_rule(pairs, tlp_warp(t, prec, full), tlp_block(t));
+  const bool warp = t.blocked.warp_fits[prec_index(prec)];
+  const int forced = t.blocked.evd_threads_forced;
+  if (is_evd_plan(forced) && (forced != 32 || warp)) return forced;
+  const int nt = evd_threads_rule(pairs, tlp_warp(t, prec, full), tlp_block(t));
+  return nt != 32 || warp ? nt : 128;
 }
 
 double qrcp_auto_cost(const Tuning &t, double count, int nw) {

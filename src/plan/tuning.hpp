@@ -9,6 +9,7 @@
 
 #include "../core/batch.hpp"
 #include "../core/overrides.hpp"
+#include "device.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -66,6 +67,11 @@ struct BlockedTuning {
   GramPlan gram_forced = GramPlan::kAuto;
   Force gram_cublas_forced = Force::kAuto;
   bool profile = false; // stage timers (benchmarks)
+  // Not a measurement: make_plan sets it from the device's facts
+  // (PathFacts::evd_warp_fits). false: the warp plan's shared memory does
+  // not fit a block of this GPU, and evd_threads takes 128 or 256 instead,
+  // also when the plan is forced.
+  bool warp_fits[4] = {true, true, true, true};
 };
 
 // QR preprocessing of tall and wide matrices (src/cuda/qr/).
@@ -144,9 +150,21 @@ struct Tuning {
   DistTuning dist;
 };
 
-// The table of a GPU of compute capability cc_major.cc_minor. Only sm_90
-// (H100, H200) is measured; other GPUs get its table.
+// The tables, keyed by architecture family (the compute capability's major
+// part, and the minor where a family splits: 8.0 against 8.6 / 8.9).
+// measured_table: the family's measured table, or null where none is
+// (only sm_90, H100 and H200, is measured so far).
+const Tuning *measured_table(int cc_major, int cc_minor);
+// The measured table of the family, else the sm_90 table, the one the
+// fallback starts from (no GPU: cc 0.0).
 const Tuning &tuning_table(int cc_major, int cc_minor);
+// The table a GPU's calls read: its family's measured table, else
+// fallback_table(d) (tuning_fallback.cpp).
+Tuning tuning_for(const DeviceDesc &d);
+// The documented fallback for a GPU without a measured table: the sm_90
+// values, with those that count the GPU's parallelism scaled by its SMs and
+// FP64 throughput (docs/design/tuning.md, "Other GPUs").
+Tuning fallback_table(const DeviceDesc &d);
 
 // t with the overrides applied.
 Tuning with_overrides(Tuning t, const Overrides &o);

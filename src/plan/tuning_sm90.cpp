@@ -101,9 +101,7 @@ Tuning make_sm90() {
 
 } // namespace
 
-const Tuning &tuning_table(int cc_major, int cc_minor) {
-  (void)cc_major;
-  (void)cc_minor;
+const Tuning &sm90_table() {
   static const Tuning sm90 = make_sm90();
   return sm90;
 }

@@ -389,6 +389,24 @@ TEST(Api, StructSizeOfALaterVersionReadsTheKnownFields) {
   for (int p : path) EXPECT_EQ(p, BSVD_PATH_CPU_BLOCKED);
 }
 
+// bsvd_cuda_status is empty exactly when the cuda backend can run, else the
+// reason, which a cuda call repeats in bsvd_last_error.
+TEST(Api, CudaStatusSaysWhy) {
+  const std::string status = bsvd_cuda_status();
+  if (bsvd_cuda_available()) {
+    EXPECT_EQ(status, "");
+    return;
+  }
+  EXPECT_FALSE(status.empty());
+#if !defined(BSVD_WITH_CUDA)
+  EXPECT_EQ(status, "this library was built without CUDA");
+#endif
+  Call c;
+  c.o.backend = BSVD_BACKEND_CUDA;
+  EXPECT_EQ(c.run(), BSVD_STATUS_BACKEND_UNAVAILABLE);
+  EXPECT_NE(std::string(bsvd_last_error()).find(status), std::string::npos) << bsvd_last_error();
+}
+
 TEST(Api, CudaBackendWithoutGpuSaysSo) {
   if (bsvd_cuda_available()) GTEST_SKIP() << "a GPU is visible";
   Call c;

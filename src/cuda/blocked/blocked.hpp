@@ -72,6 +72,15 @@ constexpr bool blocked_has_wide(char precision) { return precision != 'z'; }
 // where this fits (facts.hpp, plan::blocked_pair_mode).
 size_t blocked_pair_smem_bytes(char precision, int mw);
 
+// Shared memory per block of the eigensolver kernels of instance k
+// (kBlockedKmax or kBlockedKwide) for the plan of `threads` threads per Gram
+// matrix (32: the warp plan, four Gram matrices a block; 128, 256): sizes
+// fixed at compile time (z's warp plan 140 KB, d's wide block plan 105 KB),
+// which a GPU with less per-block shared memory (99 KiB on compute
+// capability 8.6, 8.9 and 12.0) cannot launch. The planner checks them
+// (CudaFacts: blocked_max_nb, evd_warp_fits).
+size_t blocked_evd_smem_bytes(char precision, int k, int threads);
+
 // Workspace bytes for the blocked matrices of sizes m[i] x n[i] with pair
 // solvers mode[i] and the block ordering of Config::wcycle_blocks
 // (hyperbolic: for the HSVD, run_blocked with signatures).

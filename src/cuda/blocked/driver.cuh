@@ -294,11 +294,16 @@ template <class Tstd, int K> cudaError_t BlockedRun<Tstd, K>::configure_kernels(
                                         int(cudaSharedmemCarveoutMaxShared)));
     }
   if constexpr (!kWide) {
-    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(kEvdSmem)));
-    BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
-                                      cudaFuncAttributePreferredSharedMemoryCarveout,
-                                      int(cudaSharedmemCarveoutMaxShared)));
+    // The warp plan where it fits a block (z: 140 KB, above a 99 KiB GPU's
+    // limit; the plan never takes it there: CudaFacts::evd_warp_fits).
+    if (kEvdSmem <= size_t(max_smem_optin())) {
+      BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(kEvdSmem)));
+      BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_warp_kernel<Tstd, K>,
+                                        cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        int(cudaSharedmemCarveoutMaxShared)));
+    }
     // The block plans' two G buffers (z: 52 KB, above the 48 KB default).
     BSVD_BLK_TRY(cudaFuncSetAttribute(blk_evd_block_kernel<Tstd, K, 128>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -1,6 +1,8 @@
 // The blocked path's precision-independent host parts: the pair kernels'
 // shared memory, the workspace size, the cuBLAS Gram stage's handle and
 // call, and the stage profile.
+#include "evd_block.cuh" // EvdBlockSmem
+#include "evd_lean.cuh" // EvdLeanSmem
 #include "layout.hpp" // blk_layout, blocked_gram_count
 #include "pair.cuh" // pair_smem_bytes
 #include "timer.hpp" // blocked_store_profile
@@ -9,6 +11,7 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <complex>
 
 namespace bsvd::detail::cuda {
@@ -20,6 +23,27 @@ size_t blocked_pair_smem_bytes(char precision, int mw) {
   case 'd': return pair_smem_bytes<dev_t<double>, K>(mw);
   case 'c': return pair_smem_bytes<dev_t<std::complex<float>>, K>(mw);
   default: return pair_smem_bytes<dev_t<std::complex<double>>, K>(mw);
+  }
+}
+
+namespace {
+template <class T, int K> size_t evd_smem_k(int threads) {
+  if (threads == 32) // the warp plan: its kernel or the lean one (d), four warps a block
+    return size_t(kEvdWarps) * std::max(sizeof(EvdWarpSmem<T, K>), sizeof(EvdLeanSmem<T, K>));
+  return sizeof(EvdBlockSmem<T, K>); // 128 and 256 threads: one Gram matrix a block
+}
+template <class T> size_t evd_smem_t(int k, int threads) {
+  return k == kBlockedKwide ? evd_smem_k<T, kBlockedKwide>(threads)
+                            : evd_smem_k<T, kBlockedKmax>(threads);
+}
+} // namespace
+
+size_t blocked_evd_smem_bytes(char precision, int k, int threads) {
+  switch (precision) {
+  case 's': return evd_smem_t<dev_t<float>>(k, threads);
+  case 'd': return evd_smem_t<dev_t<double>>(k, threads);
+  case 'c': return evd_smem_t<dev_t<std::complex<float>>>(k, threads);
+  default: return evd_smem_t<dev_t<std::complex<double>>>(k, threads);
   }
 }
 

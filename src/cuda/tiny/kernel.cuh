@@ -9,6 +9,7 @@
 // each thread reads and writes its matrix in global memory.
 #pragma once
 
+#include "../common/device_info.hpp" // max_smem_optin
 #include "../common/device_scalar.cuh"
 #include "tiny.hpp"
 
@@ -119,13 +120,15 @@ template <class T> bool tiny_staged(const TinyParams<T> &P) {
 
 // Launches `staged` with `smem` bytes of shared memory (raising the
 // kernel's limit past 48 KiB when needed) when the batch is staged
-// (tiny_staged), else `direct` without; both variants of the tier use it.
+// (tiny_staged) and the stage fits a block of this GPU (z 8 x 8 with
+// vectors: 141 KB, above 99 KiB GPUs'), else `direct` without; both
+// variants of the tier use it.
 template <class T> cudaError_t launch_staged_or_direct(void (*staged)(TinyParams<T>),
                                                        void (*direct)(TinyParams<T>),
                                                        const TinyParams<T> &P, int blocks,
                                                        int threads, size_t smem, cudaStream_t s) {
   if (blocks == 0) return cudaSuccess;
-  if (tiny_staged(P)) {
+  if (tiny_staged(P) && smem <= size_t(max_smem_optin())) {
     if (smem > 48 * 1024) {
       const cudaError_t e =
           cudaFuncSetAttribute(staged, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
