@@ -167,10 +167,10 @@ template <class T> bsvd_status_t gemv_dispatch(const GemvBatch<T> &b, const Gemv
   });
 }
 
-template <class T>
-bsvd_status_t gemv_strided(int trans, int m, int n, T alpha, const T *A, int lda, int64_t sA,
-                           const T *x, int incx, int64_t sx, T beta, T *y, int incy, int64_t sy,
-                           int batch, const bsvd_options_t *opts, Exec exec) {
+template <class T> bsvd_status_t gemv_strided(int trans, int m, int n, T alpha, const T *A, int lda,
+                                              int64_t sA, const T *x, int incx, int64_t sx, T beta,
+                                              T *y, int incy, int64_t sy, int batch,
+                                              const bsvd_options_t *opts, Exec exec) {
   clear_error();
   const GemvPos &p = kGemvStrided;
   bsvd_options_t o;
@@ -198,11 +198,11 @@ bsvd_status_t gemv_strided(int trans, int m, int n, T alpha, const T *A, int lda
   return gemv_dispatch(b, p, o, exec, false);
 }
 
-template <class T>
-bsvd_status_t gemv_arrays(int trans, int m, const int *mv, int n, const int *nv, T alpha,
-                          const T *const *A, int lda, const int *ldav, const T *const *x, int incx,
-                          const int *incxv, T beta, T *const *y, int incy, const int *incyv,
-                          int batch, const bsvd_options_t *opts, bool variable, Exec exec) {
+template <class T> bsvd_status_t gemv_arrays(int trans, int m, const int *mv, int n, const int *nv,
+                                             T alpha, const T *const *A, int lda, const int *ldav,
+                                             const T *const *x, int incx, const int *incxv, T beta,
+                                             T *const *y, int incy, const int *incyv, int batch,
+                                             const bsvd_options_t *opts, bool variable, Exec exec) {
   clear_error();
   const GemvPos &p = kGemvArrays;
   bsvd_options_t o;

@@ -72,17 +72,18 @@ template <class T> bsvd_status_t gebrd_dispatch(const GebrdBatch<T> &b, const Ge
   int w = 0;
   while (w < b.count && std::min(b.dims.rows(w), b.dims.cols(w)) == 0) ++w;
   const bool any = w < b.count;
-  const DataArg args[] = {{any ? b.A.ptr(w) : nullptr, p.A, arrays ? "A_array[i]" : "A"},
-                          {b.info, p.info, "info"},
-                          {any ? b.d.ptr(w) : nullptr, p.d, arrays ? "d_array[i]" : "d"},
-                          {any ? b.e.ptr(w) : nullptr, p.e, arrays ? "e_array[i]" : "e"},
-                          {any ? b.tauq.ptr(w) : nullptr, p.tauq, arrays ? "tauq_array[i]" : "tauq"},
-                          {any ? b.taup.ptr(w) : nullptr, p.taup, arrays ? "taup_array[i]" : "taup"}};
+  const DataArg args[] = {
+      {any ? b.A.ptr(w) : nullptr, p.A, arrays ? "A_array[i]" : "A"},
+      {b.info, p.info, "info"},
+      {any ? b.d.ptr(w) : nullptr, p.d, arrays ? "d_array[i]" : "d"},
+      {any ? b.e.ptr(w) : nullptr, p.e, arrays ? "e_array[i]" : "e"},
+      {any ? b.tauq.ptr(w) : nullptr, p.tauq, arrays ? "tauq_array[i]" : "tauq"},
+      {any ? b.taup.ptr(w) : nullptr, p.taup, arrays ? "taup_array[i]" : "taup"}};
   int where = 0;
   if (bsvd_status_t s = locate_data(args, 6, where)) return s;
   bsvd_backend_t be;
-  if (bsvd_status_t s = blas_backend(where, o, exec, any ? p.A : p.info, any ? args[0].name : "info",
-                                     p.opts, be))
+  if (bsvd_status_t s =
+          blas_backend(where, o, exec, any ? p.A : p.info, any ? args[0].name : "info", p.opts, be))
     return s;
   return guarded([&] {
     return be == BSVD_BACKEND_CPU ? cpu_gebrd(b, cpu_threads(o, b.count))
@@ -173,10 +174,10 @@ extern "C" {
     return gebrd_strided(m, n, cpp(A), lda, strideA, d, strided, e, stridee, cpp(tauq),            \
                          stridetauq, cpp(taup), stridetaup, info, batch, opts, exec);              \
   }                                                                                                \
-  bsvd_status_t bsvd_##p##gebrd_batched##suffix(int m, int n, T *const *A_array, int lda,          \
-                                                R *const *d_array, R *const *e_array,              \
-                                                T *const *tauq_array, T *const *taup_array,        \
-                                                int *info, int batch, const bsvd_options_t *opts) { \
+  bsvd_status_t bsvd_##p##gebrd_batched##suffix(                                                   \
+      int m, int n, T *const *A_array, int lda, R *const *d_array, R *const *e_array,              \
+      T *const *tauq_array, T *const *taup_array, int *info, int batch,                            \
+      const bsvd_options_t *opts) {                                                                \
     return gebrd_arrays(m, nullptr, n, nullptr, cpp(A_array), lda, nullptr, d_array, e_array,      \
                         cpp(tauq_array), cpp(taup_array), info, batch, opts, false, exec);         \
   }                                                                                                \

@@ -51,7 +51,7 @@ template <class Body> void for_each_matrix(int count, int threads, double work, 
 }
 
 bsvd::device::op device_op(int trans) {
-  return trans == BSVD_OP_N ? bsvd::device::op::N
+  return trans == BSVD_OP_N   ? bsvd::device::op::N
          : trans == BSVD_OP_T ? bsvd::device::op::T
                               : bsvd::device::op::C;
 }

@@ -65,8 +65,8 @@ template <class T> Ratios gpu_vs_cpu(int m, int n, int batch, bool async) {
   std::vector<int> cinfo = info;
   bsvd_options_t o = options(BSVD_BACKEND_CPU);
   EXPECT_EQ(Api<T>::gebrd_strided(false, m, n, cp(cA.data()), lda, int64_t(lda) * n, cd.data(), k,
-                                  ce.data(), ke, cp(ctq.data()), k, cp(ctp.data()), k,
-                                  cinfo.data(), batch, &o),
+                                  ce.data(), ke, cp(ctq.data()), k, cp(ctp.data()), k, cinfo.data(),
+                                  batch, &o),
             0);
   // GPU
   Dev<T> dA(A0), dtq(tq), dtp(tq);
@@ -127,9 +127,17 @@ TYPED_TEST(GpuGebrd, StridedAgainstLapackAndCpu) {
   using T = TypeParam;
   const int big = largest_square<T>();
   Ratios worst;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{
-           {0, 3}, {1, 1}, {1, 9}, {9, 1}, {5, 5}, {33, 17}, {17, 33}, {64, 64}, {100, 40},
-           {40, 100}, {big, big}})
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{0, 3},
+                                                      {1, 1},
+                                                      {1, 9},
+                                                      {9, 1},
+                                                      {5, 5},
+                                                      {33, 17},
+                                                      {17, 33},
+                                                      {64, 64},
+                                                      {100, 40},
+                                                      {40, 100},
+                                                      {big, big}})
     for (bool async : {false, true})
       worst.max_with(gpu_vs_cpu<T>(m, n, m * n > 4096 ? 4 : 23, async));
   std::printf("[ gebrd gpu ] %s (largest square %d): max %s\n", bidiag_test::prec_name<T>(), big,
@@ -199,7 +207,8 @@ TYPED_TEST(GpuGebrd, VariableSizesAndTooLarge) {
   EXPECT_NE(std::string(bsvd_last_error()).find("shared memory"), std::string::npos);
   EXPECT_EQ(info2.host(), std::vector<int>(batch, 99));
   EXPECT_EQ(dbig.host(), hbig);
-  for (int b = 0; b < batch; ++b) delete dA[b], delete dtq[b], delete dtp[b], delete dd[b], delete de[b];
+  for (int b = 0; b < batch; ++b)
+    delete dA[b], delete dtq[b], delete dtp[b], delete dd[b], delete de[b];
 }
 
 } // namespace

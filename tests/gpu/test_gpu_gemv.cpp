@@ -127,8 +127,8 @@ TYPED_TEST(GpuGemv, FormsAndAsyncAgree) {
     o.stream = s;
     auto call = [&](bool async) {
       return Api<T>::gemv_vbatched(async, BSVD_OP_T, mv.data(), nv.data(), cv(alpha),
-                                   cpa(Ap.data()), lda.data(), cpa(xp.data()), one.data(),
-                                   cv(beta), cpa(yp.data()), one.data(), batch, &o);
+                                   cpa(Ap.data()), lda.data(), cpa(xp.data()), one.data(), cv(beta),
+                                   cpa(yp.data()), one.data(), batch, &o);
     };
     if (mode == 0) ASSERT_EQ(call(false), 0) << bsvd_last_error();
     if (mode == 1) {
@@ -150,8 +150,9 @@ TYPED_TEST(GpuGemv, FormsAndAsyncAgree) {
     for (int b = 0; b < batch; ++b) {
       const std::vector<T> got = dy[b]->host();
       for (size_t i = 0; i < got.size(); ++i)
-        EXPECT_LE(std::abs(got[i] - want[b][i]),
-                  gap_bound<T>(mv[b], 2 * std::abs(alpha) * mv[b] + std::abs(beta) * std::abs(y[b][i])))
+        EXPECT_LE(
+            std::abs(got[i] - want[b][i]),
+            gap_bound<T>(mv[b], 2 * std::abs(alpha) * mv[b] + std::abs(beta) * std::abs(y[b][i])))
             << "mode " << mode << " b " << b << " i " << i;
       delete dA[b], delete dx[b], delete dy[b];
     }

@@ -74,7 +74,6 @@ template <class T> struct Bidiag {
   int lda = 0, info = 99;
 };
 
-
 // The ratios of the header's top, plus the exact facts of LAPACK's layout
 // (the bidiagonal also stored in A, real).
 template <class T> Ratios check(int m, int n, const T *A0, int lda, const Bidiag<T> &b) {
@@ -165,6 +164,5 @@ template <class T> Ratios check(int m, int n, const T *A0, int lda, const Bidiag
   }
   return r;
 }
-
 
 } // namespace gebrd_check

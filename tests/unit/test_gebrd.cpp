@@ -76,10 +76,21 @@ template <class T> struct Run {
 TYPED_TEST(Gebrd, AgainstLapack) {
   using T = TypeParam;
   Ratios worst;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{{0, 0},   {0, 4},   {4, 0},   {1, 1},
-                                                      {1, 7},   {7, 1},   {2, 2},   {6, 4},
-                                                      {4, 6},   {16, 16}, {33, 20}, {20, 33},
-                                                      {70, 70}, {64, 9},  {9, 64}})
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{0, 0},
+                                                      {0, 4},
+                                                      {4, 0},
+                                                      {1, 1},
+                                                      {1, 7},
+                                                      {7, 1},
+                                                      {2, 2},
+                                                      {6, 4},
+                                                      {4, 6},
+                                                      {16, 16},
+                                                      {33, 20},
+                                                      {20, 33},
+                                                      {70, 70},
+                                                      {64, 9},
+                                                      {9, 64}})
     for (int pad : {0, 3}) {
       Run<T> r(m, n, pad, 3, 100 * m + n + pad);
       ASSERT_EQ(r.call(options(BSVD_BACKEND_CPU)), 0) << bsvd_last_error();

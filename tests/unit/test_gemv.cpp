@@ -36,9 +36,9 @@ void ref_gemv(bsvd_op_t t, int m, int n, double al, const double *A, int lda, co
               int ix, double be, double *y, int iy) {
   cblas_dgemv(CblasColMajor, cblas_op(t), m, n, al, A, lda, x, ix, be, y, iy);
 }
-template <class R>
-void ref_gemv(bsvd_op_t t, int m, int n, std::complex<R> al, const std::complex<R> *A, int lda,
-              const std::complex<R> *x, int ix, std::complex<R> be, std::complex<R> *y, int iy) {
+template <class R> void ref_gemv(bsvd_op_t t, int m, int n, std::complex<R> al,
+                                 const std::complex<R> *A, int lda, const std::complex<R> *x,
+                                 int ix, std::complex<R> be, std::complex<R> *y, int iy) {
   if constexpr (std::is_same_v<R, float>)
     cblas_cgemv(CblasColMajor, cblas_op(t), m, n, &al, A, lda, x, ix, &be, y, iy);
   else
@@ -92,14 +92,15 @@ template <class T> void run_case(const Case<T> &c) {
     for (int i = 0; i < ly; ++i) {
       double bound = 0;
       for (int l = 0; l < lx; ++l) {
-        const T a = c.op == BSVD_OP_N ? A[b * sA + i + size_t(l) * lda]
-                                      : A[b * sA + l + size_t(i) * lda];
+        const T a =
+            c.op == BSVD_OP_N ? A[b * sA + i + size_t(l) * lda] : A[b * sA + l + size_t(i) * lda];
         const int xl = c.incx > 0 ? l : lx - 1 - l;
         bound += std::abs(a) * std::abs(x[b * sx + size_t(xl) * ax]);
       }
       const size_t yi = size_t(b * sy) + size_t(c.incy > 0 ? i : ly - 1 - i) * ay;
       bound = std::abs(c.alpha) * bound + std::abs(c.beta) * std::abs(y0[yi]);
-      EXPECT_LE(std::abs(y[yi] - yref[yi]), 4 * (lx + 2) * u * bound + std::numeric_limits<R>::min())
+      EXPECT_LE(std::abs(y[yi] - yref[yi]),
+                4 * (lx + 2) * u * bound + std::numeric_limits<R>::min())
           << c.m << "x" << c.n << " op " << c.op << " incx " << c.incx << " incy " << c.incy
           << " b " << b << " i " << i;
     }
@@ -114,8 +115,8 @@ template <class T> void run_case(const Case<T> &c) {
 TYPED_TEST(Gemv, AgainstCblas) {
   using T = TypeParam;
   std::mt19937_64 g(11);
-  const std::vector<std::pair<int, int>> shapes = {{0, 0}, {0, 3}, {3, 0},  {1, 1},  {2, 7},
-                                                   {7, 2}, {5, 5}, {17, 9}, {9, 17}, {64, 33},
+  const std::vector<std::pair<int, int>> shapes = {{0, 0},  {0, 3},  {3, 0},  {1, 1},  {2, 7},
+                                                   {7, 2},  {5, 5},  {17, 9}, {9, 17}, {64, 33},
                                                    {1, 40}, {40, 1}, {300, 3}};
   unsigned seed = 1;
   for (auto [m, n] : shapes)
@@ -135,15 +136,15 @@ TYPED_TEST(Gemv, NanNotReadWhereBlasDoesNotRead) {
   const T nan = T(std::numeric_limits<R_t<T>>::quiet_NaN());
   bsvd_options_t o = options(BSVD_BACKEND_CPU);
   std::vector<T> A(6, T(1)), x(3, T(1)), y(3, nan); // (y: 2 entries for op N, 3 for T)
-  ASSERT_EQ(Api<T>::gemv_strided(false, BSVD_OP_N, 2, 3, cv(T(2)), cp(A.data()), 2, 6,
-                                 cp(x.data()), 1, 3, cv(T(0)), cp(y.data()), 1, 2, 1, &o),
+  ASSERT_EQ(Api<T>::gemv_strided(false, BSVD_OP_N, 2, 3, cv(T(2)), cp(A.data()), 2, 6, cp(x.data()),
+                                 1, 3, cv(T(0)), cp(y.data()), 1, 2, 1, &o),
             0);
   EXPECT_EQ(y[0], T(6));
   EXPECT_EQ(y[1], T(6));
   std::fill(A.begin(), A.end(), nan);
   std::fill(x.begin(), x.end(), nan);
-  ASSERT_EQ(Api<T>::gemv_strided(false, BSVD_OP_N, 2, 3, cv(T(0)), cp(A.data()), 2, 6,
-                                 cp(x.data()), 1, 3, cv(T(2)), cp(y.data()), 1, 2, 1, &o),
+  ASSERT_EQ(Api<T>::gemv_strided(false, BSVD_OP_N, 2, 3, cv(T(0)), cp(A.data()), 2, 6, cp(x.data()),
+                                 1, 3, cv(T(2)), cp(y.data()), 1, 2, 1, &o),
             0);
   EXPECT_EQ(y[0], T(12));
   // alpha = 0: A and x may be NULL; alpha = 0 and beta = 1: y too.
@@ -255,8 +256,8 @@ struct StridedCall {
   bsvd_options_t o = options(BSVD_BACKEND_CPU);
   const bsvd_options_t *po = &o;
   bsvd_status_t run() {
-    return bsvd_dgemv_strided_batched(bsvd_op_t(trans), m, n, 1.0, nullA ? nullptr : A.data(),
-                                      lda, sA, nullx ? nullptr : x.data(), incx, sx, 0.5,
+    return bsvd_dgemv_strided_batched(bsvd_op_t(trans), m, n, 1.0, nullA ? nullptr : A.data(), lda,
+                                      sA, nullx ? nullptr : x.data(), incx, sx, 0.5,
                                       nully ? nullptr : y.data(), incy, sy, batch, po);
   }
 };
@@ -356,8 +357,8 @@ TEST(GemvArgs, PointerArrayForms) {
 TEST(GemvArgs, Backends) {
   std::vector<double> A(12, 1.0), x(4, 1.0), y(4, 0.0);
   bsvd_options_t o = options(BSVD_BACKEND_CUDA);
-  const bsvd_status_t s = bsvd_dgemv_strided_batched(BSVD_OP_N, 4, 3, 1.0, A.data(), 4, 0,
-                                                     x.data(), 1, 0, 0.0, y.data(), 1, 4, 1, &o);
+  const bsvd_status_t s = bsvd_dgemv_strided_batched(BSVD_OP_N, 4, 3, 1.0, A.data(), 4, 0, x.data(),
+                                                     1, 0, 0.0, y.data(), 1, 4, 1, &o);
   EXPECT_EQ(s, bsvd_cuda_available() ? int(BSVD_STATUS_NOT_SUPPORTED)
                                      : int(BSVD_STATUS_BACKEND_UNAVAILABLE));
   o.backend = BSVD_BACKEND_CPU;

@@ -232,5 +232,4 @@ void Progress::finish() {
   if (enabled && tty) std::fprintf(stderr, "\r\033[K");
 }
 
-
 } // namespace bsvd::cli

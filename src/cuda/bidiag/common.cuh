@@ -24,7 +24,7 @@ template <class T> bidiag_t<T> as_device(T x) {
 }
 
 BSVD_DEVICE_HD bsvd::device::op device_op(int trans) {
-  return trans == BSVD_OP_N ? bsvd::device::op::N
+  return trans == BSVD_OP_N   ? bsvd::device::op::N
          : trans == BSVD_OP_T ? bsvd::device::op::T
                               : bsvd::device::op::C;
 }

@@ -26,8 +26,8 @@ namespace {
 // Shared memory: 256 bytes of the team's reduction slots, then A (leading
 // dimension m rounded up to odd, plan::gebrd_smem_ld: the op C GEMV's
 // column per thread hits distinct banks), then the work vector.
-template <class T, class W = bidiag_t<T>>
-__global__ void __launch_bounds__(plan::kBidiagMaxThreads) gebrd_kernel(GebrdBatch<T> b) {
+template <class T, class W = bidiag_t<T>> __global__ void __launch_bounds__(plan::kBidiagMaxThreads)
+    gebrd_kernel(GebrdBatch<T> b) {
   using R = real_of_t<T>;
   extern __shared__ __align__(16) unsigned char gebrd_smem[];
   const bsvd::device::block_team<R> team{reinterpret_cast<R *>(gebrd_smem)};

@@ -24,9 +24,8 @@ namespace bsvd::detail {
 namespace cuda {
 namespace {
 
-template <class T, class W = bidiag_t<T>>
-__global__ void __launch_bounds__(plan::kBidiagMaxThreads) gemv_kernel(GemvBatch<T> b, W alpha,
-                                                                       W beta) {
+template <class T, class W = bidiag_t<T>> __global__ void __launch_bounds__(plan::kBidiagMaxThreads)
+    gemv_kernel(GemvBatch<T> b, W alpha, W beta) {
   using R = real_of_t<T>;
   __shared__ R scratch[32]; // (block_team's reduction slots; GEMV reduces nothing)
   const bsvd::device::block_team<R> team{scratch};
@@ -71,7 +70,7 @@ template <class T> bsvd_status_t enqueue_gemv(const GemvBatch<T> &batch, cudaStr
   tables.add(kb.dims.nv, kb.count);
   BSVD_CUDA_TRY(tables.upload(stream));
   gemv_kernel<T><<<kb.count, plan::bidiag_threads(leny), 0, stream>>>(kb, as_device(kb.alpha),
-                                                                       as_device(kb.beta));
+                                                                      as_device(kb.beta));
   BSVD_CUDA_TRY(cudaGetLastError());
   return BSVD_STATUS_SUCCESS;
 }

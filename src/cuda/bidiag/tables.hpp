@@ -26,9 +26,8 @@ public:
     const size_t off = (host_.size() + 15) / 16 * 16;
     host_.resize(off + size_t(count) * sizeof(E));
     std::memcpy(host_.data() + off, static_cast<const void *>(field), size_t(count) * sizeof(E));
-    fix_.push_back([&field, off](unsigned char *base) {
-      field = reinterpret_cast<E *>(base + off);
-    });
+    fix_.push_back(
+        [&field, off](unsigned char *base) { field = reinterpret_cast<E *>(base + off); });
   }
   cudaError_t upload(cudaStream_t stream) {
     if (host_.empty()) return cudaSuccess;
