@@ -253,13 +253,18 @@ ffi::Error svd_cuda(cudaStream_t stream, int32_t device, ffi::ScratchAllocator s
     if (bytes > 0) {
       // XLA's allocator: freed when the handler returns, reused only by
       // work XLA enqueues later on this stream (as jaxlib's own solvers).
-      const auto ws = scratch.Allocate(bytes, 256);
+      // It refuses alignments above 16 bytes (XLA_FFI_DeviceMemory_Allocate),
+      // so the workspace gets the 256 of a cudaMalloc by rounding up inside
+      // a slightly larger block.
+      constexpr size_t kAlign = 256;
+      const auto ws = scratch.Allocate(bytes + kAlign, 16);
       if (!ws.has_value())
         return ffi::Error(ffi::ErrorCode::kResourceExhausted,
                           "bsvd.svd: XLA's scratch allocator could not provide the workspace "
                           "of " +
-                              std::to_string(bytes) + " bytes");
-      opts.workspace = *ws;
+                              std::to_string(bytes + kAlign) + " bytes");
+      const uintptr_t base = reinterpret_cast<uintptr_t>(*ws);
+      opts.workspace = reinterpret_cast<void *>((base + kAlign - 1) / kAlign * kAlign);
       opts.workspace_bytes = bytes;
     }
     st = call_strided(c, pinfo, psweeps, opts, /*stream_ordered=*/true);
