@@ -706,6 +706,76 @@ BSVD_DECLARE_GEBRD(c, bsvd_cfloat, float, _async)
 BSVD_DECLARE_GEBRD(z, bsvd_cdouble, double, _async)
 #undef BSVD_DECLARE_GEBRD
 
+/* ---- Batched BLAS: TRSV -----------------------------------------------------
+ *
+ * The rules of "Batched BLAS and LAPACK" above (forms, statuses, backends
+ * and memory, _async); the device API's trsv.cuh, batched (issue 52). */
+
+/* Which triangle of A a triangular routine reads. */
+typedef enum {
+  BSVD_UPLO_L = 0, /* lower: A(i, j), i >= j */
+  BSVD_UPLO_U = 1, /* upper: A(i, j), i <= j */
+  BSVD_UPLO_MAX_ENUM = 0x7fffffff
+} bsvd_uplo_t;
+#define BSVD_UPLO_COUNT 2
+
+/* Whether a triangular A's diagonal is read or taken as ones. */
+typedef enum {
+  BSVD_DIAG_N = 0, /* non-unit: the diagonal is read */
+  BSVD_DIAG_U = 1, /* unit: the diagonal is not read, taken as ones */
+  BSVD_DIAG_MAX_ENUM = 0x7fffffff
+} bsvd_diag_t;
+#define BSVD_DIAG_COUNT 2
+
+/* bsvd_<p>trsv_<form>: for each b of the batch, with A (n x n,
+ * column-major, triangular: only the triangle uplo is read), the BLAS
+ * xTRSV
+ *   x_b := op(A_b)^{-1} x_b,
+ * x with n entries at increment incx (negative: read from its end, as in
+ * BLAS). Unlike BLAS, a zero on a non-unit diagonal is checked, matrix by
+ * matrix, as LAPACK xTRTRS does: info[b] = i > 0 when A_b(i-1, i-1) is
+ * the first exact zero of the diagonal, and x_b is left unchanged; info[b]
+ * = 0 when x_b is solved (always with diag = BSVD_DIAG_U, and for n = 0).
+ * A zero does not stop the other matrices, and is not an error of the
+ * call (it returns 0). Inf, NaN and tiny pivots are not checked: they
+ * propagate, as in BLAS. info is written for every matrix, in the memory
+ * space of the call's data.
+ * Arguments, in order (the positions of -i):
+ *   strided_batched: uplo, trans, diag, n, A, lda, strideA, x, incx,
+ *     stridex, info, batch, opts;
+ *   batched and vbatched: uplo, trans, diag, n, A_array, lda, x_array,
+ *     incx, info, batch, opts (vbatched: n, lda and incx host arrays of
+ *     batch entries).
+ *   n >= 0; lda >= max(1, n); incx nonzero; strideA >= 0 (0: one A for
+ *   the whole batch), stridex at least the span of one x,
+ *   1 + (n - 1) |incx|, when batch > 1; A and x non-NULL where n > 0;
+ *   info non-NULL when batch > 0.
+ * The solve is blocked (MAGMA-BLAS's one-level scheme, blocks of 32: the
+ * diagonal blocks solved directly, the rest by the batched GEMV's code);
+ * the cuda kernel is one thread block per matrix, A read from device
+ * memory. */
+#define BSVD_DECLARE_TRSV(p, T, suffix)                                                            \
+  bsvd_status_t bsvd_##p##trsv_strided_batched##suffix(                                            \
+      bsvd_uplo_t uplo, bsvd_op_t trans, bsvd_diag_t diag, int n, const T *A, int lda,             \
+      int64_t strideA, T *x, int incx, int64_t stridex, int *info, int batch,                      \
+      const bsvd_options_t *opts);                                                                 \
+  bsvd_status_t bsvd_##p##trsv_batched##suffix(                                                    \
+      bsvd_uplo_t uplo, bsvd_op_t trans, bsvd_diag_t diag, int n, const T *const *A_array,         \
+      int lda, T *const *x_array, int incx, int *info, int batch, const bsvd_options_t *opts);     \
+  bsvd_status_t bsvd_##p##trsv_vbatched##suffix(                                                   \
+      bsvd_uplo_t uplo, bsvd_op_t trans, bsvd_diag_t diag, const int *n, const T *const *A_array,  \
+      const int *lda, T *const *x_array, const int *incx, int *info, int batch,                    \
+      const bsvd_options_t *opts);
+BSVD_DECLARE_TRSV(s, float, )
+BSVD_DECLARE_TRSV(d, double, )
+BSVD_DECLARE_TRSV(c, bsvd_cfloat, )
+BSVD_DECLARE_TRSV(z, bsvd_cdouble, )
+BSVD_DECLARE_TRSV(s, float, _async)
+BSVD_DECLARE_TRSV(d, double, _async)
+BSVD_DECLARE_TRSV(c, bsvd_cfloat, _async)
+BSVD_DECLARE_TRSV(z, bsvd_cdouble, _async)
+#undef BSVD_DECLARE_TRSV
+
 /* ---- Stream-ordered forms: enqueue only ------------------------------------
  *
  * bsvd_<p>gesvj_<form>_async takes the arguments of bsvd_<p>gesvj_<form>

@@ -87,6 +87,9 @@ template <class T> bsvd_status_t cpu_gemv(const GemvBatch<T> &b, int threads);
 template <class T> bsvd_status_t cpu_gebrd(const GebrdBatch<T> &b, int threads);
 template <class T> bsvd_status_t cuda_gemv(const GemvBatch<T> &b, void *stream, Exec exec);
 template <class T> bsvd_status_t cuda_gebrd(const GebrdBatch<T> &b, void *stream, Exec exec);
+// Batched TRSV, the same split (src/cpu/blas.cpp, src/cuda/bidiag/trsv.cu).
+template <class T> bsvd_status_t cpu_trsv(const TrsvBatch<T> &b, int threads);
+template <class T> bsvd_status_t cuda_trsv(const TrsvBatch<T> &b, void *stream, Exec exec);
 
 // Where one pointer lives: 1 device (or managed) memory, 0 host, -2 null.
 // Host-only builds (and no visible GPU): 0 for every non-null pointer.

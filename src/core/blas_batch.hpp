@@ -33,4 +33,16 @@ template <class T> struct GebrdBatch {
   int *info = nullptr;
 };
 
+// x_b := op(A_b)^{-1} x_b, A_b n x n triangular (dims: m = n, mv = nv);
+// x an Operand whose "leading dimension" is incx; info: one per matrix.
+template <class T> struct TrsvBatch {
+  int uplo = BSVD_UPLO_L, trans = BSVD_OP_N, diag = BSVD_DIAG_N; // bsvd_uplo_t, _op_t, _diag_t
+  int count = 0;
+  Dims dims;
+  Operand<const T *> A;
+  Operand<T *> x;
+  int *info = nullptr;
+  BSVD_HD int order(int b) const { return dims.cols(b); }
+};
+
 } // namespace bsvd::detail

@@ -1,6 +1,7 @@
-// The cpu backend of batched GEMV and GEBRD (backends.hpp; bsvd.h, "Batched
-// BLAS and LAPACK"): std::thread workers over the batch, each product or
-// reduction by the device API's code on serial_team (blas.cuh, gebrd.cuh).
+// The cpu backend of batched GEMV, GEBRD and TRSV (backends.hpp; bsvd.h,
+// "Batched BLAS ..."): std::thread workers over the batch, each product,
+// reduction or solve by the device API's code on serial_team (blas.cuh,
+// gebrd.cuh, trsv.cuh).
 //
 // Why the device headers and not the BLAS / LAPACK the library may link:
 // (1) they are the CPU twin of the cuda kernels -- the same operations in
@@ -15,6 +16,7 @@
 #include "../core/backends.hpp"
 
 #include <bsvd/device/gebrd.cuh>
+#include <bsvd/device/trsv.cuh>
 
 #include <algorithm>
 #include <atomic>
@@ -69,6 +71,23 @@ template <class T> bsvd_status_t cpu_gemv(const GemvBatch<T> &b, int threads) {
   return BSVD_STATUS_SUCCESS;
 }
 
+// info[i]: trsv's (0, or the first zero of a non-unit diagonal, x_i then
+// unchanged).
+template <class T> bsvd_status_t cpu_trsv(const TrsvBatch<T> &b, int threads) {
+  double work = 0;
+  for (int i = 0; i < b.count; ++i) work += double(b.order(i)) * b.order(i);
+  const bsvd::device::uplo ul =
+      b.uplo == BSVD_UPLO_L ? bsvd::device::uplo::L : bsvd::device::uplo::U;
+  const bsvd::device::diag dg =
+      b.diag == BSVD_DIAG_N ? bsvd::device::diag::N : bsvd::device::diag::U;
+  const bsvd::device::op op = device_op(b.trans);
+  for_each_matrix(b.count, threads, work, [&](int i, int) {
+    b.info[i] =
+        bsvd::device::trsv(ul, op, dg, b.order(i), b.A.ptr(i), b.A.ldm(i), b.x.ptr(i), b.x.ldm(i));
+  });
+  return BSVD_STATUS_SUCCESS;
+}
+
 // Each worker has a work vector for the largest matrix (gebd2's max(m, n)
 // entries); info: BSVD_INFO_NONFINITE where d or e holds NaN or Inf.
 template <class T> bsvd_status_t cpu_gebrd(const GebrdBatch<T> &b, int threads) {
@@ -100,7 +119,8 @@ template <class T> bsvd_status_t cpu_gebrd(const GebrdBatch<T> &b, int threads) 
 
 #define BSVD_INSTANTIATE(T)                                                                        \
   template bsvd_status_t cpu_gemv<T>(const GemvBatch<T> &, int);                                   \
-  template bsvd_status_t cpu_gebrd<T>(const GebrdBatch<T> &, int);
+  template bsvd_status_t cpu_gebrd<T>(const GebrdBatch<T> &, int);                                 \
+  template bsvd_status_t cpu_trsv<T>(const TrsvBatch<T> &, int);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

@@ -50,6 +50,11 @@ template <class T> bsvd_status_t cuda_gemv(const GemvBatch<T> &, void *, Exec) {
   return BSVD_STATUS_BACKEND_UNAVAILABLE;
 }
 
+template <class T> bsvd_status_t cuda_trsv(const TrsvBatch<T> &, void *, Exec) {
+  set_error("the cuda backend is not built into this library (configured without CUDA)");
+  return BSVD_STATUS_BACKEND_UNAVAILABLE;
+}
+
 template <class T> bsvd_status_t cuda_gebrd(const GebrdBatch<T> &, void *, Exec) {
   set_error("the cuda backend is not built into this library (configured without CUDA)");
   return BSVD_STATUS_BACKEND_UNAVAILABLE;
@@ -58,6 +63,7 @@ template <class T> bsvd_status_t cuda_gebrd(const GebrdBatch<T> &, void *, Exec)
 #define BSVD_INSTANTIATE(T)                                                                        \
   template bsvd_status_t cuda_gemv<T>(const GemvBatch<T> &, void *, Exec);                         \
   template bsvd_status_t cuda_gebrd<T>(const GebrdBatch<T> &, void *, Exec);                       \
+  template bsvd_status_t cuda_trsv<T>(const TrsvBatch<T> &, void *, Exec);                         \
   template bsvd_status_t cuda_gesvj_distributed<T>(const std::vector<int> &, const Batch<T> &,     \
                                                    const Config &, const dist::Settings &, int *); \
   template bsvd_status_t cuda_gesvj_on<T>(int, const Batch<T> &, const Config &, void *, int *);   \

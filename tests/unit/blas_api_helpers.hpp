@@ -1,5 +1,5 @@
 // Shared by the tests of the batched building blocks' C API (test_gemv.cpp,
-// test_gebrd.cpp): the s / d / c / z entry points behind one C++ name per
+// test_gebrd.cpp, test_trsv.cpp): the s / d / c / z entry points behind one C++ name per
 // form (std::complex in, bsvd_cfloat / bsvd_cdouble out), and the random
 // numbers of the tests.
 #pragma once
@@ -63,6 +63,16 @@ template <class T> struct Api;
     }                                                                                              \
     template <class... A> static bsvd_status_t gemv_vbatched(bool async, A... a) {                 \
       return async ? bsvd_##p##gemv_vbatched_async(a...) : bsvd_##p##gemv_vbatched(a...);          \
+    }                                                                                              \
+    template <class... A> static bsvd_status_t trsv_strided(bool async, A... a) {                  \
+      return async ? bsvd_##p##trsv_strided_batched_async(a...)                                    \
+                   : bsvd_##p##trsv_strided_batched(a...);                                         \
+    }                                                                                              \
+    template <class... A> static bsvd_status_t trsv_batched(bool async, A... a) {                  \
+      return async ? bsvd_##p##trsv_batched_async(a...) : bsvd_##p##trsv_batched(a...);            \
+    }                                                                                              \
+    template <class... A> static bsvd_status_t trsv_vbatched(bool async, A... a) {                 \
+      return async ? bsvd_##p##trsv_vbatched_async(a...) : bsvd_##p##trsv_vbatched(a...);          \
     }                                                                                              \
     template <class... A> static bsvd_status_t gebrd_strided(bool async, A... a) {                 \
       return async ? bsvd_##p##gebrd_strided_batched_async(a...)                                   \
