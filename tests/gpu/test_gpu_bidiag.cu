@@ -8,6 +8,8 @@
 #include <bsvd/device/bdsv.cuh>
 #include <bsvd/device/gebrd.cuh>
 
+#include "device_api_test_util.cuh"
+
 #include "testing/generate.hpp"
 
 #include <cuda_runtime.h>
@@ -20,21 +22,6 @@
 #include <vector>
 
 namespace {
-
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-#define SKIP_WITHOUT_GPU()                                                                         \
-  do {                                                                                             \
-    if (!have_gpu()) GTEST_SKIP() << "no CUDA GPU visible";                                        \
-  } while (0)
-
-template <class T> struct real_of { using type = T; };
-template <class R> struct real_of<std::complex<R>> { using type = R; };
-template <class T> using R_t = typename real_of<T>::type;
-template <class T> struct dev_of { using type = T; };
-template <class R> struct dev_of<std::complex<R>> { using type = bsvd::device::complex<R>; };
 
 constexpr int kMaxDim = 32; // block kernel: A, work and b in shared memory
 
