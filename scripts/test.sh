@@ -30,7 +30,7 @@ scripts/wheel-test.sh
 if [ "${1:-}" = "--sanitize" ]; then
   BSVD_BUILD_DIR=build-asan BSVD_CMAKE_ARGS="-DBSVD_CUDA=OFF -DBSVD_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo" \
     scripts/setup.sh
-  # The full accuracy suite (cli.check_cpu) takes hours under ASan; the unit
+  # The full accuracy suite (cli.check_cpu_*) takes hours under ASan; the unit
   # tests and the other CLI tests cover the same code paths on small inputs.
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -LE gpu -E cli.check_cpu

@@ -4,6 +4,7 @@
 # for most sizes, check_cpu_lapack.sh): s, d, c, z; the six families at
 # sizes 1 ... 257 in square, tall and wide shapes; the edge cases; every
 # SuiteSparse matrix in data/matrices. Exits 1 on any failure.
+#   check_cpu.sh BSVD ROOT [PRECISIONS]   (default sdcz; CTest runs one each)
 set -euo pipefail
 bsvd=$1
-"$bsvd" check --backend cpu --variant unblocked -q
+"$bsvd" check --backend cpu --variant unblocked -q --precision "${3:-sdcz}"
