@@ -1,5 +1,5 @@
 # Install rules (option BSVD_INSTALL; docs/install.md). Under the prefix:
-#   include/bsvd/bsvd.h, svd.hpp, hsvd.hpp             the C and C++ API
+#   include/bsvd/bsvd.h, blas.h, svd.hpp, hsvd.hpp     the C and C++ API
 #   lib/libbsvd.a                                      static library
 #   lib/libbsvd.so.<version>, .so.<soversion>, .so     shared (BSVD_BUILD_SHARED)
 #   lib/cmake/bsvd/                                    find_package(bsvd CONFIG):

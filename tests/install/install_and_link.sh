@@ -17,7 +17,7 @@ fail() { echo "install_and_link: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" || { cat "$tmp/install.log"; fail "cmake --install failed"; }
 libdir=$(find "$prefix" -name 'libbsvd.a' -printf '%h\n' | head -1)
 [ -n "$libdir" ] || fail "no libbsvd.a under $prefix"
-for f in include/bsvd/bsvd.h include/bsvd/svd.hpp include/bsvd/hsvd.hpp include/bsvd/device/svd.cuh \
+for f in include/bsvd/bsvd.h include/bsvd/blas.h include/bsvd/svd.hpp include/bsvd/hsvd.hpp include/bsvd/device/svd.cuh \
          include/bsvd/device/warp_svd.cuh bin/bsvd; do
   [ -e "$prefix/$f" ] || fail "missing $prefix/$f"
 done
