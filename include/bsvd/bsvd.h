@@ -286,11 +286,18 @@ typedef struct {
                       the matrices of the blocked path, reported as
                       BSVD_PATH_CUDA_QRCP; those of the one-kernel solver
                       and of the qr option keep their paths); -1 = never;
-                      0 (the default) = auto. cuda, auto: the library
-                      decides per call by a cost rule: every blocked-path
-                      matrix of the call is preconditioned when each fits
-                      the factorization's on-chip limit (about 600
-                      columns d, 400 z) and the predicted extra time on
+                      0 (the default) = auto. cuda, auto: the matrices
+                      of the blocked path whose shape holds much work in
+                      the call (count x max(m,n) x min(m,n)^2 >= 200 x
+                      128^3: 200 of 128^2, 25 of 256^2, one of 1024^2)
+                      take the route of 2 below, which tests their Gram
+                      matrices first and runs the plain blocked path
+                      where the preconditioning is not predicted to pay
+                      (docs/design/decisions/0022-gram-route-by-default.md);
+                      the others are QR-preconditioned by a cost rule:
+                      every such matrix of the call when each fits the
+                      factorization's on-chip limit (about 600 columns d,
+                      400 z) and the predicted extra time on
                       fast-converging input is small -- typically calls
                       with few or large matrices, not many small ones.
                       cpu, auto: never. Use 1 for graded, structured or
@@ -310,11 +317,13 @@ typedef struct {
                       blocked path (BSVD_PATH_CUDA_GRAM), the _async
                       forms too; cpu: every matrix the call iterates on.
                       Pays on batches of well- to moderately conditioned
-                      matrices of 64 or more columns (d 1000 x 256^2
+                      matrices of 128 or more columns (d 1000 x 256^2
                       random: 2.3x faster); costs time on matrices that
                       converge in few sweeps anyway and on mixed-size
                       batches (one eigensolver call per shape). See
-                      docs/design/gram.md. */
+                      docs/design/gram.md. For the high relative accuracy
+                      of tiny singular values on the GPU, set -1 or 1:
+                      the default may take this route. */
   int wcycle_blocks; /* blocked variant: a second level below the block
                       pairs (the W-cycle). 0 or 1 (the default) = one
                       level: the blocks of block_size columns meet in the
@@ -616,7 +625,10 @@ BSVD_DECLARE_GEHSVJ(z, bsvd_cdouble, double, _async)
  *     bits as an uncaptured call. With opts->workspace given, the captured
  *     graph allocates nothing; with NULL it holds an allocation and a free
  *     node. The blocked path's sweep loop is a conditional (while) node:
- *     the device decides when every matrix has converged.
+ *     the device decides when every matrix has converged; the default
+ *     Gram route's test (opts->precondition) is a pair of conditional
+ *     (if) nodes: the device takes the preconditioned or the plain
+ *     iteration.
  *   - Errors: argument errors as the blocking forms (nothing enqueued); a
  *     CUDA error while enqueueing is BSVD_STATUS_DEVICE_ERROR; an error
  *     while the work runs is reported by the stream, as for any kernel.

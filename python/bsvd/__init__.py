@@ -270,10 +270,15 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     bsvd._args.OPTIONS lists each with its range). stream:
     CUDA stream (an int handle or an object with .cuda_stream / .ptr);
     default: PyTorch's or CuPy's current stream. precondition: QR with
-    column pivoting before the Jacobi iteration (None auto, True always,
-    False never), or "gram" (2): Jacobi on A V0 for the Gram matrix's
+    column pivoting before the Jacobi iteration (True always, False
+    never), or "gram" (2): Jacobi on A V0 for the Gram matrix's
     eigenvectors V0 formed in single precision (fewer sweeps on
-    well-conditioned matrices; docs/design/gram.md). devices: the GPUs that share a host batch on the cuda
+    well-conditioned matrices; docs/design/gram.md); None (auto): on a
+    GPU, batches with much work per shape (200 matrices of 128^2, 25 of
+    256^2, one of 1024^2 and more) take the Gram route where a test on
+    their Gram matrices predicts a gain, the others QR-preconditioning by
+    a cost rule. For high relative accuracy of tiny singular values on
+    the GPU pass False. devices: the GPUs that share a host batch on the cuda
     backend (None: the current one; "all"; an ordinal or a list of them;
     docs/multi-gpu.md): NumPy and other host arrays only (torch tensors
     and JAX arrays refuse it); device arrays stay on their GPU.

@@ -126,15 +126,18 @@ const Var kVars[] = {
                                          : Force::kAuto;
      }},
     {"BSVD_QRCP_PLAN_TRACE", [](Overrides &o, const char *v) { o.qrcp_trace = v && v[0] == '1'; }},
+    {"BSVD_GRAM_AUTO",
+     [](Overrides &o, const char *v) { o.gram_auto = v ? on_off(v) : Force::kAuto; }},
+    {"BSVD_GRAM_TRACE", [](Overrides &o, const char *v) { o.gram_trace = v && v[0] == '1'; }},
     {"BSVD_DEVICE_AS",
      [](Overrides &o, const char *v) {
        if (v && (v[0] == 's' || v[0] == 'S') && (v[1] == 'm' || v[1] == 'M') && v[2] == '_') v += 3;
        o.device_as = v ? choice(v, {80, 86, 89, 90, 100, 120}) : 0;
      }},
     {"BSVD_TEST_WRITE_LIMIT",
-     [](Overrides &o, const char *v) {
-       o.test_write_limit = v && *v ? (long long)std::strtoull(v, nullptr, 10) : -1;
-     }},
+     [](Overrides &o,
+        const char
+            *v) { o.test_write_limit = v && *v ? (long long)std::strtoull(v, nullptr, 10) : -1; }},
 };
 
 std::mutex g_mutex;

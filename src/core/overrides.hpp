@@ -60,6 +60,9 @@ struct Overrides {
   Force qr_apply = Force::kAuto; // BSVD_QR_APPLY=0: Q formed in the finish kernel
   Force qrcp_throughput = Force::kAuto; // BSVD_QRCP_PLAN=throughput|latency
   bool qrcp_trace = false; // BSVD_QRCP_PLAN_TRACE=1: print the QRCP decisions
+  Force gram_auto =
+      Force::kAuto; // BSVD_GRAM_AUTO=0|1: the plan's Gram route off / on (every precision)
+  bool gram_trace = false; // BSVD_GRAM_TRACE=1: print the Gram route's test (blocking calls)
 
   // ---- cuda backend: host-resident data ---------------------------------
   long host_chunk = -1; // BSVD_HOST_CHUNK: bytes of A per streamed chunk of a host

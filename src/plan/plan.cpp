@@ -4,7 +4,9 @@
 #include "../core/ordering.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <set>
 
 namespace bsvd::detail::plan {
 
@@ -43,18 +45,41 @@ int call_fused_cols(const Shapes &s, const Config &cfg, const DeviceDesc &dev,
   return fused_call_cols(t, prec, wide, window, dev.sm_count);
 }
 
-// The automatic preconditioning: every matrix the plain routing sends to the
-// blocked path is preconditioned when each fits a cluster of the pivoted
-// factorization and the cost model predicts a small cost for their count
-// (in units of the largest one's work, mw nw^2) and the largest's columns.
-void auto_precondition(Plan &p, const Shapes &s, int nb, const PathFacts &facts) {
+// Working shapes (mw, nw).
+using ShapeSet = std::set<std::pair<int, int>>;
+
+// The Gram route chosen by the plan (precondition = 0; decision 0022): the
+// working shapes of the matrices the plain routing sends to the blocked
+// path whose work in the call passes gram_auto.
+ShapeSet auto_gram_shapes(const Plan &p, const Shapes &s, int nb, const PathFacts &facts) {
+  std::map<std::pair<int, int>, long> count;
+  for_each_shape(s, [&](int m, int n, long mult) {
+    if (route(s.precision, m, n, s.vectors, true, p.cfg, nb, false, p.fused_cols, facts,
+              p.tuning) == Route::kBlocked)
+      count[{std::max(m, n), std::min(m, n)}] += mult;
+  });
+  ShapeSet out;
+  for (const auto &c : count)
+    if (gram_auto(p.tuning, s.precision, c.second, c.first.first, c.first.second))
+      out.insert(c.first);
+  return out;
+}
+
+// The automatic QRCP preconditioning: every matrix the plain routing sends
+// to the blocked path (but the Gram route's shapes) is preconditioned when
+// each fits a cluster of the pivoted factorization and the cost model
+// predicts a small cost for their count (in units of the largest one's
+// work, mw nw^2) and the largest's columns.
+void auto_precondition(Plan &p, const Shapes &s, int nb, const PathFacts &facts,
+                       const ShapeSet &gram) {
   const char prec = s.precision;
   double wsum = 0, wmax = 0;
   int nw_max = 0;
   bool fit = true;
   for_each_shape(s, [&](int m, int n, long mult) {
-    if (!fit || route(prec, m, n, s.vectors, true, p.cfg, nb, false, p.fused_cols, facts,
-                      p.tuning) != Route::kBlocked)
+    if (!fit || gram.count({std::max(m, n), std::min(m, n)}) ||
+        route(prec, m, n, s.vectors, true, p.cfg, nb, false, p.fused_cols, facts, p.tuning) !=
+            Route::kBlocked)
       return;
     const int mw = std::max(m, n), nw = std::min(m, n);
     if (facts.qrcp_cluster_blocks(prec, mw, nw) == 0) {
@@ -339,12 +364,16 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
   // The HSVD's blocked path has the one-sided pair solver only, slower than
   // the Gram path the SVD's cap weighs the fused kernel against: its own cap.
   if (s.hyperbolic) p.fused_cols = std::max(p.fused_cols, tuning.fused.hyp_max_cols);
-  if (cfg.precondition == 2)
+  ShapeSet gram_shapes; // the Gram route's shapes chosen by the plan
+  if (cfg.precondition == 2) {
     p.gram = gpu && gram_preconditioned(cfg);
-  else if (cfg.precondition > 0)
+  } else if (cfg.precondition > 0) {
     p.precondition = true;
-  else if (cfg.precondition == 0 && gpu)
-    auto_precondition(p, s, nb, facts);
+  } else if (cfg.precondition == 0 && gpu) {
+    if (!s.hyperbolic) gram_shapes = auto_gram_shapes(p, s, nb, facts);
+    p.gram_auto = !gram_shapes.empty();
+    auto_precondition(p, s, nb, facts, gram_shapes);
+  }
 
   // The register tier's reach for this call's batch.
   const TinyReach reach = gpu && !s.hyperbolic ? tiny_reach(tuning, prec, s.count) : TinyReach{};
@@ -373,6 +402,9 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
   auto route_of = [&](int m, int n) {
     const Route r = route(prec, m, n, s.vectors, gpu, cfg, nb, p.precondition, p.fused_cols, facts,
                           tuning, reach);
+    if ((r == Route::kBlocked || r == Route::kQrcp) &&
+        gram_shapes.count({std::max(m, n), std::min(m, n)}))
+      return Route::kGram;
     if (!s.hyperbolic || r != Route::kBlocked || facts.pair_fits(prec, std::max(m, n), nb))
       return r;
     return cfg.qr >= 0 && qr_route(prec, m, n, s.vectors, 1, facts, tuning) ? Route::kQr

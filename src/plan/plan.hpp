@@ -100,7 +100,11 @@ struct Plan {
   // largest's size, precondition_cols columns; cost as a fraction).
   bool precondition = false;
   bool precondition_auto = false;
-  bool gram = false; // the blocked path's matrices preconditioned by V0 (kGram)
+  bool gram = false; // the blocked path's matrices preconditioned by V0 (kGram), asked for
+  // kGram chosen by the plan (precondition = 0, GramTuning): the group runs
+  // the test on its Gram matrices and is preconditioned where it predicts a
+  // gain, else runs the plain blocked path
+  bool gram_auto = false;
   double precondition_count = 0, precondition_cost = 0;
   int precondition_cols = 0;
   std::vector<Group> groups; // in the order they are enqueued

@@ -33,6 +33,9 @@ Tuning with_overrides(Tuning t, const Overrides &o) {
   if (o.qr_apply != Force::kAuto) t.qr.apply = o.qr_apply == Force::kOn;
   t.qrcp.throughput_forced = o.qrcp_throughput;
   t.qrcp.trace = o.qrcp_trace;
+  t.gram.trace = o.gram_trace;
+  if (o.gram_auto != Force::kAuto)
+    for (bool &on : t.gram.auto_on) on = o.gram_auto == Force::kOn;
   if (o.dist_min_cols > 0) t.dist.min_cols = o.dist_min_cols;
   if (o.dist_pair_cols > 0) t.dist.pair_cols = std::max(2, o.dist_pair_cols);
   if (o.dist_inner_sweeps >= 0) t.dist.inner_sweeps = o.dist_inner_sweeps;
@@ -118,6 +121,12 @@ double qrcp_auto_cost(const Tuning &t, double count, int nw) {
 
 bool qrcp_auto(const Tuning &t, char prec, double count, int nw) {
   return t.qrcp.auto_on[prec_index(prec)] && qrcp_auto_cost(t, count, nw) <= t.qrcp.max_cost;
+}
+
+bool gram_auto(const Tuning &t, char prec, long count, int mw, int nw) {
+  const GramTuning &g = t.gram;
+  return g.auto_on[prec_index(prec)] && nw >= std::max(g.min_cols, 2) &&
+         double(count) * mw * double(nw) * nw >= g.auto_min_work;
 }
 
 bool qrcp_throughput(const Tuning &t, double latency_steps, double throughput_steps) {

@@ -105,6 +105,24 @@ struct QrcpTuning {
   bool trace = false; // print the decisions (stderr)
 };
 
+// The Gram preconditioning chosen by the plan (precondition = 0, auto;
+// decisions/0022-gram-preconditioning-by-default.md): the shapes of the
+// blocked path's matrices with at least min_cols columns (nw) whose work
+// in the call, count mw nw^2, is at least auto_min_work take the Gram
+// route in the precisions marked auto_on. There a test on the single-precision Gram matrix, per matrix,
+// predicts a gain (core/gram_test.hpp): its columns' RMS cosine times
+// sqrt(mw) at least min_cos (not nearly orthogonal already: the plain
+// iteration is short) and its effective rank tr(G)^2 / |G|_F^2 at least
+// min_rank (single precision resolves some directions). The group is
+// preconditioned when the matrices predicted to gain hold at least half
+// its work; else it runs the plain blocked path.
+struct GramTuning {
+  bool auto_on[4] = {};
+  int min_cols = 0;
+  double auto_min_work = 0, min_cos = 0, min_rank = 0;
+  bool trace = false; // print the group's test and decision (blocking calls)
+};
+
 // The register tier (src/cuda/tiny/): matrices with max(m, n) <= the cap
 // of their precision and the call's batch take it under variant auto (0:
 // never): max_dim_small below batch_mid matrices, max_dim_mid below
@@ -147,6 +165,7 @@ struct Tuning {
   BlockedTuning blocked;
   QrTuning qr;
   QrcpTuning qrcp;
+  GramTuning gram;
   DistTuning dist;
 };
 
@@ -274,6 +293,9 @@ double qrcp_auto_cost(const Tuning &t, double count, int nw);
 // Whether the automatic preconditioning is on for `count` matrices (in
 // units of the largest, of nw columns).
 bool qrcp_auto(const Tuning &t, char prec, double count, int nw);
+// Whether a shape's matrices take the Gram route under precondition = 0:
+// count matrices of mw x nw in the call (GramTuning).
+bool gram_auto(const Tuning &t, char prec, long count, int mw, int nw);
 // Whether the pivoted factorization takes its throughput plan.
 bool qrcp_throughput(const Tuning &t, double latency_steps, double throughput_steps);
 

@@ -106,6 +106,8 @@ struct Case {
   int qr = 0, precondition = -1, block_size = 0;
   bsvd_pair_solver_t pair = BSVD_PAIR_AUTO;
   bool vectors = true;
+  Family family = Family::Random;
+  Family replay_family = Family::Random; // expect_capture_replays' second round
   bool blocked() const {
     return path == BSVD_PATH_CUDA_BLOCKED || path == BSVD_PATH_CUDA_PAIR_EVD ||
            path == BSVD_PATH_CUDA_PAIR_SVD || path == BSVD_PATH_CUDA_QRCP ||
@@ -129,7 +131,7 @@ bsvd_options_t case_options(const Case &c) {
 // T1-T4 on a sample.
 template <class T> void expect_async_matches_blocking(const Case &c, uint64_t seed) {
   SKIP_WITHOUT_GPU();
-  const std::vector<T> A = family_batch<T>(Family::Random, c.m, c.n, c.batch, seed);
+  const std::vector<T> A = family_batch<T>(c.family, c.m, c.n, c.batch, seed);
   Stream st;
   DeviceBatch<T> d(c.m, c.n, c.batch, c.vectors);
   const bsvd_options_t o = case_options(c);
@@ -185,7 +187,7 @@ template <class T> void expect_capture_replays(const Case &c, uint64_t seed) {
   o.workspace = bytes ? ws : nullptr;
   o.workspace_bytes = bytes;
 
-  const std::vector<T> A0 = family_batch<T>(Family::Random, c.m, c.n, c.batch, seed);
+  const std::vector<T> A0 = family_batch<T>(c.family, c.m, c.n, c.batch, seed);
   d.put(A0, st.s);
   cudaGraph_t graph = nullptr;
   ASSERT_EQ(cudaStreamBeginCapture(st.s, cudaStreamCaptureModeGlobal), cudaSuccess);
@@ -207,8 +209,8 @@ template <class T> void expect_capture_replays(const Case &c, uint64_t seed) {
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
   for (int round = 1; round <= 2; ++round) {
-    const std::vector<T> A =
-        family_batch<T>(Family::Random, c.m, c.n, c.batch, seed + 1000 * round);
+    const std::vector<T> A = family_batch<T>(round == 1 ? c.family : c.replay_family, c.m, c.n,
+                                             c.batch, seed + 1000 * round);
     d.put(A, st.s);
     d.poison(st.s);
     ASSERT_EQ(d.call(true, o, st.s, nullptr), 0) << bsvd_last_error();
@@ -377,6 +379,25 @@ TEST(GpuAsync, GramMatchesBlockingAndReplays) {
   expect_async_matches_blocking<std::complex<float>>(c, 64);
   expect_capture_replays<double>(c, 77);
   expect_repeat_replays<double>(c, 84);
+}
+
+// The Gram route chosen by the plan (precondition = 0; 200 x 128^2 is the
+// work limit): its test branches on the host in a blocking call and on the
+// device in the call's graph (if nodes around the eigensolver and the
+// preconditioned iteration, and around the plain blocked path); both take the
+// same branch -- preconditioned for random matrices, plain for cluster1's,
+// whose columns are nearly orthogonal already -- and a captured graph's
+// replays decide afresh on new data (random, then cluster1).
+TEST(GpuAsync, GramAutoBranchesAsBlocking) {
+  Case c{128, 128, 200, BSVD_PATH_CUDA_GRAM};
+  c.precondition = 0;
+  expect_async_matches_blocking<double>(c, 65);
+  c.family = Family::Cluster1;
+  expect_async_matches_blocking<double>(c, 66);
+  expect_async_matches_blocking<std::complex<float>>(c, 67);
+  c.family = Family::Random;
+  c.replay_family = Family::Cluster1;
+  expect_capture_replays<double>(c, 78);
 }
 
 // The first call of a thread (whose cuBLAS and cuSOLVER handles do not

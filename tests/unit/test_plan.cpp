@@ -113,7 +113,8 @@ TEST(Plan, SmallMatricesTakeTheFusedKernel) {
 }
 
 TEST(Plan, LargeMatricesTakeTheBlockedPath) {
-  const Plan p = plan_uniform('d', 1000, 128, 128);
+  // (100 matrices: below the Gram route's work, GramRouteByDefault)
+  const Plan p = plan_uniform('d', 100, 128, 128);
   ASSERT_EQ(p.groups.size(), 1u);
   const Group &g = p.groups[0];
   EXPECT_EQ(g.route, Route::kBlocked);
@@ -122,10 +123,11 @@ TEST(Plan, LargeMatricesTakeTheBlockedPath) {
   EXPECT_EQ(g.blocked.we, 1);
   for (int mode : g.blocked.mode) EXPECT_EQ(mode, BSVD_PAIR_GRAM);
   for (char c : g.blocked.cublas) EXPECT_FALSE(c); // cuBLAS only in z from 512 rows
-  // The automatic preconditioning was weighed and is off for 1000 matrices.
+  // The automatic preconditioning was weighed and is off for 100 matrices.
   EXPECT_TRUE(p.precondition_auto);
   EXPECT_FALSE(p.precondition);
-  EXPECT_NEAR(p.precondition_count, 1000, 1e-9);
+  EXPECT_FALSE(p.gram_auto);
+  EXPECT_NEAR(p.precondition_count, 100, 1e-9);
   EXPECT_GT(p.precondition_cost, 0.1);
   // z from 512 rows: Gram by cuBLAS for matrices of even full pairs.
   const Plan z = plan_uniform('z', 4, 512, 512);
@@ -150,8 +152,9 @@ TEST(Plan, FewLargeMatricesArePreconditioned) {
   const Plan o = plan_uniform('d', 2, 256, 256, off);
   EXPECT_EQ(o.groups[0].route, Route::kBlocked);
   EXPECT_FALSE(o.precondition_auto);
-  // a matrix that no cluster holds keeps the whole call plain
-  EXPECT_EQ(plan_uniform('d', 1, 1024, 1024).groups[0].route, Route::kBlocked);
+  // a matrix that no cluster holds keeps the whole call plain (700^2: below
+  // the Gram route's work)
+  EXPECT_EQ(plan_uniform('d', 1, 700, 700).groups[0].route, Route::kBlocked);
 }
 
 // precondition = 2: the blocked path's matrices take the Gram route (its
@@ -173,6 +176,87 @@ TEST(Plan, GramPreconditioningTakesTheBlockedPathsMatrices) {
   const Plan q = plan_uniform('d', 1000, 256, 256, a);
   EXPECT_EQ(q.groups[0].route, Route::kGram);
   EXPECT_TRUE(q.gram);
+}
+
+// precondition = 0: the blocked path's shapes with work count mw nw^2 of
+// 200 x 128^3 and more take the Gram route, its test deciding per group at
+// run time (decisions/0022); the rest keep the QRCP rule; the fused kernel's
+// and the register tier's matrices, the HSVD and forced settings are
+// unchanged.
+TEST(Plan, GramRouteByDefault) {
+  const Plan p = plan_uniform('d', 1000, 128, 128);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].route, Route::kGram);
+  EXPECT_TRUE(p.gram_auto);
+  EXPECT_FALSE(p.gram);
+  EXPECT_EQ(p.groups[0].blocked.nb, 16);
+  EXPECT_EQ(p.groups[0].blocked.mode.size(), 1000u);
+  for (char c : {'s', 'c', 'z'})
+    EXPECT_EQ(plan_uniform(c, 1000, 128, 128).groups[0].route, Route::kGram) << c;
+  // the work limit: 200 matrices of 128^2, 25 of 256^2, 4 of 512^2, one of 1024^2
+  EXPECT_EQ(plan_uniform('d', 200, 128, 128).groups[0].route, Route::kGram);
+  EXPECT_EQ(plan_uniform('d', 199, 128, 128).groups[0].route, Route::kBlocked);
+  EXPECT_EQ(plan_uniform('d', 25, 256, 256).groups[0].route, Route::kGram);
+  EXPECT_NE(plan_uniform('d', 24, 256, 256).groups[0].route, Route::kGram);
+  EXPECT_EQ(plan_uniform('d', 4, 512, 512).groups[0].route, Route::kGram);
+  EXPECT_EQ(plan_uniform('d', 1, 1024, 1024).groups[0].route, Route::kGram);
+  EXPECT_EQ(plan_uniform('d', 1, 4096, 2048).groups[0].route, Route::kGram);
+  // from 128 columns (1000 of 80^2 or 127^2: the plain blocked path)
+  EXPECT_EQ(plan_uniform('d', 1000, 127, 127).groups[0].route, Route::kBlocked);
+  EXPECT_EQ(plan_uniform('d', 1000, 2000, 127).groups[0].route, Route::kBlocked);
+  EXPECT_EQ(plan_uniform('d', 1, 2048, 4096).groups[0].route, Route::kGram); // wide: W = A^H
+  // async calls too
+  Config a;
+  a.exec = bsvd::detail::Exec::kAsync;
+  EXPECT_EQ(plan_uniform('d', 1000, 256, 256, a).groups[0].route, Route::kGram);
+  // not for the fused kernel's matrices, nor the register tier's
+  EXPECT_EQ(plan_uniform('d', 100000, 32, 32).groups[0].route, Route::kFused);
+  EXPECT_NE(plan_uniform('d', 1000000, 4, 4).groups[0].route, Route::kGram);
+  // forced settings and the HSVD keep theirs
+  Config plain, qrcp;
+  plain.precondition = -1;
+  qrcp.precondition = 1;
+  EXPECT_EQ(plan_uniform('d', 1000, 256, 256, plain).groups[0].route, Route::kBlocked);
+  EXPECT_EQ(plan_uniform('d', 1000, 256, 256, qrcp).groups[0].route, Route::kQrcp);
+  EXPECT_FALSE(plan_uniform('d', 1000, 256, 256, plain).gram_auto);
+  EXPECT_NE(plan_hsvd_uniform('d', 1000, 256, 256).groups[0].route, Route::kGram);
+  // the table's switch (BSVD_GRAM_AUTO=0)
+  Tuning off = tuning_table(9, 0);
+  for (bool &on : off.gram.auto_on) on = false;
+  static const FakeFacts facts;
+  EXPECT_EQ(
+      make_plan(uniform_shapes('d', 1000, 256, 256), Config(), h100(), facts, off).groups[0].route,
+      Route::kBlocked);
+  // no GPU: the CPU
+  DeviceDesc none;
+  none.id = -1;
+  EXPECT_EQ(plan_uniform('d', 1000, 256, 256, Config(), none).groups[0].route, Route::kCpu);
+}
+
+// A variable-size batch: the work is counted per working shape (mw, nw),
+// wide and tall alike; shapes below the limit keep the plain routing.
+TEST(Plan, GramRouteCountsWorkPerShape) {
+  std::vector<int> m, n;
+  for (int i = 0; i < 150; ++i) { // 150 of 128^2, 100 of their transposes' shape
+    m.push_back(160);
+    n.push_back(128);
+  }
+  for (int i = 0; i < 100; ++i) {
+    m.push_back(128);
+    n.push_back(160);
+  }
+  m.push_back(200); // one 200 x 150
+  n.push_back(150);
+  m.push_back(20); // one for the fused kernel
+  n.push_back(20);
+  const std::vector<Route> r = routes(plan_sizes('d', m, n));
+  for (int i = 0; i < 250; ++i) ASSERT_EQ(r[size_t(i)], Route::kGram) << i;
+  EXPECT_NE(r[250], Route::kGram);
+  EXPECT_EQ(r[251], Route::kFused);
+  // 150 alone are below the limit
+  const std::vector<Route> q = routes(plan_sizes('d', std::vector<int>(m.begin(), m.begin() + 150),
+                                                 std::vector<int>(n.begin(), n.begin() + 150)));
+  EXPECT_NE(q[0], Route::kGram);
 }
 
 TEST(Plan, TallMatricesTakeTheQrFrontEnd) {
@@ -334,13 +418,13 @@ TEST(Plan, HyperbolicTakesTheBlockedPairSolver) {
       for (int mode : g.blocked.mode) EXPECT_EQ(mode, BSVD_PAIR_SVD_SM);
       for (char c : g.blocked.cublas) EXPECT_FALSE(c);
     }
-  // The SVD of the same shapes: the Gram path (LargeMatricesTakeTheBlockedPath),
-  // and with the call's requests, what it asks for.
+  // The SVD of the same shapes: the Gram route (GramRouteByDefault) with
+  // the Gram pair solver, and with the call's requests, what it asks for.
   for (int n : {128, 256}) {
     const Plan s = plan_uniform('d', 1000, n, n);
     EXPECT_FALSE(s.hyperbolic);
     ASSERT_EQ(s.groups.size(), 1u);
-    EXPECT_EQ(s.groups[0].route, Route::kBlocked);
+    EXPECT_EQ(s.groups[0].route, Route::kGram);
     for (int mode : s.groups[0].blocked.mode) EXPECT_EQ(mode, BSVD_PAIR_GRAM);
     EXPECT_TRUE(s.precondition_auto);
     const Plan a = plan_uniform('d', 1000, n, n, asks);

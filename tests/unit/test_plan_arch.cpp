@@ -202,7 +202,8 @@ TEST(PlanArch, NoClustersMeansQrcpOnOneBlock) {
   for (const DeviceDesc &d : {a100(), rtx4090()}) {
     const Plan p = plan_on(d, 'd', 1000, 256, 256);
     EXPECT_FALSE(p.precondition);
-    ASSERT_NE(p.find(Route::kBlocked), nullptr);
+    ASSERT_NE(p.find(Route::kGram), nullptr); // (decision 0022; no cluster needed)
+    EXPECT_NE(plan_on(d, 'd', 10, 256, 256).find(Route::kBlocked), nullptr);
     Config on;
     on.precondition = 1;
     const Plan q = plan_on(d, 'd', 1000, 256, 256, on);

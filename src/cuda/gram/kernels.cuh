@@ -5,6 +5,7 @@
 
 #include "../common/device_scalar.cuh"
 #include "../../core/batch.hpp"
+#include "../../core/gram_test.hpp"
 
 namespace bsvd::detail::cuda {
 
@@ -176,6 +177,98 @@ template <class Tstd> __global__ void __launch_bounds__(kGramThreads)
   for (int e = threadIdx.x; e < nw * nw; e += kGramThreads) {
     const int c = e / nw, r = e - c * nw;
     Rt[r + size_t(c) * ldr] = Xm[e];
+  }
+}
+
+// The Gram route's test (core/gram_test.hpp; the plan chose the route) on
+// each matrix's single-precision G = F^H F: one block per matrix reduces
+// the sums in double; work[k] = mw nw^2 and gain[k] = the same where the
+// test predicts a gain, else 0 (k: the storage position).
+__device__ __forceinline__ double gram_abs2_d(float x) { return double(x) * double(x); }
+__device__ __forceinline__ double gram_abs2_d(cx<float> x) {
+  return double(x.re) * double(x.re) + double(x.im) * double(x.im);
+}
+__device__ __forceinline__ double gram_diag_d(float x) { return x > 0.f ? double(x) : 0.0; }
+__device__ __forceinline__ double gram_diag_d(cx<float> x) { return gram_diag_d(x.re); }
+
+template <class L> __global__ void __launch_bounds__(kGramThreads)
+    gram_test_kernel(const GramMat *mats, const L *G, double min_cos, double min_rank, double *work,
+                     double *gain) {
+  __shared__ double red[4][kGramThreads / 32];
+  const GramMat M = mats[blockIdx.x];
+  const int nw = M.nw;
+  const L *Gm = G + M.onn;
+  double v[4] = {0, 0, 0, 0}; // cos2, pairs, trace, frob2 (GramTestSums)
+  for (int e = threadIdx.x; e < nw * nw; e += kGramThreads) {
+    const int c = e / nw, r = e - c * nw;
+    const double a2 = gram_abs2_d(Gm[e]);
+    const double gcc = gram_diag_d(Gm[c + size_t(c) * nw]);
+    v[3] += a2;
+    if (r == c) {
+      v[2] += gcc;
+    } else {
+      const double grr = gram_diag_d(Gm[r + size_t(r) * nw]);
+      if (grr > 0 && gcc > 0) {
+        v[0] += a2 / (grr * gcc);
+        v[1] += 1;
+      }
+    }
+  }
+  for (int q = 0; q < 4; ++q)
+    for (int o = 16; o > 0; o >>= 1) v[q] += __shfl_xor_sync(0xffffffffu, v[q], o);
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  if (l == 0)
+    for (int q = 0; q < 4; ++q) red[q][w] = v[q];
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  GramTestSums s;
+  for (int i = 0; i < kGramThreads / 32; ++i) {
+    s.cos2 += red[0][i];
+    s.pairs += red[1][i];
+    s.trace += red[2][i];
+    s.frob2 += red[3][i];
+  }
+  const double wk = double(M.mw) * double(nw) * double(nw);
+  work[blockIdx.x] = wk;
+  gain[blockIdx.x] = gram_test_pays(s, M.mw, min_cos, min_rank) ? wk : 0.0;
+}
+
+// The group's decision: preconditioned when the matrices predicted to gain
+// hold at least half the work. decision[0] = 1 or 0, decision[1..2] = the
+// work predicted to gain and the total (the trace); a captured call's two
+// if nodes take it (then_cond = decision, else_cond = its negation;
+// has_cond 0 outside a capture).
+__global__ void __launch_bounds__(kGramThreads)
+    gram_decide_kernel(int cnt, const double *work, const double *gain, double *decision,
+                       cudaGraphConditionalHandle then_cond, cudaGraphConditionalHandle else_cond,
+                       int has_cond) {
+  __shared__ double red[2][kGramThreads / 32];
+  double v[2] = {0, 0};
+  for (int i = threadIdx.x; i < cnt; i += kGramThreads) {
+    v[0] += gain[i];
+    v[1] += work[i];
+  }
+  for (int q = 0; q < 2; ++q)
+    for (int o = 16; o > 0; o >>= 1) v[q] += __shfl_xor_sync(0xffffffffu, v[q], o);
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  if (l == 0) {
+    red[0][w] = v[0];
+    red[1][w] = v[1];
+  }
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  double g = 0, t = 0;
+  for (int i = 0; i < kGramThreads / 32; ++i) {
+    g += red[0][i];
+    t += red[1][i];
+  }
+  const bool go = t > 0 && 2 * g >= t;
+  decision[0] = go ? 1.0 : 0.0;
+  decision[1] = g;
+  decision[2] = t;
+  if (has_cond) {
+    cudaGraphSetConditional(then_cond, go ? 1u : 0u);
+    cudaGraphSetConditional(else_cond, go ? 0u : 1u);
   }
 }
 

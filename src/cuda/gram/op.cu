@@ -8,6 +8,7 @@
 #include "../blocked/blocked.hpp"
 #include "../blocked/op.hpp"
 #include "../common/gemm.hpp"
+#include "../common/device_loop.hpp"
 #include "../common/handles.hpp"
 #include "../common/upload.hpp"
 #include "../common/ws_layout.hpp"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <cstdio>
 #include <map>
 #include <utility>
 #include <vector>
@@ -77,6 +79,7 @@ SyevChunk syev_chunk(char p, int n, int count) {
 struct GramLayout {
   long long mn = 0, nn = 0, n = 0; // sums of mw nw, nw^2, nw
   size_t mats, P, Wq, Vd, V0, B1, B2, F, G, ev, S, info, sweeps, sinfo, dims, parr, syev, blk;
+  size_t test; // the test's work and gain per matrix, and the decision (plan.gram_auto)
   size_t syev_bytes = 0, total = 0;
 };
 GramLayout gram_layout(const plan::Plan &p, const plan::Group &g, const Shapes &shapes) {
@@ -116,6 +119,7 @@ GramLayout gram_layout(const plan::Plan &p, const plan::Group &g, const Shapes &
   L.sinfo = c.take(cnt * sizeof(int));
   L.dims = c.take(2 * cnt * sizeof(int)); // mw, nw
   L.parr = c.take(4 * cnt * sizeof(void *)); // A, S, U, V of the blocked path's batch
+  L.test = c.take((2 * cnt + 3) * sizeof(double));
   L.syev = c.take(L.syev_bytes);
   L.blk = c.take(
       blocked_workspace_bytes(mw, nw, g.blocked.mode, p.vectors, eb, g.blocked.nb, g.blocked.wr));
@@ -137,181 +141,256 @@ bool GramOp::can_run(const plan::Plan &p, const plan::Group &g) {
   return BlockedOp::can_run(p, b);
 }
 
+// The plan's choice (plan.gram_auto) may run the plain blocked path on the
+// caller's matrices instead, from the workspace's start.
 size_t GramOp::workspace_bytes(const plan::Plan &p, const plan::Group &g) {
   if (g.index.empty()) return 0;
-  return gram_layout(p, g, shapes_of(g)).total;
+  const size_t gram = gram_layout(p, g, shapes_of(g)).total;
+  if (!p.gram_auto) return gram;
+  plan::Group b = g;
+  b.route = plan::Route::kBlocked;
+  return std::max(gram, BlockedOp::workspace_bytes(p, b));
 }
 
-template <class T> bsvd_status_t GramOp::run(const GroupArgs<T> &a) {
+namespace {
+
+// One call of the operation: its workspace's pointers, the matrices in
+// storage order (shape by shape: contiguous runs for the strided products)
+// and the steps. mats[] is in that order, the blocked path's batch in the
+// group's.
+template <class T> class GramRun {
+public:
   using R = real_of_t<T>;
   using L = std::conditional_t<std::is_same_v<T, R>, float, std::complex<float>>;
-  const plan::Group &g = a.group;
-  const int cnt = int(g.index.size());
-  if (cnt == 0) return BSVD_STATUS_SUCCESS;
-  const char prec = a.plan.precision;
-  cublasHandle_t bh = nullptr;
-  cusolverDnHandle_t sh = nullptr;
-  if (const cublasStatus_t st = cublas_handle(&bh)) {
-    set_error("the Gram preconditioning (opts->precondition = 2) needs a cuBLAS handle, and "
-              "cublasCreate returned %s (%d)",
-              cublas_status_name(st), int(st));
-    return BSVD_STATUS_DEVICE_ERROR;
-  }
-  if (const cusolverStatus_t st = cusolver_handle(&sh)) {
-    set_error("the Gram preconditioning (opts->precondition = 2) needs a cuSOLVER handle, and "
-              "cusolverDnCreate returned %s (%d)",
-              cusolver_status_name(st), int(st));
-    return BSVD_STATUS_DEVICE_ERROR;
-  }
-  const Shapes shapes = shapes_of(g);
-  const GramLayout Ly = gram_layout(a.plan, g, shapes);
-  unsigned char *ws = a.ws;
-  cudaStream_t stream = a.stream;
-  auto at = [ws](size_t off) { return ws + off; };
-  T *P = reinterpret_cast<T *>(at(Ly.P)), *Wq = reinterpret_cast<T *>(at(Ly.Wq));
-  T *Vd = reinterpret_cast<T *>(at(Ly.Vd)), *V0 = reinterpret_cast<T *>(at(Ly.V0));
-  T *B1 = reinterpret_cast<T *>(at(Ly.B1)), *B2 = reinterpret_cast<T *>(at(Ly.B2));
-  L *F = reinterpret_cast<L *>(at(Ly.F)), *G = reinterpret_cast<L *>(at(Ly.G));
-  float *ev = reinterpret_cast<float *>(at(Ly.ev));
-  R *S = reinterpret_cast<R *>(at(Ly.S));
-  int *info = reinterpret_cast<int *>(at(Ly.info)),
-      *sweeps = reinterpret_cast<int *>(at(Ly.sweeps));
-  int *sinfo = reinterpret_cast<int *>(at(Ly.sinfo));
+  using DT = dev_t<T>;
+  using DL = low_t<DT>;
 
-  // Matrices stored shape by shape (contiguous runs for the strided calls);
-  // mats[] in that order, the blocked path's batch in the group's order.
-  std::vector<GramMat> mats;
-  mats.reserve(size_t(cnt));
-  std::vector<int> mwv(cnt), nwv(cnt), dimv(2 * size_t(cnt));
-  std::vector<const T *> pA(cnt);
-  std::vector<R *> pS(cnt);
-  std::vector<T *> pU(cnt), pV(cnt);
+  explicit GramRun(const GroupArgs<T> &a)
+      : a_(a), g_(a.group), cnt_(int(a.group.index.size())), prec_(a.plan.precision),
+        shapes_(shapes_of(a.group)), Ly_(gram_layout(a.plan, a.group, shapes_)) {}
+
+  bsvd_status_t init(); // handles, the matrices' records, W and F (gram_pack_kernel)
+  bsvd_status_t gram_matrices(cudaStream_t s); // G = F^H F
+  bsvd_status_t test(cudaStream_t s, const DeviceIf *then_if, const DeviceIf *else_if);
+  bsvd_status_t eigenvectors(cudaStream_t s); // G's eigenvectors
+  bsvd_status_t finish(cudaStream_t s); // V0, W V0, the blocked path, V0 V_J, the results
+  bsvd_status_t plain(cudaStream_t s); // the blocked path on the caller's matrices
+  // The test's decision and the work predicted to gain / in all (blocking
+  // calls: waits for the stream).
+  bsvd_status_t read_decision(double d[3]);
+
+private:
   struct Run {
     int mw, nw, first, count; // mats[first .. first + count)
     long long omn, onn, on;
   };
-  std::vector<Run> runs;
-  {
-    long long omn = 0, onn = 0, on = 0;
-    for (const auto &sh_ : shapes) {
-      const int mw = sh_.first.first, nw = sh_.first.second;
-      runs.push_back({mw, nw, int(mats.size()), int(sh_.second.size()), omn, onn, on});
-      for (int i : sh_.second) {
-        const size_t u = size_t(i);
-        mats.push_back({i, a.kidx[u], g.m[u], g.n[u], mw, nw, omn, onn, on});
-        mwv[u] = dimv[u] = mw;
-        nwv[u] = dimv[size_t(cnt) + u] = nw;
-        pA[u] = Wq + omn;
-        pS[u] = S + on;
-        pU[u] = a.kb.vectors ? P + omn : nullptr; // W is dead once W V0 is formed
-        pV[u] = a.kb.vectors ? Vd + onn : nullptr;
-        omn += (long long)mw * nw;
-        onn += (long long)nw * nw;
-        on += nw;
-      }
+  unsigned char *at(size_t off) const { return a_.ws + off; }
+  template <class E> E *ptr(size_t off) const { return reinterpret_cast<E *>(at(off)); }
+  DT *dv(size_t off) const { return ptr<DT>(off); }
+  const GramMat *dmats() const { return ptr<const GramMat>(Ly_.mats); }
+  bsvd_status_t set_stream(cudaStream_t s);
+  bool product(const Run &r, const char *what, cudaDataType t, bool conj_a, int m, int n, int k,
+               const void *alpha, const void *A, int lda, long long sa, const void *B, int ldb,
+               long long sb, const void *beta, void *C, int ldc, long long sc);
+
+  const GroupArgs<T> &a_;
+  const plan::Group &g_;
+  const int cnt_;
+  const char prec_;
+  const Shapes shapes_;
+  const GramLayout Ly_;
+  cublasHandle_t bh_ = nullptr;
+  cusolverDnHandle_t sh_ = nullptr;
+  std::vector<Run> runs_;
+  std::vector<int> mwv_, nwv_;
+};
+
+template <class T> bsvd_status_t GramRun<T>::init() {
+  if (const cublasStatus_t st = cublas_handle(&bh_)) {
+    set_error("the Gram preconditioning needs a cuBLAS handle, and cublasCreate returned %s (%d)",
+              cublas_status_name(st), int(st));
+    return BSVD_STATUS_DEVICE_ERROR;
+  }
+  if (const cusolverStatus_t st = cusolver_handle(&sh_)) {
+    set_error("the Gram preconditioning needs a cuSOLVER handle, and cusolverDnCreate returned "
+              "%s (%d)",
+              cusolver_status_name(st), int(st));
+    return BSVD_STATUS_DEVICE_ERROR;
+  }
+  T *P = ptr<T>(Ly_.P), *Wq = ptr<T>(Ly_.Wq), *Vd = ptr<T>(Ly_.Vd);
+  R *S = ptr<R>(Ly_.S);
+  std::vector<GramMat> mats;
+  mats.reserve(size_t(cnt_));
+  mwv_.assign(size_t(cnt_), 0);
+  nwv_.assign(size_t(cnt_), 0);
+  std::vector<int> dimv(2 * size_t(cnt_));
+  std::vector<const T *> pA(cnt_);
+  std::vector<R *> pS(cnt_);
+  std::vector<T *> pU(cnt_), pV(cnt_);
+  long long omn = 0, onn = 0, on = 0;
+  for (const auto &sh : shapes_) {
+    const int mw = sh.first.first, nw = sh.first.second;
+    runs_.push_back({mw, nw, int(mats.size()), int(sh.second.size()), omn, onn, on});
+    for (int i : sh.second) {
+      const size_t u = size_t(i);
+      mats.push_back({i, a_.kidx[u], g_.m[u], g_.n[u], mw, nw, omn, onn, on});
+      mwv_[u] = dimv[u] = mw;
+      nwv_[u] = dimv[size_t(cnt_) + u] = nw;
+      pA[u] = Wq + omn;
+      pS[u] = S + on;
+      pU[u] = a_.kb.vectors ? P + omn : nullptr; // W is dead once W V0 is formed
+      pV[u] = a_.kb.vectors ? Vd + onn : nullptr;
+      omn += (long long)mw * nw;
+      onn += (long long)nw * nw;
+      on += nw;
     }
   }
-  const size_t pb = size_t(cnt) * sizeof(void *);
-  BSVD_CUDA_TRY(upload_bytes(at(Ly.mats), mats.data(), cnt * sizeof(GramMat), stream));
-  BSVD_CUDA_TRY(upload_bytes(at(Ly.dims), dimv.data(), dimv.size() * sizeof(int), stream));
-  BSVD_CUDA_TRY(upload_bytes(at(Ly.parr), pA.data(), pb, stream));
-  BSVD_CUDA_TRY(upload_bytes(at(Ly.parr) + pb, pS.data(), pb, stream));
-  BSVD_CUDA_TRY(upload_bytes(at(Ly.parr) + 2 * pb, pU.data(), pb, stream));
-  BSVD_CUDA_TRY(upload_bytes(at(Ly.parr) + 3 * pb, pV.data(), pb, stream));
-  const auto *dmats = reinterpret_cast<const GramMat *>(at(Ly.mats));
-  using DT = dev_t<T>;
-  using DL = low_t<DT>;
-  auto dv = [](T *x) { return reinterpret_cast<DT *>(x); };
-
-  gram_pack_kernel<T>
-      <<<cnt, kGramThreads, 0, stream>>>(a.kb, dmats, dv(P), reinterpret_cast<DL *>(F));
+  const size_t pb = size_t(cnt_) * sizeof(void *);
+  const cudaStream_t stream = a_.stream;
+  BSVD_CUDA_TRY(upload_bytes(at(Ly_.mats), mats.data(), cnt_ * sizeof(GramMat), stream));
+  BSVD_CUDA_TRY(upload_bytes(at(Ly_.dims), dimv.data(), dimv.size() * sizeof(int), stream));
+  BSVD_CUDA_TRY(upload_bytes(at(Ly_.parr), pA.data(), pb, stream));
+  BSVD_CUDA_TRY(upload_bytes(at(Ly_.parr) + pb, pS.data(), pb, stream));
+  BSVD_CUDA_TRY(upload_bytes(at(Ly_.parr) + 2 * pb, pU.data(), pb, stream));
+  BSVD_CUDA_TRY(upload_bytes(at(Ly_.parr) + 3 * pb, pV.data(), pb, stream));
+  gram_pack_kernel<T><<<cnt_, kGramThreads, 0, stream>>>(a_.kb, dmats(), dv(Ly_.P), ptr<DL>(Ly_.F));
   BSVD_CUDA_TRY(cudaGetLastError());
+  return BSVD_STATUS_SUCCESS;
+}
 
-  if (const cublasStatus_t st = cublasSetStream(bh, stream)) {
+template <class T> bsvd_status_t GramRun<T>::set_stream(cudaStream_t s) {
+  if (const cublasStatus_t st = cublasSetStream(bh_, s)) {
     set_error("cublasSetStream returned %s (%d) in the Gram preconditioning",
               cublas_status_name(st), int(st));
     return BSVD_STATUS_DEVICE_ERROR;
   }
-  if (const cusolverStatus_t st = cusolverDnSetStream(sh, stream)) {
+  if (const cusolverStatus_t st = cusolverDnSetStream(sh_, s)) {
     set_error("cusolverDnSetStream returned %s (%d) in the Gram preconditioning",
               cusolver_status_name(st), int(st));
     return BSVD_STATUS_DEVICE_ERROR;
   }
-  const cudaDataType tl = low_type_of(prec), tw = data_type(prec);
+  return BSVD_STATUS_SUCCESS;
+}
+
+// Every product of the preconditioning, per run: C = alpha op(A) B + beta C.
+template <class T> bool GramRun<T>::product(const Run &r, const char *what, cudaDataType t,
+                                            bool conj_a, int m, int n, int k, const void *alpha,
+                                            const void *A, int lda, long long sa, const void *B,
+                                            int ldb, long long sb, const void *beta, void *C,
+                                            int ldc, long long sc) {
+  const cublasStatus_t st = gemm_strided(bh_, t, conj_a, m, n, k, alpha, A, lda, sa, B, ldb, sb,
+                                         beta, C, ldc, sc, r.count);
+  if (st == CUBLAS_STATUS_SUCCESS) return true;
+  set_error("cuBLAS's batched product (%s) returned %s (%d) in the Gram preconditioning", what,
+            cublas_status_name(st), int(st));
+  return false;
+}
+
+template <class T> bsvd_status_t GramRun<T>::gram_matrices(cudaStream_t s) {
+  BSVD_TRY_STATUS(set_stream(s));
   const L lone(1), lzero(0);
-  const T one(1), zero(0), mhalf(-0.5);
-  // Every product of the preconditioning, per run: C = alpha op(A) B + beta C.
-  auto product = [&](const Run &r, const char *what, cudaDataType t, bool conj_a, int m, int n,
-                     int k, const void *alpha, const void *A, int lda, long long sa, const void *B,
-                     int ldb, long long sb, const void *beta, void *C, int ldc, long long sc) {
-    const cublasStatus_t st = gemm_strided(bh, t, conj_a, m, n, k, alpha, A, lda, sa, B, ldb, sb,
-                                           beta, C, ldc, sc, r.count);
-    if (st == CUBLAS_STATUS_SUCCESS) return true;
-    set_error("cuBLAS's batched product (%s) returned %s (%d) in the Gram preconditioning", what,
-              cublas_status_name(st), int(st));
-    return false;
-  };
-
-  // G = F^H F and its eigenvectors, shape by shape.
-  {
-    cusolverDnParams_t par = nullptr;
-    if (cusolverDnCreateParams(&par) != CUSOLVER_STATUS_SUCCESS) {
-      set_error("cusolverDnCreateParams failed in the Gram preconditioning");
+  L *F = ptr<L>(Ly_.F), *G = ptr<L>(Ly_.G);
+  for (const Run &r : runs_) {
+    const long long smn = (long long)r.mw * r.nw, snn = (long long)r.nw * r.nw;
+    if (!product(r, "F^H F", low_type_of(prec_), true, r.nw, r.nw, r.mw, &lone, F + r.omn, r.mw,
+                 smn, F + r.omn, r.mw, smn, &lzero, G + r.onn, r.nw, snn))
       return BSVD_STATUS_DEVICE_ERROR;
-    }
-    std::vector<unsigned char> host_ws;
-    bool ok = true;
-    for (const Run &r : runs) {
-      const long long smn = (long long)r.mw * r.nw, snn = (long long)r.nw * r.nw;
-      L *Fr = F + r.omn, *Gr = G + r.onn;
-      ok = product(r, "F^H F", tl, true, r.nw, r.nw, r.mw, &lone, Fr, r.mw, smn, Fr, r.mw, smn,
-                   &lzero, Gr, r.nw, snn);
-      if (!ok) break;
-      const SyevChunk ch = syev_chunk(prec, r.nw, r.count);
-      if (ch.chunk == 0 || ch.dev > Ly.syev_bytes) {
-        set_error("cusolverDnXsyevBatched_bufferSize failed in the Gram preconditioning");
-        ok = false;
-        break;
-      }
-      if (ch.host > 0 && stream_capturing(stream)) {
-        // (a host buffer would not outlive the captured graph)
-        set_error("cusolverDnXsyevBatched asks for %zu bytes of host workspace, which a "
-                  "captured call cannot keep: use a blocking call for opts->precondition = 2",
-                  ch.host);
-        ok = false;
-        break;
-      }
-      host_ws.resize(std::max<size_t>(ch.host, 1));
-      for (int c0 = 0; c0 < r.count && ok; c0 += ch.chunk) {
-        const int k = std::min(ch.chunk, r.count - c0);
-        const cusolverStatus_t st = cusolverDnXsyevBatched(
-            sh, par, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, r.nw, tl, Gr + c0 * snn,
-            r.nw, CUDA_R_32F, ev + r.on + (long long)c0 * r.nw, tl, at(Ly.syev), ch.dev,
-            host_ws.data(), ch.host, sinfo + r.first + c0, k);
-        if (st != CUSOLVER_STATUS_SUCCESS) {
-          set_error("cusolverDnXsyevBatched returned %s (%d) in the Gram preconditioning",
-                    cusolver_status_name(st), int(st));
-          ok = false;
-        }
-      }
-      if (!ok) break;
-    }
-    cusolverDnDestroyParams(par);
-    if (!ok) return BSVD_STATUS_DEVICE_ERROR;
   }
+  return BSVD_STATUS_SUCCESS;
+}
 
-  // V0 in the working precision; X <- X (3/2 I - X^H X / 2) twice (from
-  // single precision's ~1e-7 to rounding); checked; W V0.
-  gram_v0_kernel<T><<<cnt, kGramThreads, 0, stream>>>(dmats, reinterpret_cast<const DL *>(G), sinfo,
-                                                      dv(V0), dv(B1));
+template <class T>
+bsvd_status_t GramRun<T>::test(cudaStream_t s, const DeviceIf *then_if, const DeviceIf *else_if) {
+  const plan::GramTuning &t = a_.plan.tuning.gram;
+  double *work = ptr<double>(Ly_.test), *gain = work + cnt_, *decision = gain + cnt_;
+  gram_test_kernel<DL><<<cnt_, kGramThreads, 0, s>>>(dmats(), ptr<const DL>(Ly_.G), t.min_cos,
+                                                     t.min_rank, work, gain);
+  BSVD_CUDA_TRY(cudaGetLastError());
+  const bool cond = then_if && else_if;
+  gram_decide_kernel<<<1, kGramThreads, 0, s>>>(cnt_, work, gain, decision,
+                                                cond ? then_if->handle() : 0,
+                                                cond ? else_if->handle() : 0, int(cond));
+  BSVD_CUDA_TRY(cudaGetLastError());
+  return BSVD_STATUS_SUCCESS;
+}
+
+template <class T> bsvd_status_t GramRun<T>::read_decision(double d[3]) {
+  BSVD_CUDA_TRY(cudaMemcpyAsync(d, ptr<double>(Ly_.test) + 2 * size_t(cnt_), 3 * sizeof(double),
+                                cudaMemcpyDeviceToHost, a_.stream));
+  BSVD_CUDA_TRY(cudaStreamSynchronize(a_.stream));
+  return BSVD_STATUS_SUCCESS;
+}
+
+template <class T> bsvd_status_t GramRun<T>::eigenvectors(cudaStream_t s) {
+  BSVD_TRY_STATUS(set_stream(s));
+  cusolverDnParams_t par = nullptr;
+  if (cusolverDnCreateParams(&par) != CUSOLVER_STATUS_SUCCESS) {
+    set_error("cusolverDnCreateParams failed in the Gram preconditioning");
+    return BSVD_STATUS_DEVICE_ERROR;
+  }
+  L *G = ptr<L>(Ly_.G);
+  float *ev = ptr<float>(Ly_.ev);
+  int *sinfo = ptr<int>(Ly_.sinfo);
+  const cudaDataType tl = low_type_of(prec_);
+  std::vector<unsigned char> host_ws;
+  bool ok = true;
+  for (const Run &r : runs_) {
+    const long long snn = (long long)r.nw * r.nw;
+    const SyevChunk ch = syev_chunk(prec_, r.nw, r.count);
+    if (ch.chunk == 0 || ch.dev > Ly_.syev_bytes) {
+      set_error("cusolverDnXsyevBatched_bufferSize failed in the Gram preconditioning");
+      ok = false;
+      break;
+    }
+    if (ch.host > 0 && stream_capturing(s)) {
+      // (a host buffer would not outlive the captured graph)
+      set_error("cusolverDnXsyevBatched asks for %zu bytes of host workspace, which a captured "
+                "call cannot keep: use a blocking call, or opts->precondition = -1",
+                ch.host);
+      ok = false;
+      break;
+    }
+    host_ws.resize(std::max<size_t>(ch.host, 1));
+    for (int c0 = 0; c0 < r.count && ok; c0 += ch.chunk) {
+      const int k = std::min(ch.chunk, r.count - c0);
+      const cusolverStatus_t st = cusolverDnXsyevBatched(
+          sh_, par, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, r.nw, tl,
+          G + r.onn + c0 * snn, r.nw, CUDA_R_32F, ev + r.on + (long long)c0 * r.nw, tl,
+          at(Ly_.syev), ch.dev, host_ws.data(), ch.host, sinfo + r.first + c0, k);
+      if (st != CUSOLVER_STATUS_SUCCESS) {
+        set_error("cusolverDnXsyevBatched returned %s (%d) in the Gram preconditioning",
+                  cusolver_status_name(st), int(st));
+        ok = false;
+      }
+    }
+    if (!ok) break;
+  }
+  cusolverDnDestroyParams(par);
+  return ok ? BSVD_STATUS_SUCCESS : BSVD_STATUS_DEVICE_ERROR;
+}
+
+// V0 in the working precision; X <- X (3/2 I - X^H X / 2) twice (from
+// single precision's ~1e-7 to rounding); checked; W V0; the blocked path on
+// it (tall, mw x nw: its left vectors into P, V_J into Vd, S, info and
+// sweeps into the workspace); V = V0 V_J into B2; the caller's U, S, V,
+// info, sweeps.
+template <class T> bsvd_status_t GramRun<T>::finish(cudaStream_t s) {
+  BSVD_TRY_STATUS(set_stream(s));
+  const cudaDataType tw = data_type(prec_);
+  const T one(1), zero(0), mhalf(-0.5);
+  T *P = ptr<T>(Ly_.P), *Wq = ptr<T>(Ly_.Wq), *Vd = ptr<T>(Ly_.Vd), *V0 = ptr<T>(Ly_.V0);
+  T *B1 = ptr<T>(Ly_.B1), *B2 = ptr<T>(Ly_.B2);
+  auto d = [](T *x) { return reinterpret_cast<DT *>(x); };
+  gram_v0_kernel<T><<<cnt_, kGramThreads, 0, s>>>(dmats(), ptr<const DL>(Ly_.G),
+                                                  ptr<const int>(Ly_.sinfo), d(V0), d(B1));
   BSVD_CUDA_TRY(cudaGetLastError());
   for (int step = 0; step < 2; ++step) {
     T *X = step == 0 ? V0 : B2, *Y = step == 0 ? B2 : V0;
     if (step == 1) {
-      gram_fill_kernel<T><<<cnt, kGramThreads, 0, stream>>>(dmats, dv(B1));
+      gram_fill_kernel<T><<<cnt_, kGramThreads, 0, s>>>(dmats(), d(B1));
       BSVD_CUDA_TRY(cudaGetLastError());
     }
-    for (const Run &r : runs) {
+    for (const Run &r : runs_) {
       const long long snn = (long long)r.nw * r.nw;
       if (!product(r, "3/2 I - X^H X / 2", tw, true, r.nw, r.nw, r.nw, &mhalf, X + r.onn, r.nw, snn,
                    X + r.onn, r.nw, snn, &one, B1 + r.onn, r.nw, snn) ||
@@ -320,54 +399,109 @@ template <class T> bsvd_status_t GramOp::run(const GroupArgs<T> &a) {
         return BSVD_STATUS_DEVICE_ERROR;
     }
   }
-  for (const Run &r : runs) {
+  for (const Run &r : runs_) {
     const long long snn = (long long)r.nw * r.nw;
     if (!product(r, "V0^H V0", tw, true, r.nw, r.nw, r.nw, &one, V0 + r.onn, r.nw, snn, V0 + r.onn,
                  r.nw, snn, &zero, B1 + r.onn, r.nw, snn))
       return BSVD_STATUS_DEVICE_ERROR;
   }
-  gram_check_kernel<T><<<cnt, kGramThreads, 0, stream>>>(dmats, dv(B1), dv(V0), gram_orth_tol<R>());
+  gram_check_kernel<T><<<cnt_, kGramThreads, 0, s>>>(dmats(), d(B1), d(V0), gram_orth_tol<R>());
   BSVD_CUDA_TRY(cudaGetLastError());
-  for (const Run &r : runs) {
+  for (const Run &r : runs_) {
     const long long snn = (long long)r.nw * r.nw, smn = (long long)r.mw * r.nw;
     if (!product(r, "W V0", tw, false, r.mw, r.nw, r.nw, &one, P + r.omn, r.mw, smn, V0 + r.onn,
                  r.nw, snn, &zero, Wq + r.omn, r.mw, smn))
       return BSVD_STATUS_DEVICE_ERROR;
   }
 
-  // The blocked path on W V0 (tall, mw x nw): its left vectors into P, its
-  // V_J into Vd, S, info and sweeps into the workspace.
   Batch<T> qb;
-  qb.vectors = a.kb.vectors;
-  qb.count = cnt;
-  const int *ddims = reinterpret_cast<const int *>(at(Ly.dims));
+  qb.vectors = a_.kb.vectors;
+  qb.count = cnt_;
+  const size_t pb = size_t(cnt_) * sizeof(void *);
+  const int *ddims = ptr<const int>(Ly_.dims);
   qb.dims.mv = ddims;
-  qb.dims.nv = ddims + cnt;
-  qb.A.array = reinterpret_cast<const T *const *>(at(Ly.parr));
+  qb.dims.nv = ddims + cnt_;
+  qb.A.array = reinterpret_cast<const T *const *>(at(Ly_.parr));
   qb.A.ldv = ddims;
-  qb.S.array = reinterpret_cast<R *const *>(at(Ly.parr) + pb);
-  qb.U.array = reinterpret_cast<T *const *>(at(Ly.parr) + 2 * pb);
+  qb.S.array = reinterpret_cast<R *const *>(at(Ly_.parr) + pb);
+  qb.U.array = reinterpret_cast<T *const *>(at(Ly_.parr) + 2 * pb);
   qb.U.ldv = ddims;
-  qb.V.array = reinterpret_cast<T *const *>(at(Ly.parr) + 3 * pb);
-  qb.V.ldv = ddims + cnt;
-  qb.info = info;
-  qb.sweeps = sweeps;
-  std::vector<int> all(cnt);
-  for (int i = 0; i < cnt; ++i) all[size_t(i)] = i;
-  BSVD_CUDA_TRY(run_blocked(qb, all, mwv, nwv, g.blocked, a.plan, stream, at(Ly.blk)));
+  qb.V.array = reinterpret_cast<T *const *>(at(Ly_.parr) + 3 * pb);
+  qb.V.ldv = ddims + cnt_;
+  qb.info = ptr<int>(Ly_.info);
+  qb.sweeps = ptr<int>(Ly_.sweeps);
+  std::vector<int> all(cnt_);
+  for (int i = 0; i < cnt_; ++i) all[size_t(i)] = i;
+  BSVD_CUDA_TRY(run_blocked(qb, all, mwv_, nwv_, g_.blocked, a_.plan, s, at(Ly_.blk)));
 
-  // V = V0 V_J into B2; the caller's U, S, V, info, sweeps.
-  if (a.kb.vectors)
-    for (const Run &r : runs) {
+  if (a_.kb.vectors) {
+    BSVD_TRY_STATUS(set_stream(s)); // (the blocked path's cuBLAS stage sets its own)
+    for (const Run &r : runs_) {
       const long long snn = (long long)r.nw * r.nw;
       if (!product(r, "V0 V_J", tw, false, r.nw, r.nw, r.nw, &one, V0 + r.onn, r.nw, snn,
                    Vd + r.onn, r.nw, snn, &zero, B2 + r.onn, r.nw, snn))
         return BSVD_STATUS_DEVICE_ERROR;
     }
-  gram_store_kernel<T><<<cnt, kGramThreads, 0, stream>>>(
-      a.kb, dmats, reinterpret_cast<const dreal_t<DT> *>(S), info, sweeps, dv(P), dv(B2));
+  }
+  gram_store_kernel<T><<<cnt_, kGramThreads, 0, s>>>(
+      a_.kb, dmats(), reinterpret_cast<const dreal_t<DT> *>(at(Ly_.S)), ptr<const int>(Ly_.info),
+      ptr<const int>(Ly_.sweeps), d(P), d(B2));
   BSVD_CUDA_TRY(cudaGetLastError());
   return BSVD_STATUS_SUCCESS;
+}
+
+template <class T> bsvd_status_t GramRun<T>::plain(cudaStream_t s) {
+  BSVD_CUDA_TRY(run_blocked(a_.kb, a_.kidx, g_.m, g_.n, g_.blocked, a_.plan, s, a_.ws, nullptr));
+  return BSVD_STATUS_SUCCESS;
+}
+
+// The plan's choice (plan.gram_auto): the test, then the preconditioned
+// steps or the plain blocked path -- a branch on the host in a blocking
+// call (it waits for the test), two if nodes (taken and not taken) in a
+// captured one.
+template <class T> bsvd_status_t run_auto(GramRun<T> &r, const GroupArgs<T> &a) {
+  const cudaStream_t stream = a.stream;
+  BSVD_TRY_STATUS(r.gram_matrices(stream));
+  if (!stream_capturing(stream)) {
+    BSVD_TRY_STATUS(r.test(stream, nullptr, nullptr));
+    double d[3];
+    BSVD_TRY_STATUS(r.read_decision(d));
+    if (a.plan.tuning.gram.trace)
+      std::fprintf(stderr, "bsvd gram: %zu matrices, %.3g of %.3g work predicted to gain: %s\n",
+                   a.group.index.size(), d[1], d[2], d[0] != 0 ? "preconditioned" : "plain");
+    if (d[0] == 0) return r.plain(stream);
+    BSVD_TRY_STATUS(r.eigenvectors(stream));
+    return r.finish(stream);
+  }
+  DeviceIf pre, plain;
+  BSVD_CUDA_TRY(pre.create(stream));
+  BSVD_CUDA_TRY(plain.create(stream));
+  BSVD_TRY_STATUS(r.test(stream, &pre, &plain));
+  bsvd_status_t st = BSVD_STATUS_SUCCESS; // a body's failure (its message set)
+  auto body = [&st](bsvd_status_t s) {
+    if (s != BSVD_STATUS_SUCCESS && st == BSVD_STATUS_SUCCESS) st = s;
+    return s == BSVD_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
+  };
+  cudaError_t e = pre.add(stream, [&](cudaStream_t s) {
+    const bsvd_status_t e1 = r.eigenvectors(s);
+    return body(e1 != BSVD_STATUS_SUCCESS ? e1 : r.finish(s));
+  });
+  if (e == cudaSuccess) e = plain.add(stream, [&](cudaStream_t s) { return body(r.plain(s)); });
+  if (st != BSVD_STATUS_SUCCESS) return st;
+  BSVD_CUDA_TRY(e);
+  return BSVD_STATUS_SUCCESS;
+}
+
+} // namespace
+
+template <class T> bsvd_status_t GramOp::run(const GroupArgs<T> &a) {
+  if (a.group.index.empty()) return BSVD_STATUS_SUCCESS;
+  GramRun<T> r(a);
+  BSVD_TRY_STATUS(r.init());
+  if (a.plan.gram_auto) return run_auto(r, a);
+  BSVD_TRY_STATUS(r.gram_matrices(a.stream));
+  BSVD_TRY_STATUS(r.eigenvectors(a.stream));
+  return r.finish(a.stream);
 }
 
 template bsvd_status_t GramOp::run<float>(const GroupArgs<float> &);
