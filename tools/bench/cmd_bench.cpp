@@ -249,23 +249,18 @@ bool parse_case(const std::string &s, BenchCase &c) {
   return c.batch > 0 && c.m > 0 && c.n > 0;
 }
 
-int bench(const BenchArgs &a) {
-  testing::Family fam;
-  if (!testing::parse_family(a.family, fam)) {
-    std::fprintf(stderr, "bsvd bench: unknown family '%s'\n", a.family.c_str());
-    return 2;
-  }
-  std::vector<BenchCase> cases;
+// --precision x --cases: one case each, with the call-wide settings.
+bool parse_cases(const BenchArgs &a, std::vector<BenchCase> &cases) {
   for (const auto &p : split(a.precisions, ',')) {
     if (p.size() != 1 || std::string("sdcz").find(p[0]) == std::string::npos) {
       std::fprintf(stderr, "bsvd bench: unknown precision '%s'\n", p.c_str());
-      return 2;
+      return false;
     }
     for (const auto &s : split(a.cases, ',')) {
       BenchCase c;
       if (!parse_case(s, c)) {
         std::fprintf(stderr, "bsvd bench: case '%s' is not BATCHxMxN\n", s.c_str());
-        return 2;
+        return false;
       }
       c.precision = p[0];
       c.family = a.family;
@@ -276,36 +271,42 @@ int bench(const BenchArgs &a) {
       std::string err;
       if (!parse_devices(a.devices, c.device_count, c.devices, err)) {
         std::fprintf(stderr, "bsvd bench: %s\n", err.c_str());
-        return 2;
+        return false;
       }
       c.reps = std::max(1, a.reps);
       c.check_sample = std::max(1, a.check_sample);
       cases.push_back(c);
     }
   }
-  const int pair_solver = parse_pair_solver(a.pair_solver);
-  if (pair_solver == -2) {
+  return true;
+}
+
+// The blocked path's fixed choices of the bsvd rows (--pair-solver,
+// --evd-threads, --gram, --block-sizes, --wcycle): into every case, and the
+// fixed plans as overrides of the tuning's rules.
+struct PlanChoices {
+  int pair_solver = -1;
+  std::vector<std::pair<int, int>> wcycles;
+};
+bool parse_plan_choices(const BenchArgs &a, std::vector<BenchCase> &cases, PlanChoices &pc) {
+  pc.pair_solver = parse_pair_solver(a.pair_solver);
+  if (pc.pair_solver == -2) {
     std::fprintf(stderr, "bsvd bench: --pair-solver must be %s or all\n",
                  kPairSolverNames.list(", ").c_str());
-    return 2;
-  }
-  for (auto &c : cases) {
-    c.pair_solver = pair_solver;
-    c.eig_sweeps = a.eig_sweeps;
+    return false;
   }
   const std::string &et = a.evd_threads;
   if (et != "auto" && et != "32" && et != "128" && et != "256" && et != "all") {
     std::fprintf(stderr, "bsvd bench: --evd-threads must be auto, 32, 128, 256 or all\n");
-    return 2;
+    return false;
   }
   // A fixed plan for every bsvd row (an override of the tuning's rule).
   detail::Overrides ov = detail::current_overrides();
   if (et != "auto" && et != "all") ov.evd_threads = std::atoi(et.c_str());
-  for (auto &c : cases) c.evd_plans = et == "all";
   const std::string &gm = a.gram;
   if (gm != "auto" && gm != "own" && gm != "cublas" && gm != "all") {
     std::fprintf(stderr, "bsvd bench: --gram must be auto, own, cublas or all\n");
-    return 2;
+    return false;
   }
   // A fixed Gram stage for every bsvd row (plan::gram_cublas overridden).
   if (gm == "own" || gm == "cublas")
@@ -316,11 +317,10 @@ int bench(const BenchArgs &a) {
     const int nb = std::atoi(v.c_str());
     if (nb < 1 || nb > 32) {
       std::fprintf(stderr, "bsvd bench: --block-sizes takes widths 1 ... 32 (z: 1 ... 16)\n");
-      return 2;
+      return false;
     }
     nbs.push_back(nb);
   }
-  std::vector<std::pair<int, int>> wcs;
   for (const auto &v : split(a.wcycle, ',')) {
     const size_t x = v.find('x');
     const int r = std::atoi(v.substr(0, x).c_str());
@@ -330,37 +330,46 @@ int bench(const BenchArgs &a) {
                    "bsvd bench: --wcycle takes R or RxE, R 2 ... %d blocks per outer "
                    "block, E 1 ... %d sweeps one level down\n",
                    detail::kWcycleMaxBlocks, detail::kWcycleMaxSweeps);
-      return 2;
+      return false;
     }
-    wcs.emplace_back(r, e);
+    pc.wcycles.emplace_back(r, e);
   }
   for (auto &c : cases) {
+    c.pair_solver = pc.pair_solver;
+    c.eig_sweeps = a.eig_sweeps;
+    c.evd_plans = et == "all";
     c.gram_plans = gm == "all";
     c.block_sizes = nbs;
-    c.wcycles = wcs;
+    c.wcycles = pc.wcycles;
   }
+  return true;
+}
+
+// The backends asked for, and what they need, checked before any work: a
+// missing GPU or an unwritable --json would otherwise show only after the
+// CPU rows ran.
+bool check_backends(const BenchArgs &a, const std::vector<BenchCase> &cases, bool &want_cpu,
+                    bool &want_gpu) {
   const std::string cpu = bsvd_backend_string(BSVD_BACKEND_CPU);
   const std::string cuda = bsvd_backend_string(BSVD_BACKEND_CUDA);
-  const bool want_cpu = a.backend == cpu || a.backend == "all";
-  const bool want_gpu = a.backend == cuda || a.backend == "all";
+  want_cpu = a.backend == cpu || a.backend == "all";
+  want_gpu = a.backend == cuda || a.backend == "all";
   if (!want_cpu && !want_gpu) {
     std::fprintf(stderr, "bsvd bench: --backend must be %s, %s or all\n", cpu.c_str(),
                  cuda.c_str());
-    return 2;
+    return false;
   }
   if ((a.hsvd || a.grade > 0) && (want_cpu || !a.mtx.empty() || !a.hsvd)) {
     std::fprintf(stderr, "bsvd bench: --hsvd runs with --backend cuda and --cases only (--grade "
                          "with --hsvd)\n");
-    return 2;
+    return false;
   }
 #if !defined(BSVD_WITH_CUDA)
   if (want_gpu) {
     std::fprintf(stderr, "bsvd bench: this build has no CUDA backend\n");
-    return 2;
+    return false;
   }
 #endif
-  // Checked before any work: a missing GPU or an unwritable --json would
-  // otherwise show only after the CPU rows ran.
   const bool needs_gpu = want_gpu || !a.mtx.empty() || a.tune_tlp > 0;
   if (needs_gpu && !bsvd_cuda_available()) {
     std::fprintf(stderr, "bsvd bench: %s needs a CUDA GPU, and none is visible%s\n",
@@ -373,24 +382,27 @@ int bench(const BenchArgs &a) {
                  " (this build has no CUDA backend)"
 #endif
     );
-    return 2;
+    return false;
   }
   std::string err;
   if (!a.json.empty() && !check_output_file(a.json, "--json", err)) {
     std::fprintf(stderr, "bsvd bench: %s\n", err.c_str());
-    return 2;
+    return false;
   }
   double largest = 0;
   for (const auto &c : cases)
     largest = std::max(largest, 4.0 * c.batch * double(c.m) * c.n * (c.precision == 'z' ? 16 : 8));
   if (!fits_in_memory(largest, "--cases " + a.cases, err)) {
     std::fprintf(stderr, "bsvd bench: %s\n", err.c_str());
-    return 2;
+    return false;
   }
-  const int threads =
-      a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
-  single_threaded_blas();
-  std::vector<BenchRow> rows;
+  return true;
+}
+
+// --tune-tlp and --mtx: rows of their own instead of the cases. 0, or the
+// exit status.
+int run_special(const BenchArgs &a, const PlanChoices &pc, std::vector<BenchCase> &cases,
+                std::vector<BenchRow> &rows) {
   if (a.tune_tlp > 0) {
 #if defined(BSVD_WITH_CUDA)
     for (const auto &p : split(a.precisions, ','))
@@ -409,17 +421,26 @@ int bench(const BenchArgs &a) {
       return 2;
     }
     for (const auto &p : split(a.precisions, ','))
-      if (!bench_gpu_mtx(files, p[0], std::max(1, a.reps), pair_solver, et == "all", a.eig_sweeps,
-                         wcs, rows)) {
+      if (!bench_gpu_mtx(files, p[0], std::max(1, a.reps), pc.pair_solver, a.evd_threads == "all",
+                         a.eig_sweeps, pc.wcycles, rows)) {
         std::fprintf(stderr, "bsvd bench: --mtx %s: the GPU run failed\n", a.mtx.c_str());
         return 1;
       }
     cases.clear();
 #else
+    (void)pc;
     std::fprintf(stderr, "bsvd bench: --mtx needs the CUDA backend\n");
     return 2;
 #endif
   }
+  return 0;
+}
+
+// Every case's matrices (the family, seeds 1000 + b) on the backends.
+void run_cases(const BenchArgs &a, testing::Family fam, const std::vector<BenchCase> &cases,
+               bool want_cpu, bool want_gpu, std::vector<BenchRow> &rows) {
+  const int threads =
+      a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
   Progress prog(int(cases.size()) * (int(want_cpu) + int(want_gpu)), !a.quiet);
   for (const auto &c : cases) {
     with_precision(c.precision, [&](auto tag) {
@@ -442,11 +463,15 @@ int bench(const BenchArgs &a) {
         else
           bench_gpu(c, A.data(), rows);
       }
+#else
+      (void)want_gpu;
 #endif
     });
   }
   prog.finish();
+}
 
+void print_rows(const std::vector<BenchRow> &rows, int check_sample) {
   std::printf("%-24s %-20s %4s %16s %10s %8s %8s %8s %8s %5s %6s %8s  %s\n", "solver", "device",
               "prec", "batch x m x n", "time ms", "vs bsvd", "T1/u", "T2/u", "T3/u", "pass",
               "sweeps", "GFLOP/s", "note");
@@ -466,33 +491,56 @@ int bench(const BenchArgs &a) {
   }
   std::printf("(vs bsvd: the solver's time over bsvd's on the same case; > 1 means bsvd is faster. "
               "Accuracy on the first %d matrices of each case, in units of u.)\n",
-              a.check_sample);
-  if (!a.json.empty()) {
-    nlohmann::json j = nlohmann::json::array();
-    for (const auto &r : rows)
-      j.push_back({{"solver", r.solver},
-                   {"device", r.device},
-                   {"precision", std::string(1, r.c.precision)},
-                   {"batch", r.c.batch},
-                   {"m", r.c.m},
-                   {"n", r.c.n},
-                   {"family", r.c.family},
-                   {"vectors", r.c.vectors},
-                   {"reps", r.c.reps},
-                   {"ms", r.ms},
-                   {"t1", r.t1},
-                   {"t2", r.t2},
-                   {"t3", r.t3},
-                   {"sorted", r.sorted},
-                   {"pass", r.pass},
-                   {"max_sweeps", r.max_sweeps},
-                   {"gflops", r.gflops},
-                   {"note", r.note}});
-    if (!write_text_file(a.json, j.dump(1) + "\n", err)) {
-      std::fprintf(stderr, "bsvd bench: --json: %s\n", err.c_str());
-      return 1;
-    }
+              check_sample);
+}
+
+bool write_rows_json(const std::vector<BenchRow> &rows, const std::string &path) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto &r : rows)
+    j.push_back({{"solver", r.solver},
+                 {"device", r.device},
+                 {"precision", std::string(1, r.c.precision)},
+                 {"batch", r.c.batch},
+                 {"m", r.c.m},
+                 {"n", r.c.n},
+                 {"family", r.c.family},
+                 {"vectors", r.c.vectors},
+                 {"reps", r.c.reps},
+                 {"ms", r.ms},
+                 {"t1", r.t1},
+                 {"t2", r.t2},
+                 {"t3", r.t3},
+                 {"sorted", r.sorted},
+                 {"pass", r.pass},
+                 {"max_sweeps", r.max_sweeps},
+                 {"gflops", r.gflops},
+                 {"note", r.note}});
+  std::string err;
+  if (!write_text_file(path, j.dump(1) + "\n", err)) {
+    std::fprintf(stderr, "bsvd bench: --json: %s\n", err.c_str());
+    return false;
   }
+  return true;
+}
+
+int bench(const BenchArgs &a) {
+  testing::Family fam;
+  if (!testing::parse_family(a.family, fam)) {
+    std::fprintf(stderr, "bsvd bench: unknown family '%s'\n", a.family.c_str());
+    return 2;
+  }
+  std::vector<BenchCase> cases;
+  PlanChoices pc;
+  bool want_cpu = false, want_gpu = false;
+  if (!parse_cases(a, cases) || !parse_plan_choices(a, cases, pc) ||
+      !check_backends(a, cases, want_cpu, want_gpu))
+    return 2;
+  single_threaded_blas();
+  std::vector<BenchRow> rows;
+  if (const int st = run_special(a, pc, cases, rows)) return st;
+  run_cases(a, fam, cases, want_cpu, want_gpu, rows);
+  print_rows(rows, a.check_sample);
+  if (!a.json.empty() && !write_rows_json(rows, a.json)) return 1;
   return 0;
 }
 
