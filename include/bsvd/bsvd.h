@@ -287,12 +287,13 @@ typedef struct {
                       BSVD_PATH_CUDA_QRCP; those of the one-kernel solver
                       and of the qr option keep their paths); -1 = never;
                       0 (the default) = auto. cuda, auto: the matrices
-                      of the blocked path whose shape holds much work in
-                      the call (count x max(m,n) x min(m,n)^2 >= 200 x
-                      128^3: 200 of 128^2, 25 of 256^2, one of 1024^2)
-                      take the route of 2 below, which tests their Gram
-                      matrices first and runs the plain blocked path
-                      where the preconditioning is not predicted to pay
+                      of the blocked path with min(m,n) >= 128 whose
+                      shape holds much work in the call (count x
+                      max(m,n) x min(m,n)^2 >= 200 x 128^3: 200 of 128^2,
+                      25 of 256^2, one of 1024^2) take the route of 2,
+                      which tests their Gram matrices first and runs the
+                      plain blocked path where the preconditioning is not
+                      predicted to pay
                       (docs/design/decisions/0022-gram-route-by-default.md);
                       the others are QR-preconditioned by a cost rule:
                       every such matrix of the call when each fits the

@@ -274,8 +274,9 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     never), or "gram" (2): Jacobi on A V0 for the Gram matrix's
     eigenvectors V0 formed in single precision (fewer sweeps on
     well-conditioned matrices; docs/design/gram.md); None (auto): on a
-    GPU, batches with much work per shape (200 matrices of 128^2, 25 of
-    256^2, one of 1024^2 and more) take the Gram route where a test on
+    GPU, batches of matrices with 128 or more columns and much work per
+    shape (200 matrices of 128^2, 25 of 256^2, one of 1024^2 and more)
+    take the Gram route where a test on
     their Gram matrices predicts a gain, the others QR-preconditioning by
     a cost rule. For high relative accuracy of tiny singular values on
     the GPU pass False. devices: the GPUs that share a host batch on the cuda
