@@ -48,20 +48,36 @@ int call_fused_cols(const Shapes &s, const Config &cfg, const DeviceDesc &dev,
 // Working shapes (mw, nw).
 using ShapeSet = std::set<std::pair<int, int>>;
 
-// The Gram route chosen by the plan (precondition = 0; decision 0022): the
-// working shapes of the matrices the plain routing sends to the blocked
-// path whose work in the call passes gram_auto.
-ShapeSet auto_gram_shapes(const Plan &p, const Shapes &s, int nb, const PathFacts &facts) {
-  std::map<std::pair<int, int>, long> count;
+// The working shapes (mw, nw) of the matrices the plain routing (no
+// preconditioning) sends to the blocked path, with their counts, in the
+// order the call first names them: one routing per matrix for both
+// automatic preconditionings below.
+struct BlockedShape {
+  int mw, nw;
+  long count;
+};
+std::vector<BlockedShape> plain_blocked_shapes(const Plan &p, const Shapes &s, int nb,
+                                               const PathFacts &facts) {
+  std::vector<BlockedShape> out;
+  std::map<std::pair<int, int>, size_t> at;
   for_each_shape(s, [&](int m, int n, long mult) {
     if (route(s.precision, m, n, s.vectors, true, p.cfg, nb, false, p.fused_cols, facts,
-              p.tuning) == Route::kBlocked)
-      count[{std::max(m, n), std::min(m, n)}] += mult;
+              p.tuning) != Route::kBlocked)
+      return;
+    const std::pair<int, int> key{std::max(m, n), std::min(m, n)};
+    const auto it = at.emplace(key, out.size()).first;
+    if (it->second == out.size()) out.push_back({key.first, key.second, 0});
+    out[it->second].count += mult;
   });
+  return out;
+}
+
+// The Gram route chosen by the plan (precondition = 0; decision 0022): the
+// shapes whose work in the call passes gram_auto.
+ShapeSet auto_gram_shapes(const Plan &p, char prec, const std::vector<BlockedShape> &blocked) {
   ShapeSet out;
-  for (const auto &c : count)
-    if (gram_auto(p.tuning, s.precision, c.second, c.first.first, c.first.second))
-      out.insert(c.first);
+  for (const BlockedShape &b : blocked)
+    if (gram_auto(p.tuning, prec, b.count, b.mw, b.nw)) out.insert({b.mw, b.nw});
   return out;
 }
 
@@ -70,29 +86,24 @@ ShapeSet auto_gram_shapes(const Plan &p, const Shapes &s, int nb, const PathFact
 // each fits a cluster of the pivoted factorization and the cost model
 // predicts a small cost for their count (in units of the largest one's
 // work, mw nw^2) and the largest's columns.
-void auto_precondition(Plan &p, const Shapes &s, int nb, const PathFacts &facts,
-                       const ShapeSet &gram) {
-  const char prec = s.precision;
+void auto_precondition(Plan &p, char prec, const PathFacts &facts,
+                       const std::vector<BlockedShape> &blocked, const ShapeSet &gram) {
   double wsum = 0, wmax = 0;
   int nw_max = 0;
   bool fit = true;
-  for_each_shape(s, [&](int m, int n, long mult) {
-    if (!fit || gram.count({std::max(m, n), std::min(m, n)}) ||
-        route(prec, m, n, s.vectors, true, p.cfg, nb, false, p.fused_cols, facts, p.tuning) !=
-            Route::kBlocked)
-      return;
-    const int mw = std::max(m, n), nw = std::min(m, n);
-    if (facts.qrcp_cluster_blocks(prec, mw, nw) == 0) {
+  for (const BlockedShape &b : blocked) {
+    if (gram.count({b.mw, b.nw})) continue;
+    if (facts.qrcp_cluster_blocks(prec, b.mw, b.nw) == 0) {
       fit = false;
-      return;
+      break;
     }
-    const double w = double(mw) * nw * nw;
-    wsum += w * double(mult);
+    const double w = double(b.mw) * b.nw * b.nw;
+    wsum += w * double(b.count);
     if (w > wmax) {
       wmax = w;
-      nw_max = nw;
+      nw_max = b.nw;
     }
-  });
+  }
   p.precondition_auto = true;
   p.precondition_count = wmax > 0 ? wsum / wmax : 0;
   p.precondition_cols = nw_max;
@@ -370,9 +381,10 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
   } else if (cfg.precondition > 0) {
     p.precondition = true;
   } else if (cfg.precondition == 0 && gpu) {
-    if (!s.hyperbolic) gram_shapes = auto_gram_shapes(p, s, nb, facts);
+    const std::vector<BlockedShape> blocked = plain_blocked_shapes(p, s, nb, facts);
+    if (!s.hyperbolic) gram_shapes = auto_gram_shapes(p, prec, blocked);
     p.gram_auto = !gram_shapes.empty();
-    auto_precondition(p, s, nb, facts, gram_shapes);
+    auto_precondition(p, prec, facts, blocked, gram_shapes);
   }
 
   // The register tier's reach for this call's batch.
