@@ -43,6 +43,7 @@ struct BenchCase {
   std::vector<int> devices; // on the current GPU and over these (bsvd_options_t's)
   bool hsvd = false; // cuda: the hyperbolic SVD's rows instead (bench_hsvd.cu)
   double hsvd_grade = 0; // > 0: G's columns graded over this many decades
+  bool blas = false; // cuda: the batched BLAS / LAPACK rows instead (bench_blas.cu)
 };
 
 struct BenchRow {
@@ -86,6 +87,9 @@ bool bench_gpu(const BenchCase &c, const void *A, std::vector<BenchRow> &rows);
 // `bsvd bench --hsvd` (bench_hsvd.cu): the hyperbolic SVD, the SVD and the
 // eigensolvers on H = G J G^H, for the case's matrices as G.
 bool bench_gpu_hsvd(const BenchCase &c, const void *A, std::vector<BenchRow> &rows);
+// `bsvd bench --blas` (bench_blas.cu): GEMV, TRSV, GEBRD and the values
+// route (gebrd + bdsv) against cuBLAS and cuSOLVER, s and d.
+bool bench_gpu_blas(const BenchCase &c, const void *A, std::vector<BenchRow> &rows);
 
 // The rows of c.device_count (bench_host.cu): the blocking call on the host
 // batch A (copies in and out included) on the current GPU, bsvd-cuda-host,

@@ -73,6 +73,7 @@ struct BenchArgs {
   bool values_only = false;
   bool async = false;
   bool hsvd = false;
+  bool blas = false;
   double grade = 0;
   std::string devices;
   bool quiet = false;
@@ -267,6 +268,7 @@ bool parse_cases(const BenchArgs &a, std::vector<BenchCase> &cases) {
       c.vectors = !a.values_only;
       c.async_rows = a.async;
       c.hsvd = a.hsvd;
+      c.blas = a.blas;
       c.hsvd_grade = a.grade;
       std::string err;
       if (!parse_devices(a.devices, c.device_count, c.devices, err)) {
@@ -362,6 +364,10 @@ bool check_backends(const BenchArgs &a, const std::vector<BenchCase> &cases, boo
   if ((a.hsvd || a.grade > 0) && (want_cpu || !a.mtx.empty() || !a.hsvd)) {
     std::fprintf(stderr, "bsvd bench: --hsvd runs with --backend cuda and --cases only (--grade "
                          "with --hsvd)\n");
+    return false;
+  }
+  if (a.blas && (want_cpu || !a.mtx.empty() || a.hsvd)) {
+    std::fprintf(stderr, "bsvd bench: --blas runs with --backend cuda and --cases only\n");
     return false;
   }
 #if !defined(BSVD_WITH_CUDA)
@@ -460,6 +466,8 @@ void run_cases(const BenchArgs &a, testing::Family fam, const std::vector<BenchC
         prog.step(std::string("gpu ") + label);
         if (c.hsvd)
           bench_gpu_hsvd(c, A.data(), rows);
+        else if (c.blas)
+          bench_gpu_blas(c, A.data(), rows);
         else
           bench_gpu(c, A.data(), rows);
       }
@@ -569,6 +577,9 @@ void add_bench_options(CLI::App &app, int &rc) {
   sub->add_flag("--hsvd", a->hsvd,
                 "cuda: the hyperbolic SVD (J = diag(I, -I), n/2 plus signs) against the SVD of "
                 "the same matrices and cuSOLVER's eigensolvers on H = G J G^H (docs/hsvd.md)");
+  sub->add_flag("--blas", a->blas,
+                "cuda, s and d: the batched GEMV, TRSV and GEBRD and the values route (gebrd + "
+                "bidiagonal bisection) against cuBLAS and cuSOLVER, instead of the SVD rows");
   sub->add_option("--grade", a->grade,
                   "with --hsvd: scale the columns of every matrix over this many decades (the "
                   "note gives each row's largest relative eigenvalue error; s, c)");
