@@ -37,6 +37,12 @@ if ! (cd build && "$PY" -c "import bsvd") 2>/dev/null; then
   exit 2
 fi
 
+# The results pages' tables are what scripts/perf-pages.py makes of their
+# raw bench files: one edited by hand, or a raw file changed under it,
+# fails here (rewrite them with scripts/perf-pages.py --no-plots).
+"$PY" scripts/perf-pages.py --check --no-plots 2>/dev/null ||
+  { echo "docs: docs/perf tables are out of date: run scripts/perf-pages.py" >&2; exit 1; }
+
 t0=$(date +%s)
 # -W --keep-going: every warning is reported, and any fails the build. -E:
 # read every page again (the API pages depend on headers and the package).

@@ -33,6 +33,11 @@ that the keys select:
                the selected rows, bsvd first)
   precision= family= batch= m= n= device=   filters (comma lists; device
                is a substring of the row's device)
+  source=      comma list of raw files (as the table's "Rows:" line names
+               them, raw/NAME.json; shell patterns allowed): the table's
+               rows come from these only, so a later run of the same cases
+               in another file does not rewrite a table measured apart
+               (each table of a page says which run it shows)
 A block that no row matches is left as it is (with a message), so a page
 can hold tables of several runs. --check rewrites nothing and exits 1 when
 a page is out of date. --print SPEC prints one table for SPEC (the keys
@@ -53,6 +58,7 @@ Standard library only, plus matplotlib for the plots.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import glob
 import json
 import math
@@ -163,6 +169,10 @@ def select(rows: list[dict], spec: dict) -> list[dict]:
         if (
             "device" in spec
             and spec["device"].lower() not in str(r.get("device", "")).lower()
+        ):
+            continue
+        if "source" in spec and not any(
+            fnmatch.fnmatch(r["source"], pat) for pat in spec["source"].split(",")
         ):
             continue
         out.append(r)
