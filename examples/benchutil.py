@@ -252,6 +252,9 @@ def row(example, case, engine, device, res, **extra):
     if "scaled_from" in res:
         out["scaled_from"] = res["scaled_from"]
     out.update(extra)
+    # A line per row as it is measured (stderr): a run cut short by a time
+    # limit still tells how far it got; the table comes at the end.
+    print(f"  [{example}] {case}: {engine} ({device}) {out['ms']} ms", file=sys.stderr, flush=True)
     return out
 
 

@@ -92,6 +92,25 @@ def test_gram_route(framework, dtype, shape):
 
 
 @needs_gpu
+@pytest.mark.parametrize("framework", ["torch", "cupy", "jax", "numpy"])
+def test_gram_route_by_default_at_the_work_limit(framework):
+    """By default (no precondition=), 200 matrices of 128^2 -- the work
+    limit of decision 0022 -- take the Gram route (the test on their Gram
+    matrices then picks the branch; the path is cuda-gram either way) and
+    meet T1-T4; 199 do not (the plain routing). From each framework's
+    arrays, NumPy's as host data in one chunk."""
+    rng = np.random.default_rng(5)
+    for count in (200, 199):
+        A_np = random_matrix(rng, (count, 128, 128), np.float64)
+        A, kw = _framework(framework, A_np)
+        U, S, Vh, info = bsvd.svd(A, full_matrices=False, return_info=True, check=True, **kw)
+        paths = set(np.unique(info.path_names))
+        assert (paths == {"cuda-gram"}) == (count == 200), (count, paths)
+        assert (_host(info.info) == 0).all()
+        assert_ratios(A_np, _host(U), _host(S), _host(Vh))
+
+
+@needs_gpu
 def test_gram_route_in_torch_graph_capture():
     """The Gram route's first call inside the caller's CUDA graph capture
     (no earlier call on this thread made the handles) is captured and
