@@ -26,7 +26,8 @@
  *     BSVD_INFO_NONFINITE when the matrix holds NaN or Inf (its S, U, V are
  *     set to NaN; the rest of the batch is unaffected). sweeps[b]: the
  *     Jacobi sweeps the matrix took; 0 on BSVD_PATH_CPU_LAPACK (which
- *     reports info 0, or falls back to the Jacobi solver).
+ *     reports info 0, or falls back to the Jacobi solver) and on
+ *     BSVD_PATH_CUDA_BIDIAG (no iteration that could fail to converge).
  *
  * Memory: with the cpu backend every pointer is host memory. With the cuda
  * backend the matrices and per-matrix outputs (A, S, U, V, info, sweeps)
@@ -213,9 +214,13 @@ typedef enum {
                                   automatically, only where the
                                   environment forces it
                                   (docs/multi-gpu.md) */
+  BSVD_PATH_CUDA_BIDIAG = 13, /* GPU, values only: Householder
+                                 bidiagonalization in one thread block,
+                                 then bisection on the bidiagonal
+                                 (sweeps = 0; docs/design/bidiag.md) */
   BSVD_PATH_MAX_ENUM = 0x7fffffff
 } bsvd_path_t;
-#define BSVD_PATH_COUNT 13
+#define BSVD_PATH_COUNT 14
 
 /* Options of a call. Fill it with bsvd_options_init, then set the fields
  * to change; a NULL opts means all defaults. "cpu" / "cuda" say which

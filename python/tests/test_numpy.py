@@ -484,7 +484,7 @@ def test_path_names_cover_every_path():
                                3: "cuda-fused", 4: "cuda-blocked", 5: "cuda-qr",
                                6: "cuda-pair-evd", 7: "cuda-pair-svd", 8: "cuda-qrcp",
                                9: "cuda-tiny", 10: "cpu-lapack", 11: "cuda-gram",
-                               12: "cuda-devices"}
+                               12: "cuda-devices", 13: "cuda-bidiag"}
     info = bsvd.Info(np.zeros(3, np.int32), np.zeros(3, np.int32), np.array([8, 3, 99], np.int32))
     assert list(info.path_names) == ["cuda-qrcp", "cuda-fused", "99"]
 

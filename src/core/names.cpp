@@ -86,6 +86,7 @@ constexpr Entry kPath[] = {
     {BSVD_PATH_CPU_LAPACK, "cpu-lapack"},
     {BSVD_PATH_CUDA_GRAM, "cuda-gram"},
     {BSVD_PATH_CUDA_DEVICES, "cuda-devices"},
+    {BSVD_PATH_CUDA_BIDIAG, "cuda-bidiag"},
 };
 
 #define BSVD_CHECK_TABLE(table, count, last)                                                       \
@@ -99,7 +100,7 @@ BSVD_CHECK_TABLE(kBackend, BSVD_BACKEND_COUNT, BSVD_BACKEND_CUDA);
 BSVD_CHECK_TABLE(kOrdering, BSVD_ORDERING_COUNT, BSVD_ORDERING_COLUMN_PARALLEL);
 BSVD_CHECK_TABLE(kVariant, BSVD_VARIANT_COUNT, BSVD_VARIANT_BLOCKED);
 BSVD_CHECK_TABLE(kPairSolver, BSVD_PAIR_SOLVER_COUNT, BSVD_PAIR_SVD_SM);
-BSVD_CHECK_TABLE(kPath, BSVD_PATH_COUNT, BSVD_PATH_CUDA_DEVICES);
+BSVD_CHECK_TABLE(kPath, BSVD_PATH_COUNT, BSVD_PATH_CUDA_BIDIAG);
 #undef BSVD_CHECK_TABLE
 
 struct Table {

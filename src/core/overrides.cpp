@@ -129,6 +129,7 @@ const Var kVars[] = {
     {"BSVD_GRAM_AUTO",
      [](Overrides &o, const char *v) { o.gram_auto = v ? on_off(v) : Force::kAuto; }},
     {"BSVD_GRAM_TRACE", [](Overrides &o, const char *v) { o.gram_trace = v && v[0] == '1'; }},
+    {"BSVD_BIDIAG", [](Overrides &o, const char *v) { o.bidiag = v ? on_off(v) : Force::kAuto; }},
     {"BSVD_DEVICE_AS",
      [](Overrides &o, const char *v) {
        if (v && (v[0] == 's' || v[0] == 'S') && (v[1] == 'm' || v[1] == 'M') && v[2] == '_') v += 3;

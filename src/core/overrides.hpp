@@ -62,6 +62,7 @@ struct Overrides {
   bool qrcp_trace = false; // BSVD_QRCP_PLAN_TRACE=1: print the QRCP decisions
   Force gram_auto =
       Force::kAuto; // BSVD_GRAM_AUTO=0|1: the plan's Gram route off / on (every precision)
+  Force bidiag = Force::kAuto; // BSVD_BIDIAG=0|1: the values-only bidiagonal route off / on
   bool gram_trace = false; // BSVD_GRAM_TRACE=1: print the Gram route's test (blocking calls)
 
   // ---- cuda backend: host-resident data ---------------------------------

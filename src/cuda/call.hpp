@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../core/backends.hpp"
+#include "bidiag/op.hpp"
 #include "blocked/op.hpp"
 #include "common/side_stream.hpp"
 #include "fused/op.hpp"
@@ -54,6 +55,7 @@ inline size_t op_workspace(const plan::Plan &p, const Group &g, int kcount) {
   case Route::kQr:
   case Route::kQrcp: return cuda::QrOp::workspace_bytes(p, g);
   case Route::kGram: return cuda::GramOp::workspace_bytes(p, g);
+  case Route::kBidiag: return cuda::BidiagOp::workspace_bytes(p, g, kcount);
   case Route::kCpu: return 0;
   }
   return 0;
@@ -129,6 +131,7 @@ template <class T> bsvd_status_t run_group(const cuda::GroupArgs<T> &a) {
   case Route::kQr:
   case Route::kQrcp: ok = cuda::QrOp::can_run(a.plan, a.group); break;
   case Route::kGram: ok = cuda::GramOp::can_run(a.plan, a.group); break;
+  case Route::kBidiag: ok = cuda::BidiagOp::can_run(a.plan, a.group); break;
   case Route::kCpu: break;
   }
   if (!ok) {
@@ -141,6 +144,7 @@ template <class T> bsvd_status_t run_group(const cuda::GroupArgs<T> &a) {
   case Route::kTiny: return cuda::TinyOp::run(a);
   case Route::kBlocked: return cuda::BlockedOp::run(a);
   case Route::kGram: return cuda::GramOp::run(a);
+  case Route::kBidiag: return cuda::BidiagOp::run(a);
   default: return cuda::QrOp::run(a);
   }
 }
@@ -186,6 +190,7 @@ inline int group_path(const Group &g, size_t i, int info) {
   case Route::kQr: return BSVD_PATH_CUDA_QR;
   case Route::kQrcp: return BSVD_PATH_CUDA_QRCP;
   case Route::kGram: return BSVD_PATH_CUDA_GRAM;
+  case Route::kBidiag: return BSVD_PATH_CUDA_BIDIAG;
   case Route::kCpu: break;
   }
   return BSVD_PATH_CPU_UNBLOCKED;

@@ -7,6 +7,7 @@
 #include "qr/qr.hpp"
 
 #include "../core/tsqr.hpp"
+#include "../plan/bidiag.hpp"
 
 #include <algorithm>
 #include <complex>
@@ -29,6 +30,11 @@ int CudaFacts::blocked_max_nb(char prec) const {
 
 bool CudaFacts::evd_warp_fits(char prec) const {
   return blocked_evd_smem_bytes(prec, kBlockedKmax, 32) <= size_t(d_.smem_optin);
+}
+
+bool CudaFacts::bidiag_fits(char prec, int m, int n) const {
+  const size_t elem = precision_elem_bytes(prec), relem = prec == 's' || prec == 'c' ? 4 : 8;
+  return plan::bidiag_values_smem_bytes(m, n, elem, relem) <= size_t(d_.smem_optin);
 }
 
 bool CudaFacts::pair_fits(char prec, int mw, int nb) const {

@@ -17,4 +17,9 @@ size_t gebrd_smem_bytes(int m, int n, size_t elem) {
   return 256 + (size_t(gebrd_smem_ld(m)) * size_t(n) + size_t(std::max(m, n))) * elem;
 }
 
+size_t bidiag_values_smem_bytes(int m, int n, size_t elem, size_t relem) {
+  const size_t k = size_t(std::min(m, n));
+  return gebrd_smem_bytes(m, n, elem) + 2 * k * elem + 4 * k * relem;
+}
+
 } // namespace bsvd::detail::plan

@@ -25,4 +25,9 @@ size_t gebrd_smem_bytes(int m, int n, size_t elem);
 // Its leading dimension in shared memory.
 int gebrd_smem_ld(int m);
 
+// The values-only route (Route::kBidiag): gebrd_smem_bytes, then tauq and
+// taup (k = min(m, n) entries each), the bidiagonal's d and e and
+// bisection's 2k scaled entries (reals of relem bytes).
+size_t bidiag_values_smem_bytes(int m, int n, size_t elem, size_t relem);
+
 } // namespace bsvd::detail::plan

@@ -42,6 +42,7 @@ const char *path_name(const Group &g, const Config &cfg) {
   case Route::kQr: return bsvd_path_string(BSVD_PATH_CUDA_QR);
   case Route::kQrcp: return bsvd_path_string(BSVD_PATH_CUDA_QRCP);
   case Route::kGram: return bsvd_path_string(BSVD_PATH_CUDA_GRAM);
+  case Route::kBidiag: return bsvd_path_string(BSVD_PATH_CUDA_BIDIAG);
   case Route::kCpu: break;
   }
   if (g.lapack) return bsvd_path_string(BSVD_PATH_CPU_LAPACK);
@@ -94,6 +95,9 @@ std::string group_params(const Group &g, const Plan &p) {
   case Route::kGram:
     return "V0 of the Gram matrix in single precision; A V0 by the blocked path: " +
            blocked_params(g.blocked, p.tuning);
+  case Route::kBidiag:
+    return "GEBRD in one thread block per matrix (shared memory), then bisection on the "
+           "bidiagonal";
   case Route::kCpu: {
     if (g.lapack) return "LAPACK xGESDD, one call per matrix";
     std::string s = format("the CPU solver, ordering %s", bsvd_ordering_string(p.cfg.ordering));

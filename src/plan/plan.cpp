@@ -211,6 +211,7 @@ const char *route_name(Route r) {
   case Route::kQrcp: return "qrcp";
   case Route::kGram: return "gram";
   case Route::kCpu: return "cpu";
+  case Route::kBidiag: return "bidiag";
   }
   return "?";
 }
@@ -331,6 +332,18 @@ bool qr_route(char prec, int m, int n, bool vectors, int qr, const PathFacts &fa
 // sends those that fit and have at most fused_cols columns to the fused
 // kernel and the rest to the blocked path. The blocked path implements
 // round-robin orderings only.
+// The values-only bidiagonal route (BidiagTuning): under the defaults that
+// promise no more than T1-T4 (precondition = 0: it does not keep the
+// relative accuracy of tiny singular values that one-sided Jacobi has),
+// variant auto, the table's precisions and sizes, where it fits on chip.
+static bool bidiag_takes(char prec, int m, int n, const Config &cfg, const PathFacts &facts,
+                         const Tuning &t) {
+  const int nw = std::min(m, n);
+  return cfg.precondition == 0 && cfg.variant == BSVD_VARIANT_AUTO &&
+         t.bidiag.on[prec_index(prec)] && nw >= t.bidiag.min_cols && nw <= t.bidiag.max_cols &&
+         facts.bidiag_fits(prec, m, n);
+}
+
 Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb,
             bool precondition, int fused_cols, const PathFacts &facts, const Tuning &t,
             TinyReach tiny) {
@@ -341,6 +354,7 @@ Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, 
                     : precondition           ? Route::kQrcp
                                              : Route::kBlocked;
   if (cfg.variant == BSVD_VARIANT_BLOCKED) return blk_ok ? blk : Route::kCpu;
+  if (!vectors && bidiag_takes(prec, m, n, cfg, facts, t)) return Route::kBidiag;
   if (qr_route(prec, m, n, vectors, cfg.qr, facts, t)) return Route::kQr;
   const int mw = std::max(m, n), nw = std::min(m, n);
   const bool fused_ok = facts.fused_fits(prec, mw, nw, vectors);
@@ -390,13 +404,14 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
   // The register tier's reach for this call's batch.
   const TinyReach reach = gpu && !s.hyperbolic ? tiny_reach(tuning, prec, s.count) : TinyReach{};
   // Every matrix's route; a uniform batch takes one decision.
-  Group fused, tiny, blocked, qr, qrcp, gram, cpu;
+  Group fused, tiny, blocked, qr, qrcp, gram, bidiag, cpu;
   fused.route = Route::kFused;
   tiny.route = Route::kTiny;
   blocked.route = Route::kBlocked;
   qr.route = Route::kQr;
   qrcp.route = Route::kQrcp;
   gram.route = Route::kGram;
+  bidiag.route = Route::kBidiag;
   cpu.route = Route::kCpu;
   const bool uniform = s.dims.uniform();
   auto group_of = [&](Route r) -> Group & {
@@ -406,6 +421,7 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
            : r == Route::kQr      ? qr
            : r == Route::kQrcp    ? qrcp
            : r == Route::kGram    ? gram
+           : r == Route::kBidiag  ? bidiag
                                   : cpu;
   };
   // The HSVD's blocked path holds a pair's columns in shared memory: a
@@ -489,7 +505,7 @@ Plan make_plan(const Shapes &s, const Config &call_cfg, const DeviceDesc &device
   const bool iterates = !blocked.index.empty() || !qrcp.index.empty() || !gram.index.empty();
   const bool beside = iterates && fused_beside_blocked(tuning);
   fused.beside = qr.beside = tiny.beside = beside;
-  for (Group *g : {&fused, &tiny, &qr, &blocked, &qrcp, &gram, &cpu})
+  for (Group *g : {&fused, &tiny, &bidiag, &qr, &blocked, &qrcp, &gram, &cpu})
     if (g->size() > 0) p.groups.push_back(std::move(*g));
   return p;
 }

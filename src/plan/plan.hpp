@@ -30,6 +30,7 @@ enum class Route : unsigned char {
   kQrcp, // QR with column pivoting first, the blocked path on R^H
   kGram, // the Gram matrix's eigenvectors V0 first, the blocked path on A V0
   kCpu, // what no GPU path implements (an ordering, a block width), on the CPU
+  kBidiag, // values only: GEBRD on chip, then bisection on the bidiagonal
 };
 const char *route_name(Route r);
 

@@ -36,6 +36,11 @@ Tuning with_overrides(Tuning t, const Overrides &o) {
   t.gram.trace = o.gram_trace;
   if (o.gram_auto != Force::kAuto)
     for (bool &on : t.gram.auto_on) on = o.gram_auto == Force::kOn;
+  if (o.bidiag != Force::kAuto) {
+    for (bool &on : t.bidiag.on) on = o.bidiag == Force::kOn;
+    t.bidiag.min_cols = 1;
+    t.bidiag.max_cols = 1 << 30;
+  }
   if (o.dist_min_cols > 0) t.dist.min_cols = o.dist_min_cols;
   if (o.dist_pair_cols > 0) t.dist.pair_cols = std::max(2, o.dist_pair_cols);
   if (o.dist_inner_sweeps >= 0) t.dist.inner_sweeps = o.dist_inner_sweeps;

@@ -123,6 +123,17 @@ struct GramTuning {
   bool trace = false; // print the group's test and decision (blocking calls)
 };
 
+// The bidiagonal route for values only (Route::kBidiag; decision 0023):
+// under precondition = 0 and variant auto, a values-only call's matrices
+// that the on-chip GEBRD holds (PathFacts::bidiag_fits) with min(m, n) in
+// [min_cols, max_cols] take it in the precisions marked on -- none in any
+// table until it is measured against the Jacobi paths at each size
+// (BSVD_BIDIAG=1 forces it for every size that fits, 0 keeps it off).
+struct BidiagTuning {
+  bool on[4] = {};
+  int min_cols = 1, max_cols = 1 << 30;
+};
+
 // The register tier (src/cuda/tiny/): matrices with max(m, n) <= the cap
 // of their precision and the call's batch take it under variant auto (0:
 // never): max_dim_small below batch_mid matrices, max_dim_mid below
@@ -166,6 +177,7 @@ struct Tuning {
   QrTuning qr;
   QrcpTuning qrcp;
   GramTuning gram;
+  BidiagTuning bidiag;
   DistTuning dist;
 };
 

@@ -50,7 +50,7 @@ std::vector<Enum> all_enums() {
        BSVD_PATH_COUNT,
        {"trivial", "cpu-unblocked", "cpu-blocked", "cuda-fused", "cuda-blocked", "cuda-qr",
         "cuda-pair-evd", "cuda-pair-svd", "cuda-qrcp", "cuda-tiny", "cpu-lapack", "cuda-gram",
-        "cuda-devices"}},
+        "cuda-devices", "cuda-bidiag"}},
       {"bsvd_status_code",
        bsvd_status_code_string,
        bsvd_status_code_from_string,
@@ -150,7 +150,7 @@ TEST(Names, HeaderConstantsMatchTheLastEnumerators) {
   EXPECT_EQ(BSVD_ORDERING_COUNT, BSVD_ORDERING_COLUMN_PARALLEL + 1);
   EXPECT_EQ(BSVD_VARIANT_COUNT, BSVD_VARIANT_BLOCKED + 1);
   EXPECT_EQ(BSVD_PAIR_SOLVER_COUNT, BSVD_PAIR_SVD_SM + 1);
-  EXPECT_EQ(BSVD_PATH_COUNT, BSVD_PATH_CUDA_DEVICES + 1);
+  EXPECT_EQ(BSVD_PATH_COUNT, BSVD_PATH_CUDA_BIDIAG + 1);
   EXPECT_EQ(BSVD_STATUS_COUNT, BSVD_STATUS_INTERNAL_ERROR + 1);
   EXPECT_STREQ(bsvd_path_string(BSVD_PATH_CUDA_QRCP), "cuda-qrcp");
   EXPECT_STREQ(bsvd_path_string(BSVD_PATH_CUDA_TINY), "cuda-tiny");

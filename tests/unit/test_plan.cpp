@@ -33,6 +33,10 @@ public:
   }
   int tsqr_chunks(char, int mw, int nw) const override { return nw <= 32 ? (mw + 255) / 256 : 0; }
   int qr_apply_cols(char, int) const override { return 4; }
+  bool bidiag_fits(char p, int m, int n) const override {
+    const size_t k = size_t(std::min(m, n));
+    return (size_t(m | 1) * n + std::max(m, n) + 2 * k) * eb(p) + 256 + 32 * k <= kSmem;
+  }
 };
 
 DeviceDesc h100() {
@@ -581,4 +585,52 @@ TEST(Plan, WideMatricesTakeTheLanesInstances) {
   EXPECT_FALSE(tiny_reach(f, 'z', 10).takes(9));
   f.tiny.max_dim_forced = 0;
   EXPECT_FALSE(tiny_reach(f, 's', 10).takes(16));
+}
+
+// The values-only bidiagonal route (decision 0023): off in the table until
+// measured; on (BSVD_BIDIAG=1's tuning), values-only calls of every size
+// the on-chip GEBRD holds take it under the default precondition and
+// variant, and nothing else does.
+TEST(Plan, BidiagRouteForValuesOnly) {
+  static const FakeFacts facts;
+  const auto values = [](char p, int count, int m, int n, const Tuning &t,
+                         const Config &cfg = Config()) {
+    return make_plan(uniform_shapes(p, count, m, n, false), cfg, h100(), facts, t);
+  };
+  const Tuning table = tuning_table(9, 0);
+  for (char p : {'s', 'd', 'c', 'z'})
+    EXPECT_NE(values(p, 1000, 128, 128, table).groups[0].route, Route::kBidiag) << p;
+  Overrides o;
+  o.bidiag = Force::kOn;
+  const Tuning on = with_overrides(table, o);
+  for (char p : {'s', 'd', 'c', 'z'}) {
+    const Plan pl = values(p, 1000, 128, 100, on);
+    ASSERT_EQ(pl.groups.size(), 1u) << p;
+    EXPECT_EQ(pl.groups[0].route, Route::kBidiag) << p;
+    EXPECT_EQ(pl.groups[0].index.size(), 1000u) << p;
+  }
+  EXPECT_EQ(values('d', 10, 4, 4, on).groups[0].route, Route::kBidiag); // beats the tiny tier
+  EXPECT_EQ(values('d', 10, 60, 200, on).groups[0].route, Route::kBidiag); // wide
+  EXPECT_NE(values('d', 10, 300, 300, on).groups[0].route, Route::kBidiag); // off chip
+  EXPECT_NE(values('z', 10, 160, 160, on).groups[0].route, Route::kBidiag);
+  EXPECT_NE(plan_uniform('d', 1000, 128, 128).groups[0].route, Route::kBidiag); // vectors
+  Config plain, qrcp, blocked;
+  plain.precondition = -1;
+  qrcp.precondition = 1;
+  blocked.variant = BSVD_VARIANT_BLOCKED;
+  for (const Config &c : {plain, qrcp, blocked})
+    EXPECT_NE(values('d', 1000, 128, 128, on, c).groups[0].route, Route::kBidiag);
+  Shapes h = hyperbolic(uniform_shapes('d', 1000, 128, 128, false));
+  EXPECT_NE(make_plan(h, Config(), h100(), facts, on).groups[0].route, Route::kBidiag);
+  // a variable-size batch: those that fit, beside the others' routes
+  std::vector<int> m{64, 300, 0, 100}, n{64, 300, 5, 30};
+  Shapes vs = sized_shapes('d', m, n);
+  vs.vectors = false;
+  const std::vector<Route> r = routes(make_plan(vs, Config(), h100(), facts, on));
+  EXPECT_EQ(r[0], Route::kBidiag);
+  EXPECT_NE(r[1], Route::kBidiag);
+  EXPECT_EQ(r[2], Route::kFused); // empty: the fused kernel writes its info
+  EXPECT_EQ(r[3], Route::kBidiag);
+  EXPECT_NE(explain(make_plan(vs, Config(), h100(), facts, on)).find("cuda-bidiag"),
+            std::string::npos);
 }

@@ -1,0 +1,24 @@
+// The values-only bidiagonal route as an operation (operation.hpp;
+// Route::kBidiag, path cuda-bidiag, decision 0023): one launch over a
+// group's matrices, each reduced to bidiagonal form in one thread block
+// with the matrix in shared memory (the device API's gebd2, as the batched
+// GEBRD's on-chip regime) and its singular values then found there by
+// bisection on the Golub-Kahan tridiagonal (bdsv.cuh, decision 0021). The
+// caller's A is read, not written; S, info (0 or BSVD_INFO_NONFINITE) and
+// sweeps (0: nothing iterates) are written.
+#pragma once
+
+#include "../operation.hpp"
+
+namespace bsvd::detail::cuda {
+
+struct BidiagOp {
+  // Values only, every matrix non-empty and within the GPU's shared memory
+  // per block (what the plan's facts checked).
+  static bool can_run(const plan::Plan &p, const plan::Group &g);
+  // The slot -> matrix map, unless the group is the whole batch in order.
+  static size_t workspace_bytes(const plan::Plan &p, const plan::Group &g, int kcount);
+  template <class T> static bsvd_status_t run(const GroupArgs<T> &a);
+};
+
+} // namespace bsvd::detail::cuda
