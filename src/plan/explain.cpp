@@ -138,10 +138,12 @@ std::string explain(const Plan &p) {
   out += format("fused column cap %d; preconditioning ", p.fused_cols);
   if (p.precondition_auto) {
     if (p.gram_auto)
-      out += format("auto: Gram eigenvectors where the test on each group's Gram matrices "
-                    "predicts a gain (cosine x sqrt(rows) >= %.2f, effective rank >= %.1f), "
-                    "the plain blocked path where not; the rest QRCP ",
-                    p.tuning.gram.min_cos, p.tuning.gram.min_rank);
+      out += format("auto: Gram eigenvectors where the test on the Gram matrices of a sample "
+                    "of each group (%d matrices) predicts a gain (RMS cosine >= %.0e, stable "
+                    "rank of the cosines >= %.1f, effective rank >= %.1f), the plain blocked "
+                    "path where not; the rest QRCP ",
+                    p.tuning.gram.sample, p.tuning.gram.min_cos, p.tuning.gram.min_srank,
+                    p.tuning.gram.min_rank);
     out += format("auto %s (%.2f matrices of %d columns, predicted cost %.3f, limit %.3f)\n",
                   p.precondition ? "on" : "off", p.precondition_count, p.precondition_cols,
                   p.precondition_cost, p.tuning.qrcp.max_cost);

@@ -109,17 +109,24 @@ struct QrcpTuning {
 // decisions/0022-gram-preconditioning-by-default.md): the shapes of the
 // blocked path's matrices with at least min_cols columns (nw) whose work
 // in the call, count mw nw^2, is at least auto_min_work take the Gram
-// route in the precisions marked auto_on. There a test on the single-precision Gram matrix, per matrix,
-// predicts a gain (core/gram_test.hpp): its columns' RMS cosine times
-// sqrt(mw) at least min_cos (not nearly orthogonal already: the plain
+// route in the precisions marked auto_on. There a test on the
+// single-precision Gram matrix, per matrix, predicts a gain
+// (core/gram_test.hpp): its columns' RMS cosine at least min_cos (not
+// orthogonal already), the stable rank of those cosines at least min_srank
+// (not an orthogonal matrix changed in a few directions: the plain
 // iteration is short) and its effective rank tr(G)^2 / |G|_F^2 at least
-// min_rank (single precision resolves some directions). The group is
-// preconditioned when the matrices predicted to gain hold at least half
-// its work; else it runs the plain blocked path.
+// min_rank (single precision resolves some directions). The test runs on
+// at most sample matrices of each shape, spread evenly over it
+// (gram_sample, core/gram_test.hpp), so that a group that stays plain
+// pays for a few Gram matrices, not all. The group is preconditioned when
+// the matrices predicted to gain hold at least half its work, each sampled
+// matrix standing for the count / sample of its shape; else it runs the
+// plain blocked path.
 struct GramTuning {
   bool auto_on[4] = {};
   int min_cols = 0;
-  double auto_min_work = 0, min_cos = 0, min_rank = 0;
+  int sample = 32; // matrices tested per shape (>= 1; every table, BSVD_GRAM_AUTO=1 too)
+  double auto_min_work = 0, min_cos = 0, min_srank = 0, min_rank = 0;
   bool trace = false; // print the group's test and decision (blocking calls)
 };
 

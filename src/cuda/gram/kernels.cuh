@@ -52,13 +52,15 @@ template <class R> __device__ __forceinline__ R block_max(R v, R *red) {
 // max |w_ij| in [1/2, 1) in single precision into F: its Gram matrix then
 // neither overflows nor underflows where W's entries matter. NaN or Inf in
 // A: F = 0 (the eigenvectors of a zero Gram matrix), and the blocked path
-// reports the matrix from W V0, which holds them too.
+// reports the matrix from W V0, which holds them too. Block b packs
+// mats[b * step] (step > 1: the test's sample).
 template <class Tstd> __global__ void __launch_bounds__(kGramThreads)
-    gram_pack_kernel(Batch<Tstd> kb, const GramMat *mats, dev_t<Tstd> *P, low_t<dev_t<Tstd>> *F) {
+    gram_pack_kernel(Batch<Tstd> kb, const GramMat *mats, int step, dev_t<Tstd> *P,
+                     low_t<dev_t<Tstd>> *F) {
   using T = dev_t<Tstd>;
   using R = dreal_t<T>;
   __shared__ R red[kGramThreads / 32];
-  const GramMat M = mats[blockIdx.x];
+  const GramMat M = mats[size_t(blockIdx.x) * step];
   const T *A = reinterpret_cast<const T *>(kb.A.ptr(M.b));
   const int lda = kb.A.ldm(M.b);
   const bool wide = M.m < M.n;
@@ -182,22 +184,56 @@ template <class Tstd> __global__ void __launch_bounds__(kGramThreads)
 
 // The Gram route's test (core/gram_test.hpp; the plan chose the route) on
 // each matrix's single-precision G = F^H F: one block per matrix reduces
-// the sums in double; work[k] = mw nw^2 and gain[k] = the same where the
-// test predicts a gain, else 0 (k: the storage position).
+// the sums in double, then runs the power iteration on the cosines B =
+// D^-1/2 G D^-1/2 - I (a warp per row, reading column i of G for row i:
+// g_ij = conj(G[j + i n])) with its vectors in probe (5 n doubles per
+// matrix: 1/sqrt(g_jj), x and y as real and imaginary parts). Block b
+// tests mats[b * step] (gram_sample) and writes work[b] = weight mw nw^2
+// (weight: the matrices it stands for) and gain[b] = the same where the
+// test predicts a gain, else 0.
 __device__ __forceinline__ double gram_abs2_d(float x) { return double(x) * double(x); }
 __device__ __forceinline__ double gram_abs2_d(cx<float> x) {
   return double(x.re) * double(x.re) + double(x.im) * double(x.im);
 }
 __device__ __forceinline__ double gram_diag_d(float x) { return x > 0.f ? double(x) : 0.0; }
 __device__ __forceinline__ double gram_diag_d(cx<float> x) { return gram_diag_d(x.re); }
+// conj(g) (xr + i xi) accumulated into (ar, ai)
+__device__ __forceinline__ void gram_cmac(double &ar, double &ai, float g, double xr, double) {
+  ar += double(g) * xr;
+  (void)ai;
+}
+__device__ __forceinline__ void gram_cmac(double &ar, double &ai, cx<float> g, double xr,
+                                          double xi) {
+  const double a = g.re, b = g.im; // (a - i b)(xr + i xi)
+  ar += a * xr + b * xi;
+  ai += a * xi - b * xr;
+}
+
+template <int N>
+__device__ __forceinline__ void gram_block_sum(double (&v)[N], double (*red)[kGramThreads / 32]) {
+  for (int q = 0; q < N; ++q)
+    for (int o = 16; o > 0; o >>= 1) v[q] += __shfl_xor_sync(0xffffffffu, v[q], o);
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  __syncthreads(); // red is free
+  if (l == 0)
+    for (int q = 0; q < N; ++q) red[q][w] = v[q];
+  __syncthreads();
+  for (int q = 0; q < N; ++q) {
+    v[q] = 0;
+    for (int i = 0; i < kGramThreads / 32; ++i) v[q] += red[q][i];
+  }
+}
 
 template <class L> __global__ void __launch_bounds__(kGramThreads)
-    gram_test_kernel(const GramMat *mats, const L *G, double min_cos, double min_rank, double *work,
+    gram_test_kernel(const GramMat *mats, int step, double weight, const L *G, double *probe,
+                     double min_cos, double min_srank, double min_rank, double *work,
                      double *gain) {
+  constexpr bool kCx = !std::is_same_v<L, float>;
   __shared__ double red[4][kGramThreads / 32];
-  const GramMat M = mats[blockIdx.x];
+  const GramMat M = mats[size_t(blockIdx.x) * step];
   const int nw = M.nw;
   const L *Gm = G + M.onn;
+  double *dinv = probe + 5 * M.on, *xr = dinv + nw, *xi = xr + nw, *yr = xi + nw, *yi = yr + nw;
   double v[4] = {0, 0, 0, 0}; // cos2, pairs, trace, frob2 (GramTestSums)
   for (int e = threadIdx.x; e < nw * nw; e += kGramThreads) {
     const int c = e / nw, r = e - c * nw;
@@ -214,23 +250,54 @@ template <class L> __global__ void __launch_bounds__(kGramThreads)
       }
     }
   }
-  for (int q = 0; q < 4; ++q)
-    for (int o = 16; o > 0; o >>= 1) v[q] += __shfl_xor_sync(0xffffffffu, v[q], o);
-  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
-  if (l == 0)
-    for (int q = 0; q < 4; ++q) red[q][w] = v[q];
+  gram_block_sum(v, red);
+  for (int j = threadIdx.x; j < nw; j += kGramThreads) {
+    const double g = gram_diag_d(Gm[j + size_t(j) * nw]);
+    dinv[j] = g > 0 ? 1 / sqrt(g) : 0;
+    xr[j] = gram_probe(j, nw);
+    xi[j] = 0;
+  }
   __syncthreads();
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  double norm2 = 0;
+  for (int step = 0; step < kGramPowerSteps; ++step) {
+    for (int i = w; i < nw; i += kGramThreads / 32) { // row i of B x
+      double ar = 0, ai = 0;
+      const L *col = Gm + size_t(i) * nw;
+      for (int j = l; j < nw; j += 32)
+        if (j != i) gram_cmac(ar, ai, col[j], dinv[j] * xr[j], dinv[j] * xi[j]);
+      for (int o = 16; o > 0; o >>= 1) {
+        ar += __shfl_xor_sync(0xffffffffu, ar, o);
+        if (kCx) ai += __shfl_xor_sync(0xffffffffu, ai, o);
+      }
+      if (l == 0) {
+        yr[i] = dinv[i] * ar;
+        yi[i] = dinv[i] * ai;
+      }
+    }
+    __syncthreads();
+    double ny[1] = {0};
+    for (int i = threadIdx.x; i < nw; i += kGramThreads) ny[0] += yr[i] * yr[i] + yi[i] * yi[i];
+    gram_block_sum(ny, red);
+    norm2 = ny[0];
+    if (!(norm2 > 0)) break;
+    const double rs = 1 / sqrt(norm2);
+    for (int i = threadIdx.x; i < nw; i += kGramThreads) {
+      xr[i] = yr[i] * rs;
+      xi[i] = yi[i] * rs;
+    }
+    __syncthreads();
+  }
   if (threadIdx.x != 0) return;
   GramTestSums s;
-  for (int i = 0; i < kGramThreads / 32; ++i) {
-    s.cos2 += red[0][i];
-    s.pairs += red[1][i];
-    s.trace += red[2][i];
-    s.frob2 += red[3][i];
-  }
-  const double wk = double(M.mw) * double(nw) * double(nw);
+  s.cos2 = v[0];
+  s.pairs = v[1];
+  s.trace = v[2];
+  s.frob2 = v[3];
+  s.norm2 = norm2;
+  const double wk = weight * double(M.mw) * double(nw) * double(nw);
   work[blockIdx.x] = wk;
-  gain[blockIdx.x] = gram_test_pays(s, M.mw, min_cos, min_rank) ? wk : 0.0;
+  gain[blockIdx.x] = gram_test_pays(s, min_cos, min_srank, min_rank) ? wk : 0.0;
 }
 
 // The group's decision: preconditioned when the matrices predicted to gain

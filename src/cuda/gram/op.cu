@@ -80,6 +80,7 @@ struct GramLayout {
   long long mn = 0, nn = 0, n = 0; // sums of mw nw, nw^2, nw
   size_t mats, P, Wq, Vd, V0, B1, B2, F, G, ev, S, info, sweeps, sinfo, dims, parr, syev, blk;
   size_t test; // the test's work and gain per matrix, and the decision (plan.gram_auto)
+  size_t probe; // the test's power iteration: 5 nw doubles per matrix
   size_t syev_bytes = 0, total = 0;
 };
 GramLayout gram_layout(const plan::Plan &p, const plan::Group &g, const Shapes &shapes) {
@@ -120,6 +121,7 @@ GramLayout gram_layout(const plan::Plan &p, const plan::Group &g, const Shapes &
   L.dims = c.take(2 * cnt * sizeof(int)); // mw, nw
   L.parr = c.take(4 * cnt * sizeof(void *)); // A, S, U, V of the blocked path's batch
   L.test = c.take((2 * cnt + 3) * sizeof(double));
+  L.probe = c.take(5 * size_t(L.n) * sizeof(double));
   L.syev = c.take(L.syev_bytes);
   L.blk = c.take(
       blocked_workspace_bytes(mw, nw, g.blocked.mode, p.vectors, eb, g.blocked.nb, g.blocked.wr));
@@ -169,8 +171,12 @@ public:
       : a_(a), g_(a.group), cnt_(int(a.group.index.size())), prec_(a.plan.precision),
         shapes_(shapes_of(a.group)), Ly_(gram_layout(a.plan, a.group, shapes_)) {}
 
-  bsvd_status_t init(); // handles, the matrices' records, W and F (gram_pack_kernel)
-  bsvd_status_t gram_matrices(cudaStream_t s); // G = F^H F
+  bsvd_status_t init(); // handles, the matrices' records
+  // W and F (gram_pack_kernel), then G = F^H F: of every matrix, or of the
+  // test's sample (gram_sample; where that is every matrix, a later call
+  // for all does nothing).
+  bsvd_status_t pack(cudaStream_t s, bool sample);
+  bsvd_status_t gram_matrices(cudaStream_t s, bool sample);
   bsvd_status_t test(cudaStream_t s, const DeviceIf *then_if, const DeviceIf *else_if);
   bsvd_status_t eigenvectors(cudaStream_t s); // G's eigenvectors
   bsvd_status_t finish(cudaStream_t s); // V0, W V0, the blocked path, V0 V_J, the results
@@ -178,11 +184,13 @@ public:
   // The test's decision and the work predicted to gain / in all (blocking
   // calls: waits for the stream).
   bsvd_status_t read_decision(double d[3]);
+  int tested() const { return tested_; }
 
 private:
   struct Run {
     int mw, nw, first, count; // mats[first .. first + count)
     long long omn, onn, on;
+    GramSample tested; // the test's matrices: mats[first + i tested.step]
   };
   unsigned char *at(size_t off) const { return a_.ws + off; }
   template <class E> E *ptr(size_t off) const { return reinterpret_cast<E *>(at(off)); }
@@ -203,6 +211,8 @@ private:
   cusolverDnHandle_t sh_ = nullptr;
   std::vector<Run> runs_;
   std::vector<int> mwv_, nwv_;
+  int tested_ = 0; // matrices in the test's sample
+  bool sampled_ = false; // W, F and G hold the sample's only
 };
 
 template <class T> bsvd_status_t GramRun<T>::init() {
@@ -230,7 +240,10 @@ template <class T> bsvd_status_t GramRun<T>::init() {
   long long omn = 0, onn = 0, on = 0;
   for (const auto &sh : shapes_) {
     const int mw = sh.first.first, nw = sh.first.second;
-    runs_.push_back({mw, nw, int(mats.size()), int(sh.second.size()), omn, onn, on});
+    const int count = int(sh.second.size());
+    const GramSample tested = gram_sample(count, a_.plan.tuning.gram.sample);
+    runs_.push_back({mw, nw, int(mats.size()), count, omn, onn, on, tested});
+    tested_ += tested.count;
     for (int i : sh.second) {
       const size_t u = size_t(i);
       mats.push_back({i, a_.kidx[u], g_.m[u], g_.n[u], mw, nw, omn, onn, on});
@@ -253,8 +266,22 @@ template <class T> bsvd_status_t GramRun<T>::init() {
   BSVD_CUDA_TRY(upload_bytes(at(Ly_.parr) + pb, pS.data(), pb, stream));
   BSVD_CUDA_TRY(upload_bytes(at(Ly_.parr) + 2 * pb, pU.data(), pb, stream));
   BSVD_CUDA_TRY(upload_bytes(at(Ly_.parr) + 3 * pb, pV.data(), pb, stream));
-  gram_pack_kernel<T><<<cnt_, kGramThreads, 0, stream>>>(a_.kb, dmats(), dv(Ly_.P), ptr<DL>(Ly_.F));
-  BSVD_CUDA_TRY(cudaGetLastError());
+  return BSVD_STATUS_SUCCESS;
+}
+
+template <class T> bsvd_status_t GramRun<T>::pack(cudaStream_t s, bool sample) {
+  if (!sample && sampled_ && tested_ == cnt_) return BSVD_STATUS_SUCCESS;
+  sampled_ = sample;
+  if (!sample) {
+    gram_pack_kernel<T><<<cnt_, kGramThreads, 0, s>>>(a_.kb, dmats(), 1, dv(Ly_.P), ptr<DL>(Ly_.F));
+    BSVD_CUDA_TRY(cudaGetLastError());
+    return BSVD_STATUS_SUCCESS;
+  }
+  for (const Run &r : runs_) {
+    gram_pack_kernel<T><<<r.tested.count, kGramThreads, 0, s>>>(
+        a_.kb, dmats() + r.first, r.tested.step, dv(Ly_.P), ptr<DL>(Ly_.F));
+    BSVD_CUDA_TRY(cudaGetLastError());
+  }
   return BSVD_STATUS_SUCCESS;
 }
 
@@ -286,12 +313,15 @@ template <class T> bool GramRun<T>::product(const Run &r, const char *what, cuda
   return false;
 }
 
-template <class T> bsvd_status_t GramRun<T>::gram_matrices(cudaStream_t s) {
+template <class T> bsvd_status_t GramRun<T>::gram_matrices(cudaStream_t s, bool sample) {
+  if (!sample && sampled_ && tested_ == cnt_) return BSVD_STATUS_SUCCESS;
   BSVD_TRY_STATUS(set_stream(s));
   const L lone(1), lzero(0);
   L *F = ptr<L>(Ly_.F), *G = ptr<L>(Ly_.G);
-  for (const Run &r : runs_) {
-    const long long smn = (long long)r.mw * r.nw, snn = (long long)r.nw * r.nw;
+  for (Run r : runs_) {
+    const long long step = sample ? r.tested.step : 1;
+    const long long smn = step * r.mw * r.nw, snn = step * r.nw * r.nw;
+    if (sample) r.count = r.tested.count;
     if (!product(r, "F^H F", low_type_of(prec_), true, r.nw, r.nw, r.mw, &lone, F + r.omn, r.mw,
                  smn, F + r.omn, r.mw, smn, &lzero, G + r.onn, r.nw, snn))
       return BSVD_STATUS_DEVICE_ERROR;
@@ -303,11 +333,17 @@ template <class T>
 bsvd_status_t GramRun<T>::test(cudaStream_t s, const DeviceIf *then_if, const DeviceIf *else_if) {
   const plan::GramTuning &t = a_.plan.tuning.gram;
   double *work = ptr<double>(Ly_.test), *gain = work + cnt_, *decision = gain + cnt_;
-  gram_test_kernel<DL><<<cnt_, kGramThreads, 0, s>>>(dmats(), ptr<const DL>(Ly_.G), t.min_cos,
-                                                     t.min_rank, work, gain);
-  BSVD_CUDA_TRY(cudaGetLastError());
+  int o = 0;
+  for (const Run &r : runs_) {
+    const double weight = double(r.count) / r.tested.count;
+    gram_test_kernel<DL><<<r.tested.count, kGramThreads, 0, s>>>(
+        dmats() + r.first, r.tested.step, weight, ptr<const DL>(Ly_.G), ptr<double>(Ly_.probe),
+        t.min_cos, t.min_srank, t.min_rank, work + o, gain + o);
+    BSVD_CUDA_TRY(cudaGetLastError());
+    o += r.tested.count;
+  }
   const bool cond = then_if && else_if;
-  gram_decide_kernel<<<1, kGramThreads, 0, s>>>(cnt_, work, gain, decision,
+  gram_decide_kernel<<<1, kGramThreads, 0, s>>>(tested_, work, gain, decision,
                                                 cond ? then_if->handle() : 0,
                                                 cond ? else_if->handle() : 0, int(cond));
   BSVD_CUDA_TRY(cudaGetLastError());
@@ -461,15 +497,19 @@ template <class T> bsvd_status_t GramRun<T>::plain(cudaStream_t s) {
 // captured one.
 template <class T> bsvd_status_t run_auto(GramRun<T> &r, const GroupArgs<T> &a) {
   const cudaStream_t stream = a.stream;
-  BSVD_TRY_STATUS(r.gram_matrices(stream));
+  BSVD_TRY_STATUS(r.pack(stream, true));
+  BSVD_TRY_STATUS(r.gram_matrices(stream, true));
   if (!stream_capturing(stream)) {
     BSVD_TRY_STATUS(r.test(stream, nullptr, nullptr));
     double d[3];
     BSVD_TRY_STATUS(r.read_decision(d));
     if (a.plan.tuning.gram.trace)
-      std::fprintf(stderr, "bsvd gram: %zu matrices, %.3g of %.3g work predicted to gain: %s\n",
-                   a.group.index.size(), d[1], d[2], d[0] != 0 ? "preconditioned" : "plain");
+      std::fprintf(
+          stderr, "bsvd gram: %zu matrices, %d tested, %.3g of %.3g work predicted to gain: %s\n",
+          a.group.index.size(), r.tested(), d[1], d[2], d[0] != 0 ? "preconditioned" : "plain");
     if (d[0] == 0) return r.plain(stream);
+    BSVD_TRY_STATUS(r.pack(stream, false));
+    BSVD_TRY_STATUS(r.gram_matrices(stream, false));
     BSVD_TRY_STATUS(r.eigenvectors(stream));
     return r.finish(stream);
   }
@@ -483,7 +523,9 @@ template <class T> bsvd_status_t run_auto(GramRun<T> &r, const GroupArgs<T> &a) 
     return s == BSVD_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
   };
   cudaError_t e = pre.add(stream, [&](cudaStream_t s) {
-    const bsvd_status_t e1 = r.eigenvectors(s);
+    bsvd_status_t e1 = r.pack(s, false);
+    if (e1 == BSVD_STATUS_SUCCESS) e1 = r.gram_matrices(s, false);
+    if (e1 == BSVD_STATUS_SUCCESS) e1 = r.eigenvectors(s);
     return body(e1 != BSVD_STATUS_SUCCESS ? e1 : r.finish(s));
   });
   if (e == cudaSuccess) e = plain.add(stream, [&](cudaStream_t s) { return body(r.plain(s)); });
@@ -499,7 +541,8 @@ template <class T> bsvd_status_t GramOp::run(const GroupArgs<T> &a) {
   GramRun<T> r(a);
   BSVD_TRY_STATUS(r.init());
   if (a.plan.gram_auto) return run_auto(r, a);
-  BSVD_TRY_STATUS(r.gram_matrices(a.stream));
+  BSVD_TRY_STATUS(r.pack(a.stream, false));
+  BSVD_TRY_STATUS(r.gram_matrices(a.stream, false));
   BSVD_TRY_STATUS(r.eigenvectors(a.stream));
   return r.finish(a.stream);
 }
