@@ -21,7 +21,10 @@
 #include <cmath>
 #include <cstdio>
 #include <dlfcn.h>
+#include <exception>
 #include <fstream>
+#include <functional>
+#include <mutex>
 #include <thread>
 
 namespace bsvd::cli {
@@ -442,7 +445,31 @@ int run_special(const BenchArgs &a, const PlanChoices &pc, std::vector<BenchCase
   return 0;
 }
 
-// Every case's matrices (the family, seeds 1000 + b) on the backends.
+// f(b) for b = 0 .. count - 1 on up to `threads` threads; the first
+// exception is rethrown after all have stopped.
+void parallel_for(int count, int threads, const std::function<void(int)> &f) {
+  std::atomic<int> next{0};
+  std::exception_ptr error;
+  std::mutex error_lock;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::min(threads, count); ++t)
+    pool.emplace_back([&] {
+      try {
+        for (int b; (b = next++) < count;) f(b);
+      } catch (...) {
+        const std::lock_guard<std::mutex> hold(error_lock);
+        if (!error) error = std::current_exception();
+        next = count;
+      }
+    });
+  for (std::thread &th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+}
+
+// Every case's matrices (the family, seeds 1000 + b) on the backends. The
+// matrices are generated in parallel (each from its own seed, so the batch
+// is the same for any thread count): the Haar factors of the non-random
+// families cost O(n^3) each, and 1000 of 256^2 took over 25 s on one core.
 void run_cases(const BenchArgs &a, testing::Family fam, const std::vector<BenchCase> &cases,
                bool want_cpu, bool want_gpu, std::vector<BenchRow> &rows) {
   const int threads =
@@ -452,9 +479,10 @@ void run_cases(const BenchArgs &a, testing::Family fam, const std::vector<BenchC
     with_precision(c.precision, [&](auto tag) {
       using T = decltype(tag);
       std::vector<T> A(size_t(c.batch) * c.m * c.n);
-      for (int b = 0; b < c.batch; ++b)
-        testing::generate<T>(fam, c.m, c.n, testing::default_kappa<T>(), 1000u + b,
+      parallel_for(c.batch, threads, [&](int b) {
+        testing::generate<T>(fam, c.m, c.n, testing::default_kappa<T>(), 1000u + unsigned(b),
                              A.data() + size_t(b) * c.m * c.n, c.m);
+      });
       char label[96];
       std::snprintf(label, sizeof label, "%c %dx%dx%d", c.precision, c.batch, c.m, c.n);
       if (want_cpu) {
