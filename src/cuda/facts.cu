@@ -7,7 +7,7 @@
 #include "qr/qr.hpp"
 
 #include "../core/tsqr.hpp"
-#include "../plan/bidiag.hpp"
+#include "bidiag/op.hpp"
 
 #include <algorithm>
 #include <complex>
@@ -33,8 +33,7 @@ bool CudaFacts::evd_warp_fits(char prec) const {
 }
 
 bool CudaFacts::bidiag_fits(char prec, int m, int n) const {
-  const size_t elem = precision_elem_bytes(prec), relem = prec == 's' || prec == 'c' ? 4 : 8;
-  return plan::bidiag_values_smem_bytes(m, n, elem, relem) <= size_t(d_.smem_optin);
+  return bidiag_values_fit(prec, m, n, size_t(d_.smem_optin));
 }
 
 bool CudaFacts::pair_fits(char prec, int mw, int nb) const {

@@ -32,6 +32,14 @@ template <class T> struct GroupArgs {
   cudaStream_t stream;
 };
 
+// Whether a launch over group g needs a slot -> matrix map in its
+// workspace: unless the group is the whole batch (kcount matrices the
+// kernels see) of a uniform call, in order. (The fused kernel's launches
+// have a rule of their own, fused/op.cu.)
+inline bool needs_slot_map(const plan::Plan &p, const plan::Group &g, int kcount) {
+  return !p.uniform || g.size() != size_t(kcount);
+}
+
 // Every CUDA call is checked; a failure names the call (bsvd_last_error).
 #define BSVD_CUDA_TRY(call)                                                                        \
   do {                                                                                             \

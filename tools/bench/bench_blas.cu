@@ -34,13 +34,6 @@ namespace {
 
 using namespace gpu_bench;
 
-#define BENCH_BLAS(call)                                                                           \
-  do {                                                                                             \
-    const cublasStatus_t s_ = (call);                                                              \
-    if (s_ != CUBLAS_STATUS_SUCCESS)                                                               \
-      throw CudaFail{std::string(#call) + ": cublas status " + std::to_string(int(s_))};           \
-  } while (0)
-
 // bsvd's and cuBLAS's / cuSOLVER's calls by precision (real only).
 template <class T> struct Bl;
 #define BL_TRAITS(T, P, p)                                                                         \

@@ -23,6 +23,7 @@
 #include "testing/metrics.hpp"
 
 #include <cuComplex.h>
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
@@ -52,6 +53,12 @@ struct CudaFail {
     const cusolverStatus_t s_ = (call);                                                            \
     if (s_ != CUSOLVER_STATUS_SUCCESS)                                                             \
       throw CudaFail{std::string(#call) + ": cusolver status " + std::to_string(int(s_))};         \
+  } while (0)
+#define BENCH_BLAS(call)                                                                           \
+  do {                                                                                             \
+    const cublasStatus_t s_ = (call);                                                              \
+    if (s_ != CUBLAS_STATUS_SUCCESS)                                                               \
+      throw CudaFail{std::string(#call) + ": cublas status " + std::to_string(int(s_))};           \
   } while (0)
 
 template <class T> struct DevBuf {

@@ -64,13 +64,6 @@ EV_TRAITS(std::complex<float>, cuComplex, he, C)
 EV_TRAITS(std::complex<double>, cuDoubleComplex, he, Z)
 #undef EV_TRAITS
 
-#define BENCH_BLAS(call)                                                                           \
-  do {                                                                                             \
-    const cublasStatus_t s_ = (call);                                                              \
-    if (s_ != CUBLAS_STATUS_SUCCESS)                                                               \
-      throw CudaFail{std::string(#call) + ": cublas status " + std::to_string(int(s_))};           \
-  } while (0)
-
 // H_b = G_b J G_b^H for `count` matrices (m x n, packed; H m x m, packed).
 template <class T>
 void form_h(cublasHandle_t bh, int m, int n, int nplus, const T *G, T *H, int count) {

@@ -12,6 +12,11 @@
 
 namespace bsvd::detail::cuda {
 
+// Whether an m x n matrix of precision prec fits the route's shared memory
+// (plan::bidiag_values_smem_bytes) within smem bytes per block: the plan's
+// fact (CudaFacts::bidiag_fits) and can_run's check.
+bool bidiag_values_fit(char prec, int m, int n, size_t smem);
+
 struct BidiagOp {
   // Values only, every matrix non-empty and within the GPU's shared memory
   // per block (what the plan's facts checked).

@@ -3,6 +3,7 @@
 #include "../common/device_info.hpp"
 #include "../common/upload.hpp"
 #include "../common/ws_layout.hpp"
+#include "../fused/fused.hpp" // precision_elem_bytes, precision_real_bytes
 #include "common.cuh"
 #include "op.hpp"
 
@@ -18,12 +19,6 @@ namespace {
 template <class T> size_t values_smem(int m, int n) {
   return plan::bidiag_values_smem_bytes(m, n, sizeof(T), sizeof(real_of_t<T>));
 }
-
-bool needs_map(const plan::Plan &p, const plan::Group &g, int kcount) {
-  return !p.uniform || g.size() != size_t(kcount);
-}
-
-size_t elem_bytes(char prec) { return prec == 's' ? 4 : prec == 'd' || prec == 'c' ? 8 : 16; }
 
 // Shared memory, in order: the team's 256 bytes of reduction slots, A
 // (leading dimension m rounded up to odd, plan::gebrd_smem_ld), gebd2's
@@ -58,18 +53,22 @@ template <class T, class W = bidiag_t<T>> __global__ void __launch_bounds__(plan
 
 } // namespace
 
+bool bidiag_values_fit(char prec, int m, int n, size_t smem) {
+  return plan::bidiag_values_smem_bytes(m, n, precision_elem_bytes(prec),
+                                        precision_real_bytes(prec)) <= smem;
+}
+
 bool BidiagOp::can_run(const plan::Plan &p, const plan::Group &g) {
   if (p.vectors || p.hyperbolic || g.size() == 0) return false;
-  const size_t eb = elem_bytes(p.precision), rb = p.precision == 's' || p.precision == 'c' ? 4 : 8;
   const size_t limit = size_t(max_smem_optin());
   for (size_t i = 0; i < g.m.size(); ++i)
-    if (g.m[i] < 1 || g.n[i] < 1 || plan::bidiag_values_smem_bytes(g.m[i], g.n[i], eb, rb) > limit)
+    if (g.m[i] < 1 || g.n[i] < 1 || !bidiag_values_fit(p.precision, g.m[i], g.n[i], limit))
       return false;
   return true;
 }
 
 size_t BidiagOp::workspace_bytes(const plan::Plan &p, const plan::Group &g, int kcount) {
-  return needs_map(p, g, kcount) ? ws_align(g.size() * sizeof(int)) : 0;
+  return needs_slot_map(p, g, kcount) ? ws_align(g.size() * sizeof(int)) : 0;
 }
 
 template <class T> bsvd_status_t BidiagOp::run(const GroupArgs<T> &a) {
@@ -81,7 +80,7 @@ template <class T> bsvd_status_t BidiagOp::run(const GroupArgs<T> &a) {
     len = std::max({len, g.m[i], g.n[i]});
   }
   const int *map = nullptr;
-  if (needs_map(a.plan, g, a.kb.count)) {
+  if (needs_slot_map(a.plan, g, a.kb.count)) {
     int *dmap = reinterpret_cast<int *>(a.ws);
     BSVD_CUDA_TRY(upload(dmap, a.kidx, a.stream));
     map = dmap;

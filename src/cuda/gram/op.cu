@@ -173,10 +173,12 @@ public:
 
   bsvd_status_t init(); // handles, the matrices' records
   // W and F (gram_pack_kernel), then G = F^H F: of every matrix, or of the
-  // test's sample (gram_sample; where that is every matrix, a later call
-  // for all does nothing).
+  // test's sample (gram_sample).
   bsvd_status_t pack(cudaStream_t s, bool sample);
   bsvd_status_t gram_matrices(cudaStream_t s, bool sample);
+  // After the sample's pack and product: those of every matrix, unless the
+  // sample was every matrix already.
+  bsvd_status_t complete_sample(cudaStream_t s);
   bsvd_status_t test(cudaStream_t s, const DeviceIf *then_if, const DeviceIf *else_if);
   bsvd_status_t eigenvectors(cudaStream_t s); // G's eigenvectors
   bsvd_status_t finish(cudaStream_t s); // V0, W V0, the blocked path, V0 V_J, the results
@@ -212,7 +214,6 @@ private:
   std::vector<Run> runs_;
   std::vector<int> mwv_, nwv_;
   int tested_ = 0; // matrices in the test's sample
-  bool sampled_ = false; // W, F and G hold the sample's only
 };
 
 template <class T> bsvd_status_t GramRun<T>::init() {
@@ -270,8 +271,6 @@ template <class T> bsvd_status_t GramRun<T>::init() {
 }
 
 template <class T> bsvd_status_t GramRun<T>::pack(cudaStream_t s, bool sample) {
-  if (!sample && sampled_ && tested_ == cnt_) return BSVD_STATUS_SUCCESS;
-  sampled_ = sample;
   if (!sample) {
     gram_pack_kernel<T><<<cnt_, kGramThreads, 0, s>>>(a_.kb, dmats(), 1, dv(Ly_.P), ptr<DL>(Ly_.F));
     BSVD_CUDA_TRY(cudaGetLastError());
@@ -313,8 +312,13 @@ template <class T> bool GramRun<T>::product(const Run &r, const char *what, cuda
   return false;
 }
 
+template <class T> bsvd_status_t GramRun<T>::complete_sample(cudaStream_t s) {
+  if (tested_ == cnt_) return BSVD_STATUS_SUCCESS;
+  BSVD_TRY_STATUS(pack(s, false));
+  return gram_matrices(s, false);
+}
+
 template <class T> bsvd_status_t GramRun<T>::gram_matrices(cudaStream_t s, bool sample) {
-  if (!sample && sampled_ && tested_ == cnt_) return BSVD_STATUS_SUCCESS;
   BSVD_TRY_STATUS(set_stream(s));
   const L lone(1), lzero(0);
   L *F = ptr<L>(Ly_.F), *G = ptr<L>(Ly_.G);
@@ -508,8 +512,7 @@ template <class T> bsvd_status_t run_auto(GramRun<T> &r, const GroupArgs<T> &a) 
           stderr, "bsvd gram: %zu matrices, %d tested, %.3g of %.3g work predicted to gain: %s\n",
           a.group.index.size(), r.tested(), d[1], d[2], d[0] != 0 ? "preconditioned" : "plain");
     if (d[0] == 0) return r.plain(stream);
-    BSVD_TRY_STATUS(r.pack(stream, false));
-    BSVD_TRY_STATUS(r.gram_matrices(stream, false));
+    BSVD_TRY_STATUS(r.complete_sample(stream));
     BSVD_TRY_STATUS(r.eigenvectors(stream));
     return r.finish(stream);
   }
@@ -523,8 +526,7 @@ template <class T> bsvd_status_t run_auto(GramRun<T> &r, const GroupArgs<T> &a) 
     return s == BSVD_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
   };
   cudaError_t e = pre.add(stream, [&](cudaStream_t s) {
-    bsvd_status_t e1 = r.pack(s, false);
-    if (e1 == BSVD_STATUS_SUCCESS) e1 = r.gram_matrices(s, false);
+    bsvd_status_t e1 = r.complete_sample(s);
     if (e1 == BSVD_STATUS_SUCCESS) e1 = r.eigenvectors(s);
     return body(e1 != BSVD_STATUS_SUCCESS ? e1 : r.finish(s));
   });

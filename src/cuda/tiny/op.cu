@@ -10,12 +10,6 @@
 
 namespace bsvd::detail::cuda {
 
-namespace {
-bool needs_map(const plan::Plan &p, const plan::Group &g, int kcount) {
-  return !p.uniform || g.size() != size_t(kcount);
-}
-} // namespace
-
 size_t tiny_smem_bytes(int m, int n, bool vectors, size_t elem) {
   const int k = std::min(m, n);
   const int out = vectors ? (m + n + 1) * k : k;
@@ -30,7 +24,7 @@ bool TinyOp::can_run(const plan::Plan &p, const plan::Group &g) {
 }
 
 size_t TinyOp::workspace_bytes(const plan::Plan &p, const plan::Group &g, int kcount) {
-  return needs_map(p, g, kcount) ? ws_align(g.size() * sizeof(int)) : 0;
+  return needs_slot_map(p, g, kcount) ? ws_align(g.size() * sizeof(int)) : 0;
 }
 
 // One launch per instance: variable sizes are ordered by instance in the
@@ -55,7 +49,7 @@ template <class T> bsvd_status_t TinyOp::run(const GroupArgs<T> &a) {
     BSVD_CUDA_TRY(launch_tiny(P, a.stream));
     return BSVD_STATUS_SUCCESS;
   };
-  if (!needs_map(a.plan, g, a.kb.count)) return launch(nullptr, int(g.size()), dim_of(0));
+  if (!needs_slot_map(a.plan, g, a.kb.count)) return launch(nullptr, int(g.size()), dim_of(0));
   std::vector<int> order;
   const std::vector<TinyLaunch> launches = tiny_launches(g.size(), dim_of, order);
   int *dmap = reinterpret_cast<int *>(a.ws);
