@@ -98,7 +98,7 @@ BSVD_DEVICE_HD void scal_w(int len, W f, W *x, int inc, const Team &team) {
 template <class R, class Team> BSVD_DEVICE_HD void lacgv_w(int, R *, int, const Team &) {}
 template <class R, class Team>
 BSVD_DEVICE_HD void lacgv_w(int len, complex<R> *x, int inc, const Team &team) {
-  for (int i = team.rank(); i < len; i += team.size()) x[long(i) * inc] = conj_(x[long(i) * inc]);
+  for (long i = team.rank(); i < len; i += team.size()) x[i * inc] = conj_(x[i * inc]);
   team.sync();
 }
 
