@@ -99,7 +99,7 @@ BSVD_DECLARE_GEMV(z, bsvd_cdouble, _async)
  * taup[i] u u^H; A is overwritten by B and the Householder vectors v, u
  * below / right of it (unit entries implied), exactly as xGEBRD leaves it.
  * The entries of d, e, tauq, taup are those of xGEBRD up to rounding
- * (the unblocked xGEBD2 order of operations; signs as LAPACK's).
+ * (on chip: the unblocked xGEBD2 order of operations; signs as LAPACK's).
  * info[b]: 0, or BSVD_INFO_NONFINITE when d or e of matrix b holds NaN or
  * Inf (the input did, or its norm overflows); the outputs are written
  * either way.
@@ -114,12 +114,17 @@ BSVD_DECLARE_GEMV(z, bsvd_cdouble, _async)
  *   e for k >= 2; when batch > 1: strideA >= lda n, strided, stridetauq,
  *   stridetaup >= k, stridee >= k - 1.
  * The cuda backend reduces each matrix in one thread block with the matrix
- * in shared memory (the on-chip regime of MAGMA-BLAS's batched GEBRD): a
- * call whose largest matrix needs more than the GPU's shared memory per
- * block ((m + 1) n + max(m, n) entries, about 220 x 220 in d on an H100)
- * returns BSVD_STATUS_NOT_SUPPORTED, nothing written; the blocked LABRD +
- * GEMM regime for larger matrices is a later step. The cpu backend takes
- * every size. */
+ * in shared memory (the on-chip regime of MAGMA-BLAS's batched GEBRD) where
+ * it fits ((m + 1) n + max(m, n) entries, about 220 x 220 in d on an
+ * H100); a larger matrix first takes panels of 32 columns over global
+ * memory (xLABRD, then a GEMM update of the trailing matrix) until its
+ * trailing matrix fits, then the on-chip kernel (a workspace of 32 (m + n)
+ * entries per matrix is allocated in stream order). The entries then agree
+ * with xGEBRD's to the rounding of a blocked reduction (LAPACK's own
+ * xGEBRD is blocked too). A matrix so tall or wide that the trailing matrix
+ * after its last panel still exceeds shared memory returns
+ * BSVD_STATUS_NOT_SUPPORTED, nothing written (a QR factorization first
+ * makes it square). The cpu backend takes every size (unblocked). */
 #define BSVD_DECLARE_GEBRD(p, T, R, suffix)                                                        \
   bsvd_status_t bsvd_##p##gebrd_strided_batched##suffix(                                           \
       int m, int n, T *A, int lda, int64_t strideA, R *d, int64_t strided, R *e, int64_t stridee,  \

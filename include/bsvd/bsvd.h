@@ -215,9 +215,10 @@ typedef enum {
                                   environment forces it
                                   (docs/multi-gpu.md) */
   BSVD_PATH_CUDA_BIDIAG = 13, /* GPU, values only: Householder
-                                 bidiagonalization in one thread block,
-                                 then bisection on the bidiagonal
-                                 (sweeps = 0; docs/design/bidiag.md) */
+                                 bidiagonalization (on chip, or blocked
+                                 panels first for larger matrices), then
+                                 bisection on the bidiagonal (sweeps = 0;
+                                 docs/design/bidiag.md) */
   BSVD_PATH_MAX_ENUM = 0x7fffffff
 } bsvd_path_t;
 #define BSVD_PATH_COUNT 14

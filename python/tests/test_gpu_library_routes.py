@@ -111,6 +111,32 @@ def test_gram_route_by_default_at_the_work_limit(framework):
 
 
 @needs_gpu
+@pytest.mark.parametrize("framework", ["torch", "cupy", "jax", "numpy"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bidiag_route_for_values_by_default(framework, dtype):
+    """Values only of 100 matrices of 64^2: where the plan says the
+    bidiagonal route (the sm_90 table: s and d at 64 columns, decision
+    0024), the call takes it (path cuda-bidiag, sweeps 0) from every
+    framework's arrays; precondition=False (relative accuracy asked for)
+    keeps Jacobi. T3 against LAPACK's values either way."""
+    planned = "cuda-bidiag" in bsvd.plan((100, 64, 64), dtype, compute_uv=False)
+    sm90 = "sm_90" in bsvd.plan((1, 2, 2), dtype)
+    assert planned == sm90
+    A_np = random_matrix(np.random.default_rng(21), (100, 64, 64), dtype)
+    A, kw = _framework(framework, A_np)
+    S_ref = np.linalg.svd(A_np.astype(np.float64), compute_uv=False)
+    u = 2.0 ** -24 if dtype == np.float32 else 2.0 ** -53
+    for pre, taken in ((None, planned), (False, False)):
+        S, info = bsvd.svdvals(A, return_info=True, precondition=pre, check=True, **kw)
+        paths = set(np.unique(info.path_names))
+        assert (paths == {"cuda-bidiag"}) == taken, (pre, paths)
+        if taken:
+            assert (_host(info.sweeps) == 0).all()
+        t3 = np.linalg.norm(_host(S).astype(np.float64) - S_ref, axis=-1) / (64 * S_ref[..., 0] * u)
+        assert t3.max() < 30, (pre, t3.max())
+
+
+@needs_gpu
 def test_gram_route_in_torch_graph_capture():
     """The Gram route's first call inside the caller's CUDA graph capture
     (no earlier call on this thread made the handles) is captured and

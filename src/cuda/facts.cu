@@ -32,8 +32,8 @@ bool CudaFacts::evd_warp_fits(char prec) const {
   return blocked_evd_smem_bytes(prec, kBlockedKmax, 32) <= size_t(d_.smem_optin);
 }
 
-bool CudaFacts::bidiag_fits(char prec, int m, int n) const {
-  return bidiag_values_fit(prec, m, n, size_t(d_.smem_optin));
+bool CudaFacts::bidiag_reaches(char prec, int m, int n) const {
+  return bidiag_values_reach(prec, m, n, size_t(d_.smem_optin));
 }
 
 bool CudaFacts::pair_fits(char prec, int mw, int nb) const {

@@ -16,7 +16,7 @@ public:
   int tsqr_chunks(char prec, int mw, int nw) const override;
   int qr_apply_cols(char prec, int mw) const override;
   bool evd_warp_fits(char prec) const override;
-  bool bidiag_fits(char prec, int m, int n) const override;
+  bool bidiag_reaches(char prec, int m, int n) const override;
 
 private:
   plan::DeviceDesc d_;

@@ -22,4 +22,13 @@ size_t bidiag_values_smem_bytes(int m, int n, size_t elem, size_t relem) {
   return gebrd_smem_bytes(m, n, elem) + 2 * k * elem + 4 * k * relem;
 }
 
+int gebrd_panels(int m, int n, int nb, size_t elem, size_t extra, size_t limit) {
+  const int k = std::min(m, n);
+  for (int p = 0; k > 0 && long(p) * nb < k; ++p) {
+    const int mt = m - p * nb, nt = n - p * nb;
+    if (gebrd_smem_bytes(mt, nt, elem) + size_t(std::min(mt, nt)) * extra <= limit) return p;
+  }
+  return k > 0 ? -1 : 0;
+}
+
 } // namespace bsvd::detail::plan

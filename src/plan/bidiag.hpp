@@ -30,4 +30,17 @@ int gebrd_smem_ld(int m);
 // bisection's 2k scaled entries (reals of relem bytes).
 size_t bidiag_values_smem_bytes(int m, int n, size_t elem, size_t relem);
 
+// GEBRD beyond shared memory (the blocked regime, labrd.cuh): panels of
+// kGebrdBlock columns over global memory (LAPACK's and MAGMA's default
+// block of xGEBRD) until the trailing matrix fits the on-chip kernel.
+constexpr int kGebrdBlock = 32;
+
+// The panels of nb columns an m x n matrix of elem-byte entries needs
+// before its trailing matrix fits `limit` bytes of shared memory
+// (gebrd_smem_bytes, plus `extra` bytes per min(m, n) entry of the trailing
+// matrix for a caller's vectors): 0 when it fits as it is, -1 when no count
+// does (a tall or wide matrix whose last nb-column panel is still too
+// large; panels nb < min(m, n) always).
+int gebrd_panels(int m, int n, int nb, size_t elem, size_t extra, size_t limit);
+
 } // namespace bsvd::detail::plan

@@ -70,9 +70,10 @@ public:
     (void)prec;
     return true;
   }
-  // The values-only bidiagonal route holds an m x n matrix, GEBRD's work
-  // vector and the bidiagonal in one block's shared memory.
-  virtual bool bidiag_fits(char prec, int m, int n) const {
+  // The values-only bidiagonal route takes an m x n matrix: on chip (the
+  // matrix, GEBRD's work vector and the bidiagonal in one block's shared
+  // memory) or by GEBRD's panels until its trailing matrix is on chip.
+  virtual bool bidiag_reaches(char prec, int m, int n) const {
     (void)prec, (void)m, (void)n;
     return false;
   }
@@ -88,7 +89,7 @@ public:
   int tsqr_chunks(char, int, int) const override { return 0; }
   int qr_apply_cols(char, int) const override { return 0; }
   bool evd_warp_fits(char) const override { return false; }
-  bool bidiag_fits(char, int, int) const override { return false; }
+  bool bidiag_reaches(char, int, int) const override { return false; }
 };
 
 } // namespace bsvd::detail::plan

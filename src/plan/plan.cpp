@@ -338,10 +338,10 @@ bool qr_route(char prec, int m, int n, bool vectors, int qr, const PathFacts &fa
 // variant auto, the table's precisions and sizes, where it fits on chip.
 static bool bidiag_takes(char prec, int m, int n, const Config &cfg, const PathFacts &facts,
                          const Tuning &t) {
-  const int nw = std::min(m, n);
-  return cfg.precondition == 0 && cfg.variant == BSVD_VARIANT_AUTO &&
-         t.bidiag.on[prec_index(prec)] && nw >= t.bidiag.min_cols && nw <= t.bidiag.max_cols &&
-         facts.bidiag_fits(prec, m, n);
+  const int nw = std::min(m, n), p = prec_index(prec);
+  return cfg.precondition == 0 && cfg.variant == BSVD_VARIANT_AUTO && t.bidiag.on[p] &&
+         nw >= t.bidiag.min_cols[p] && nw <= t.bidiag.max_cols[p] &&
+         facts.bidiag_reaches(prec, m, n);
 }
 
 Route route(char prec, int m, int n, bool vectors, bool gpu, const Config &cfg, int nb,

@@ -37,9 +37,11 @@ Tuning with_overrides(Tuning t, const Overrides &o) {
   if (o.gram_auto != Force::kAuto)
     for (bool &on : t.gram.auto_on) on = o.gram_auto == Force::kOn;
   if (o.bidiag != Force::kAuto) {
-    for (bool &on : t.bidiag.on) on = o.bidiag == Force::kOn;
-    t.bidiag.min_cols = 1;
-    t.bidiag.max_cols = 1 << 30;
+    for (int p = 0; p < 4; ++p) {
+      t.bidiag.on[p] = o.bidiag == Force::kOn;
+      t.bidiag.min_cols[p] = 1;
+      t.bidiag.max_cols[p] = 1 << 30;
+    }
   }
   if (o.dist_min_cols > 0) t.dist.min_cols = o.dist_min_cols;
   if (o.dist_pair_cols > 0) t.dist.pair_cols = std::max(2, o.dist_pair_cols);

@@ -132,13 +132,13 @@ struct GramTuning {
 
 // The bidiagonal route for values only (Route::kBidiag; decision 0023):
 // under precondition = 0 and variant auto, a values-only call's matrices
-// that the on-chip GEBRD holds (PathFacts::bidiag_fits) with min(m, n) in
-// [min_cols, max_cols] take it in the precisions marked on -- none in any
-// table until it is measured against the Jacobi paths at each size
-// (BSVD_BIDIAG=1 forces it for every size that fits, 0 keeps it off).
+// that the route reaches (PathFacts::bidiag_reaches) with min(m, n) in
+// [min_cols[p], max_cols[p]] take it in the precisions p marked on -- where
+// it was measured faster than the Jacobi paths (BSVD_BIDIAG=1 forces it for
+// every size it reaches, 0 keeps it off).
 struct BidiagTuning {
   bool on[4] = {};
-  int min_cols = 1, max_cols = 1 << 30;
+  int min_cols[4] = {1, 1, 1, 1}, max_cols[4] = {1 << 30, 1 << 30, 1 << 30, 1 << 30};
 };
 
 // The register tier (src/cuda/tiny/): matrices with max(m, n) <= the cap

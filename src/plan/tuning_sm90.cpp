@@ -110,6 +110,17 @@ Tuning make_sm90() {
   // sweep it did not converge in 80 (the pairs' QRCP preconditioning, off
   // for capped solves since; not measured again). It runs only when
   // forced (BSVD_DIST_MIN_COLS).
+  // Values only: the bidiagonal route on chip (decisions/
+  // 0023-bidiagonal-values-route.md; docs/perf/bidiag.md) where it beat the
+  // default by >= 15 % on the H100 (batches of 10^4 at 16^2 and 32^2, 10^3
+  // from 64^2): d 32-96 columns (1.18-1.50x), s 64-160 (1.6-2.7x). Below,
+  // the register tier and the fused kernel win; d from 128 and s at 32 the
+  // Jacobi paths win or tie; c, z and the blocked regime are not measured.
+  BidiagTuning &v = t.bidiag;
+  v.on[0] = v.on[1] = true;
+  v.min_cols[0] = 64, v.max_cols[0] = 160;
+  v.min_cols[1] = 32, v.max_cols[1] = 96;
+
   t.dist.min_cols = 0;
   t.dist.pair_cols = 512;
   t.dist.inner_sweeps = 0;

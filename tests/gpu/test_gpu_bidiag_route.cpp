@@ -1,14 +1,15 @@
 // The values-only bidiagonal route (Route::kBidiag, path cuda-bidiag;
 // decision 0023), forced by BSVD_BIDIAG=1 while the tables keep it off:
 // every family and shape it takes against its CPU twin (the device API's
-// gebd2 then bdsv, run here on the host) and against LAPACK's singular
+// gebd2 -- or, beyond shared memory, gebrd_blocked with the GPU's panel
+// count -- then bdsv, run here on the host) and against LAPACK's singular
 // values (T3, T4); host and device data, uniform and variable-size calls;
 // a matrix with NaN gets its own info and spoils nothing else.
 #include "gpu_test_util.hpp"
 #include "plan/bidiag.hpp"
 
 #include <bsvd/device/bdsv.cuh>
-#include <bsvd/device/gebrd.cuh>
+#include <bsvd/device/labrd.cuh>
 
 #include <cmath>
 #include <cstring>
@@ -23,24 +24,31 @@ TYPED_TEST_SUITE(GpuBidiagRoute, Types);
 template <class T> struct dev_type { using type = T; };
 template <class R> struct dev_type<std::complex<R>> { using type = bsvd::device::complex<R>; };
 
-// The twin: gebd2 then bdsv on one matrix (ld m), descending values.
+// The GPU's panel count for an m x n matrix (0: on chip from the start).
+template <class T> int panels(int m, int n) {
+  using namespace bsvd::detail;
+  return plan::gebrd_panels(m, n, plan::kGebrdBlock, sizeof(T), 0, size_t(cuda::max_smem_optin()));
+}
+
+// The twin: the GPU's reduction (gebd2 on chip, or gebrd_blocked with the
+// GPU's panels) then bdsv on one matrix (ld m), descending values.
 template <class T> std::vector<R_t<T>> twin_values(int m, int n, const T *A) {
   using W = typename dev_type<T>::type;
-  const int k = std::min(m, n), mx = std::max(m, n);
+  const int k = std::min(m, n), mx = std::max(m, n), nb = bsvd::detail::plan::kGebrdBlock;
   std::vector<W> a(size_t(m) * n), work(static_cast<size_t>(mx)), tq(static_cast<size_t>(k)),
-      tp(static_cast<size_t>(k));
+      tp(static_cast<size_t>(k)), X(size_t(m) * nb), Y(size_t(n) * nb);
   std::memcpy(static_cast<void *>(a.data()), A, a.size() * sizeof(T));
   std::vector<R_t<T>> d(static_cast<size_t>(k)), e(static_cast<size_t>(std::max(k, 1))),
       S(static_cast<size_t>(k)), b(2 * static_cast<size_t>(k));
-  bsvd::device::gebd2(m, n, a.data(), m, d.data(), e.data(), tq.data(), tp.data(), work.data());
+  EXPECT_EQ(bsvd::device::gebrd_blocked(m, n, a.data(), m, d.data(), e.data(), tq.data(), tp.data(),
+                                        nb, panels<T>(m, n), X.data(), m, Y.data(), n, work.data()),
+            0);
   bsvd::device::bdsv(k, d.data(), e.data(), S.data(), b.data());
   return S;
 }
 
-template <class T> bool fits(int m, int n) {
-  return bsvd::detail::plan::bidiag_values_smem_bytes(m, n, sizeof(T), sizeof(R_t<T>)) <=
-         size_t(bsvd::detail::cuda::max_smem_optin());
-}
+// Whether the route takes an m x n matrix (on chip or by panels).
+template <class T> bool reaches(int m, int n) { return panels<T>(m, n) >= 0; }
 
 // |S - S_twin| within 8 k u S_1 (not bit for bit: nvcc contracts to FMA).
 template <class T> void expect_near_twin(int m, int n, const T *A, const R_t<T> *S) {
@@ -56,15 +64,25 @@ TYPED_TEST(GpuBidiagRoute, EveryFamilyAndShapeMatchesTheTwin) {
   ScopedOverride on("BSVD_BIDIAG");
   on.set("1");
   const int batch = 7;
-  for (auto [m, n] : std::vector<std::pair<int, int>>{
-           {1, 1}, {2, 1}, {5, 3}, {3, 5}, {32, 32}, {64, 48}, {48, 64}, {100, 100}, {128, 128}})
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1},
+                                                      {2, 1},
+                                                      {5, 3},
+                                                      {3, 5},
+                                                      {32, 32},
+                                                      {64, 48},
+                                                      {48, 64},
+                                                      {100, 100},
+                                                      {128, 128},
+                                                      {192, 192},
+                                                      {300, 140},
+                                                      {140, 300}})
     for (Family f : bsvd::testing::all_families()) {
       SCOPED_TRACE(testing::Message() << m << "x" << n << " family " << int(f));
       const auto A = family_batch<T>(f, m, n, batch, 40 + m + 3 * n + int(f));
       bsvd_options_t o = cuda_options();
       const auto r = gpu_solve_with<T>(m, n, batch, A, false, o);
       ASSERT_EQ(r.status, 0) << bsvd_last_error();
-      const bool taken = fits<T>(m, n);
+      const bool taken = reaches<T>(m, n);
       for (int b = 0; b < batch; ++b) {
         EXPECT_EQ(r.path[b] == BSVD_PATH_CUDA_BIDIAG, taken) << b << " path " << r.path[b];
         EXPECT_EQ(r.info[b], 0) << b;
@@ -77,16 +95,18 @@ TYPED_TEST(GpuBidiagRoute, EveryFamilyAndShapeMatchesTheTwin) {
     }
 }
 
-// The tables keep the route off (decision 0023: not yet measured), and the
-// settings that promise more than T1-T4 never take it.
-TYPED_TEST(GpuBidiagRoute, OffByDefaultAndWhereAskedForMore) {
+// The sm_90 table takes the route by default for s and d at 64^2 (decision
+// 0023), not for c and z; the settings that promise more than T1-T4 never
+// take it.
+TYPED_TEST(GpuBidiagRoute, ByTheTableAndNotWhereAskedForMore) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
   const int m = 64, n = 64, batch = 4;
   const auto A = family_batch<T>(Family::Random, m, n, batch, 77);
   const auto r = gpu_solve_with<T>(m, n, batch, A, false, cuda_options());
   ASSERT_EQ(r.status, 0) << bsvd_last_error();
-  for (int b = 0; b < batch; ++b) EXPECT_NE(r.path[b], BSVD_PATH_CUDA_BIDIAG);
+  const bool tabled = std::is_same_v<T, R_t<T>> && bsvd::detail::cuda::cc_major() == 9;
+  for (int b = 0; b < batch; ++b) EXPECT_EQ(r.path[b] == BSVD_PATH_CUDA_BIDIAG, tabled) << b;
   ScopedOverride on("BSVD_BIDIAG");
   on.set("1");
   const auto plain = gpu_solve_with<T>(m, n, batch, A, false, plain_options());
@@ -124,9 +144,9 @@ TYPED_TEST(GpuBidiagRoute, NonFiniteMatrixSpoilsNothingElse) {
   }
 }
 
-// Device data (strided), and a variable-size host call whose matrices the
-// route takes beside others it does not (too large for shared memory, and
-// an empty one): each gives what the uniform host call gives it.
+// Device data (strided), and a variable-size host call with a matrix beyond
+// shared memory (the whole group then takes the blocked launches, the small
+// matrices with no panel) and an empty one: each passes T1-T4.
 TYPED_TEST(GpuBidiagRoute, DeviceDataAndVariableSizes) {
   SKIP_WITHOUT_GPU();
   using T = TypeParam;
@@ -193,7 +213,7 @@ TYPED_TEST(GpuBidiagRoute, DeviceDataAndVariableSizes) {
     SCOPED_TRACE(testing::Message() << mb << "x" << nbb);
     EXPECT_EQ(vinfo[b], 0);
     if (mb == 0) continue;
-    EXPECT_EQ(vpath[b] == BSVD_PATH_CUDA_BIDIAG, fits<T>(mb, nbb));
+    EXPECT_EQ(vpath[b] == BSVD_PATH_CUDA_BIDIAG, reaches<T>(mb, nbb));
     std::vector<double> ref(size_t(std::min(mb, nbb)));
     ASSERT_EQ(
         bsvd::testing::reference_singular_values<T>(mb, nbb, As[b].data(), lda[b], ref.data()), 0);

@@ -2,6 +2,7 @@
 // which path each matrix takes, the parameters of each group, and the
 // blocked path's per-sweep choices. Plain C++: the device is a description
 // and the paths' capacities are the fake facts below, shaped like an H100's.
+#include "plan/bidiag.hpp"
 #include "plan/blocked_sweep.hpp"
 #include "plan/plan.hpp"
 
@@ -33,9 +34,10 @@ public:
   }
   int tsqr_chunks(char, int mw, int nw) const override { return nw <= 32 ? (mw + 255) / 256 : 0; }
   int qr_apply_cols(char, int) const override { return 4; }
-  bool bidiag_fits(char p, int m, int n) const override {
+  bool bidiag_reaches(char p, int m, int n) const override {
     const size_t k = size_t(std::min(m, n));
-    return (size_t(m | 1) * n + std::max(m, n) + 2 * k) * eb(p) + 256 + 32 * k <= kSmem;
+    return (size_t(m | 1) * n + std::max(m, n) + 2 * k) * eb(p) + 256 + 32 * k <= kSmem ||
+           bsvd::detail::plan::gebrd_panels(m, n, 32, eb(p), 0, kSmem) >= 0;
   }
 };
 
@@ -597,9 +599,17 @@ TEST(Plan, BidiagRouteForValuesOnly) {
                          const Config &cfg = Config()) {
     return make_plan(uniform_shapes(p, count, m, n, false), cfg, h100(), facts, t);
   };
+  // The sm_90 table: s 64-160 columns, d 32-96, c and z never.
   const Tuning table = tuning_table(9, 0);
-  for (char p : {'s', 'd', 'c', 'z'})
-    EXPECT_NE(values(p, 1000, 128, 128, table).groups[0].route, Route::kBidiag) << p;
+  EXPECT_EQ(values('s', 1000, 128, 128, table).groups[0].route, Route::kBidiag);
+  EXPECT_EQ(values('s', 1000, 160, 64, table).groups[0].route, Route::kBidiag);
+  EXPECT_NE(values('s', 10000, 32, 32, table).groups[0].route, Route::kBidiag);
+  EXPECT_EQ(values('d', 1000, 64, 64, table).groups[0].route, Route::kBidiag);
+  EXPECT_EQ(values('d', 10000, 32, 32, table).groups[0].route, Route::kBidiag);
+  EXPECT_NE(values('d', 1000, 128, 128, table).groups[0].route, Route::kBidiag);
+  EXPECT_NE(values('d', 10000, 16, 16, table).groups[0].route, Route::kBidiag);
+  for (char p : {'c', 'z'})
+    EXPECT_NE(values(p, 1000, 64, 64, table).groups[0].route, Route::kBidiag) << p;
   Overrides o;
   o.bidiag = Force::kOn;
   const Tuning on = with_overrides(table, o);
@@ -611,8 +621,9 @@ TEST(Plan, BidiagRouteForValuesOnly) {
   }
   EXPECT_EQ(values('d', 10, 4, 4, on).groups[0].route, Route::kBidiag); // beats the tiny tier
   EXPECT_EQ(values('d', 10, 60, 200, on).groups[0].route, Route::kBidiag); // wide
-  EXPECT_NE(values('d', 10, 300, 300, on).groups[0].route, Route::kBidiag); // off chip
-  EXPECT_NE(values('z', 10, 160, 160, on).groups[0].route, Route::kBidiag);
+  EXPECT_EQ(values('d', 10, 300, 300, on).groups[0].route, Route::kBidiag); // blocked panels
+  EXPECT_EQ(values('z', 10, 160, 160, on).groups[0].route, Route::kBidiag);
+  EXPECT_NE(values('d', 10, 20000, 40, on).groups[0].route, Route::kBidiag); // no panel reaches
   EXPECT_NE(plan_uniform('d', 1000, 128, 128).groups[0].route, Route::kBidiag); // vectors
   Config plain, qrcp, blocked;
   plain.precondition = -1;
@@ -622,8 +633,8 @@ TEST(Plan, BidiagRouteForValuesOnly) {
     EXPECT_NE(values('d', 1000, 128, 128, on, c).groups[0].route, Route::kBidiag);
   Shapes h = hyperbolic(uniform_shapes('d', 1000, 128, 128, false));
   EXPECT_NE(make_plan(h, Config(), h100(), facts, on).groups[0].route, Route::kBidiag);
-  // a variable-size batch: those that fit, beside the others' routes
-  std::vector<int> m{64, 300, 0, 100}, n{64, 300, 5, 30};
+  // a variable-size batch: those it reaches, beside the others' routes
+  std::vector<int> m{64, 20000, 0, 100}, n{64, 40, 5, 30};
   Shapes vs = sized_shapes('d', m, n);
   vs.vectors = false;
   const std::vector<Route> r = routes(make_plan(vs, Config(), h100(), facts, on));
