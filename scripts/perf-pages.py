@@ -492,7 +492,9 @@ def main(argv: list[str]) -> int:
     )
     a = ap.parse_args(argv)
 
-    inputs = a.inputs or sorted(glob.glob(os.path.join(PERF, "raw", "*.json")))
+    inputs = a.inputs or sorted(
+        glob.glob(os.path.join(PERF, "raw", "**", "*.json"), recursive=True)
+    )
     if not inputs:
         print(
             "no bench JSON files (docs/perf/raw/*.json, or give them)", file=sys.stderr
