@@ -2,7 +2,7 @@
 """Results tables and plots for docs/perf/ from `bsvd bench --json` files.
 
     scripts/perf-pages.py [INPUT ...] [--page PAGE ...] [--img DIR] [--no-plots]
-                          [--check] [--print SPEC]
+                          [--plot-solvers A,B] [--check] [--print SPEC]
 
 INPUT is a JSON file written by `bsvd bench --json FILE` (a list of rows:
 solver, device, precision, batch, m, n, family, vectors, reps, ms, t1, t2,
@@ -483,6 +483,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--img", default=os.path.join(PERF, "img"), help="plot directory")
     ap.add_argument("--no-plots", action="store_true", help="tables only")
     ap.add_argument(
+        "--plot-solvers",
+        help="comma list: plot only these solvers (default: every solver of the rows)",
+    )
+    ap.add_argument(
         "--check",
         action="store_true",
         help="write nothing; exit 1 if a page is out of date",
@@ -518,6 +522,9 @@ def main(argv: list[str]) -> int:
     if a.check:
         return 1 if stale else 0
     if not a.no_plots:
+        if a.plot_solvers:
+            keep = set(a.plot_solvers.split(","))
+            rows = [r for r in rows if r["solver"] in keep]
         plots(rows, a.img)
     return 0
 
