@@ -166,6 +166,7 @@ size_t gebrd_xy_bytes(int count, int mmax, int nmax, size_t elem) {
 template <class T>
 cudaError_t enqueue_gebrd(const GebrdRun<T> &run, const GebrdShape &shape, cudaStream_t s) {
   const int count = run.b.count, grid = std::min(count, 1 << 20);
+  if (count == 0) return cudaSuccess;
   for (int p = 0; p < shape.pmax; ++p) {
     gebrd_panel_kernel<T><<<grid, plan::kBidiagMaxThreads, 0, s>>>(run, p);
     const int rows = shape.mmax - (p + 1) * kNb, cols = shape.nmax - (p + 1) * kNb;
