@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 
 using namespace bsvd::detail;
 using namespace bsvd::detail::plan;
@@ -644,4 +645,33 @@ TEST(Plan, BidiagRouteForValuesOnly) {
   EXPECT_EQ(r[3], Route::kBidiag);
   EXPECT_NE(explain(make_plan(vs, Config(), h100(), facts, on)).find("cuda-bidiag"),
             std::string::npos);
+}
+
+// GEBRD's panel count (plan/bidiag.hpp): the fewest 32-column panels
+// after which the trailing matrix fits, none for a matrix that fits, -1
+// where no count does; never a panel without a trailing matrix.
+TEST(Plan, GebrdPanels) {
+  using bsvd::detail::plan::gebrd_panels;
+  using bsvd::detail::plan::gebrd_smem_bytes;
+  const size_t smem = 227 * 1024;
+  EXPECT_EQ(gebrd_panels(0, 5, 32, 8, 0, smem), 0);
+  EXPECT_EQ(gebrd_panels(100, 100, 32, 8, 0, smem), 0);
+  for (auto [m, n, e] : std::vector<std::array<int, 3>>{{256, 256, 8},
+                                                        {512, 512, 8},
+                                                        {400, 300, 8},
+                                                        {300, 400, 16},
+                                                        {1000, 200, 4},
+                                                        {160, 160, 16}}) {
+    const int p = gebrd_panels(m, n, 32, size_t(e), 0, smem);
+    ASSERT_GT(p, 0) << m << "x" << n;
+    EXPECT_LT(32 * p, std::min(m, n));
+    EXPECT_LE(gebrd_smem_bytes(m - 32 * p, n - 32 * p, size_t(e)), smem);
+    EXPECT_GT(gebrd_smem_bytes(m - 32 * (p - 1), n - 32 * (p - 1), size_t(e)), smem);
+  }
+  EXPECT_EQ(gebrd_panels(256, 256, 32, 8, 0, smem), 3); // 160^2 on chip
+  EXPECT_EQ(gebrd_panels(20000, 40, 32, 8, 0, smem), -1); // 8 columns of 19968 rows remain
+  EXPECT_EQ(gebrd_panels(40, 20000, 32, 8, 0, smem), -1);
+  // extra bytes per min(m, n) entry count against the limit too
+  EXPECT_EQ(gebrd_panels(160, 160, 32, 8, 0, smem), 0);
+  EXPECT_EQ(gebrd_panels(160, 160, 32, 8, 512, smem), 1);
 }
