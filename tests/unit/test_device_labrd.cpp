@@ -40,16 +40,16 @@ template <class T> Bidiag<T> reduce(int m, int n, const T *A, int lda, int nb, i
   std::vector<T> X(size_t(std::max(m, 1)) * nb, T(-7)), Y(size_t(std::max(n, 1)) * nb, T(-7)),
       work(std::max({m, n, 1}), T(0));
   auto body = [&](const auto &team) {
-    return bsvd::device::gebrd_blocked(m, n, b.A.data(), lda, b.d.data(), b.e.data(),
-                                       b.tauq.data(), b.taup.data(), nb, panels, X.data(),
-                                       std::max(m, 1), Y.data(), std::max(n, 1), work.data(),
-                                       team);
+    return bsvd::device::gebrd_blocked(m, n, b.A.data(), lda, b.d.data(), b.e.data(), b.tauq.data(),
+                                       b.taup.data(), nb, panels, X.data(), std::max(m, 1),
+                                       Y.data(), std::max(n, 1), work.data(), team);
   };
   if (nt == 0) {
     b.info = body(bsvd::device::serial_team{});
   } else {
     std::vector<int> info(nt, 99);
-    bidiag_test::run_team(nt, [&](const bidiag_test::HostTeam &team) { info[team.rank()] = body(team); });
+    bidiag_test::run_team(
+        nt, [&](const bidiag_test::HostTeam &team) { info[team.rank()] = body(team); });
     b.info = *std::max_element(info.begin(), info.end());
   }
   return b;
@@ -65,9 +65,9 @@ struct Case {
 
 const std::vector<Case> &cases() {
   static const std::vector<Case> c = {
-      {2, 2, 1, 1},    {3, 2, 1, 1},    {2, 3, 1, 1},    {9, 9, 2, 3},     {17, 9, 4, 2},
-      {9, 17, 4, 2},   {40, 40, 8, 4},  {40, 40, 16, 2}, {64, 33, 8, 3},   {33, 64, 8, 3},
-      {70, 70, 32, 2}, {100, 60, 16, 3}, {60, 100, 16, 3}, {1, 30, 1, 0},   {30, 1, 1, 0},
+      {2, 2, 1, 1},    {3, 2, 1, 1},     {2, 3, 1, 1},     {9, 9, 2, 3},   {17, 9, 4, 2},
+      {9, 17, 4, 2},   {40, 40, 8, 4},   {40, 40, 16, 2},  {64, 33, 8, 3}, {33, 64, 8, 3},
+      {70, 70, 32, 2}, {100, 60, 16, 3}, {60, 100, 16, 3}, {1, 30, 1, 0},  {30, 1, 1, 0},
       {48, 48, 47, 1}, {48, 48, 1, 47}};
   return c;
 }
@@ -84,8 +84,8 @@ TYPED_TEST(DeviceLabrd, RandomShapesAgainstLapack) {
       const Bidiag<T> b = reduce(c.m, c.n, A.data(), lda, c.nb, c.panels, 0);
       ASSERT_EQ(b.info, 0);
       const Ratios r = check(c.m, c.n, A.data(), lda, b);
-      EXPECT_TRUE(r.pass(30, false)) << c.m << "x" << c.n << " nb " << c.nb << " panels " << c.panels
-                            << " lda " << lda << ": " << r;
+      EXPECT_TRUE(r.pass(30, false)) << c.m << "x" << c.n << " nb " << c.nb << " panels "
+                                     << c.panels << " lda " << lda << ": " << r;
       worst.max_with(r);
     }
   std::printf("[ labrd ] %s random: max %s\n", bidiag_test::prec_name<T>(), str(worst).c_str());
@@ -129,8 +129,8 @@ TYPED_TEST(DeviceLabrd, FamiliesAgainstLapack) {
       bsvd::testing::generate<T>(f, m, n, bsvd::testing::default_kappa<T>(), 5 * m + n, A.data(),
                                  m);
       const Ratios r = check(m, n, A.data(), m, reduce(m, n, A.data(), m, 8, 2, 0));
-      EXPECT_TRUE(r.pass(30, false)) << bsvd::testing::family_name(f) << " " << m << "x" << n
-                                     << ": " << r;
+      EXPECT_TRUE(r.pass(30, false))
+          << bsvd::testing::family_name(f) << " " << m << "x" << n << ": " << r;
     }
 }
 
@@ -151,7 +151,8 @@ TYPED_TEST(DeviceLabrd, HostThreadTeam) {
     EXPECT_EQ(one.tauq, s.tauq);
     EXPECT_EQ(one.taup, s.taup);
     for (int nt : {3, 4}) {
-      const Ratios r = check(c.m, c.n, A.data(), c.m, reduce(c.m, c.n, A.data(), c.m, c.nb, c.panels, nt));
+      const Ratios r =
+          check(c.m, c.n, A.data(), c.m, reduce(c.m, c.n, A.data(), c.m, c.nb, c.panels, nt));
       EXPECT_TRUE(r.pass(30, false)) << c.m << "x" << c.n << " team " << nt << ": " << r;
     }
   }

@@ -43,9 +43,9 @@ namespace detail {
 
 // y = alpha op(A) x + beta y with BLAS's quick return (m = 0 or n = 0:
 // y untouched; every member returns together).
-template <class W, class Team>
-BSVD_DEVICE_HD void gv(op t, int m, int n, W alpha, const W *A, int lda, const W *x, int incx,
-                       W beta, W *y, int incy, const Team &team) {
+template <class W, class Team> BSVD_DEVICE_HD void gv(op t, int m, int n, W alpha, const W *A,
+                                                      int lda, const W *x, int incx, W beta, W *y,
+                                                      int incy, const Team &team) {
   if (m <= 0 || n <= 0) return;
   gemv_w(t, m, n, alpha, A, lda, x, incx, beta, y, incy, team);
 }
@@ -168,9 +168,8 @@ BSVD_DEVICE_HD void labrd_lower(int m, int n, int nb, W *A, int lda, typename tr
 
 // One entry of the panel's update, C(r, c) - V(r, :) Y(c, :)^H - X(r, :)
 // U(:, c), its 2 nb products in this order (the bits every caller shares).
-template <class W>
-BSVD_DEVICE_HD W update_entry(W c, int nb, const W *v, int ldv, const W *y, int ldy, const W *x,
-                              int ldx, const W *u) {
+template <class W> BSVD_DEVICE_HD W update_entry(W c, int nb, const W *v, int ldv, const W *y,
+                                                 int ldy, const W *x, int ldx, const W *u) {
   for (int p = 0; p < nb; ++p) mul_acc(c, neg_(v[long(p) * ldv]), conj_(y[long(p) * ldy]));
   for (int p = 0; p < nb; ++p) mul_acc(c, neg_(x[long(p) * ldx]), u[p]);
   return c;
@@ -180,8 +179,8 @@ BSVD_DEVICE_HD W update_entry(W c, int nb, const W *v, int ldv, const W *y, int 
 // rows x nb (ldv), Y cols x nb (ldy), X rows x nb (ldx), U nb x cols (ldu).
 template <class W, class Team>
 BSVD_DEVICE_HD void labrd_update_w(int rows, int cols, int nb, const W *V, int ldv, const W *Y,
-                                   int ldy, const W *X, int ldx, const W *U, int ldu, W *C,
-                                   int ldc, const Team &team) {
+                                   int ldy, const W *X, int ldx, const W *U, int ldu, W *C, int ldc,
+                                   const Team &team) {
   const long total = long(rows) * cols;
   for (long t = team.rank(); t < total; t += team.size()) {
     const int r = int(t % rows), c = int(t / rows);
@@ -195,8 +194,8 @@ BSVD_DEVICE_HD void labrd_update_w(int rows, int cols, int nb, const W *V, int l
 // labrd left the reflectors' unit entries (xGEBRD's copy-back).
 template <class W, class Team>
 BSVD_DEVICE_HD void restore_panel(int m, int n, int j, int nb, W *A, int lda,
-                                  const typename traits<W>::R *d,
-                                  const typename traits<W>::R *e, const Team &team) {
+                                  const typename traits<W>::R *d, const typename traits<W>::R *e,
+                                  const Team &team) {
   for (int t = team.rank(); t < nb; t += team.size()) {
     const int q = j + t;
     A[q + long(q) * lda] = from_real<W>(d[q]);

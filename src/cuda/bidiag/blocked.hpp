@@ -21,10 +21,10 @@
 namespace bsvd::detail::cuda {
 
 template <class T> struct GebrdRun {
-  GebrdBatch<T> b;      // device-visible arrays
-  const int *panels;    // device memory, b.count entries; null: none
-  T *X = nullptr;       // matrix i's X (m x nb, ld ldx) at X + i * xstride
-  T *Y = nullptr;       // and Y (n x nb, ld ldy) at Y + i * ystride
+  GebrdBatch<T> b; // device-visible arrays
+  const int *panels; // device memory, b.count entries; null: none
+  T *X = nullptr; // matrix i's X (m x nb, ld ldx) at X + i * xstride
+  T *Y = nullptr; // and Y (n x nb, ld ldy) at Y + i * ystride
   int ldx = 1, ldy = 1;
   int64_t xstride = 0, ystride = 0;
 };
@@ -46,7 +46,7 @@ bool gebrd_shape(const std::vector<int> &m, const std::vector<int> &n, size_t el
 // X's and Y's bytes for count matrices of at most mmax x nmax.
 size_t gebrd_xy_bytes(int count, int mmax, int nmax, size_t elem);
 
-template <class T> cudaError_t enqueue_gebrd(const GebrdRun<T> &run, const GebrdShape &shape,
-                                             cudaStream_t stream);
+template <class T>
+cudaError_t enqueue_gebrd(const GebrdRun<T> &run, const GebrdShape &shape, cudaStream_t stream);
 
 } // namespace bsvd::detail::cuda
