@@ -278,8 +278,10 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     shape (200 matrices of 128^2, 25 of 256^2, one of 1024^2 and more)
     take the Gram route where a test on
     their Gram matrices predicts a gain, the others QR-preconditioning by
-    a cost rule. For high relative accuracy of tiny singular values on
-    the GPU pass False. devices: the GPUs that share a host batch on the cuda
+    a cost rule; values only (compute_uv=False, svdvals) of float32
+    matrices with 64 to 160 columns and float64 with 32 to 96 take the
+    bidiagonal route on an H100 / H200 (docs/design/bidiag.md). For high
+    relative accuracy of tiny singular values on the GPU pass False. devices: the GPUs that share a host batch on the cuda
     backend (None: the current one; "all"; an ordinal or a list of them;
     docs/multi-gpu.md): NumPy and other host arrays only (torch tensors
     and JAX arrays refuse it); device arrays stay on their GPU.
