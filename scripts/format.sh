@@ -9,7 +9,9 @@ if ! command -v "$CF" >/dev/null; then
   echo "format: $CF not found (Debian: apt-get install clang-format)" >&2
   exit 2
 fi
-mapfile -t files < <(git ls-files -- 'include/*.h' 'include/*.hpp' 'include/*.cuh' 'tests/*.cu' 'src/*.cpp' 'src/*.hpp' \
+# (tracked files and new ones not yet added, -co: a file is formatted
+# before its first commit; ignored build outputs stay out)
+mapfile -t files < <(git ls-files -co --exclude-standard -- 'include/*.h' 'include/*.hpp' 'include/*.cuh' 'tests/*.cu' 'src/*.cpp' 'src/*.hpp' \
   'src/*.cu' 'src/*.cuh' 'tools/*.cpp' 'tools/*.hpp' 'tools/*.cu' 'tools/*.cuh' 'tests/*.cpp' 'tests/*.hpp' \
   'tests/*.c' 'python/src/*.cpp' 'examples/*.c' 'examples/*.cpp' 'examples/*.cu')
 if [ "${1:-}" = --check ]; then
