@@ -52,6 +52,22 @@ BSVD_DEVICE_HD void apply_reflector(int len, const W *x, int incx, bool conj_x, 
   larf_left_w(len, c, v, 1, tau, C, ldc, work, team);
 }
 
+// C (rows x c) := R(0) (R(1) (... R(k-1) C)) for the k reflectors of one
+// side of A: R(i) = I - tau[i] x x^H with its unit entry at row i + off of
+// C and its tail read from A starting at A(i, i) + (off + 1) steps of inc
+// (1: down a column, Q's; lda: along a row, P's), conjugated when conj_x.
+template <class W, class Team>
+BSVD_DEVICE_HD void ormbr_w(int rows, int k, int off, const W *A, int lda, int inc, bool conj_x,
+                            const W *tau, int c, W *C, int ldc, W *work, const Team &team) {
+  W *v = work, *w = work + rows;
+  for (int i = k - 1; i >= 0; --i) {
+    const int r0 = i + off;
+    if (r0 >= rows) continue;
+    apply_reflector(rows - r0, A + long(i) * (lda + 1) + long(off + 1) * inc, inc, conj_x, tau[i],
+                    c, C + r0, ldc, v, w, team);
+  }
+}
+
 } // namespace detail
 
 // C (m x c) := Q C. Returns 0, or -i for a bad argument i (m, n < 0: -1,
@@ -65,15 +81,10 @@ BSVD_DEVICE_HD int ormbr_q(int m, int n, const T *A, int lda, const T *tauq, int
   if (lda < (m > 1 ? m : 1)) return -4;
   if (c < 0) return -6;
   if (ldc < (m > 1 ? m : 1)) return -8;
-  const W *a = reinterpret_cast<const W *>(A), *tq = reinterpret_cast<const W *>(tauq);
-  W *Cw = reinterpret_cast<W *>(C), *v = reinterpret_cast<W *>(work), *w = v + m;
-  const int k = m < n ? m : n, below = m >= n ? 0 : 1; // v(i + below) = 1
-  for (int i = k - 1; i >= 0; --i) {
-    const int r0 = i + below;
-    if (r0 >= m) continue;
-    detail::apply_reflector(m - r0, a + r0 + 1 + long(i) * lda, 1, false, tq[i], c, Cw + r0, ldc, v,
-                            w, team);
-  }
+  // (v(i) = 1 for m >= n, v(i + 1) = 1 for m < n)
+  detail::ormbr_w(m, m < n ? m : n, m >= n ? 0 : 1, reinterpret_cast<const W *>(A), lda, 1, false,
+                  reinterpret_cast<const W *>(tauq), c, reinterpret_cast<W *>(C), ldc,
+                  reinterpret_cast<W *>(work), team);
   return 0;
 }
 
@@ -87,15 +98,10 @@ BSVD_DEVICE_HD int ormbr_p(int m, int n, const T *A, int lda, const T *taup, int
   if (lda < (m > 1 ? m : 1)) return -4;
   if (c < 0) return -6;
   if (ldc < (n > 1 ? n : 1)) return -8;
-  const W *a = reinterpret_cast<const W *>(A), *tp = reinterpret_cast<const W *>(taup);
-  W *Cw = reinterpret_cast<W *>(C), *v = reinterpret_cast<W *>(work), *w = v + n;
-  const int k = m < n ? m : n, right = m >= n ? 1 : 0; // u(i + right) = 1
-  for (int i = k - 1; i >= 0; --i) {
-    const int c0 = i + right;
-    if (c0 >= n) continue;
-    detail::apply_reflector(n - c0, a + i + long(c0 + 1) * lda, lda, true, tp[i], c, Cw + c0, ldc,
-                            v, w, team);
-  }
+  // (u(i + 1) = 1 for m >= n, u(i) = 1 for m < n)
+  detail::ormbr_w(n, m < n ? m : n, m >= n ? 1 : 0, reinterpret_cast<const W *>(A), lda, lda, true,
+                  reinterpret_cast<const W *>(taup), c, reinterpret_cast<W *>(C), ldc,
+                  reinterpret_cast<W *>(work), team);
   return 0;
 }
 
