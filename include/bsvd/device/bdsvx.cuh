@@ -60,6 +60,7 @@
 #pragma once
 
 #include "bdsv.cuh"
+#include "blas.cuh" // nrm2_w
 
 namespace bsvd::device {
 
@@ -141,18 +142,6 @@ template <class R> BSVD_DEVICE_HD void gk_start(int N, unsigned long long seed, 
     s = s * 6364136223846793005ULL + 1442695040888963407ULL;
     x[i] = R(double(s >> 11) * 0x1p-52 - 1.0);
   }
-}
-
-template <class R> BSVD_DEVICE_HD R nrm2_plain(int len, const R *x, int inc) {
-  R big = R(0);
-  for (int i = 0; i < len; ++i) big = rabs(x[long(i) * inc]) > big ? rabs(x[long(i) * inc]) : big;
-  if (!(big > R(0))) return R(0);
-  R s = R(0);
-  for (int i = 0; i < len; ++i) {
-    const R t = x[long(i) * inc] / big;
-    s += t * t;
-  }
-  return big * rsqrt_(s);
 }
 
 } // namespace detail
@@ -242,7 +231,7 @@ template <class R> BSVD_DEVICE_HD int bdsvx(int n, const R *d, const R *e, int i
     }
     R *v = V + long(j) * ldv, *u = U + long(j) * ldu;
     for (int i = 0; i < n; ++i) v[i] = x[2 * i], u[i] = x[2 * i + 1];
-    R nv = nrm2_plain(n, v, 1), nu = nrm2_plain(n, u, 1);
+    R nv = nrm2_w(n, v, 1, serial_team{}), nu = nrm2_w(n, u, 1, serial_team{});
     if (apart) { // (parts found apart: the sign that makes u^T B v >= 0)
       R ubv = R(0);
       for (int i = 0; i < n; ++i)
