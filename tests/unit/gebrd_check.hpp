@@ -74,6 +74,20 @@ template <class T> struct Bidiag {
   int lda = 0, info = 99;
 };
 
+// A copy of A (ld lda) for a reduction to overwrite, its outputs filled
+// with -9 (what a reduction leaves unwritten shows).
+template <class T> Bidiag<T> unreduced(int m, int n, const T *A, int lda) {
+  const size_t k = size_t(std::max(std::min(m, n), 1));
+  Bidiag<T> b;
+  b.lda = lda;
+  b.A.assign(A, A + size_t(lda) * n);
+  b.d.assign(k, R_t<T>(-9));
+  b.e.assign(k, R_t<T>(-9));
+  b.tauq.assign(k, T(-9));
+  b.taup.assign(k, T(-9));
+  return b;
+}
+
 // The ratios of the header's top, plus the exact facts of LAPACK's layout
 // (the bidiagonal also stored in A, real).
 template <class T> Ratios check(int m, int n, const T *A0, int lda, const Bidiag<T> &b) {

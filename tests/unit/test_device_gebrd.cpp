@@ -41,14 +41,7 @@ TYPED_TEST_SUITE(DeviceGebrd, Types);
 using namespace gebrd_check;
 
 template <class T> Bidiag<T> reduce_serial(int m, int n, const T *A, int lda) {
-  const int k = std::min(m, n);
-  Bidiag<T> b;
-  b.lda = lda;
-  b.A.assign(A, A + size_t(lda) * n);
-  b.d.assign(std::max(k, 1), R_t<T>(-9));
-  b.e.assign(std::max(k, 1), R_t<T>(-9));
-  b.tauq.assign(std::max(k, 1), T(-9));
-  b.taup.assign(std::max(k, 1), T(-9));
+  Bidiag<T> b = unreduced(m, n, A, lda);
   std::vector<T> work(std::max({m, n, 1}), T(0));
   b.info = bsvd::device::gebd2(m, n, b.A.data(), lda, b.d.data(), b.e.data(), b.tauq.data(),
                                b.taup.data(), work.data());
@@ -57,14 +50,7 @@ template <class T> Bidiag<T> reduce_serial(int m, int n, const T *A, int lda) {
 
 // The same on a team of nt host threads sharing A and the outputs.
 template <class T> Bidiag<T> reduce_team(int m, int n, const T *A, int lda, int nt) {
-  const int k = std::min(m, n);
-  Bidiag<T> b;
-  b.lda = lda;
-  b.A.assign(A, A + size_t(lda) * n);
-  b.d.assign(std::max(k, 1), R_t<T>(-9));
-  b.e.assign(std::max(k, 1), R_t<T>(-9));
-  b.tauq.assign(std::max(k, 1), T(-9));
-  b.taup.assign(std::max(k, 1), T(-9));
+  Bidiag<T> b = unreduced(m, n, A, lda);
   std::vector<T> work(std::max({m, n, 1}), T(0));
   std::vector<int> info(nt, 99);
   bidiag_test::run_team(nt, [&](const bidiag_test::HostTeam &team) {

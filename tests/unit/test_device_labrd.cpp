@@ -29,14 +29,7 @@ TYPED_TEST_SUITE(DeviceLabrd, Types);
 
 // The reduction by gebrd_blocked on nt host threads (0: the serial team).
 template <class T> Bidiag<T> reduce(int m, int n, const T *A, int lda, int nb, int panels, int nt) {
-  const int k = std::min(m, n);
-  Bidiag<T> b;
-  b.lda = lda;
-  b.A.assign(A, A + size_t(lda) * n);
-  b.d.assign(std::max(k, 1), R_t<T>(-9));
-  b.e.assign(std::max(k, 1), R_t<T>(-9));
-  b.tauq.assign(std::max(k, 1), T(-9));
-  b.taup.assign(std::max(k, 1), T(-9));
+  Bidiag<T> b = unreduced(m, n, A, lda);
   std::vector<T> X(size_t(std::max(m, 1)) * nb, T(-7)), Y(size_t(std::max(n, 1)) * nb, T(-7)),
       work(std::max({m, n, 1}), T(0));
   auto body = [&](const auto &team) {
