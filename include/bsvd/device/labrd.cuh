@@ -42,7 +42,10 @@ namespace bsvd::device {
 namespace detail {
 
 // y = alpha op(A) x + beta y with BLAS's quick return (m = 0 or n = 0:
-// y untouched; every member returns together).
+// y untouched; every member returns together). The public gemv
+// (blas.cuh) would do the same here -- alpha is always +-1, so its alpha =
+// 0 branch is dead -- but inlined into labrd it made GCC's loop analysis
+// warn (-Waggressive-loop-optimizations, a false positive) on lacgv_w.
 template <class W, class Team> BSVD_DEVICE_HD void gv(op t, int m, int n, W alpha, const W *A,
                                                       int lda, const W *x, int incx, W beta, W *y,
                                                       int incy, const Team &team) {
