@@ -148,6 +148,87 @@ BSVD_DECLARE_GEBRD(c, bsvd_cfloat, float, _async)
 BSVD_DECLARE_GEBRD(z, bsvd_cdouble, double, _async)
 #undef BSVD_DECLARE_GEBRD
 
+/* ---- Selected singular triplets: GESVDX -------------------------------------
+ *
+ * The rules of "Batched BLAS and LAPACK" above (forms, statuses, backends
+ * and memory, _async, no workspace: the cuda backend allocates its own in
+ * stream order on opts->stream); LAPACK's xGESVDX, batched (issue 50). */
+
+/* Which singular values a gesvdx call computes. */
+typedef enum {
+  BSVD_RANGE_ALL = 0, /* all min(m, n) */
+  BSVD_RANGE_INDEX = 1, /* the il-th ... iu-th largest (0-based, both included) */
+  BSVD_RANGE_VALUE = 2, /* those in the half-open interval (vl, vu] */
+  BSVD_RANGE_MAX_ENUM = 0x7fffffff
+} bsvd_range_t;
+#define BSVD_RANGE_COUNT 3
+
+/* bsvd_<p>gesvdx_<form>: for each A (m x n) of the batch, the singular
+ * values that range selects, descending, and with job = BSVD_JOB_VECTORS
+ * their left and right singular vectors: A V = U diag(S), U m x ns, V n x
+ * ns (V, not V^H, as the gesvj forms), ns[b] the number found (k = min(m,
+ * n)):
+ *   BSVD_RANGE_ALL    ns = k (the thin SVD);
+ *   BSVD_RANGE_INDEX  ns = iu - il + 1, the values il ... iu, 0 = the
+ *                     largest; 0 <= il <= iu < k for every non-empty matrix;
+ *   BSVD_RANGE_VALUE  the values in (vl, vu], 0 <= vl < vu (vu may be
+ *                     +Inf): ns varies from matrix to matrix, 0 ... k. A
+ *                     value within a few k u (relative) of vl or vu may
+ *                     fall on either side (Sturm counts, as LAPACK's).
+ * Columns ns ... of S, U, V are not written. A is only read. Not the
+ * Jacobi route: each A is reduced to bidiagonal form (as
+ * bsvd_<p>gebrd_*), the bidiagonal's values found by bisection (high
+ * relative accuracy, as the values-only route) and its vectors by inverse
+ * iteration on the Golub-Kahan tridiagonal, then multiplied by the
+ * reduction's reflectors -- the method of xGESVDX. The accuracy of U and V
+ * is LAPACK's: A V - U diag(S) and the loss of orthogonality are a modest
+ * multiple of k u ||A||; for the full decomposition the default solver
+ * (bsvd_<p>gesvj_*) is faster and as accurate.
+ * info[b]: 0, or BSVD_INFO_NONFINITE when A holds NaN or Inf: then S NaN
+ * and U, V zero for the ns = iu - il + 1 (index) or k (all) columns, and
+ * ns = 0 for range value.
+ * Arguments, in order (the positions of -i):
+ *   strided_batched: job, range, m, n, A, lda, strideA, vl, vu, il, iu,
+ *     ns, S, strideS, U, ldu, strideU, V, ldv, strideV, info, batch, opts;
+ *   batched and vbatched: job, range, m, n, A_array, lda, vl, vu, il, iu,
+ *     ns, S_array, U_array, ldu, V_array, ldv, info, batch, opts
+ *     (vbatched: m, n, lda, ldu, ldv host arrays of batch entries).
+ *   m, n >= 0; lda >= max(1, m); with vectors ldu >= max(1, m), ldv >=
+ *   max(1, n); vl, vu read only for range value, il, iu only for range
+ *   index; ns and info non-NULL (batch entries each, in the data's
+ *   memory); when batch > 1 strides of at least one matrix (lda n) and,
+ *   with c = iu - il + 1 (index) or k (all, value), of c values (strideS)
+ *   and c columns (ldu c, ldv c).
+ * The cuda backend reduces each matrix as bsvd_<p>gebrd_* does (the same
+ * sizes; NOT_SUPPORTED for the same too tall or wide ones) on a copy in
+ * its workspace; each matrix's triplets are then found by one thread
+ * block, the inverse iterations by one of its threads, so the vectors of
+ * many values of one matrix take long: the call is for a few triplets of
+ * each of many matrices. The cpu backend takes every size. */
+#define BSVD_DECLARE_GESVDX(p, T, R, suffix)                                                       \
+  bsvd_status_t bsvd_##p##gesvdx_strided_batched##suffix(                                          \
+      bsvd_job_t job, bsvd_range_t range, int m, int n, const T *A, int lda, int64_t strideA,      \
+      R vl, R vu, int il, int iu, int *ns, R *S, int64_t strideS, T *U, int ldu, int64_t strideU,  \
+      T *V, int ldv, int64_t strideV, int *info, int batch, const bsvd_options_t *opts);           \
+  bsvd_status_t bsvd_##p##gesvdx_batched##suffix(                                                  \
+      bsvd_job_t job, bsvd_range_t range, int m, int n, const T *const *A_array, int lda, R vl,    \
+      R vu, int il, int iu, int *ns, R *const *S_array, T *const *U_array, int ldu,                \
+      T *const *V_array, int ldv, int *info, int batch, const bsvd_options_t *opts);               \
+  bsvd_status_t bsvd_##p##gesvdx_vbatched##suffix(                                                 \
+      bsvd_job_t job, bsvd_range_t range, const int *m, const int *n, const T *const *A_array,     \
+      const int *lda, R vl, R vu, int il, int iu, int *ns, R *const *S_array, T *const *U_array,   \
+      const int *ldu, T *const *V_array, const int *ldv, int *info, int batch,                     \
+      const bsvd_options_t *opts);
+BSVD_DECLARE_GESVDX(s, float, float, )
+BSVD_DECLARE_GESVDX(d, double, double, )
+BSVD_DECLARE_GESVDX(c, bsvd_cfloat, float, )
+BSVD_DECLARE_GESVDX(z, bsvd_cdouble, double, )
+BSVD_DECLARE_GESVDX(s, float, float, _async)
+BSVD_DECLARE_GESVDX(d, double, double, _async)
+BSVD_DECLARE_GESVDX(c, bsvd_cfloat, float, _async)
+BSVD_DECLARE_GESVDX(z, bsvd_cdouble, double, _async)
+#undef BSVD_DECLARE_GESVDX
+
 /* ---- Batched BLAS: TRSV -----------------------------------------------------
  *
  * The rules of "Batched BLAS and LAPACK" above (forms, statuses, backends

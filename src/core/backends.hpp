@@ -87,6 +87,10 @@ template <class T> bsvd_status_t cpu_gemv(const GemvBatch<T> &b, int threads);
 template <class T> bsvd_status_t cpu_gebrd(const GebrdBatch<T> &b, int threads);
 template <class T> bsvd_status_t cuda_gemv(const GemvBatch<T> &b, void *stream, Exec exec);
 template <class T> bsvd_status_t cuda_gebrd(const GebrdBatch<T> &b, void *stream, Exec exec);
+// Selected triplets (gesvdx), the same split (src/cpu/gesvdx.cpp,
+// src/cuda/bidiag/gesvdx.cu).
+template <class T> bsvd_status_t cpu_gesvdx(const GesvdxBatch<T> &b, int threads);
+template <class T> bsvd_status_t cuda_gesvdx(const GesvdxBatch<T> &b, void *stream, Exec exec);
 // Batched TRSV, the same split (src/cpu/blas.cpp, src/cuda/bidiag/trsv.cu).
 template <class T> bsvd_status_t cpu_trsv(const TrsvBatch<T> &b, int threads);
 template <class T> bsvd_status_t cuda_trsv(const TrsvBatch<T> &b, void *stream, Exec exec);

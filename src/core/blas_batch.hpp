@@ -33,6 +33,24 @@ template <class T> struct GebrdBatch {
   int *info = nullptr;
 };
 
+// The selected triplets of each A_b (bsvd.h, gesvdx): range (bsvd_range_t)
+// with vl, vu or il, iu for every matrix; ns[b] the number found; U, V
+// written only when vectors. S, U, V have room for min(m, n) values
+// (range all or value) or iu - il + 1 (index).
+template <class T> struct GesvdxBatch {
+  using R = real_of_t<T>;
+  bool vectors = false;
+  int range = 0; // bsvd_range_t
+  R vl = R(0), vu = R(0);
+  int il = 0, iu = 0;
+  int count = 0;
+  Dims dims;
+  Operand<const T *> A;
+  Operand<R *> S;
+  Operand<T *> U, V;
+  int *ns = nullptr, *info = nullptr;
+};
+
 // x_b := op(A_b)^{-1} x_b, A_b n x n triangular (dims: m = n, mv = nv);
 // x an Operand whose "leading dimension" is incx; info: one per matrix.
 template <class T> struct TrsvBatch {

@@ -1,4 +1,4 @@
-// The cpu backend of batched GEMV, GEBRD and TRSV (backends.hpp; bsvd.h,
+// The cpu backend of batched GEMV, GEBRD, TRSV and GESVDX (backends.hpp; bsvd.h,
 // "Batched BLAS ..."): std::thread workers over the batch, each product,
 // reduction or solve by the device API's code on serial_team (blas.cuh,
 // gebrd.cuh, trsv.cuh).
@@ -14,6 +14,7 @@
 // times, dgebrd more, by its GEMM-rich blocked form); routing those to
 // LAPACK is the cpu side of the later blocked step (issue 50).
 #include "../core/backends.hpp"
+#include "../core/gesvdx_one.hpp"
 
 #include <bsvd/device/gebrd.cuh>
 #include <bsvd/device/trsv.cuh>
@@ -117,7 +118,48 @@ template <class T> bsvd_status_t cpu_gebrd(const GebrdBatch<T> &b, int threads) 
   return BSVD_STATUS_SUCCESS;
 }
 
+// Each matrix: a copy of A reduced by gebd2, then gesvdx_one; each worker
+// has scratch for the largest matrix.
+template <class T> bsvd_status_t cpu_gesvdx(const GesvdxBatch<T> &b, int threads) {
+  using R = real_of_t<T>;
+  double work = 0;
+  int mx = 1, kx = 1;
+  size_t mn = 1;
+  for (int i = 0; i < b.count; ++i) {
+    const int m = b.dims.rows(i), n = b.dims.cols(i), k = std::min(m, n);
+    work += 4.0 * m * n * k + (b.vectors ? 40.0 * k * gesvdx_room(b, k) * (m + n) : 0);
+    mx = std::max({mx, m, n}), kx = std::max(kx, k), mn = std::max(mn, size_t(m) * n);
+  }
+  struct Scratch {
+    std::vector<T> a; // A's copy, then gebd2's work, tauq, taup, gesvdx's work
+    std::vector<R> r; // d, e, gesvdx's rwork
+  };
+  std::vector<Scratch> scratch(size_t(std::max(1, std::min(threads, b.count))));
+  for_each_matrix(b.count, int(scratch.size()), work, [&](int i, int w) {
+    Scratch &s = scratch[size_t(w)];
+    if (s.a.empty()) {
+      s.a.resize(mn + size_t(mx) + 2 * size_t(kx) + size_t(bsvd::device::gesvdx_work(mx, mx, kx)));
+      s.r.resize(2 * size_t(kx) + size_t(bsvd::device::gesvdx_rwork(kx)));
+    }
+    const int m = b.dims.rows(i), n = b.dims.cols(i), k = std::min(m, n), lda = std::max(1, m);
+    if (k == 0) {
+      b.ns[i] = 0, b.info[i] = 0;
+      return;
+    }
+    T *A = s.a.data(), *gwork = A + mn, *tauq = gwork + mx, *taup = tauq + kx, *xwork = taup + kx;
+    R *d = s.r.data(), *e = d + kx, *rwork = e + kx;
+    const T *src = b.A.ptr(i);
+    for (int j = 0; j < n; ++j)
+      std::copy(src + size_t(j) * b.A.ldm(i), src + size_t(j) * b.A.ldm(i) + m,
+                A + size_t(j) * lda);
+    bsvd::device::gebd2(m, n, A, lda, d, e, tauq, taup, gwork);
+    gesvdx_one(b, i, A, lda, d, e, tauq, taup, rwork, xwork, bsvd::device::serial_team{});
+  });
+  return BSVD_STATUS_SUCCESS;
+}
+
 #define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t cpu_gesvdx<T>(const GesvdxBatch<T> &, int);                               \
   template bsvd_status_t cpu_gemv<T>(const GemvBatch<T> &, int);                                   \
   template bsvd_status_t cpu_gebrd<T>(const GebrdBatch<T> &, int);                                 \
   template bsvd_status_t cpu_trsv<T>(const TrsvBatch<T> &, int);

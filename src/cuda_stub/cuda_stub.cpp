@@ -60,8 +60,14 @@ template <class T> bsvd_status_t cuda_gebrd(const GebrdBatch<T> &, void *, Exec)
   return BSVD_STATUS_BACKEND_UNAVAILABLE;
 }
 
+template <class T> bsvd_status_t cuda_gesvdx(const GesvdxBatch<T> &, void *, Exec) {
+  set_error("the cuda backend is not built into this library (configured without CUDA)");
+  return BSVD_STATUS_BACKEND_UNAVAILABLE;
+}
+
 #define BSVD_INSTANTIATE(T)                                                                        \
   template bsvd_status_t cuda_gemv<T>(const GemvBatch<T> &, void *, Exec);                         \
+  template bsvd_status_t cuda_gesvdx<T>(const GesvdxBatch<T> &, void *, Exec);                     \
   template bsvd_status_t cuda_gebrd<T>(const GebrdBatch<T> &, void *, Exec);                       \
   template bsvd_status_t cuda_trsv<T>(const TrsvBatch<T> &, void *, Exec);                         \
   template bsvd_status_t cuda_gesvj_distributed<T>(const std::vector<int> &, const Batch<T> &,     \

@@ -84,6 +84,16 @@ template <class T> struct Api;
     template <class... A> static bsvd_status_t gebrd_vbatched(bool async, A... a) {                \
       return async ? bsvd_##p##gebrd_vbatched_async(a...) : bsvd_##p##gebrd_vbatched(a...);        \
     }                                                                                              \
+    template <class... A> static bsvd_status_t gesvdx_strided(bool async, A... a) {                \
+      return async ? bsvd_##p##gesvdx_strided_batched_async(a...)                                  \
+                   : bsvd_##p##gesvdx_strided_batched(a...);                                       \
+    }                                                                                              \
+    template <class... A> static bsvd_status_t gesvdx_batched(bool async, A... a) {                \
+      return async ? bsvd_##p##gesvdx_batched_async(a...) : bsvd_##p##gesvdx_batched(a...);        \
+    }                                                                                              \
+    template <class... A> static bsvd_status_t gesvdx_vbatched(bool async, A... a) {               \
+      return async ? bsvd_##p##gesvdx_vbatched_async(a...) : bsvd_##p##gesvdx_vbatched(a...);      \
+    }                                                                                              \
   };
 BLAS_TEST_FORWARD(s, float)
 BLAS_TEST_FORWARD(d, double)
