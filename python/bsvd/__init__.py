@@ -226,7 +226,7 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
         backend=DEFAULT_BACKEND, return_info=False, check_finite=False, warn=True, check=None,
         ordering=DEFAULT_ORDERING, variant=DEFAULT_VARIANT, block_size=0, eig_sweeps=None,
         num_threads=0, stream=None, precondition=None, devices=None, qr=None, pair_solver=None,
-        wcycle_blocks=None, wcycle_sweeps=None):
+        wcycle_blocks=None, wcycle_sweeps=None, subset_by_index=None, subset_by_value=None):
     """Singular value decomposition of a stack of matrices, as
     numpy.linalg.svd (torch.linalg.svd for tensors).
 
@@ -306,6 +306,21 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     Torch tensors go through the op torch.ops.bsvd.svd (bsvd.torch), which
     is differentiable, has a fake (meta) implementation and works under
     torch.compile(fullgraph=True).
+
+    subset_by_index=(lo, hi): only the singular values lo ... hi (0-based,
+    both included, 0 = the largest) and their vectors: U (..., m, c), S
+    (..., c), Vh (..., c, n), c = hi - lo + 1 (full_matrices does not
+    apply). subset_by_value=(vl, vu): those in the interval (vl, vu], 0 <=
+    vl < vu (vu may be inf); c is the most any matrix of the stack has, and
+    a matrix with fewer has zeros after its own (S > 0 counts them). The
+    library's gesvdx (include/bsvd/blas.h): bidiagonal reduction, bisection
+    and inverse iteration, LAPACK xGESVDX's method, for a few triplets of
+    each of many matrices (the full SVD is faster by the default route).
+    These calls block, are not differentiable (a torch tensor that requires
+    grad raises) and cannot be traced by jax.jit; the solver options (tol,
+    max_sweeps, ordering, ...) do not apply, backend and num_threads do.
+    With return_info, the Info's sweeps are 0 and its path -1 (gesvdx is
+    not one of the plan's paths).
     """
     full_matrices = check_flag(full_matrices, "full_matrices", "bsvd.svd")
     compute_uv = check_flag(compute_uv, "compute_uv", "bsvd.svd")
@@ -323,6 +338,9 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     torch = sys.modules.get("torch")
     if kw["devices"][0] != 0:
         _host_devices_only(A, where)
+    if subset_by_index is not None or subset_by_value is not None:
+        return _svd_subset(A, compute_uv, subset_by_index, subset_by_value, return_info, kw,
+                           where)
     if torch is not None and isinstance(A, torch.Tensor):
         from . import torch as bt
         return bt._svd(A, full_matrices, compute_uv, return_info, kw, where)
@@ -345,6 +363,25 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     if return_info:
         return SVDInfoResult(U, S, Vh, info)
     return ad.result(U, S, Vh, SVDResult)
+
+
+def _svd_subset(A, compute_uv, by_index, by_value, return_info, kw, where):
+    """svd with subset_by_index / subset_by_value (bsvd._subset)."""
+    from ._subset import svd_subset
+    if kw["devices"][0] != 0:
+        raise ValueError(f"{where}: devices= does not apply to subset_by_index / subset_by_value "
+                         "(one GPU solves the batch)")
+    if isinstance(A, (list, tuple)):
+        A = _stack_list(A, where)
+    U, S, Vh, info, _ = svd_subset(A, compute_uv, by_index, by_value, kw, where)
+    inf = None
+    if return_info:
+        inf = Info(info, np.zeros(info.shape, np.int32), np.full(info.shape, -1, np.int32))
+    if not compute_uv:
+        return (S, inf) if return_info else S
+    if return_info:
+        return SVDInfoResult(U, S, Vh, inf)
+    return adapt(A)[0].result(U, S, Vh, SVDResult)
 
 
 def _host_devices_only(A, where):

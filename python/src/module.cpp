@@ -53,6 +53,7 @@ using namespace bsvdpy;
 
 void register_async(nb::module_ &mod); // async.cpp
 void register_hsvd(nb::module_ &mod); // hsvd.cpp
+void register_gesvdx(nb::module_ &mod); // gesvdx.cpp
 #if defined(BSVD_WITH_JAX_FFI)
 void register_jax(nb::module_ &mod); // jax_ffi.cpp (jax's FFI headers found)
 #endif
@@ -461,6 +462,7 @@ NB_MODULE(_bsvd, mod) {
           nb::arg("details"));
   register_async(mod);
   register_hsvd(mod);
+  register_gesvdx(mod);
 #if defined(BSVD_WITH_JAX_FFI)
   register_jax(mod);
 #endif

@@ -221,7 +221,8 @@ inline Result finish(bsvd_status_t st) {
 //
 // A: column-major m x n matrices, matrix b at A.data + b*strideA (elements).
 // S: k values per matrix at S.data + b*strideS. U (m x k, ldu, strideU) and
-// V (n x k, ldv, strideV) may be None for values only.
+// V (n x k, ldv, strideV) may be None for values only. (k = min(m, n), or
+// the cols of check_strided: gesvdx's room.)
 
 struct Strided { // a checked uniform batch
   char prec;
@@ -236,13 +237,15 @@ struct Strided { // a checked uniform batch
 inline Strided check_strided(const ROArray &A, int64_t m, int64_t n, int64_t lda, int64_t strideA,
                              const Array &S, int64_t strideS, const std::optional<Array> &U,
                              int64_t ldu, int64_t strideU, const std::optional<Array> &V,
-                             int64_t ldv, int64_t strideV, int64_t batch, SpaceCheck &sc) {
+                             int64_t ldv, int64_t strideV, int64_t batch, SpaceCheck &sc,
+                             int64_t cols = -1) {
   Strided c;
   c.prec = precision_of(A.dtype());
   c.vectors = U.has_value();
   if (c.vectors != V.has_value())
     throw nb::value_error("bsvd: U and V must both be given or both be None");
-  const int64_t k = std::min(m, n);
+  // (the values and vectors per matrix: min(m, n) unless the call asks fewer)
+  const int64_t k = cols >= 0 ? cols : std::min(m, n);
   // Sizes and layout (the library checks its own rules again).
   c.m = to_int(m, "m");
   c.n = to_int(n, "n");

@@ -1,0 +1,169 @@
+"""bsvd.svd's subset_by_index / subset_by_value: selected singular triplets
+through the library's gesvdx (bsvd_<p>gesvdx_strided_batched, include/
+bsvd/blas.h): each matrix reduced to bidiagonal form, the bidiagonal's
+values by bisection and its vectors by inverse iteration, turned into A's
+by the reduction's reflectors -- the method of LAPACK's xGESVDX.
+
+Arrays stay in the caller's library and on its device (NumPy, PyTorch,
+CuPy, JAX through DLPack); the call blocks until the results are written.
+The index range is 0-based and counts from the largest value; a value
+interval (vl, vu] holds a different number of values per matrix, so a
+stack's results have room for the most any matrix has, and a matrix with
+fewer has zeros after its own (its S entries are then 0, which a value in
+(vl, vu] with vl >= 0 never is).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+
+import numpy as np
+
+from . import _bsvd
+from ._args import layout, options, promote
+from ._frameworks import REAL_OF, adapt
+
+
+def _index_range(subset, k, where):
+    try:
+        lo, hi = subset
+    except (TypeError, ValueError):
+        raise TypeError(f"{where}: subset_by_index must be a pair (lo, hi) of ints, got "
+                        f"{subset!r}") from None
+    for v in (lo, hi):
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+            raise TypeError(f"{where}: subset_by_index must be a pair (lo, hi) of ints, got "
+                            f"{subset!r}")
+    lo, hi = int(lo), int(hi)
+    if not 0 <= lo <= hi < max(k, 1):
+        raise ValueError(f"{where}: subset_by_index = ({lo}, {hi}) must satisfy 0 <= lo <= hi < "
+                         f"min(m, n) = {k} (0 = the largest value)")
+    return lo, hi
+
+
+def _value_range(subset, where):
+    try:
+        lo, hi = subset
+        lo, hi = float(lo), float(hi)
+    except (TypeError, ValueError):
+        raise TypeError(f"{where}: subset_by_value must be a pair (vl, vu) of numbers, got "
+                        f"{subset!r}") from None
+    if not (lo >= 0 and hi > lo):
+        raise ValueError(f"{where}: subset_by_value = ({lo}, {hi}) must satisfy 0 <= vl < vu "
+                         "(the values in (vl, vu]; vu may be inf)")
+    return lo, hi
+
+
+def _check_traceable(A, where):
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(A, torch.Tensor):
+        if A.requires_grad and torch.is_grad_enabled():
+            raise NotImplementedError(f"{where}: subset_by_index / subset_by_value are not "
+                                      "differentiable; call it under torch.no_grad() or on "
+                                      "A.detach()")
+    from ._frameworks import jax_tracer_type
+    if "jax" in sys.modules and isinstance(A, jax_tracer_type()):
+        raise TypeError(f"{where}: subset_by_index / subset_by_value cannot be traced (jax.jit, "
+                        "vmap, grad): their result's shape depends on the data; call it eagerly")
+
+
+def svd_subset(A, compute_uv, by_index, by_value, kw, where):
+    """(U (..., m, c), S (..., c), Vh (..., c, n), info, ns): U, Vh None
+    without compute_uv; info and ns NumPy int32 arrays shaped as the batch."""
+    from . import _host, _raise_status, _report
+    if (by_index is None) == (by_value is None):
+        raise ValueError(f"{where}: give one of subset_by_index and subset_by_value")
+    _check_traceable(A, where)
+    ad, x = adapt(A)
+    x = ad.prepare(x)
+    shape = ad.shape(x)
+    if len(shape) < 2:
+        raise ValueError(f"{where}: expected an array of at least 2 dimensions (..., m, n), "
+                         f"got shape {tuple(shape)}")
+    x, name = promote(ad, x, where)
+    device = ad.device(x)
+    opts = options(kw, device, ad, name, where)
+    m, n = int(shape[-2]), int(shape[-1])
+    bshape = tuple(map(int, shape[:-2]))
+    batch = math.prod(bshape)
+    k = min(m, n)
+    if batch > 2**31 - 1:
+        raise ValueError(f"{where}: batch of {batch} matrices is more than the library's int")
+    lo = hi = 0
+    vl = vu = 0.0
+    if by_index is not None:
+        lo, hi = _index_range(by_index, k, where)
+        rng, c = _bsvd.RANGE_INDEX, (hi - lo + 1 if k else 0)
+    else:
+        vl, vu = _value_range(by_value, where)
+        rng, c = _bsvd.RANGE_VALUE, k
+    S = ad.empty(bshape + (c,), REAL_OF[name], device)
+    Ub = Vhb = None
+    if compute_uv:
+        Ub = ad.empty(bshape + (c, m), name, device)   # U^T (or conj(U)^T)
+        Vhb = ad.empty(bshape + (c, n), name, device)  # Vh (or conj(Vh))
+    ns = np.zeros(bshape, np.int32)
+    info = np.zeros(bshape, np.int32)
+    trans = "N"
+    if batch > 0 and k > 0:
+        lay = layout(ad, x, bshape, m, n, batch)
+        if lay is None:
+            x = ad.contiguous(x)
+            lay = layout(ad, x, bshape, m, n, batch)
+        trans, ld, stride = lay
+        M, N = (n, m) if trans == "T" else (m, n)
+        libU, libV = ((Vhb, Ub) if trans == "T" else (Ub, Vhb)) if compute_uv else (None, None)
+        dns = ad.empty((batch,), "int32", device)
+        dinfo = ad.empty((batch,), "int32", device)
+        ad.sync_input(x)
+        ex = ad.export
+        st, msg = _bsvd.gesvdx_strided(
+            ex(x), M, N, ld, stride, rng, vl, vu, lo, hi, ex(dns), ex(S), max(c, 1),
+            None if libU is None else ex(libU), max(M, 1), M * c,
+            None if libV is None else ex(libV), max(N, 1), N * c, ex(dinfo), c, batch, opts)
+        _raise_status(st, msg, where)
+        ns = _host(dns).reshape(bshape).astype(np.int32)
+        info = _host(dinfo).reshape(bshape).astype(np.int32)
+        nf = int(np.count_nonzero(info == _bsvd.INFO_NONFINITE))
+        if nf:
+            _report(0, nf, batch, None, kw["check_finite"], kw["warn"], where)
+    full = c
+    if rng == _bsvd.RANGE_VALUE:
+        c = int(ns.max()) if ns.size else 0  # the room the stack needs
+    # entries beyond a matrix's own count (value range) are not written:
+    # zeroed here
+    keep = np.arange(c) < ns[..., None] if rng == _bsvd.RANGE_VALUE else None
+    S = _zero_beyond(ad.finish(S, bshape + (full,))[..., :c], keep)
+    if not compute_uv:
+        return None, S, None, info, ns
+    Ub = _zero_beyond(ad.finish(Ub, bshape + (full, m))[..., :c, :], keep, 1)
+    Vh = _zero_beyond(ad.finish(Vhb, bshape + (full, n))[..., :c, :], keep, 1)
+    if batch > 0 and k > 0 and name.startswith("complex"):
+        # as bsvd.svd's _reduced: row-major A is A^T column-major
+        if trans == "T":
+            Ub = ad.conj_(Ub)
+        else:
+            Vh = ad.conj_(Vh)
+    return ad.mT(Ub), S, Vh, info, ns
+
+
+def _zero_beyond(X, keep, trailing=0):
+    """X with its entries zeroed where keep (a NumPy bool array of the batch
+    shape + (c,)) is False; trailing: axes of X after that one."""
+    if keep is None or keep.all():
+        return X
+    mask = keep.reshape(keep.shape + (1,) * trailing)
+    mod = type(X).__module__.split(".")[0]
+    if mod == "torch":
+        import torch
+        return torch.where(torch.as_tensor(mask, device=X.device), X, torch.zeros((), dtype=X.dtype,
+                                                                                  device=X.device))
+    if mod == "cupy":
+        import cupy
+        with X.device:
+            return cupy.where(cupy.asarray(mask), X, 0)
+    if mod in ("jax", "jaxlib"):
+        import jax.numpy as jnp
+        return jnp.where(mask, X, 0)
+    return np.where(mask, X, 0)
