@@ -105,6 +105,23 @@ bsvd_status_t gehsvj_strided_batched_async(Job job, int m, int n, const int *npl
                                            int64_t strideV, int *info, int *sweeps, int batch,
                                            const bsvd_options_t &opts = default_options());
 
+// Selected singular triplets (bsvd/blas.h, "Selected singular triplets"):
+// the values range selects (all; il..iu, 0 = the largest; those in (vl,
+// vu]) and with Job::Vectors their vectors, A V = U diag(S); ns[b] found.
+template <class T>
+bsvd_status_t gesvdx_strided_batched(Job job, bsvd_range_t range, int m, int n, const T *A, int lda,
+                                     int64_t strideA, real_t<T> vl, real_t<T> vu, int il, int iu,
+                                     int *ns, real_t<T> *S, int64_t strideS, T *U, int ldu,
+                                     int64_t strideU, T *V, int ldv, int64_t strideV, int *info,
+                                     int batch, const bsvd_options_t &opts = default_options());
+template <class T>
+bsvd_status_t gesvdx_strided_batched_async(Job job, bsvd_range_t range, int m, int n, const T *A,
+                                           int lda, int64_t strideA, real_t<T> vl, real_t<T> vu,
+                                           int il, int iu, int *ns, real_t<T> *S, int64_t strideS,
+                                           T *U, int ldu, int64_t strideU, T *V, int ldv,
+                                           int64_t strideV, int *info, int batch,
+                                           const bsvd_options_t &opts = default_options());
+
 // Owned results of bsvd::svd for a uniform batch, k = min(m, n):
 // S[b*k + i]; U[b*m*k + i + j*m] (m x k); V[b*n*k + i + j*n] (n x k).
 template <class T> struct Result {

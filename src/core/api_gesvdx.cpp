@@ -8,6 +8,7 @@
 #include "gesvdx_one.hpp"
 
 #include <bsvd/bsvd.h>
+#include <bsvd/svd.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -245,3 +246,45 @@ BSVD_DEFINE_GESVDX(z, bsvd_cdouble, double, _async, Exec::kAsync)
 #undef BSVD_DEFINE_GESVDX
 
 } // extern "C"
+
+namespace bsvd {
+
+template <class T>
+bsvd_status_t gesvdx_strided_batched(Job job, bsvd_range_t range, int m, int n, const T *A, int lda,
+                                     int64_t strideA, real_t<T> vl, real_t<T> vu, int il, int iu,
+                                     int *ns, real_t<T> *S, int64_t strideS, T *U, int ldu,
+                                     int64_t strideU, T *V, int ldv, int64_t strideV, int *info,
+                                     int batch, const bsvd_options_t &opts) {
+  return detail::gesvdx_strided(bsvd_job_t(job), range, m, n, A, lda, strideA, vl, vu, il, iu, ns,
+                                S, strideS, U, ldu, strideU, V, ldv, strideV, info, batch, &opts,
+                                detail::Exec::kBlocking);
+}
+
+template <class T>
+bsvd_status_t gesvdx_strided_batched_async(Job job, bsvd_range_t range, int m, int n, const T *A,
+                                           int lda, int64_t strideA, real_t<T> vl, real_t<T> vu,
+                                           int il, int iu, int *ns, real_t<T> *S, int64_t strideS,
+                                           T *U, int ldu, int64_t strideU, T *V, int ldv,
+                                           int64_t strideV, int *info, int batch,
+                                           const bsvd_options_t &opts) {
+  return detail::gesvdx_strided(bsvd_job_t(job), range, m, n, A, lda, strideA, vl, vu, il, iu, ns,
+                                S, strideS, U, ldu, strideU, V, ldv, strideV, info, batch, &opts,
+                                detail::Exec::kAsync);
+}
+
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t gesvdx_strided_batched<T>(                                                \
+      Job, bsvd_range_t, int, int, const T *, int, int64_t, real_t<T>, real_t<T>, int, int, int *, \
+      real_t<T> *, int64_t, T *, int, int64_t, T *, int, int64_t, int *, int,                      \
+      const bsvd_options_t &);                                                                     \
+  template bsvd_status_t gesvdx_strided_batched_async<T>(                                          \
+      Job, bsvd_range_t, int, int, const T *, int, int64_t, real_t<T>, real_t<T>, int, int, int *, \
+      real_t<T> *, int64_t, T *, int, int64_t, T *, int, int64_t, int *, int,                      \
+      const bsvd_options_t &);
+BSVD_INSTANTIATE(float)
+BSVD_INSTANTIATE(double)
+BSVD_INSTANTIATE(std::complex<float>)
+BSVD_INSTANTIATE(std::complex<double>)
+#undef BSVD_INSTANTIATE
+
+} // namespace bsvd

@@ -7,6 +7,7 @@
 #include "files.hpp"
 
 #include <climits>
+#include <stdexcept>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -62,6 +63,7 @@ void Tally::merge(const std::string &encoded) {
 }
 
 const char *path_name(int p) {
+  if (p == kPathSubset) return "gesvdx";
   const char *s = bsvd_path_string(p);
   return s ? s : "?";
 }
@@ -98,9 +100,50 @@ void print_summary(const Tally &t, char p, const RunArgs &a, double total, doubl
 
 namespace {
 
+// --subset-index LO:HI (0 <= LO <= HI, whole numbers) or --subset-value
+// VL:VU (0 <= VL < VU; VU may be inf) into a's range; their checks against
+// the matrices' size are the library's.
+bool parse_subset(RunArgs &a, std::string &err) {
+  if (a.subset_index.empty() && a.subset_value.empty()) return true;
+  if (!a.subset_index.empty() && !a.subset_value.empty()) {
+    err = "give one of --subset-index and --subset-value";
+    return false;
+  }
+  if (a.nplus >= 0 || a.residuals) {
+    err = std::string(a.nplus >= 0 ? "--nplus" : "--residuals") +
+          " does not apply to a subset of the triplets: drop one of them";
+    return false;
+  }
+  const bool index = !a.subset_index.empty();
+  const std::string &t = index ? a.subset_index : a.subset_value;
+  const size_t colon = t.find(':');
+  const char *flag = index ? "--subset-index" : "--subset-value";
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument("no colon");
+    const std::string lo = t.substr(0, colon), hi = t.substr(colon + 1);
+    size_t used_lo = 0, used_hi = 0;
+    if (index) {
+      a.il = std::stoi(lo, &used_lo), a.iu = std::stoi(hi, &used_hi);
+    } else {
+      a.vl = std::stod(lo, &used_lo), a.vu = std::stod(hi, &used_hi);
+    }
+    if (used_lo != lo.size() || used_hi != hi.size()) throw std::invalid_argument("trailing");
+  } catch (const std::exception &) {
+    err = std::string(flag) + " '" + t + "': expected " + (index ? "LO:HI (ints)" : "VL:VU");
+    return false;
+  }
+  if (index ? !(0 <= a.il && a.il <= a.iu) : !(a.vl >= 0 && a.vu > a.vl)) {
+    err = std::string(flag) + " '" + t + "': needs " +
+          (index ? "0 <= LO <= HI (0: the largest value)" : "0 <= VL < VU");
+    return false;
+  }
+  a.subset = index ? BSVD_RANGE_INDEX : BSVD_RANGE_VALUE;
+  return true;
+}
+
 // The checks before any input is read: options, inputs, the output
 // directory. 0, or 2 with the message in err.
-int usage(const RunArgs &a, bsvd_options_t &opts, std::vector<std::string> &files, bool &npy,
+int usage(RunArgs &a, bsvd_options_t &opts, std::vector<std::string> &files, bool &npy,
           std::string &err) {
   if (!a.solver.to_options(opts, err)) return 2;
   if (a.precision.size() != 1 || std::string("sdcz").find(a.precision[0]) == std::string::npos) {
@@ -112,6 +155,7 @@ int usage(const RunArgs &a, bsvd_options_t &opts, std::vector<std::string> &file
           "have: drop it with --nplus";
     return 2;
   }
+  if (!parse_subset(a, err)) return 2;
   if (a.residuals && a.values_only) {
     err = "--residuals needs U and V: drop --values-only";
     return 2;
@@ -132,6 +176,10 @@ int usage(const RunArgs &a, bsvd_options_t &opts, std::vector<std::string> &file
     }
   }
   npy = files.size() == 1 && fs::path(files[0]).extension() == ".npy";
+  if (a.subset != BSVD_RANGE_ALL && !npy) {
+    err = "--subset-index / --subset-value need one .npy input";
+    return 2;
+  }
   if (a.nplus >= 0 && !npy) {
     err = "--nplus (the hyperbolic SVD) needs one .npy input";
     return 2;
@@ -146,7 +194,7 @@ int usage(const RunArgs &a, bsvd_options_t &opts, std::vector<std::string> &file
   return check_output_dir(a.out, "-o", err) ? 0 : 2;
 }
 
-int run(const RunArgs &a) {
+int run(RunArgs a) {
   const double t0 = now_seconds();
   Ranks ranks;
   std::string err;
@@ -195,6 +243,15 @@ void add_run(CLI::App &app, int &rc) {
                   "each side (docs/hsvd.md)")
       ->check(CLI::Range(0, INT_MAX))
       ->option_text("K");
+  sub->add_option("--subset-index", args->subset_index,
+                  "only the singular values LO ... HI (0-based, 0 = the largest) and their "
+                  "vectors, by bidiagonalization, bisection and inverse iteration (gesvdx; .npy "
+                  "input); S, U, V have HI - LO + 1 columns, ns.npy the count per matrix")
+      ->option_text("LO:HI");
+  sub->add_option("--subset-value", args->subset_value,
+                  "only the singular values in (VL, VU] and their vectors (gesvdx; .npy input); "
+                  "S, U, V keep min(m, n) columns, zero after each matrix's ns.npy count")
+      ->option_text("VL:VU");
   sub->add_flag("--mpi", args->mpi,
                 "under mpirun: the ranks split the batch, each solves and writes its part "
                 "(docs/cli.md, \"Several processes\")");

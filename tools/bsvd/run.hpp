@@ -28,8 +28,19 @@ struct RunArgs {
   // >= 0: the hyperbolic SVD with J = diag(I_nplus, -I_(n-nplus)) for every
   // matrix (bsvd_<p>gehsvj_strided_batched; .npy input only)
   int nplus = -1;
+  // --subset-index LO:HI / --subset-value VL:VU: selected triplets by
+  // gesvdx (.npy input only); subset is then BSVD_RANGE_INDEX or _VALUE
+  std::string subset_index, subset_value;
+  int subset = BSVD_RANGE_ALL, il = 0, iu = 0;
+  double vl = 0, vu = 0;
   SolverArgs solver;
+  // Values (and vectors) per matrix in the outputs: k = min(m, n), or the
+  // index range's count.
+  int64_t room(int64_t k) const { return subset == BSVD_RANGE_INDEX ? iu - il + 1 : k; }
 };
+
+// gesvdx's path in the summary: not one of the plan's (bsvd_path_t).
+constexpr int kPathSubset = -1;
 
 template <class T> const char *npy_dtype();
 template <> inline const char *npy_dtype<float>() { return "f4"; }

@@ -43,8 +43,9 @@ template <class T> std::vector<T> column_major(const unsigned char *bytes, int64
 // in C order.
 template <class T> struct Solved {
   std::vector<real_t<T>> S;
-  std::vector<T> U, V; // each matrix's U (m x k) and V (n x k), row-major
+  std::vector<T> U, V; // each matrix's U (m x c) and V (n x c), row-major
   std::vector<int> info, sweeps;
+  std::vector<int> ns; // with a subset (RunArgs::subset): the triplets found
   std::vector<double> res, orth; // with --residuals
   Tally tally;
   double solve = 0;
@@ -55,7 +56,8 @@ template <class T> struct Solved {
 template <class T> bsvd_status_t solve(const std::vector<T> &A, int64_t count, int64_t m, int64_t n,
                                        const RunArgs &a, const bsvd_options_t &base, Solved<T> &s,
                                        std::string &err) {
-  const int64_t k = std::min(m, n);
+  // k: the values (and vectors) per matrix in the outputs (RunArgs::room)
+  const int64_t k = a.room(std::min(m, n));
   const bool vec = !a.values_only;
   const int ldm = int(std::max<int64_t>(1, m)), ldn = int(std::max<int64_t>(1, n));
   s.S.resize(size_t(count * k));
@@ -69,7 +71,17 @@ template <class T> bsvd_status_t solve(const std::vector<T> &A, int64_t count, i
   const std::vector<int> nplus(a.nplus >= 0 ? size_t(count) : 0, a.nplus);
   const double ts = now_seconds();
   bsvd_status_t st = BSVD_STATUS_SUCCESS;
-  if (count > 0 && a.nplus >= 0)
+  if (count > 0 && a.subset != BSVD_RANGE_ALL) {
+    // (outputs beyond each matrix's count stay zero: the vectors above are)
+    using R = real_t<T>;
+    s.ns.resize(size_t(count));
+    st = gesvdx_strided_batched<T>(job, bsvd_range_t(a.subset), int(m), int(n), A.data(), ldm,
+                                   m * n, R(a.vl), R(a.vu), a.il, a.iu, s.ns.data(), s.S.data(),
+                                   std::max<int64_t>(k, 1), vec ? U.data() : nullptr, ldm,
+                                   m * std::max<int64_t>(k, 1), vec ? V.data() : nullptr, ldn,
+                                   n * std::max<int64_t>(k, 1), s.info.data(), int(count), o);
+    std::fill(path.begin(), path.end(), kPathSubset);
+  } else if (count > 0 && a.nplus >= 0)
     st = gehsvj_strided_batched<T>(job, int(m), int(n), nplus.data(), A.data(), ldm, m * n,
                                    s.S.data(), k, vec ? U.data() : nullptr, ldm, m * k,
                                    vec ? V.data() : nullptr, ldn, n * k, s.info.data(),
@@ -121,7 +133,7 @@ struct Output {
 
 template <class T>
 std::vector<Output> outputs(const Solved<T> &s, int64_t m, int64_t n, const RunArgs &a) {
-  const long long k = std::min(m, n);
+  const long long k = a.room(std::min(m, n));
   std::vector<Output> out{
       {"S.npy", npy_dtype<real_t<T>>(), {k}, s.S.data(), s.S.size() * sizeof(real_t<T>)}};
   if (!a.values_only) {
@@ -131,6 +143,7 @@ std::vector<Output> outputs(const Solved<T> &s, int64_t m, int64_t n, const RunA
   // Per-matrix scalars: shape (batch,), or () for a 2-D input (as S is (k,)).
   out.push_back({"info.npy", "i4", {}, s.info.data(), s.info.size() * 4});
   out.push_back({"sweeps.npy", "i4", {}, s.sweeps.data(), s.sweeps.size() * 4});
+  if (a.subset != BSVD_RANGE_ALL) out.push_back({"ns.npy", "i4", {}, s.ns.data(), s.ns.size() * 4});
   if (a.residuals) {
     out.push_back({"residual.npy", "f8", {}, s.res.data(), s.res.size() * 8});
     out.push_back({"orthogonality.npy", "f8", {}, s.orth.data(), s.orth.size() * 8});
@@ -146,6 +159,7 @@ void remove_stale(OutputSet &set, const RunArgs &a) {
     set.remove_stale(out("U.npy"));
     set.remove_stale(out("V.npy"));
   }
+  if (a.subset == BSVD_RANGE_ALL) set.remove_stale(out("ns.npy"));
   if (!a.residuals) {
     set.remove_stale(out("residual.npy"));
     set.remove_stale(out("orthogonality.npy"));
