@@ -129,6 +129,13 @@ def top_r(G, r, svd):
     return U if G.shape[-2] <= G.shape[-1] else mT(Vh)
 
 
+def top_r_subset(G, r):
+    """The same projector from the top r triplets alone (bsvd's selected
+    triplets: subset_by_index)."""
+    U, S, Vh = bsvd.svd(G, subset_by_index=(0, r - 1))
+    return U if G.shape[-2] <= G.shape[-1] else mT(Vh)
+
+
 # ---------------------------------------------------------------------------
 # a small teacher-student MLP (NumPy, manual backpropagation)
 
@@ -254,9 +261,7 @@ def cpu_main(args):
         return [newton_schulz5(M) for M in Ms]
 
     def galore_proj(Gs, r):
-        Us, Ss, Vhs = bsvd.svd_batch(Gs, full_matrices=False)
-        return [top_r(G, r, lambda _A, U=U, S=S, Vh=Vh: (U, S, Vh)) for G, U, S, Vh in
-                zip(Gs, Us, Ss, Vhs)]
+        return [top_r_subset(G, r) for G in Gs]
 
     # GaLore's projector: exactly the top-r subspace.
     Gs = [gradient_like(rng, 1, m, n, args.cond)[0] for m, n in shapes]
@@ -379,6 +384,7 @@ def gpu_main(args):
         r = args.galore_rank or d // 4
         gal = {
             "bsvd": over_groups(lambda G: top_r(G, r, lambda A: bsvd.svd(A, full_matrices=False))),
+            "bsvd subset_by_index": over_groups(lambda G: top_r_subset(G, r)),
             "torch.linalg.svd": over_groups(lambda G: top_r(
                 G, r, lambda A: torch.linalg.svd(A, full_matrices=False))),
             "torch.svd_lowrank (niter 2)": over_groups(
