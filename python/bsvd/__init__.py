@@ -419,13 +419,16 @@ def svdvals(A, **kwargs):
     return svd(A, compute_uv=False, **kwargs)
 
 
-def svd_batch(matrices, full_matrices=True, compute_uv=True, *, return_info=False, **kwargs):
+def svd_batch(matrices, full_matrices=True, compute_uv=True, *, return_info=False,
+              subset_by_index=None, subset_by_value=None, **kwargs):
     """SVD of a list of 2-D matrices of different shapes (one dtype, one
     library and device) in one variable-size call: SVDResult of lists
     (U_i, S_i, Vh_i as svd() gives them, full or reduced by full_matrices;
     a list of S with compute_uv=False;
     an Info of shape (len,) appended with return_info=True). Options as
-    svd()."""
+    svd(); subset_by_index / subset_by_value as svd()'s, each matrix's
+    lists with its own count of values (hi must be below every non-empty
+    matrix's min(m, n))."""
     from ._batch import svd_list
     where = "bsvd.svd_batch"
     if not isinstance(matrices, (list, tuple)):
@@ -442,9 +445,28 @@ def svd_batch(matrices, full_matrices=True, compute_uv=True, *, return_info=Fals
     if kw["devices"][0] != 0:
         for a in matrices:
             _host_devices_only(a, where)
+    compute_uv = check_flag(compute_uv, "compute_uv", where)
+    return_info = check_flag(return_info, "return_info", where)
+    if subset_by_index is not None or subset_by_value is not None:
+        return _svd_list_subset(list(matrices), compute_uv, subset_by_index, subset_by_value,
+                                return_info, kw, where)
     return svd_list(list(matrices), check_flag(full_matrices, "full_matrices", where),
-                    check_flag(compute_uv, "compute_uv", where),
-                    check_flag(return_info, "return_info", where), kw)
+                    compute_uv, return_info, kw)
+
+
+def _svd_list_subset(mats, compute_uv, by_index, by_value, return_info, kw, where):
+    """svd_batch with subset_by_index / subset_by_value (bsvd._subset)."""
+    from ._subset import svd_list_subset
+    if kw["devices"][0] != 0:
+        raise ValueError(f"{where}: devices= does not apply to subset_by_index / subset_by_value "
+                         "(one GPU solves the batch)")
+    (Us, Ss, Vhs), info = svd_list_subset(mats, compute_uv, by_index, by_value, kw, where)
+    inf = None
+    if return_info:
+        inf = Info(info, np.zeros(info.shape, np.int32), np.full(info.shape, -1, np.int32))
+    if not compute_uv:
+        return (Ss, inf) if return_info else Ss
+    return SVDInfoResult(Us, Ss, Vhs, inf) if return_info else SVDResult(Us, Ss, Vhs)
 
 
 _PRECISIONS = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}

@@ -18,13 +18,9 @@ def _pack(out, info):
     return (out[0], info) if info is not None else out[0]
 
 
-def svd_list(mats, full_matrices, compute_uv, return_info, kw):
-    """bsvd.svd_batch: the arguments checked there; kw holds the options."""
-    where = "bsvd.svd_batch"
-    count = len(mats)
-    if count == 0:
-        return _pack(([], [], []) if compute_uv else ([],),
-                     _info((0,), None, None, None) if return_info else None)
+def adapt_list(mats, where):
+    """The matrices of a list in one library, dtype and device: (adapter,
+    the prepared 2-D arrays, dtype name, device); raises otherwise."""
     ad = None
     xs = []
     name = device = None
@@ -50,6 +46,17 @@ def svd_list(mats, full_matrices, compute_uv, return_info, kw):
             raise ValueError(f"{where}: all matrices of a list must be on one device "
                              f"(matrix 0 is on {device}, matrix {i} on {dv})")
         xs.append(x)
+    return ad, xs, name, device
+
+
+def svd_list(mats, full_matrices, compute_uv, return_info, kw):
+    """bsvd.svd_batch: the arguments checked there; kw holds the options."""
+    where = "bsvd.svd_batch"
+    count = len(mats)
+    if count == 0:
+        return _pack(([], [], []) if compute_uv else ([],),
+                     _info((0,), None, None, None) if return_info else None)
+    ad, xs, name, device = adapt_list(mats, where)
     opts = options(kw, device, ad, name, where)
     set_devices(opts, kw["devices"])
     rname = REAL_OF[name]

@@ -167,3 +167,91 @@ def _zero_beyond(X, keep, trailing=0):
         import jax.numpy as jnp
         return jnp.where(mask, X, 0)
     return np.where(mask, X, 0)
+
+
+def svd_list_subset(mats, compute_uv, by_index, by_value, kw, where):
+    """bsvd.svd_batch with a subset: ((U, S, Vh), info), lists U_i (m, c_i),
+    S_i (c_i,), Vh_i (c_i, n) with each matrix's own count c_i (U, Vh None
+    without compute_uv) and the NumPy info array. One variable-size gesvdx
+    call."""
+    from . import _host, _raise_status, _report
+    from ._batch import adapt_list
+    if (by_index is None) == (by_value is None):
+        raise ValueError(f"{where}: give one of subset_by_index and subset_by_value")
+    count = len(mats)
+    for a in mats:
+        _check_traceable(a, where)
+    if count == 0:
+        return ([], [], []) if compute_uv else (None, [], None), np.zeros(0, np.int32)
+    ad, xs, name, device = adapt_list(mats, where)
+    opts = options(kw, device, ad, name, where)
+    shapes = [tuple(int(s) for s in ad.shape(x)) for x in xs]
+    kmax = max(min(m, n) for m, n in shapes)
+    lo = hi = 0
+    vl = vu = 0.0
+    if by_index is not None:
+        lo, hi = _index_range(by_index, kmax, where)
+        for i, (m, n) in enumerate(shapes):
+            if 0 < min(m, n) <= hi:
+                raise ValueError(f"{where}: subset_by_index = ({lo}, {hi}) must satisfy hi < "
+                                 f"min(m, n) = {min(m, n)} for matrix {i} ({m} x {n})")
+        rng, cols = _bsvd.RANGE_INDEX, hi - lo + 1
+    else:
+        vl, vu = _value_range(by_value, where)
+        rng, cols = _bsvd.RANGE_VALUE, -1
+    # Every matrix described to the library as A^T (row-major A), as
+    # svd_batch does: the library's U (n x c) is Vh's buffer, its V (m x c)
+    # U's (U^T row-major).
+    Ms, Ns, lds, offS, offU, offV, ldus, ldvs, dims = [], [], [], [], [], [], [], [], []
+    tS = tU = tV = 0
+    for i, (m, n) in enumerate(shapes):
+        k = min(m, n)
+        c = (cols if cols >= 0 else k) if k else 0
+        ld = max(n, 1)
+        if k > 0:
+            lay = layout(ad, xs[i], (), m, n, 1)
+            if lay is None or lay[0] != "T":
+                xs[i] = ad.contiguous(xs[i])
+                lay = layout(ad, xs[i], (), m, n, 1)
+            ld = lay[1]
+        dims.append((m, n, c, tS, tU, tV))
+        Ms.append(n), Ns.append(m), lds.append(ld)
+        offS.append(tS), offU.append(tV), offV.append(tU)
+        ldus.append(max(n, 1)), ldvs.append(max(m, 1))
+        tS, tU, tV = tS + c, tU + c * m, tV + c * n
+    Sf = ad.empty((max(tS, 1),), REAL_OF[name], device)
+    Ubf = Vhf = None
+    if compute_uv:
+        Ubf = ad.empty((max(tU, 1),), name, device)
+        Vhf = ad.empty((max(tV, 1),), name, device)
+    dns = ad.empty((count,), "int32", device)
+    dinfo = ad.empty((count,), "int32", device)
+    for x in xs:
+        ad.sync_input(x)
+    ex = ad.export
+    libU, libV = (Vhf, Ubf) if compute_uv else (None, None)
+    st, msg = _bsvd.gesvdx_vbatched(
+        [ex(x) for x in xs], Ms, Ns, lds, rng, vl, vu, lo, hi, ex(dns), ex(Sf), offS,
+        None if libU is None else ex(libU), ldus, offU, None if libV is None else ex(libV), ldvs,
+        offV, ex(dinfo), cols, opts)
+    _raise_status(st, msg, where)
+    ns = _host(dns).reshape(count).astype(np.int32)
+    info = _host(dinfo).reshape(count).astype(np.int32)
+    nf = int(np.count_nonzero(info == _bsvd.INFO_NONFINITE))
+    if nf:
+        _report(0, nf, count, None, kw["check_finite"], kw["warn"], where)
+    Sf = ad.finish(Sf, (max(tS, 1),))
+    Ss = [ad.flat_slice(Sf, d[3], d[3] + int(c), (int(c),)) for d, c in zip(dims, ns)]
+    if not compute_uv:
+        return (None, Ss, None), info
+    Ubf = ad.finish(Ubf, (max(tU, 1),))
+    Vhf = ad.finish(Vhf, (max(tV, 1),))
+    if name.startswith("complex") and tU > 0:
+        Ubf = ad.conj_(Ubf)  # U = conj(V1) for A^T = U1 S V1^H
+    Us, Vhs = [], []
+    for (m, n, c, s0, u0, v0), got in zip(dims, ns):
+        got = int(got)
+        # the library's columns 0 ... got - 1 of room c: rows of U^T and Vh
+        Us.append(ad.mT(ad.flat_slice(Ubf, u0, u0 + c * m, (c, m))[:got]))
+        Vhs.append(ad.flat_slice(Vhf, v0, v0 + c * n, (c, n))[:got])
+    return (Us, Ss, Vhs), info

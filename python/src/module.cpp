@@ -271,73 +271,23 @@ Result gesvj_strided(ROArray A, int64_t m, int64_t n, int64_t lda, int64_t strid
 
 // ---- variable-size batch: the vbatched form --------------------------------
 //
-// A_list[i]: matrix i, column-major m[i] x n[i] with leading dimension
-// lda[i], starting at its data(). Outputs are flat arrays with per-matrix
-// element offsets: S at S.data + offS[i]; U (m x k, ldu[i]) at U.data +
-// offU[i]; V (n x k, ldv[i]) at V.data + offV[i]. info kept by this layer
-// (see InfoBuffers).
+// The arrays as native.hpp's check_vbatched describes them; info kept by
+// this layer (see InfoBuffers).
 Summary svd_vbatched(std::vector<ROArray> A_list, std::vector<int64_t> m, std::vector<int64_t> n,
                      std::vector<int64_t> lda, Array S, std::vector<int64_t> offS,
                      std::optional<Array> U, std::vector<int64_t> ldu, std::vector<int64_t> offU,
                      std::optional<Array> V, std::vector<int64_t> ldv, std::vector<int64_t> offV,
                      const Opts &o, bool details) {
   const size_t count = A_list.size();
-  const bool vectors = U.has_value();
-  if (vectors != V.has_value())
-    throw nb::value_error("bsvd: U and V must both be given or both be None");
-  if (m.size() != count || n.size() != count || lda.size() != count || offS.size() != count ||
-      (vectors && (ldu.size() != count || offU.size() != count || ldv.size() != count ||
-                   offV.size() != count)))
-    throw nb::value_error("bsvd: per-matrix lists of different lengths");
   const int ib = to_int(int64_t(count), "batch");
   if (count == 0) return {0, std::string(), 0, 0, std::nullopt, std::nullopt, std::nullopt};
-
-  const nb::dlpack::dtype dt = A_list[0].dtype();
-  const char prec = precision_of(dt);
-  SpaceCheck sc;
-  for (size_t i = 0; i < count; ++i) {
-    if (!(A_list[i].dtype() == dt))
-      throw nb::type_error("bsvd: all matrices of a list must have one dtype");
-    sc.add(A_list[i].device_type(), A_list[i].device_id(), "a matrix of the list");
-  }
-  sc.add(S.device_type(), S.device_id(), "S");
-  check_real_of(S, prec, "S");
-  if (vectors) {
-    sc.add(U->device_type(), U->device_id(), "U");
-    sc.add(V->device_type(), V->device_id(), "V");
-    check_same_dtype(*U, dt, "U");
-    check_same_dtype(*V, dt, "V");
-  }
-  const Where w = sc.w;
-  check_device_usable(w);
-
-  const int64_t spanS = span_of(S, "S");
-  const int64_t spanU = vectors ? span_of(*U, "U") : 0;
-  const int64_t spanV = vectors ? span_of(*V, "V") : 0;
-
-  std::vector<int> im(count), in(count), ilda(count), ildu(count, 1), ildv(count, 1);
-  std::vector<const void *> pA(count);
-  std::vector<void *> pS(count), pU(count, nullptr), pV(count, nullptr);
-  for (size_t i = 0; i < count; ++i) {
-    im[i] = to_int(m[i], "m[i]");
-    in[i] = to_int(n[i], "n[i]");
-    ilda[i] = to_int(lda[i], "lda[i]");
-    const int64_t k = std::min(m[i], n[i]);
-    need(extent(0, m[i], n[i], lda[i], 0, 1), span_of(A_list[i], "A[i]"), "a matrix of the list");
-    if (offS[i] < 0) throw nb::value_error("bsvd: negative offset");
-    need(extent(offS[i], k, 1, 1, 0, 1), spanS, "S");
-    pA[i] = A_list[i].data();
-    pS[i] = ptr_at<unsigned char>(S, offS[i]);
-    if (vectors) {
-      ildu[i] = to_int(ldu[i], "ldu[i]");
-      ildv[i] = to_int(ldv[i], "ldv[i]");
-      if (offU[i] < 0 || offV[i] < 0) throw nb::value_error("bsvd: negative offset");
-      need(extent(offU[i], m[i], k, ldu[i], 0, 1), spanU, "U");
-      need(extent(offV[i], n[i], k, ldv[i], 0, 1), spanV, "V");
-      pU[i] = ptr_at<unsigned char>(*U, offU[i]);
-      pV[i] = ptr_at<unsigned char>(*V, offV[i]);
-    }
-  }
+  const VBatch v = check_vbatched(A_list, m, n, lda, S, offS, U, ldu, offU, V, ldv, offV);
+  const bool vectors = v.vectors;
+  const char prec = v.prec;
+  const Where w = v.w;
+  const std::vector<int> &im = v.m, &in = v.n, &ilda = v.lda, &ildu = v.ldu, &ildv = v.ldv;
+  const std::vector<const void *> &pA = v.A;
+  const std::vector<void *> &pS = v.S, &pU = v.U, &pV = v.V;
 
   DeviceGuard guard(w);
   InfoBuffers info(w, int64_t(count), details);

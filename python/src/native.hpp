@@ -334,4 +334,85 @@ inline bsvd_status_t call_strided(const Strided &c, int *info, int *sweeps,
   return st;
 }
 
+// ---- variable-size batch: the vbatched forms ------------------------------
+//
+// A_list[i]: matrix i, column-major m[i] x n[i] with leading dimension
+// lda[i], starting at its data(). Outputs are flat arrays with per-matrix
+// element offsets: S at S.data + offS[i]; U (m x c, ldu[i]) at U.data +
+// offU[i]; V (n x c, ldv[i]) at V.data + offV[i], where c = min(m[i],
+// n[i]), or cols for a non-empty matrix when cols >= 0 (gesvdx's room).
+
+struct VBatch { // a checked variable-size batch (count >= 1)
+  char prec;
+  bool vectors;
+  Where w;
+  std::vector<int> m, n, lda, ldu, ldv;
+  std::vector<const void *> A;
+  std::vector<void *> S, U, V;
+};
+
+inline VBatch check_vbatched(const std::vector<ROArray> &A_list, const std::vector<int64_t> &m,
+                             const std::vector<int64_t> &n, const std::vector<int64_t> &lda,
+                             const Array &S, const std::vector<int64_t> &offS,
+                             const std::optional<Array> &U, const std::vector<int64_t> &ldu,
+                             const std::vector<int64_t> &offU, const std::optional<Array> &V,
+                             const std::vector<int64_t> &ldv, const std::vector<int64_t> &offV,
+                             int64_t cols = -1) {
+  const size_t count = A_list.size();
+  VBatch v;
+  v.vectors = U.has_value();
+  if (v.vectors != V.has_value())
+    throw nb::value_error("bsvd: U and V must both be given or both be None");
+  if (m.size() != count || n.size() != count || lda.size() != count || offS.size() != count ||
+      (v.vectors && (ldu.size() != count || offU.size() != count || ldv.size() != count ||
+                     offV.size() != count)))
+    throw nb::value_error("bsvd: per-matrix lists of different lengths");
+  const nb::dlpack::dtype dt = A_list[0].dtype();
+  v.prec = precision_of(dt);
+  SpaceCheck sc;
+  for (size_t i = 0; i < count; ++i) {
+    if (!(A_list[i].dtype() == dt))
+      throw nb::type_error("bsvd: all matrices of a list must have one dtype");
+    sc.add(A_list[i].device_type(), A_list[i].device_id(), "a matrix of the list");
+  }
+  sc.add(S.device_type(), S.device_id(), "S");
+  check_real_of(S, v.prec, "S");
+  if (v.vectors) {
+    sc.add(U->device_type(), U->device_id(), "U");
+    sc.add(V->device_type(), V->device_id(), "V");
+    check_same_dtype(*U, dt, "U");
+    check_same_dtype(*V, dt, "V");
+  }
+  v.w = sc.w;
+  check_device_usable(v.w);
+
+  const int64_t spanS = span_of(S, "S");
+  const int64_t spanU = v.vectors ? span_of(*U, "U") : 0;
+  const int64_t spanV = v.vectors ? span_of(*V, "V") : 0;
+  v.m.resize(count), v.n.resize(count), v.lda.resize(count);
+  v.ldu.assign(count, 1), v.ldv.assign(count, 1);
+  v.A.resize(count), v.S.resize(count), v.U.assign(count, nullptr), v.V.assign(count, nullptr);
+  for (size_t i = 0; i < count; ++i) {
+    v.m[i] = to_int(m[i], "m[i]");
+    v.n[i] = to_int(n[i], "n[i]");
+    v.lda[i] = to_int(lda[i], "lda[i]");
+    const int64_t kmin = std::min(m[i], n[i]), k = cols >= 0 && kmin > 0 ? cols : kmin;
+    need(extent(0, m[i], n[i], lda[i], 0, 1), span_of(A_list[i], "A[i]"), "a matrix of the list");
+    if (offS[i] < 0) throw nb::value_error("bsvd: negative offset");
+    need(extent(offS[i], k, 1, 1, 0, 1), spanS, "S");
+    v.A[i] = A_list[i].data();
+    v.S[i] = ptr_at<unsigned char>(S, offS[i]);
+    if (v.vectors) {
+      v.ldu[i] = to_int(ldu[i], "ldu[i]");
+      v.ldv[i] = to_int(ldv[i], "ldv[i]");
+      if (offU[i] < 0 || offV[i] < 0) throw nb::value_error("bsvd: negative offset");
+      need(extent(offU[i], m[i], k, ldu[i], 0, 1), spanU, "U");
+      need(extent(offV[i], n[i], k, ldv[i], 0, 1), spanV, "V");
+      v.U[i] = ptr_at<unsigned char>(*U, offU[i]);
+      v.V[i] = ptr_at<unsigned char>(*V, offV[i]);
+    }
+  }
+  return v;
+}
+
 } // namespace bsvdpy

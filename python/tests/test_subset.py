@@ -91,6 +91,32 @@ def test_nan_matrix_is_reported_and_isolated():
     assert inf.info.tolist() == [0, -1, 0]
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_svd_batch_lists(dtype):
+    """svd_batch with a subset: one variable-size call, each matrix's own
+    count, the same triplets as svd on the matrix alone."""
+    rng = np.random.default_rng(13)
+    shapes = [(9, 7), (5, 12), (0, 3), (20, 20)]
+    mats = [random_matrix(rng, s, dtype, cond=50) for s in shapes]
+    U, S, Vh = bsvd.svd_batch(mats, subset_by_index=(1, 2), backend="cpu")
+    for A, u, s, vh in zip(mats, U, S, Vh):
+        if min(A.shape) == 0:
+            assert s.shape == (0,) and u.shape == (A.shape[0], 0) and vh.shape == (0, A.shape[1])
+            continue
+        check_triplets(A[None], u[None], s[None], vh[None], 1)
+        u1, s1, vh1 = bsvd.svd(A, subset_by_index=(1, 2), backend="cpu")
+        assert np.allclose(s, s1, rtol=1e-5) and np.allclose(np.abs(u), np.abs(u1), atol=1e-4)
+    Sv, info = bsvd.svd_batch(mats, compute_uv=False, subset_by_value=(0.1, np.inf),
+                              backend="cpu", return_info=True)
+    for A, s in zip(mats, Sv):
+        ref = np.linalg.svd(A.astype(np.complex128), compute_uv=False) if A.size else np.zeros(0)
+        assert s.shape == ((ref > 0.1).sum(),)
+        check_triplets(A[None], None, np.asarray(s)[None], None, 0) if s.size else None
+    assert info.info.tolist() == [0, 0, 0, 0] and info.path.tolist() == [-1] * 4
+    with pytest.raises(ValueError, match="matrix 0"):
+        bsvd.svd_batch(mats, subset_by_index=(0, 7), backend="cpu")
+
+
 def test_argument_errors():
     A = np.ones((4, 3))
     for bad, exc in [((0, 3), ValueError), ((2, 1), ValueError), ((-1, 0), ValueError),
