@@ -261,7 +261,9 @@ def cpu_main(args):
         return [newton_schulz5(M) for M in Ms]
 
     def galore_proj(Gs, r):
-        return [top_r_subset(G, r) for G in Gs]
+        # every layer's top r triplets in one variable-size call
+        Us, _, Vhs = bsvd.svd_batch(Gs, subset_by_index=(0, r - 1))
+        return [U if G.shape[0] <= G.shape[1] else Vh.T for G, U, Vh in zip(Gs, Us, Vhs)]
 
     # GaLore's projector: exactly the top-r subspace.
     Gs = [gradient_like(rng, 1, m, n, args.cond)[0] for m, n in shapes]
