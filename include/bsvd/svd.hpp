@@ -115,6 +115,12 @@ bsvd_status_t gesvdx_strided_batched(Job job, bsvd_range_t range, int m, int n, 
                                      int64_t strideU, T *V, int ldv, int64_t strideV, int *info,
                                      int batch, const bsvd_options_t &opts = default_options());
 template <class T>
+bsvd_status_t gesvdx_vbatched(Job job, bsvd_range_t range, const int *m, const int *n,
+                              const T *const *A_array, const int *lda, real_t<T> vl, real_t<T> vu,
+                              int il, int iu, int *ns, real_t<T> *const *S_array, T *const *U_array,
+                              const int *ldu, T *const *V_array, const int *ldv, int *info,
+                              int batch, const bsvd_options_t &opts = default_options());
+template <class T>
 bsvd_status_t gesvdx_strided_batched_async(Job job, bsvd_range_t range, int m, int n, const T *A,
                                            int lda, int64_t strideA, real_t<T> vl, real_t<T> vu,
                                            int il, int iu, int *ns, real_t<T> *S, int64_t strideS,

@@ -261,6 +261,17 @@ bsvd_status_t gesvdx_strided_batched(Job job, bsvd_range_t range, int m, int n, 
 }
 
 template <class T>
+bsvd_status_t gesvdx_vbatched(Job job, bsvd_range_t range, const int *m, const int *n,
+                              const T *const *A_array, const int *lda, real_t<T> vl, real_t<T> vu,
+                              int il, int iu, int *ns, real_t<T> *const *S_array, T *const *U_array,
+                              const int *ldu, T *const *V_array, const int *ldv, int *info,
+                              int batch, const bsvd_options_t &opts) {
+  return detail::gesvdx_arrays(bsvd_job_t(job), range, 0, m, 0, n, A_array, 0, lda, vl, vu, il, iu,
+                               ns, S_array, U_array, 0, ldu, V_array, 0, ldv, info, batch, &opts,
+                               true, detail::Exec::kBlocking);
+}
+
+template <class T>
 bsvd_status_t gesvdx_strided_batched_async(Job job, bsvd_range_t range, int m, int n, const T *A,
                                            int lda, int64_t strideA, real_t<T> vl, real_t<T> vu,
                                            int il, int iu, int *ns, real_t<T> *S, int64_t strideS,
@@ -277,6 +288,10 @@ bsvd_status_t gesvdx_strided_batched_async(Job job, bsvd_range_t range, int m, i
       Job, bsvd_range_t, int, int, const T *, int, int64_t, real_t<T>, real_t<T>, int, int, int *, \
       real_t<T> *, int64_t, T *, int, int64_t, T *, int, int64_t, int *, int,                      \
       const bsvd_options_t &);                                                                     \
+  template bsvd_status_t gesvdx_vbatched<T>(                                                       \
+      Job, bsvd_range_t, const int *, const int *, const T *const *, const int *, real_t<T>,       \
+      real_t<T>, int, int, int *, real_t<T> *const *, T *const *, const int *, T *const *,         \
+      const int *, int *, int, const bsvd_options_t &);                                            \
   template bsvd_status_t gesvdx_strided_batched_async<T>(                                          \
       Job, bsvd_range_t, int, int, const T *, int, int64_t, real_t<T>, real_t<T>, int, int, int *, \
       real_t<T> *, int64_t, T *, int, int64_t, T *, int, int64_t, int *, int,                      \

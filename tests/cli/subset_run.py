@@ -58,6 +58,43 @@ for dtype, (b, m, n) in [(np.float64, (5, 30, 20)), (np.complex64, (3, 12, 25)),
             if np.any(S[i, c_i:] != 0) or np.any(U[i, :, c_i:] != 0):
                 failures.append(f"{flag} {dtype.__name__} matrix {i}: not zero after ns")
 
+# Matrix Market input: one file per matrix, S (c,), U (m, c), V (n, c); a
+# file with too few values for the index range is skipped (exit 1, its
+# summary row says why), the others solved.
+def write_mtx(path, A):
+    m, n = A.shape
+    with open(path, "w") as f:
+        f.write(f"%%MatrixMarket matrix coordinate real general\n{m} {n} {m * n}\n")
+        for j in range(n):
+            for i in range(m):
+                f.write(f"{i + 1} {j + 1} {float(A[i, j])!r}\n")
+
+
+mdir = os.path.join(tmp, "mtx")
+os.makedirs(mdir)
+mats = {"a": rng.standard_normal((12, 7)), "b": rng.standard_normal((5, 9)),
+        "c": rng.standard_normal((3, 2))}
+for name, A in mats.items():
+    write_mtx(os.path.join(mdir, name + ".mtx"), A)
+r = run(mdir, os.path.join(tmp, "mout"), "--subset-index", "1:2", rc=1)
+rows = open(os.path.join(tmp, "mout", "summary.tsv")).read()
+if "fewer values than --subset-index" not in rows or "skipped" not in r.stderr:
+    failures.append(f"mtx: the small file's skip is not reported: {r.stderr!r}")
+for name in ("a", "b"):
+    A = mats[name]
+    S, U, V = (np.load(os.path.join(tmp, "mout", f"{name}.{x}.npy")) for x in "SUV")
+    ref = np.linalg.svd(A, compute_uv=False)
+    p, nrm = max(A.shape), ref[0]
+    if S.shape != (2,) or U.shape != (A.shape[0], 2) or V.shape != (A.shape[1], 2):
+        failures.append(f"mtx {name}: shapes {S.shape} {U.shape} {V.shape}")
+        continue
+    val = np.abs(S - ref[1:3]).max() / (nrm * p * 2.0 ** -53)
+    res = np.abs(A @ V - U * S).max() / (nrm * p * 2.0 ** -53)
+    if not (val < 30 and res < 30):
+        failures.append(f"mtx {name}: val {val:.3g} res {res:.3g}")
+if os.path.exists(os.path.join(tmp, "mout", "c.S.npy")):
+    failures.append("mtx c: written although skipped")
+
 # usage errors: exit 2, nothing solved
 path = os.path.join(tmp, "a.npy")
 for extra in (["--subset-index", "3:1"], ["--subset-index", "x"], ["--subset-value", "2:1"],

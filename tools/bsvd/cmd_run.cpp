@@ -176,10 +176,6 @@ int usage(RunArgs &a, bsvd_options_t &opts, std::vector<std::string> &files, boo
     }
   }
   npy = files.size() == 1 && fs::path(files[0]).extension() == ".npy";
-  if (a.subset != BSVD_RANGE_ALL && !npy) {
-    err = "--subset-index / --subset-value need one .npy input";
-    return 2;
-  }
   if (a.nplus >= 0 && !npy) {
     err = "--nplus (the hyperbolic SVD) needs one .npy input";
     return 2;
@@ -245,12 +241,13 @@ void add_run(CLI::App &app, int &rc) {
       ->option_text("K");
   sub->add_option("--subset-index", args->subset_index,
                   "only the singular values LO ... HI (0-based, 0 = the largest) and their "
-                  "vectors, by bidiagonalization, bisection and inverse iteration (gesvdx; .npy "
-                  "input); S, U, V have HI - LO + 1 columns, ns.npy the count per matrix")
+                  "vectors, by bidiagonalization, bisection and inverse iteration (gesvdx); .npy: "
+                  "S, U, V have HI - LO + 1 columns, ns.npy the count per matrix; Matrix Market: "
+                  "a file with min(m, n) <= HI is skipped")
       ->option_text("LO:HI");
   sub->add_option("--subset-value", args->subset_value,
-                  "only the singular values in (VL, VU] and their vectors (gesvdx; .npy input); "
-                  "S, U, V keep min(m, n) columns, zero after each matrix's ns.npy count")
+                  "only the singular values in (VL, VU] and their vectors (gesvdx); .npy: S, U, V "
+                  "keep min(m, n) columns, zero after each matrix's ns.npy count")
       ->option_text("VL:VU");
   sub->add_flag("--mpi", args->mpi,
                 "under mpirun: the ranks split the batch, each solves and writes its part "

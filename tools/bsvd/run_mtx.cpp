@@ -92,9 +92,16 @@ template <class T> void stage_mtx(std::vector<Input> &in, const std::vector<size
   const bool vec = !a.values_only;
   std::vector<size_t> ok; // indices of the inputs in the batch
   for (size_t i : mine) {
-    if (in[i].error.empty() && in[i].d.is_complex && !complex_t) {
-      in[i].error = "complex entries: run with --precision c or z";
-      std::fprintf(stderr, "bsvd run: %s: %s (skipped)\n", in[i].file.c_str(), in[i].error.c_str());
+    const int kd = std::min(in[i].d.m, in[i].d.n);
+    std::string why;
+    if (in[i].d.is_complex && !complex_t)
+      why = "complex entries: run with --precision c or z";
+    else if (a.subset == BSVD_RANGE_INDEX && kd > 0 && kd <= a.iu)
+      why = "min(m, n) = " + std::to_string(kd) + ": fewer values than --subset-index " +
+            a.subset_index + " asks";
+    if (in[i].error.empty() && !why.empty()) {
+      in[i].error = why;
+      std::fprintf(stderr, "bsvd run: %s: %s (skipped)\n", in[i].file.c_str(), why.c_str());
     }
     if (in[i].error.empty()) ok.push_back(i);
   }
@@ -111,7 +118,8 @@ template <class T> void stage_mtx(std::vector<Input> &in, const std::vector<size
     n[b] = d.n;
     ld[b] = std::max(1, d.m);
     ldv[b] = std::max(1, d.n);
-    const int k = std::min(d.m, d.n);
+    // the values (and vectors) each output has room for (RunArgs::room)
+    const int k = std::min(d.m, d.n) ? int(a.room(std::min(d.m, d.n))) : 0;
     A[b] = testing::dense_as<T>(d);
     S[b].resize(k);
     if (vec) {
@@ -123,15 +131,26 @@ template <class T> void stage_mtx(std::vector<Input> &in, const std::vector<size
     pU[b] = U[b].data();
     pV[b] = V[b].data();
   }
-  std::vector<int> info(batch), sweeps(batch), path(batch);
+  std::vector<int> info(batch), sweeps(batch), path(batch), ns(batch);
   bsvd_options_t o = base;
   o.path = path.data();
   const double ts = now_seconds();
   if (batch > 0) {
-    const bsvd_status_t s = gesvj_vbatched<T>(
-        vec ? Job::Vectors : Job::Values, m.data(), n.data(), pA.data(), ld.data(), pS.data(),
-        vec ? pU.data() : nullptr, vec ? ld.data() : nullptr, vec ? pV.data() : nullptr,
-        vec ? ldv.data() : nullptr, info.data(), sweeps.data(), batch, o);
+    const Job job = vec ? Job::Vectors : Job::Values;
+    bsvd_status_t s;
+    if (a.subset != BSVD_RANGE_ALL) {
+      s = gesvdx_vbatched<T>(
+          job, bsvd_range_t(a.subset), m.data(), n.data(), pA.data(), ld.data(), R(a.vl), R(a.vu),
+          a.il, a.iu, ns.data(), pS.data(), vec ? pU.data() : nullptr, vec ? ld.data() : nullptr,
+          vec ? pV.data() : nullptr, vec ? ldv.data() : nullptr, info.data(), batch, o);
+      std::fill(path.begin(), path.end(), kPathSubset);
+    } else {
+      s = gesvj_vbatched<T>(job, m.data(), n.data(), pA.data(), ld.data(), pS.data(),
+                            vec ? pU.data() : nullptr, vec ? ld.data() : nullptr,
+                            vec ? pV.data() : nullptr, vec ? ldv.data() : nullptr, info.data(),
+                            sweeps.data(), batch, o);
+      for (int b = 0; b < batch; ++b) ns[b] = int(S[b].size());
+    }
     if (s != 0) {
       st.fail = s < 0 ? 2 : 1;
       st.msg = std::string("bsvd run: ") + bsvd_status_string(s) + ": " + bsvd_last_error();
@@ -157,11 +176,11 @@ template <class T> void stage_mtx(std::vector<Input> &in, const std::vector<size
       continue;
     }
     const int b = int(next++);
-    const int k = std::min(m[b], n[b]);
+    const int k = ns[b]; // (the values found: min(m, n) without a subset)
     std::error_code ec;
     fs::create_directories(fs::path(stem).parent_path(), ec);
-    bool good = set.add_npy(stem + ".S.npy", npy_dtype<R>(), {k}, S[b].data(),
-                            S[b].size() * sizeof(R), err);
+    bool good =
+        set.add_npy(stem + ".S.npy", npy_dtype<R>(), {k}, S[b].data(), size_t(k) * sizeof(R), err);
     if (good && vec) {
       const auto u = row_major(m[b], k, U[b].data(), ld[b]);
       const auto v = row_major(n[b], k, V[b].data(), ldv[b]);
