@@ -123,8 +123,9 @@ def svd_subset(A, compute_uv, by_index, by_value, kw, where):
             None if libU is None else ex(libU), max(M, 1), M * c,
             None if libV is None else ex(libV), max(N, 1), N * c, ex(dinfo), c, batch, opts)
         _raise_status(st, msg, where)
-        ns = _host(dns).reshape(bshape).astype(np.int32)
-        info = _host(dinfo).reshape(bshape).astype(np.int32)
+        # (finish: a JAX device buffer becomes a JAX array NumPy can read)
+        ns = _host(ad.finish(dns, (batch,))).reshape(bshape).astype(np.int32)
+        info = _host(ad.finish(dinfo, (batch,))).reshape(bshape).astype(np.int32)
         nf = int(np.count_nonzero(info == _bsvd.INFO_NONFINITE))
         if nf:
             _report(0, nf, batch, None, kw["check_finite"], kw["warn"], where)
@@ -235,8 +236,8 @@ def svd_list_subset(mats, compute_uv, by_index, by_value, kw, where):
         None if libU is None else ex(libU), ldus, offU, None if libV is None else ex(libV), ldvs,
         offV, ex(dinfo), cols, opts)
     _raise_status(st, msg, where)
-    ns = _host(dns).reshape(count).astype(np.int32)
-    info = _host(dinfo).reshape(count).astype(np.int32)
+    ns = _host(ad.finish(dns, (count,))).reshape(count).astype(np.int32)
+    info = _host(ad.finish(dinfo, (count,))).reshape(count).astype(np.int32)
     nf = int(np.count_nonzero(info == _bsvd.INFO_NONFINITE))
     if nf:
         _report(0, nf, count, None, kw["check_finite"], kw["warn"], where)
