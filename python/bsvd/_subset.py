@@ -68,10 +68,30 @@ def _check_traceable(A, where):
                         "vmap, grad): their result's shape depends on the data; call it eagerly")
 
 
+def _report_nonfinite(info, rng, kw, where):
+    """bsvd.svd's warning (or NonFiniteError with check_finite) for the
+    matrices that held NaN or Inf, with what their outputs are: NaN values
+    and zero vectors for an index range, no values (count 0) for a value
+    interval."""
+    import warnings
+    from . import NonFiniteError, NonFiniteWarning
+    from ._args import stacklevel
+    nf = int(np.count_nonzero(info == _bsvd.INFO_NONFINITE))
+    if not nf:
+        return
+    what = ("their singular values are NaN and their vectors zero" if rng == _bsvd.RANGE_INDEX
+            else "they have no values in the interval (count 0)")
+    msg = f"{where}: {nf} of {info.size} matrices contain NaN or Inf; {what}"
+    if kw["check_finite"]:
+        raise NonFiniteError(msg)
+    if kw["warn"]:
+        warnings.warn(msg, NonFiniteWarning, stacklevel=stacklevel())
+
+
 def svd_subset(A, compute_uv, by_index, by_value, kw, where):
     """(U (..., m, c), S (..., c), Vh (..., c, n), info, ns): U, Vh None
     without compute_uv; info and ns NumPy int32 arrays shaped as the batch."""
-    from . import _host, _raise_status, _report
+    from . import _host, _raise_status
     if (by_index is None) == (by_value is None):
         raise ValueError(f"{where}: give one of subset_by_index and subset_by_value")
     _check_traceable(A, where)
@@ -126,9 +146,7 @@ def svd_subset(A, compute_uv, by_index, by_value, kw, where):
         # (finish: a JAX device buffer becomes a JAX array NumPy can read)
         ns = _host(ad.finish(dns, (batch,))).reshape(bshape).astype(np.int32)
         info = _host(ad.finish(dinfo, (batch,))).reshape(bshape).astype(np.int32)
-        nf = int(np.count_nonzero(info == _bsvd.INFO_NONFINITE))
-        if nf:
-            _report(0, nf, batch, None, kw["check_finite"], kw["warn"], where)
+        _report_nonfinite(info, rng, kw, where)
     full = c
     if rng == _bsvd.RANGE_VALUE:
         c = int(ns.max()) if ns.size else 0  # the room the stack needs
@@ -175,7 +193,7 @@ def svd_list_subset(mats, compute_uv, by_index, by_value, kw, where):
     S_i (c_i,), Vh_i (c_i, n) with each matrix's own count c_i (U, Vh None
     without compute_uv) and the NumPy info array. One variable-size gesvdx
     call."""
-    from . import _host, _raise_status, _report
+    from . import _host, _raise_status
     from ._batch import adapt_list
     if (by_index is None) == (by_value is None):
         raise ValueError(f"{where}: give one of subset_by_index and subset_by_value")
@@ -238,9 +256,7 @@ def svd_list_subset(mats, compute_uv, by_index, by_value, kw, where):
     _raise_status(st, msg, where)
     ns = _host(ad.finish(dns, (count,))).reshape(count).astype(np.int32)
     info = _host(ad.finish(dinfo, (count,))).reshape(count).astype(np.int32)
-    nf = int(np.count_nonzero(info == _bsvd.INFO_NONFINITE))
-    if nf:
-        _report(0, nf, count, None, kw["check_finite"], kw["warn"], where)
+    _report_nonfinite(info, rng, kw, where)
     Sf = ad.finish(Sf, (max(tS, 1),))
     Ss = [ad.flat_slice(Sf, d[3], d[3] + int(c), (int(c),)) for d, c in zip(dims, ns)]
     if not compute_uv:

@@ -89,6 +89,9 @@ def test_nan_matrix_is_reported_and_isolated():
         bsvd.svd(A, subset_by_index=(0, 1), backend="cpu", check_finite=True)
     _, inf = bsvd.svdvals(A, subset_by_index=(0, 1), backend="cpu", return_info=True, warn=False)
     assert inf.info.tolist() == [0, -1, 0]
+    with pytest.warns(bsvd.NonFiniteWarning, match="no values"):
+        S = bsvd.svdvals(A, subset_by_value=(0.0, np.inf), backend="cpu")
+    assert np.all(S[1] == 0) and np.all(S[[0, 2]] > 0)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex64])
