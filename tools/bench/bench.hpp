@@ -44,6 +44,7 @@ struct BenchCase {
   bool hsvd = false; // cuda: the hyperbolic SVD's rows instead (bench_hsvd.cu)
   double hsvd_grade = 0; // > 0: G's columns graded over this many decades
   bool blas = false; // cuda: the batched BLAS / LAPACK rows instead (bench_blas.cu)
+  int rank = 0; // cuda, > 0: rows of the top `rank` triplets too (bench_subset.cuh)
 };
 
 struct BenchRow {

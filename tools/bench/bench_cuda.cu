@@ -8,6 +8,8 @@
 //                             subset is timed and scaled (said in `note`)
 //   cusolver-gesvd-loop       one QR-iteration gesvd per matrix (m >= n),
 //                             subset timed and scaled likewise
+//   bsvd-gesvdx-topR / cusolver-gesvdaStrided-topR   --rank R: only the R
+//                             largest triplets (bench_subset.cuh)
 //   bsvd-cuda-blocked / -fused  cases that fit the fused kernel (more than
 //                             32 columns): the other routing (variant
 //                             blocked / unblocked)
@@ -44,6 +46,7 @@
 // BSVD_BENCH_TUNE=1 adds rows for every lanes-per-pair value G (the alpha
 // sweep that refits the lanes table, src/plan/tuning_sm90.cpp) and for the gcd rule.
 #include "bench_gpu.cuh"
+#include "bench_subset.cuh"
 
 namespace bsvd::cli {
 
@@ -406,6 +409,7 @@ template <class T> bool bench_gpu_t(const BenchCase &c, const T *hA, std::vector
       run_gesvda<T>(c, hA, dA.p, h, dev, rows);
       if (c.m > 32 || c.n > 32) run_gesvdj_loop<T>(c, hA, dA.p, h, dev, rows);
       if (c.m > 32 || c.n > 32) run_gesvd_loop<T>(c, hA, dA.p, h, dev, rows);
+      if (c.rank > 0) run_subset_rows<T>(c, hA, dA.p, h, dev, rows);
     } catch (const CudaFail &f) {
       BenchRow r;
       r.solver = "cusolver";

@@ -77,6 +77,7 @@ struct BenchArgs {
   bool async = false;
   bool hsvd = false;
   bool blas = false;
+  int rank = 0; // > 0: the top-rank triplet rows (bench_subset.cuh)
   double grade = 0;
   std::string devices;
   bool quiet = false;
@@ -272,6 +273,7 @@ bool parse_cases(const BenchArgs &a, std::vector<BenchCase> &cases) {
       c.async_rows = a.async;
       c.hsvd = a.hsvd;
       c.blas = a.blas;
+      c.rank = a.rank;
       c.hsvd_grade = a.grade;
       std::string err;
       if (!parse_devices(a.devices, c.device_count, c.devices, err)) {
@@ -595,6 +597,11 @@ void add_bench_options(CLI::App &app, int &rc) {
       ->capture_default_str();
   sub->add_option("--reps", a->reps, "timed repetitions; the median is reported")
       ->capture_default_str();
+  sub->add_option("--rank", a->rank,
+                  "cuda: also the top R triplets of every matrix by bsvd's gesvdx and by "
+                  "cuSOLVER's gesvdaStridedBatched (rank R), checked by their own ratios")
+      ->check(CLI::Range(0, 1 << 20))
+      ->option_text("R");
   sub->add_option("--threads", a->threads, "CPU threads (0 = all cores)")->capture_default_str();
   sub->add_option("--check-sample", a->check_sample, "matrices per case checked for accuracy")
       ->capture_default_str();
