@@ -318,7 +318,9 @@ def svd(A, full_matrices=True, compute_uv=True, hermitian=False, *, tol=None, ma
     each of many matrices (the full SVD is faster by the default route).
     These calls block, are not differentiable (a torch tensor that requires
     grad raises) and cannot be traced by jax.jit; the solver options (tol,
-    max_sweeps, ordering, ...) do not apply, backend and num_threads do.
+    max_sweeps, ordering, ...) do not apply, backend and num_threads do
+    (backend='cuda' wants CUDA arrays: host arrays are not copied to the
+    GPU for these calls).
     With return_info, the Info's sweeps are 0 and its path -1 (gesvdx is
     not one of the plan's paths).
     """

@@ -76,8 +76,9 @@ bsvd_status_t blas_backend(int where, const bsvd_options_t &o, Exec exec, int po
       set_error("opts->backend = cuda, but %s", no_cuda_reason());
       return BSVD_STATUS_BACKEND_UNAVAILABLE;
     }
-    set_error("opts->backend = cuda with host data: the cuda backend's gemv and gebrd take device "
-              "memory (host data runs on the cpu backend: BSVD_BACKEND_AUTO or _CPU)");
+    set_error("opts->backend = cuda with host data: the cuda backend's gemv, gebrd, trsv and "
+              "gesvdx take device memory (host data runs on the cpu backend: BSVD_BACKEND_AUTO "
+              "or _CPU)");
     return BSVD_STATUS_NOT_SUPPORTED;
   }
   out = be;
