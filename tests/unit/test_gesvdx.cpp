@@ -5,11 +5,13 @@
 // interval between the prescribed values; the three forms agreeing;
 // empty matrices in a variable-size batch; one NaN matrix spoiling
 // nothing else; the argument checks.
+#include "bidiag_helpers.hpp"
 #include "blas_api_helpers.hpp"
 #include "gesvdx_check.hpp"
 #include "testing/generate.hpp"
 
 #include <bsvd/bsvd.h>
+#include <bsvd/device/gesvdx.cuh>
 
 #include <gtest/gtest.h>
 
@@ -238,6 +240,57 @@ TYPED_TEST(Gesvdx, NonFiniteMatrixSpoilsNothingElse) {
       for (int t = 0; t < 12 * 3; ++t) EXPECT_EQ(U[size_t(12) * c + t], T(0));
     } else {
       EXPECT_EQ(ns[1], 0);
+    }
+  }
+}
+
+// The device function the cuda kernel runs on a block (gesvdx_bidiag:
+// bdsvx and the widening on the first member, the back-transformation and
+// the values' bisection over the team, the barriers between) on host teams
+// of 3 and 8 threads: the serial bits, upper and lower bidiagonals, with
+// and without vectors.
+TYPED_TEST(Gesvdx, DeviceFunctionOnATeamGivesTheSerialBits) {
+  using T = TypeParam;
+  using R = R_t<T>;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{21, 13}, {13, 21}, {16, 16}}) {
+    const int k = std::min(m, n), il = 2, iu = 6, c = iu - il + 1;
+    std::vector<T> A(size_t(m) * n), work(size_t(std::max(m, n))), tq(k), tp(k);
+    std::vector<R> d(k), e(k);
+    bsvd::testing::generate<T>(Family::Logrand, m, n, 1e4, 91 + m, A.data(), m);
+    bsvd::device::gebd2(m, n, A.data(), m, d.data(), e.data(), tq.data(), tp.data(), work.data());
+    for (bool vec : {true, false}) {
+      struct Out {
+        std::vector<R> S, rw;
+        std::vector<T> U, V, w;
+        int info = 99;
+      };
+      auto make = [&] {
+        Out o;
+        o.S.assign(c, R(-7)), o.rw.assign(bsvd::device::gesvdx_rwork(k), R(0));
+        o.U.assign(size_t(m) * c, T(-7)), o.V.assign(size_t(n) * c, T(-7));
+        o.w.assign(bsvd::device::gesvdx_work(m, n, c), T(0));
+        return o;
+      };
+      Out serial = make();
+      serial.info = bsvd::device::gesvdx_bidiag(
+          m, n, A.data(), m, d.data(), e.data(), tq.data(), tp.data(), il, iu, serial.S.data(),
+          vec ? serial.U.data() : nullptr, m, vec ? serial.V.data() : nullptr, n, serial.rw.data(),
+          serial.w.data());
+      EXPECT_EQ(serial.info, 0);
+      for (int nt : {3, 8}) {
+        Out t = make();
+        bidiag_test::run_team(nt, [&](const bidiag_test::HostTeam &team) {
+          const int st = bsvd::device::gesvdx_bidiag(
+              m, n, A.data(), m, d.data(), e.data(), tq.data(), tp.data(), il, iu, t.S.data(),
+              vec ? t.U.data() : nullptr, m, vec ? t.V.data() : nullptr, n, t.rw.data(), t.w.data(),
+              team);
+          if (team.rank() == 0) t.info = st;
+        });
+        EXPECT_EQ(t.info, 0);
+        EXPECT_EQ(t.S, serial.S) << m << " x " << n << " team " << nt;
+        EXPECT_EQ(t.U, serial.U) << m << " x " << n << " team " << nt;
+        EXPECT_EQ(t.V, serial.V) << m << " x " << n << " team " << nt;
+      }
     }
   }
 }
