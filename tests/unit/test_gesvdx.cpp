@@ -7,6 +7,7 @@
 // nothing else; the argument checks.
 #include "bidiag_helpers.hpp"
 #include "blas_api_helpers.hpp"
+#include "core/gesvdx_one.hpp"
 #include "gesvdx_check.hpp"
 #include "testing/generate.hpp"
 
@@ -292,6 +293,28 @@ TYPED_TEST(Gesvdx, DeviceFunctionOnATeamGivesTheSerialBits) {
         EXPECT_EQ(t.V, serial.V) << m << " x " << n << " team " << nt;
       }
     }
+    // A value interval through gesvdx_one (its first member counts, two
+    // team reductions hand il and ns to the others): the serial ns and S.
+    bsvd::detail::GesvdxBatch<T> b;
+    b.range = BSVD_RANGE_VALUE, b.vl = R(1e-3), b.vu = R(0.5), b.count = 1;
+    b.dims.m = m, b.dims.n = n;
+    int ns1 = -1, info1 = 9, ns2 = -1, info2 = 9;
+    std::vector<R> S1(k, R(-7)), S2(k, R(-7)), rw(bsvd::device::gesvdx_rwork(k));
+    b.S.base = S1.data(), b.ns = &ns1, b.info = &info1;
+    bsvd::detail::gesvdx_one(b, 0, A.data(), m, d.data(), e.data(), tq.data(), tp.data(), rw.data(),
+                             work.data(), bsvd::device::serial_team{});
+    b.S.base = S2.data(), b.ns = &ns2, b.info = &info2;
+    std::vector<R> rw2(rw.size());
+    bidiag_test::run_team(5, [&](const bidiag_test::HostTeam &team) {
+      bsvd::detail::gesvdx_one(b, 0, A.data(), m, d.data(), e.data(), tq.data(), tp.data(),
+                               rw2.data(), work.data(), team);
+    });
+    EXPECT_GT(ns1, 0);
+    EXPECT_LT(ns1, k);
+    EXPECT_EQ(ns2, ns1);
+    EXPECT_EQ(info1, 0);
+    EXPECT_EQ(info2, 0);
+    EXPECT_EQ(S2, S1);
   }
 }
 
