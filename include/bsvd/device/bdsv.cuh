@@ -100,11 +100,13 @@ template <class R> BSVD_DEVICE_HD R bisect_value(int n, const R *b, int j, R hi)
 
 } // namespace detail
 
-template <class R, class Team = serial_team>
-BSVD_DEVICE_HD int bdsv(int n, const R *d, const R *e, R *S, R *work, const Team &team = {}) {
+// The values il ... il + cnt - 1 alone (0 = the largest; 0 <= il, il + cnt
+// <= n, the caller's to check), descending in S[0 .. cnt-1]: bdsv's
+// bisection at those indices only (bdsv is the range 0 ... n - 1). work: 2n.
+template <class R, class Team = serial_team> BSVD_DEVICE_HD int
+bdsv_range(int n, const R *d, const R *e, int il, int cnt, R *S, R *work, const Team &team = {}) {
   using namespace detail;
-  if (n < 0) return -1;
-  if (n == 0) return kInfoConverged;
+  if (n == 0 || cnt <= 0) return kInfoConverged;
   // Every member scans d and e (O(n), against O(n^2) per value below).
   R big = R(0);
   bool fin = true;
@@ -114,7 +116,7 @@ BSVD_DEVICE_HD int bdsv(int n, const R *d, const R *e, R *S, R *work, const Team
     big = a > big ? a : big;
   }
   if (!fin || !(big > R(0))) {
-    for (int j = team.rank(); j < n; j += team.size()) S[j] = fin ? R(0) : R(NAN);
+    for (int j = team.rank(); j < cnt; j += team.size()) S[j] = fin ? R(0) : R(NAN);
     team.sync();
     return fin ? kInfoConverged : kInfoNonFinite;
   }
@@ -124,11 +126,11 @@ BSVD_DEVICE_HD int bdsv(int n, const R *d, const R *e, R *S, R *work, const Team
   team.sync();
   // Gershgorin: every row of T has at most two entries, each below 2.
   const R hi = R(4.5);
-  for (int j = team.rank(); j < n; j += team.size())
-    S[j] = pow2_scale<R, R>(bisect_value(n, work, n - j, hi), ex);
+  for (int j = team.rank(); j < cnt; j += team.size())
+    S[j] = pow2_scale<R, R>(bisect_value(n, work, n - il - j, hi), ex);
   team.sync();
   if (team.rank() == 0) {
-    for (int j = 1; j < n; ++j) {
+    for (int j = 1; j < cnt; ++j) {
       const R s = S[j];
       int i = j;
       for (; i > 0 && S[i - 1] < s; --i) S[i] = S[i - 1];
@@ -137,6 +139,12 @@ BSVD_DEVICE_HD int bdsv(int n, const R *d, const R *e, R *S, R *work, const Team
   }
   team.sync();
   return kInfoConverged;
+}
+
+template <class R, class Team = serial_team>
+BSVD_DEVICE_HD int bdsv(int n, const R *d, const R *e, R *S, R *work, const Team &team = {}) {
+  if (n < 0) return -1;
+  return bdsv_range(n, d, e, 0, n, S, work, team);
 }
 
 } // namespace bsvd::device

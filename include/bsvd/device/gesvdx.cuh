@@ -145,31 +145,7 @@ BSVD_DEVICE_HD int gesvdx_bidiag(int m, int n, const T *A, int lda, const R *d, 
     team.sync();
     return kInfoNonFinite;
   }
-  if (!vectors) {
-    // bdsv's bisection at the indices asked for, then the order (a
-    // floating-point count need not be monotone: bdsv.cuh)
-    if (big > R(0)) {
-      const int ex = rilogb(big);
-      for (int t = team.rank(); t < 2 * k - 1; t += team.size())
-        rwork[t] = pow2_scale<R, R>(rabs(t & 1 ? e[t >> 1] : d[t >> 1]), -ex);
-      team.sync();
-      for (int j = team.rank(); j < ns; j += team.size())
-        S[j] = pow2_scale<R, R>(bisect_value(k, rwork, k - il - j, R(4.5)), ex);
-    } else {
-      for (int j = team.rank(); j < ns; j += team.size()) S[j] = R(0);
-    }
-    team.sync();
-    if (team.rank() == 0) {
-      for (int j = 1; j < ns; ++j) {
-        const R s = S[j];
-        int i = j;
-        for (; i > 0 && S[i - 1] < s; --i) S[i] = S[i - 1];
-        S[i] = s;
-      }
-    }
-    team.sync();
-    return kInfoConverged;
-  }
+  if (!vectors) return bdsv_range(k, d, e, il, ns, S, rwork, team); // (finite: above)
   // B's vectors: upper (m >= n) left in U, right in V; lower (m < n) the
   // transpose's, so bdsvx's left vectors are B's right ones (V).
   constexpr bool cplx = sizeof(W) != sizeof(R);
