@@ -563,11 +563,10 @@ def _info(bshape, info, sweeps, path):
     return Info(info.reshape(bshape), sweeps.reshape(bshape), path.reshape(bshape))
 
 
-def _solve(A, compute_uv, return_info, kw, where):
-    """The reduced SVD of a uniform batch (NumPy, CuPy, JAX and other
-    arrays; torch tensors go through bsvd.torch's op): (adapter, U (..., m,
-    k), S, Vh (..., k, n), Info or None); U and Vh are None without
-    compute_uv."""
+def _prepared(A, kw, where):
+    """A as a uniform batch the library can take: (adapter, the array of
+    at least 2 dimensions in a supported dtype, its dtype name, its device,
+    the call's options)."""
     ad, x = adapt(A)
     x = ad.prepare(x)
     shape = ad.shape(x)
@@ -576,7 +575,15 @@ def _solve(A, compute_uv, return_info, kw, where):
                          f"got shape {tuple(shape)}")
     x, name = promote(ad, x, where)
     device = ad.device(x)
-    opts = options(kw, device, ad, name, where)
+    return ad, x, name, device, options(kw, device, ad, name, where)
+
+
+def _solve(A, compute_uv, return_info, kw, where):
+    """The reduced SVD of a uniform batch (NumPy, CuPy, JAX and other
+    arrays; torch tensors go through bsvd.torch's op): (adapter, U (..., m,
+    k), S, Vh (..., k, n), Info or None); U and Vh are None without
+    compute_uv."""
+    ad, x, name, device, opts = _prepared(A, kw, where)
     set_devices(opts, kw["devices"])
     ordered = _stream_ordered(ad, device, opts, kw["stream"])
     report = kw["check"] if kw["check"] is not None else not ordered

@@ -21,8 +21,8 @@ import sys
 import numpy as np
 
 from . import _bsvd
-from ._args import layout, options, promote
-from ._frameworks import REAL_OF, adapt
+from ._args import layout, options
+from ._frameworks import REAL_OF
 
 
 def _index_range(subset, k, where):
@@ -91,19 +91,12 @@ def _report_nonfinite(info, rng, kw, where):
 def svd_subset(A, compute_uv, by_index, by_value, kw, where):
     """(U (..., m, c), S (..., c), Vh (..., c, n), info, ns): U, Vh None
     without compute_uv; info and ns NumPy int32 arrays shaped as the batch."""
-    from . import _host, _raise_status
+    from . import _host, _prepared, _raise_status
     if (by_index is None) == (by_value is None):
         raise ValueError(f"{where}: give one of subset_by_index and subset_by_value")
     _check_traceable(A, where)
-    ad, x = adapt(A)
-    x = ad.prepare(x)
+    ad, x, name, device, opts = _prepared(A, kw, where)
     shape = ad.shape(x)
-    if len(shape) < 2:
-        raise ValueError(f"{where}: expected an array of at least 2 dimensions (..., m, n), "
-                         f"got shape {tuple(shape)}")
-    x, name = promote(ad, x, where)
-    device = ad.device(x)
-    opts = options(kw, device, ad, name, where)
     m, n = int(shape[-2]), int(shape[-1])
     bshape = tuple(map(int, shape[:-2]))
     batch = math.prod(bshape)
