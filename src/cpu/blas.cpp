@@ -15,6 +15,7 @@
 // LAPACK is the cpu side of the later blocked step (issue 50).
 #include "../core/backends.hpp"
 #include "../core/gesvdx_one.hpp"
+#include "../plan/bidiag.hpp"
 
 #include <bsvd/device/gebrd.cuh>
 #include <bsvd/device/trsv.cuh>
@@ -66,8 +67,11 @@ template <class T> bsvd_status_t cpu_gemv(const GemvBatch<T> &b, int threads) {
   for (int i = 0; i < b.count; ++i) work += 2.0 * b.dims.rows(i) * b.dims.cols(i);
   const bsvd::device::op op = device_op(b.trans);
   for_each_matrix(b.count, threads, work, [&](int i, int) {
+    // The GPU's split of op T / C (plan::gemv_lanes): the same bits.
     bsvd::device::gemv(op, b.dims.rows(i), b.dims.cols(i), b.alpha, b.A.ptr(i), b.A.ldm(i),
-                       b.x.ptr(i), b.x.ldm(i), b.beta, b.y.ptr(i), b.y.ldm(i));
+                       b.x.ptr(i), b.x.ldm(i), b.beta, b.y.ptr(i), b.y.ldm(i),
+                       bsvd::device::serial_team{},
+                       plan::gemv_lanes(op == bsvd::device::op::N, b.dims.rows(i)));
   });
   return BSVD_STATUS_SUCCESS;
 }

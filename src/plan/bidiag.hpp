@@ -16,6 +16,19 @@ namespace bsvd::detail::plan {
 constexpr int kBidiagMaxThreads = 256;
 int bidiag_threads(int len);
 
+// The batched GEMV's lanes per output for op T / C (blas.cuh gemv's
+// lanes; op N: 1, a thread per row): a warp per column once it has 32
+// rows -- consecutive lanes read consecutive rows, coalesced, where one
+// thread per column read 32 columns' lines at a time (MAGMA-BLAS §4.1) --
+// the next power of two for shorter ones. Both backends take it per matrix,
+// so a matrix's bits do not depend on the rest of its batch.
+constexpr int gemv_lanes(bool op_n, int m) {
+  int g = 1;
+  if (!op_n)
+    while (g < 32 && g < m) g *= 2;
+  return g;
+}
+
 // GEBRD on chip: the bytes of dynamic shared memory one block needs to hold
 // an m x n matrix (leading dimension m rounded up to odd: the op C GEMV's
 // column per thread without bank conflicts), the work vector of max(m, n)

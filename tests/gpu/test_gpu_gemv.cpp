@@ -69,6 +69,10 @@ TYPED_TEST(GpuGemv, StridedMatchesCpu) {
                     0)
               << bsvd_last_error();
           const std::vector<T> yg = dy.host();
+          // Both backends form each entry in one order (op T / C: the
+          // same plan::gemv_lanes partial sums and butterfly): same bits.
+          EXPECT_EQ(std::memcmp(yg.data(), yc.data(), yg.size() * sizeof(T)), 0)
+              << m << "x" << n << " op " << op << " sc " << sc << ": not the cpu's bits";
           for (size_t i = 0; i < y.size(); ++i) {
             const double scale = 2 * std::abs(alpha) * lx + std::abs(beta) * std::abs(y[i]);
             const double d = std::abs(yg[i] - yc[i]);

@@ -9,6 +9,7 @@
 #include <complex>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -102,9 +103,14 @@ private:
 };
 
 struct TeamState {
-  explicit TeamState(int n) : bar(n), scratch(n) {}
+  // lead_n: the size of the team's lead (team.cuh), 1 ... n; 0 means n.
+  explicit TeamState(int n, int lead_n = 0)
+      : bar(n), scratch(n), lead_n(lead_n > 0 && lead_n < n ? lead_n : n),
+        lead_state(this->lead_n < n ? std::make_unique<TeamState>(this->lead_n) : nullptr) {}
   Barrier bar;
   std::vector<double> scratch; // float and double partials are exact in double
+  int lead_n;
+  std::unique_ptr<TeamState> lead_state; // null: the lead is the whole team
 };
 
 // Member r of a team of nt threads. sum / max: every member writes its
@@ -117,6 +123,10 @@ struct HostTeam {
   void sync() const { s->bar.wait(); }
   template <class R> R sum(R x) const { return reduce(x, false); }
   template <class R> R max(R x) const { return reduce(x, true); }
+  // Members 0 ... lead_n - 1 as a team with a barrier of its own.
+  HostTeam lead() const {
+    return s->lead_state ? HostTeam{s->lead_state.get(), r, s->lead_n} : *this;
+  }
 
 private:
   template <class R> R reduce(R x, bool is_max) const {
@@ -132,9 +142,9 @@ private:
   }
 };
 
-// Runs body(team) on nt threads and joins them.
-inline void run_team(int nt, const std::function<void(const HostTeam &)> &body) {
-  TeamState state(nt);
+// Runs body(team) on nt threads (a lead of lead_n, 0: all) and joins them.
+inline void run_team(int nt, const std::function<void(const HostTeam &)> &body, int lead_n = 0) {
+  TeamState state(nt, lead_n);
   std::vector<std::thread> th;
   for (int r = 0; r < nt; ++r)
     th.emplace_back([&, r] {

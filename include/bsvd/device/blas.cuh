@@ -17,9 +17,10 @@
 // and every output has the same bits whatever the team size. For op N that
 // is one row per thread (consecutive threads read consecutive addresses of
 // a column: coalesced); for op T / C one column per thread, which in shared
-// memory wants lda odd (no bank conflicts) and in global memory is the
-// "classic setting" that MAGMA-BLAS replaces by several threads per column
-// and a tree reduction (its Figs. 5, 9) -- the tuning left for the kernel.
+// memory wants lda odd (no bank conflicts). In global memory op T / C
+// wants several threads per column and a reduction (MAGMA-BLAS Figs. 5, 9):
+// gemv's `lanes` splits each dot product into that many partial sums with
+// a fixed combination order, again the same bits for every team.
 #pragma once
 
 #include "svd.cuh"
@@ -98,6 +99,80 @@ BSVD_DEVICE_HD void gemv_w(op trans, int m, int n, W alpha, const W *A, int lda,
   team.sync();
 }
 
+// Whether a team's members can exchange registers by warp shuffles
+// (block_team); other teams (serial_team, a host test's) take the path
+// that forms the same partial sums one after another.
+template <class Team, class = void> struct has_shuffle { static constexpr bool value = false; };
+template <class Team> struct has_shuffle<Team, decltype(void(Team::kShuffle))> {
+  static constexpr bool value = Team::kShuffle;
+};
+
+#if defined(__CUDA_ARCH__)
+template <class R> __device__ __forceinline__ R shfl_xor_w(unsigned mask, R v, int o) {
+  return __shfl_xor_sync(mask, v, o);
+}
+template <class R>
+__device__ __forceinline__ complex<R> shfl_xor_w(unsigned mask, complex<R> v, int o) {
+  return {__shfl_xor_sync(mask, v.re, o), __shfl_xor_sync(mask, v.im, o)};
+}
+#endif
+
+// y = alpha op(A) x + beta y for op T / C with each output's dot product
+// split over g lanes (g a power of two, 2 ... 32; MAGMA-BLAS §4.1's
+// several threads per column): partial p sums the rows p, p + g, ... in
+// ascending order, and the partials combine as a butterfly -- at offset
+// o = g/2, ..., 1 partial p becomes p + (p ^ o) -- after which all g hold
+// the same bits. A block team gives each column to g consecutive lanes of a
+// warp (consecutive rows: coalesced reads of the column) and shuffles;
+// any other team gives each column to one member, which forms the g
+// partials and the butterfly in the same order: the same bits.
+template <class W, class Team>
+BSVD_DEVICE_HD void gemv_split_w(op trans, int m, int n, W alpha, const W *A, int lda, const W *x,
+                                 int incx, W beta, W *y, int incy, int g, const Team &team) {
+  const bool beta0 = is_zero(beta);
+  auto finish = [&](int c, W acc) {
+    W &yo = y[vec_at(c, n, incy)];
+    W r = wmul(alpha, acc);
+    if (!beta0) mul_acc(r, beta, yo);
+    yo = r;
+  };
+  auto partial = [&](const W *col, int p) {
+    W acc = zero<W>();
+    if (trans == op::C)
+      for (int i = p; i < m; i += g) dot_acc(acc, col[i], x[vec_at(i, m, incx)]);
+    else
+      for (int i = p; i < m; i += g) mul_acc(acc, col[i], x[vec_at(i, m, incx)]);
+    return acc;
+  };
+#if defined(__CUDA_ARCH__)
+  constexpr bool kShuffle = has_shuffle<Team>::value;
+#else
+  constexpr bool kShuffle = false;
+#endif
+  if constexpr (kShuffle) {
+#if defined(__CUDA_ARCH__)
+    const int r = team.rank(), lane = r & (g - 1), groups = team.size() / g;
+    const unsigned mask = g == 32 ? 0xffffffffu : ((1u << g) - 1u) << ((r & 31) & ~(g - 1));
+    for (int c = r / g; c < n; c += groups) {
+      W acc = partial(A + long(c) * lda, lane);
+      for (int o = g >> 1; o > 0; o >>= 1) acc = wadd(acc, shfl_xor_w(mask, acc, o));
+      if (lane == 0) finish(c, acc);
+    }
+#endif
+  } else {
+    for (int c = team.rank(); c < n; c += team.size()) {
+      W part[32], next[32];
+      for (int p = 0; p < g; ++p) part[p] = partial(A + long(c) * lda, p);
+      for (int o = g >> 1; o > 0; o >>= 1) {
+        for (int p = 0; p < g; ++p) next[p] = wadd(part[p], part[p ^ o]);
+        for (int p = 0; p < g; ++p) part[p] = next[p];
+      }
+      finish(c, part[0]);
+    }
+  }
+  team.sync();
+}
+
 // A += alpha x y^H. Each member updates rows rank, rank + size, ... of
 // every column (coalesced, and no two members write one entry).
 template <class W, class Team> BSVD_DEVICE_HD void gerc_w(int m, int n, W alpha, const W *x,
@@ -141,9 +216,15 @@ BSVD_DEVICE_HD typename traits<W>::R nrm2_w(int len, const W *x, int inc, const 
 // xGEMV, which the public bsvd_<p>gemv_* promise): m = 0 or n = 0, or
 // alpha = 0 and beta = 1, return with y untouched; alpha = 0 scales y by
 // beta without reading A or x (so NaN there does not reach y).
+//
+// lanes (op T / C only; ignored for op N): 1, each output's dot product
+// in row order by one member; 2, 4, ... 32 (other values round down to
+// one of these), split over that many partial sums combined by a
+// butterfly (detail::gemv_split_w) -- other bits than 1 gives, the same
+// for every team.
 template <class T, class Team = serial_team>
 BSVD_DEVICE_HD void gemv(op trans, int m, int n, T alpha, const T *A, int lda, const T *x, int incx,
-                         T beta, T *y, int incy, const Team &team = {}) {
+                         T beta, T *y, int incy, const Team &team = {}, int lanes = 1) {
   using W = typename detail::traits<T>::W;
   using R = typename detail::traits<T>::R;
   static_assert(sizeof(W) == sizeof(T), "T must be layout-compatible with the working type");
@@ -160,8 +241,15 @@ BSVD_DEVICE_HD void gemv(op trans, int m, int n, T alpha, const T *A, int lda, c
     team.sync();
     return;
   }
-  detail::gemv_w(trans, m, n, a, reinterpret_cast<const W *>(A), lda,
-                 reinterpret_cast<const W *>(x), incx, b, reinterpret_cast<W *>(y), incy, team);
+  int g = 1; // lanes as a power of two in [1, 32], rounded down
+  while (g < 32 && 2 * g <= lanes) g *= 2;
+  if (trans != op::N && g > 1)
+    detail::gemv_split_w(trans, m, n, a, reinterpret_cast<const W *>(A), lda,
+                         reinterpret_cast<const W *>(x), incx, b, reinterpret_cast<W *>(y), incy, g,
+                         team);
+  else
+    detail::gemv_w(trans, m, n, a, reinterpret_cast<const W *>(A), lda,
+                   reinterpret_cast<const W *>(x), incx, b, reinterpret_cast<W *>(y), incy, team);
 }
 
 // A = A + alpha x y^H (x has m entries, y n; for real T, GER).

@@ -19,6 +19,13 @@
 // per matrix, as the register tier does). block_team: all threads of a
 // CUDA thread block (the on-chip regime: one block per matrix, the matrix
 // in shared memory, MAGMA-BLAS §4.1.2's "big-tile setting").
+//
+// team.lead() is the team's first members as a team of their own (a block's
+// first warp, whose barrier is __syncwarp; a serial team itself): the
+// members with team.rank() < team.lead().size() call into it, with the same
+// rank there. A step with little parallelism and many dependent steps -- a
+// triangular solve's diagonal block -- runs on the lead, so that its
+// barriers cost a warp's, not the block's.
 #pragma once
 
 #if !defined(BSVD_DEVICE_HD)
@@ -37,9 +44,34 @@ struct serial_team {
   BSVD_DEVICE_HD void sync() const {}
   template <class R> BSVD_DEVICE_HD R sum(R x) const { return x; }
   template <class R> BSVD_DEVICE_HD R max(R x) const { return x; }
+  BSVD_DEVICE_HD serial_team lead() const { return *this; }
 };
 
 #if defined(__CUDACC__)
+// The first warp of a block (block_team::lead): rank = lane. It has no
+// reductions (nothing run on a lead needs one yet).
+struct warp_team {
+  BSVD_DEVICE_HD int rank() const {
+#if defined(__CUDA_ARCH__)
+    return int(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31;
+#else
+    return 0;
+#endif
+  }
+  BSVD_DEVICE_HD int size() const {
+#if defined(__CUDA_ARCH__)
+    return 32;
+#else
+    return 1;
+#endif
+  }
+  BSVD_DEVICE_HD void sync() const {
+#if defined(__CUDA_ARCH__)
+    __syncwarp();
+#endif
+  }
+};
+
 // Every thread of the block, rank = linear thread index. The block size
 // must be a multiple of 32 (the reductions shuffle over full warps) and at
 // most 1024; scratch points to 32 entries of R in shared memory, owned by
@@ -48,6 +80,7 @@ struct serial_team {
 // host-device templates instantiated with this team compile; on the host
 // they are never called.
 template <class R> struct block_team {
+  static constexpr bool kShuffle = true; // blas.cuh's split GEMV may shuffle
   R *scratch;
   BSVD_DEVICE_HD int rank() const {
 #if defined(__CUDA_ARCH__)
@@ -70,6 +103,7 @@ template <class R> struct block_team {
   }
   BSVD_DEVICE_HD R sum(R x) const { return reduce<false>(x); }
   BSVD_DEVICE_HD R max(R x) const { return reduce<true>(x); }
+  BSVD_DEVICE_HD warp_team lead() const { return {}; }
 
 private:
   // Butterfly within each warp (lanes l and l ^ o add the same two values,

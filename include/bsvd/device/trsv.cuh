@@ -17,15 +17,17 @@
 //
 // Blocking (MAGMA-BLAS §6.1, the one-level scheme): the unknowns go in
 // blocks of nb in the order of the substitution; each diagonal block of
-// op(A) is solved directly by the team's member 0, then the rest of x is
-// updated by the off-diagonal panel through blas.cuh's gemv (alpha = -1,
-// beta = 1: a right-looking update, so its output -- the unknowns not yet
-// solved -- spreads over the whole team). Every output entry is formed in
-// the same order for any team size, so a team of one (serial_team, the CPU
-// twin) and a CUDA block (block_team) give the same bits for the same nb.
-// The paper's recursive blocking (the diagonal block itself split in two
-// around a GEMV, down to a small base case solved in registers) and a
-// team-parallel base case are the later steps.
+// op(A) is solved by the team's lead (team.cuh: a block's first warp),
+// column by column, one barrier of the lead per unknown, from a staged copy
+// in the caller's work (shared memory) when one is given; then the rest of
+// x is updated by the off-diagonal panel through blas.cuh's gemv (alpha =
+// -1, beta = 1: a right-looking update, so its output -- the unknowns not
+// yet solved -- spreads over the whole team). Every output entry receives
+// its updates in substitution order for any team size and with or without
+// staging, so a team of one (serial_team, the CPU twin) and a CUDA block
+// (block_team) give the same bits for the same nb. The paper's recursive
+// blocking (the diagonal block itself split in two around a GEMV) is the
+// later step.
 #pragma once
 
 #include "blas.cuh"
@@ -66,45 +68,85 @@ template <class W> BSVD_DEVICE_HD W *sub_vec(W *x, int n, int inc, int a, int le
   return inc > 0 ? x + long(a) * inc : x + long(n - a - len) * (-inc);
 }
 
+// The diagonal block of op(A) -- kb x kb at B (leading dimension ldb, read
+// through op t) -- solved in place in its kb unknowns xb (increment incx),
+// column by column in substitution order: unknown js is divided by its
+// pivot (non-unit diagonal), then every unknown after it subtracts
+// op(B)(i, js) x_js. Each unknown thus receives its updates in substitution
+// order however the rows are shared, so every team size gives the serial
+// bits. Rows are owned round robin; one barrier per unknown (the owner's
+// write of x_js before the others read it).
+template <class W, class Lead> BSVD_DEVICE_HD void trsv_diag(bool lower, op t, diag dg, int kb,
+                                                             const W *B, int ldb, W *xb, int incx,
+                                                             const Lead &lead) {
+  const int r = lead.rank(), sz = lead.size();
+  for (int s = 0; s < kb; ++s) {
+    const int js = lower ? s : kb - 1 - s;
+    W &xj = xb[vec_at(js, kb, incx)];
+    if (dg == diag::N && js % sz == r) xj = wdiv(xj, op_at(t, B, ldb, js, js));
+    lead.sync();
+    const W v = xj;
+    const int i0 = lower ? js + 1 : 0, i1 = lower ? kb : js;
+    for (int i = i0 + ((r - i0 % sz) + sz) % sz; i < i1; i += sz)
+      axpy_neg(op_at(t, B, ldb, i, js), v, xb[vec_at(i, kb, incx)]);
+  }
+}
+
+// The index of the first exact zero on A's diagonal, or n: each member
+// scans its share, one team reduction (of n - j, exact in R for any n whose
+// n^2 entries could be stored).
+template <class W, class Team>
+BSVD_DEVICE_HD int first_zero_pivot(int n, const W *A, int lda, const Team &team) {
+  using R = typename traits<W>::R;
+  R best = R(0);
+  for (int j = team.rank(); j < n; j += team.size())
+    if (is_zero(A[j + long(j) * lda]) && R(n - j) > best) best = R(n - j);
+  return n - int(team.max(best));
+}
+
 template <class W, class Team> BSVD_DEVICE_HD int trsv_w(uplo ul, op t, diag dg, int n, const W *A,
-                                                         int lda, W *x, int incx, int nb,
+                                                         int lda, W *x, int incx, int nb, W *work,
                                                          const Team &team) {
   using R = typename traits<W>::R;
-  // The check reads n entries; every member makes it (no reduction needed,
-  // and all take the same branch).
-  if (dg == diag::N)
-    for (int j = 0; j < n; ++j)
-      if (is_zero(A[j + long(j) * lda])) return j + 1;
+  if (dg == diag::N) {
+    const int j = first_zero_pivot(n, A, lda, team);
+    if (j < n) return j + 1;
+  }
   // op(A) lower: forward substitution, the blocks from the top; upper:
   // backward, from the bottom.
   const bool lower = (ul == uplo::L) == (t == op::N);
-  const int nblocks = (n + nb - 1) / nb;
+  const int nblocks = (n + nb - 1) / nb, lds = nb + 1;
+  const auto lead = team.lead();
   W minus_one = from_real<W>(R(-1)), one = from_real<W>(R(1));
   for (int k = 0; k < nblocks; ++k) {
     const int j0 = lower ? k * nb : (nblocks - 1 - k) * nb, j1 = j0 + nb < n ? j0 + nb : n;
-    // The diagonal block, by one member (its inputs are visible: entry or
-    // the previous update's barrier).
-    if (team.rank() == 0) {
-      for (int s = 0; s < j1 - j0; ++s) {
-        const int i = lower ? j0 + s : j1 - 1 - s;
-        W &xi = x[vec_at(i, n, incx)];
-        W v = xi;
-        if (lower)
-          for (int l = j0; l < i; ++l) axpy_neg(op_at(t, A, lda, i, l), x[vec_at(l, n, incx)], v);
-        else
-          for (int l = i + 1; l < j1; ++l)
-            axpy_neg(op_at(t, A, lda, i, l), x[vec_at(l, n, incx)], v);
-        if (dg == diag::N) v = wdiv(v, op_at(t, A, lda, i, i));
-        xi = v;
+    const int kb = j1 - j0;
+    const W *Ab = A + j0 + long(j0) * lda;
+    W *xb = sub_vec(x, n, incx, j0, kb);
+    if (work) {
+      // Staged: op(A)'s triangle of the block and its unknowns copied to
+      // work by the whole team (consecutive members read consecutive
+      // addresses of A for every op), solved there, copied back.
+      W *sB = work, *sx = work + long(lds) * nb;
+      for (int e = team.rank(); e < kb * kb; e += team.size()) {
+        const int i = t == op::N ? e % kb : e / kb, j = t == op::N ? e / kb : e % kb;
+        if ((lower ? i > j : i < j) || (i == j && dg == diag::N))
+          sB[i + long(j) * lds] = op_at(t, Ab, lda, i, j);
       }
+      for (int i = team.rank(); i < kb; i += team.size()) sx[i] = xb[vec_at(i, kb, incx)];
+      team.sync();
+      if (team.rank() < lead.size()) trsv_diag(lower, op::N, dg, kb, sB, lds, sx, 1, lead);
+      team.sync();
+      for (int i = team.rank(); i < kb; i += team.size()) xb[vec_at(i, kb, incx)] = sx[i];
+    } else if (team.rank() < lead.size()) {
+      trsv_diag(lower, t, dg, kb, Ab, lda, xb, incx, lead);
     }
     team.sync();
     // The unknowns still to solve: [j1, n) (lower) or [0, j0) (upper),
     // minus op(A)(rest, block) x_block. In A's storage that panel is
     // A(rest, block) for op N and A(block, rest) read as op T / C.
-    const int r0 = lower ? j1 : 0, rlen = lower ? n - j1 : j0, kb = j1 - j0;
+    const int r0 = lower ? j1 : 0, rlen = lower ? n - j1 : j0;
     if (rlen == 0) continue;
-    const W *xb = sub_vec(x, n, incx, j0, kb);
     W *xr = sub_vec(x, n, incx, r0, rlen);
     if (t == op::N)
       gemv(op::N, rlen, kb, minus_one, A + r0 + long(j0) * lda, lda, xb, incx, one, xr, incx, team);
@@ -119,16 +161,22 @@ template <class W, class Team> BSVD_DEVICE_HD int trsv_w(uplo ul, op t, diag dg,
 // x := op(A)^{-1} x, A n x n triangular (see the top of this file); returns
 // info (0, or the 1-based index of the first zero on a non-unit diagonal,
 // x then unchanged), the same on every member of the team. nb >= 1: the
-// block of the one-level scheme. The team's members must all call it; it
-// syncs before it returns.
+// block of the one-level scheme. work: null, or trsv_work(nb) entries that
+// the whole team sees (shared memory, for a block team), where each
+// diagonal block and its unknowns are staged: the same bits, fewer trips
+// to global memory. The team's members must all call it; it syncs before
+// it returns.
+BSVD_DEVICE_HD constexpr int trsv_work(int nb) { return (nb + 1) * nb + nb; }
+
 template <class T, class Team = serial_team>
 BSVD_DEVICE_HD int trsv(uplo ul, op trans, diag dg, int n, const T *A, int lda, T *x, int incx,
-                        const Team &team = {}, int nb = kTrsvBlock) {
+                        const Team &team = {}, int nb = kTrsvBlock, T *work = nullptr) {
   using W = typename detail::traits<T>::W;
   static_assert(sizeof(W) == sizeof(T), "T must be layout-compatible with the working type");
   if (n <= 0) return 0;
   return detail::trsv_w(ul, trans, dg, n, reinterpret_cast<const W *>(A), lda,
-                        reinterpret_cast<W *>(x), incx, nb < 1 ? 1 : nb, team);
+                        reinterpret_cast<W *>(x), incx, nb < 1 ? 1 : nb,
+                        reinterpret_cast<W *>(work), team);
 }
 
 } // namespace bsvd::device

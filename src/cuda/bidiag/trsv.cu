@@ -1,11 +1,11 @@
 // Batched TRSV on the GPU (backends.hpp cuda_trsv; bsvd.h, "Batched BLAS:
 // TRSV"): one thread block per matrix, the device API's trsv (trsv.cuh) on
-// block_team -- the one-level blocked scheme, whose off-diagonal updates
-// are blas.cuh's gemv (one output entry per thread) and whose diagonal
-// blocks one thread solves. The plain first regime: A and x where they lie
-// in global memory. Staging A's triangle in shared memory where it fits
-// (as gebrd.cu stages A), a warp-parallel diagonal block and the paper's
-// recursive blocking (MAGMA-BLAS §6.1) are the later steps.
+// block_team -- the one-level blocked scheme: each diagonal block staged in
+// shared memory and solved by the block's first warp, the off-diagonal
+// updates by blas.cuh's gemv (one output entry per thread) from A where it
+// lies in global memory. The paper's recursive blocking (MAGMA-BLAS §6.1)
+// and several threads per column of the op T / C updates are the later
+// steps.
 #include "../../core/backends.hpp"
 #include "../../plan/bidiag.hpp"
 #include "../operation.hpp"
@@ -27,7 +27,12 @@ namespace {
 template <class T, class W = bidiag_t<T>> __global__ void __launch_bounds__(plan::kBidiagMaxThreads)
     trsv_kernel(TrsvBatch<T> b) {
   using R = real_of_t<T>;
-  __shared__ R scratch[32]; // (block_team's reduction slots; trsv reduces nothing)
+  __shared__ R scratch[32]; // block_team's reduction slots (the zero-pivot check)
+  // The staging area of the diagonal blocks (trsv.cuh: same bits, the
+  // lead warp's solve reads shared memory instead of A and x).
+  constexpr int kWork = bsvd::device::trsv_work(bsvd::device::kTrsvBlock);
+  __shared__ alignas(16) unsigned char work_bytes[kWork * sizeof(W)];
+  W *work = reinterpret_cast<W *>(work_bytes);
   const bsvd::device::block_team<R> team{scratch};
   const bsvd::device::op op = device_op(b.trans);
   const bsvd::device::uplo ul =
@@ -35,9 +40,9 @@ template <class T, class W = bidiag_t<T>> __global__ void __launch_bounds__(plan
   const bsvd::device::diag dg =
       b.diag == BSVD_DIAG_N ? bsvd::device::diag::N : bsvd::device::diag::U;
   for (int i = blockIdx.x; i < b.count; i += gridDim.x) {
-    const int info =
-        bsvd::device::trsv(ul, op, dg, b.order(i), reinterpret_cast<const W *>(b.A.ptr(i)),
-                           b.A.ldm(i), reinterpret_cast<W *>(b.x.ptr(i)), b.x.ldm(i), team);
+    const int info = bsvd::device::trsv(
+        ul, op, dg, b.order(i), reinterpret_cast<const W *>(b.A.ptr(i)), b.A.ldm(i),
+        reinterpret_cast<W *>(b.x.ptr(i)), b.x.ldm(i), team, bsvd::device::kTrsvBlock, work);
     if (team.rank() == 0) b.info[i] = info;
   }
 }
