@@ -44,7 +44,10 @@ for mod in "${mods[@]}"; do
   fi
 done
 
-build_args=(--config-settings="cmake.define.BSVD_CUDA=$BSVD_PY_CUDA")
+# (BSVD_PORTABLE off: the same build folder serves scripts/wheel-test.sh,
+# which turns it on.)
+build_args=(--config-settings="cmake.define.BSVD_CUDA=$BSVD_PY_CUDA"
+  --config-settings=cmake.define.BSVD_PORTABLE=OFF)
 # A second venv (BSVD_VENV) builds in a folder of its own: two interpreters
 # of one wheel tag (3.11.2 and 3.11.7) must not share a CMake cache.
 [ "${BSVD_VENV:-.venv}" = .venv ] ||

@@ -26,7 +26,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _bsvd
+from ._loading import cuda_library_hint
+
+try:
+    from . import _bsvd
+except ImportError as e:  # (a CUDA library missing: say what to install)
+    hint = cuda_library_hint(str(e))
+    if hint is None:
+        raise
+    raise ImportError(hint) from e
 from ._args import (BACKEND_ROW, DEFAULT_BACKEND, DEFAULT_MAX_SWEEPS, DEFAULT_ORDERING,
                     DEFAULT_VARIANT, OPTION_NAMES, PATH_NAMES, AccuracyWarning, check_flag,
                     check_mode, device_option, layout, option_values, options, promote,
