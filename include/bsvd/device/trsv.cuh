@@ -25,9 +25,10 @@
 // yet solved -- spreads over the whole team). Every output entry receives
 // its updates in substitution order for any team size and with or without
 // staging, so a team of one (serial_team, the CPU twin) and a CUDA block
-// (block_team) give the same bits for the same nb. The paper's recursive
-// blocking (the diagonal block itself split in two around a GEMV) is the
-// later step.
+// (block_team) give the same bits for the same nb. For op T / C the panel's
+// columns are A's, kb rows each: gemv splits each over a warp's lanes. The
+// paper's recursive blocking (the diagonal block itself split in two around
+// a GEMV) is the later step.
 #pragma once
 
 #include "blas.cuh"
@@ -148,10 +149,16 @@ template <class W, class Team> BSVD_DEVICE_HD int trsv_w(uplo ul, op t, diag dg,
     const int r0 = lower ? j1 : 0, rlen = lower ? n - j1 : j0;
     if (rlen == 0) continue;
     W *xr = sub_vec(x, n, incx, r0, rlen);
-    if (t == op::N)
+    if (t == op::N) {
       gemv(op::N, rlen, kb, minus_one, A + r0 + long(j0) * lda, lda, xb, incx, one, xr, incx, team);
-    else
-      gemv(t, kb, rlen, minus_one, A + j0 + long(r0) * lda, lda, xb, incx, one, xr, incx, team);
+    } else {
+      // Each panel column (kb rows of A) to a warp's lanes, read coalesced
+      // (blas.cuh's split dot products; the same bits on every team).
+      int lanes = 1;
+      while (lanes < 32 && lanes < kb) lanes *= 2;
+      gemv(t, kb, rlen, minus_one, A + j0 + long(r0) * lda, lda, xb, incx, one, xr, incx, team,
+           lanes);
+    }
   }
   return 0;
 }
