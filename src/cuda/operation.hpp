@@ -40,6 +40,14 @@ inline bool needs_slot_map(const plan::Plan &p, const plan::Group &g, int kcount
   return !p.uniform || g.size() != size_t(kcount);
 }
 
+// The status of a failed CUDA call: memory that could not be allocated
+// (device or pinned host: cudaErrorMemoryAllocation, not sticky) is
+// ALLOC_FAILED, as bsvd.h promises -- Python raises MemoryError, and the
+// caller may retry with a smaller batch; anything else is DEVICE_ERROR.
+inline bsvd_status_t status_of(cudaError_t e) {
+  return e == cudaErrorMemoryAllocation ? BSVD_STATUS_ALLOC_FAILED : BSVD_STATUS_DEVICE_ERROR;
+}
+
 // Every CUDA call is checked; a failure names the call (bsvd_last_error).
 #define BSVD_CUDA_TRY(call)                                                                        \
   do {                                                                                             \
@@ -47,7 +55,7 @@ inline bool needs_slot_map(const plan::Plan &p, const plan::Group &g, int kcount
     if (bsvd_err_ != cudaSuccess) {                                                                \
       set_error("%s failed: %s (%s)", #call, cudaGetErrorName(bsvd_err_),                          \
                 cudaGetErrorString(bsvd_err_));                                                    \
-      return BSVD_STATUS_DEVICE_ERROR;                                                             \
+      return ::bsvd::detail::cuda::status_of(bsvd_err_);                                           \
     }                                                                                              \
   } while (0)
 
