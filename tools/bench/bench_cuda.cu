@@ -218,7 +218,6 @@ template <class T> void run_gesvdj_batched(const BenchCase &c, const T *hA, cons
 template <class T> void run_gesvda(const BenchCase &c, const T *hA, const T *dA,
                                    cusolverDnHandle_t h, const std::string &dev,
                                    std::vector<BenchRow> &rows) {
-  using C = typename Cu<T>::C;
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch;
   BenchRow row;
@@ -230,44 +229,11 @@ template <class T> void run_gesvda(const BenchCase &c, const T *hA, const T *dA,
     rows.push_back(row);
     return;
   }
-  const cusolverEigMode_t jz = c.vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
   DevBuf<T> dU(size_t(batch) * m * k), dV(size_t(batch) * n * k);
   DevBuf<R> dS(size_t(batch) * k);
-  DevBuf<int> dinfo(batch);
-  int lw = 0;
-  const cusolverStatus_t qs =
-      Cu<T>::a_size(h, jz, k, m, n, (const C *)dA, m, (long long)m * n, dS.p, k, (const C *)dU.p, m,
-                    (long long)m * k, (const C *)dV.p, n, (long long)n * k, &lw, batch);
-  if (qs != CUSOLVER_STATUS_SUCCESS) {
-    row.note = "refused: cusolver status " + std::to_string(int(qs));
-    rows.push_back(row);
-    return;
-  }
-  DevBuf<T> work(size_t(std::max(lw, 1)));
-  cusolverStatus_t rs = CUSOLVER_STATUS_SUCCESS;
-  // The residual norms are optional (NULL: not computed); should this
-  // cuSOLVER insist on the array, give it one.
-  std::vector<double> resid(batch);
-  double *nrm = nullptr;
-  auto body = [&] {
-    rs = Cu<T>::a(h, jz, k, m, n, (const C *)dA, m, (long long)m * n, dS.p, k, (C *)dU.p, m,
-                  (long long)m * k, (C *)dV.p, n, (long long)n * k, (C *)work.p, lw, dinfo.p, nrm,
-                  batch);
-  };
-  body();
-  if (rs != CUSOLVER_STATUS_SUCCESS) {
-    nrm = resid.data();
-    row.note = "residual array required; ";
-  }
-  row.ms = time_events(c.reps, nullptr, body);
-  if (rs != CUSOLVER_STATUS_SUCCESS) {
-    row.ms = 0;
-    row.note += "refused: cusolver status " + std::to_string(int(rs));
-    rows.push_back(row);
-    return;
-  }
-  fetch_and_check<T>(row, c, hA, dS, dU, size_t(m) * k, m, dV, size_t(n) * k, n,
-                     std::min(c.check_sample, batch));
+  if (time_gesvda<T>(c, dA, h, k, dS.p, dU.p, dV.p, row))
+    fetch_and_check<T>(row, c, hA, dS, dU, size_t(m) * k, m, dV, size_t(n) * k, n,
+                       std::min(c.check_sample, batch));
   rows.push_back(row);
 }
 

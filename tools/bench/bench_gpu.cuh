@@ -185,6 +185,48 @@ template <class T> void check(BenchRow &row, const BenchCase &c, const T *A,
 // Copies S (k per matrix) and, with vectors, U and V (blocks of sU / sV
 // elements, leading dimensions ldu / ldv) back and records the accuracy of
 // the first `sample` matrices.
+// cuSOLVER's gesvdaStridedBatched of rank `rank` (m >= n) on the device
+// batch dA, into dS, dU, dV (strides rank, m rank, n rank), timed: sets
+// row.ms, or row.note when cuSOLVER refuses. Returns whether it ran. The
+// residual norms are optional (NULL: neither computed nor timed); should
+// this cuSOLVER insist on the array, it gets one.
+template <class T> bool time_gesvda(const BenchCase &c, const T *dA, cusolverDnHandle_t h, int rank,
+                                    real_t<T> *dS, T *dU, T *dV, BenchRow &row) {
+  using C = typename Cu<T>::C;
+  const int m = c.m, n = c.n, batch = c.batch;
+  const cusolverEigMode_t jz = c.vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  int lw = 0;
+  const cusolverStatus_t qs =
+      Cu<T>::a_size(h, jz, rank, m, n, (const C *)dA, m, (long long)m * n, dS, rank, (const C *)dU,
+                    m, (long long)m * rank, (const C *)dV, n, (long long)n * rank, &lw, batch);
+  if (qs != CUSOLVER_STATUS_SUCCESS) {
+    row.note += "refused: cusolver status " + std::to_string(int(qs));
+    return false;
+  }
+  DevBuf<T> work(size_t(std::max(lw, 1)));
+  DevBuf<int> dinfo(batch);
+  std::vector<double> resid(batch);
+  double *nrm = nullptr;
+  cusolverStatus_t rs = CUSOLVER_STATUS_SUCCESS;
+  auto body = [&] {
+    rs = Cu<T>::a(h, jz, rank, m, n, (const C *)dA, m, (long long)m * n, dS, rank, (C *)dU, m,
+                  (long long)m * rank, (C *)dV, n, (long long)n * rank, (C *)work.p, lw, dinfo.p,
+                  nrm, batch);
+  };
+  body();
+  if (rs != CUSOLVER_STATUS_SUCCESS) {
+    nrm = resid.data();
+    row.note += "residual array required; ";
+  }
+  row.ms = time_events(c.reps, nullptr, body);
+  if (rs != CUSOLVER_STATUS_SUCCESS) {
+    row.ms = 0;
+    row.note += "refused: cusolver status " + std::to_string(int(rs));
+    return false;
+  }
+  return true;
+}
+
 template <class T> void fetch_and_check(BenchRow &row, const BenchCase &c, const T *hA,
                                         const DevBuf<real_t<T>> &dS, const DevBuf<T> &dU, size_t sU,
                                         int ldu, const DevBuf<T> &dV, size_t sV, int ldv,

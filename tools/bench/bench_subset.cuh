@@ -83,7 +83,6 @@ template <class T> void record_subset_accuracy(BenchRow &row, const BenchCase &c
 template <class T> void run_subset_rows(const BenchCase &c, const T *hA, const T *dA,
                                         cusolverDnHandle_t h, const std::string &dev,
                                         std::vector<BenchRow> &rows) {
-  using C = typename Cu<T>::C;
   using R = real_t<T>;
   const int m = c.m, n = c.n, k = std::min(m, n), batch = c.batch, r = std::min(c.rank, k);
   const std::string tag = "-top" + std::to_string(r);
@@ -132,31 +131,7 @@ template <class T> void run_subset_rows(const BenchCase &c, const T *hA, const T
     rows.push_back(row);
     return;
   }
-  const cusolverEigMode_t jz = c.vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
-  DevBuf<int> dinfo(batch);
-  int lw = 0;
-  if (Cu<T>::a_size(h, jz, r, m, n, (const C *)dA, m, (long long)m * n, dS.p, r, (const C *)dU.p, m,
-                    (long long)m * r, (const C *)dV.p, n, (long long)n * r, &lw,
-                    batch) != CUSOLVER_STATUS_SUCCESS) {
-    row.note = "refused by gesvdaStridedBatched_bufferSize";
-    rows.push_back(row);
-    return;
-  }
-  DevBuf<T> work(size_t(std::max(lw, 1)));
-  std::vector<double> resid(batch);
-  cusolverStatus_t rs = CUSOLVER_STATUS_SUCCESS;
-  auto body = [&] {
-    rs = Cu<T>::a(h, jz, r, m, n, (const C *)dA, m, (long long)m * n, dS.p, r, (C *)dU.p, m,
-                  (long long)m * r, (C *)dV.p, n, (long long)n * r, (C *)work.p, lw, dinfo.p,
-                  resid.data(), batch);
-  };
-  body();
-  if (rs != CUSOLVER_STATUS_SUCCESS) {
-    row.note = "refused: cusolver status " + std::to_string(int(rs));
-  } else {
-    row.ms = time_events(c.reps, nullptr, body);
-    fetch(row);
-  }
+  if (time_gesvda<T>(c, dA, h, r, dS.p, dU.p, dV.p, row)) fetch(row);
   rows.push_back(row);
 }
 
