@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <complex>
 #include <condition_variable>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -77,6 +78,12 @@ template <class R> int reference_bidiagonal_values(int n, const R *d, const R *e
                                   1, nullptr, 1, nullptr, 1);
   std::copy(dd.begin(), dd.end(), S);
   return info;
+}
+
+// Whether two arrays hold the same bits (the teams' contract: any team
+// gives the serial result exactly).
+template <class T> bool same_bits(const std::vector<T> &a, const std::vector<T> &b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 // ---- a team of host threads (team.cuh's contract) -------------------------

@@ -8,6 +8,7 @@
 #include <bsvd/device/blas.cuh>
 
 #include "bidiag_helpers.hpp"
+#include "blas_api_helpers.hpp"
 #include "plan/bidiag.hpp"
 
 #include <gtest/gtest.h>
@@ -21,19 +22,8 @@
 namespace {
 
 namespace dev = bsvd::device;
+using blas_test::random_value;
 namespace plan = bsvd::detail::plan;
-
-template <class T> T draw(std::mt19937_64 &g) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  if constexpr (std::is_same_v<T, bidiag_test::R_t<T>>)
-    return T(u(g));
-  else
-    return T(u(g), u(g));
-}
-
-template <class T> bool same_bits(const std::vector<T> &a, const std::vector<T> &b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
 
 template <class T> class DeviceSplitGemv : public ::testing::Test {};
 using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
@@ -50,10 +40,10 @@ TYPED_TEST(DeviceSplitGemvReal, ButterflyInTheDocumentedOrder) {
   std::mt19937_64 g(5);
   const int m = 37, n = 6, lda = 40;
   std::vector<T> A(size_t(lda) * n), x(m), y(n);
-  for (T &v : A) v = draw<T>(g);
-  for (T &v : x) v = draw<T>(g);
-  for (T &v : y) v = draw<T>(g);
-  const T alpha = draw<T>(g), beta = draw<T>(g);
+  for (T &v : A) v = random_value<T>(g);
+  for (T &v : x) v = random_value<T>(g);
+  for (T &v : y) v = random_value<T>(g);
+  const T alpha = random_value<T>(g), beta = random_value<T>(g);
   for (int lanes : {2, 8, 32}) {
     std::vector<T> want = y, got = y;
     for (int c = 0; c < n; ++c) {
@@ -69,7 +59,7 @@ TYPED_TEST(DeviceSplitGemvReal, ButterflyInTheDocumentedOrder) {
     }
     dev::gemv(dev::op::T, m, n, alpha, A.data(), lda, x.data(), 1, beta, got.data(), 1,
               dev::serial_team{}, lanes);
-    EXPECT_TRUE(same_bits(got, want)) << "lanes " << lanes;
+    EXPECT_TRUE(bidiag_test::same_bits(got, want)) << "lanes " << lanes;
   }
 }
 
@@ -87,10 +77,10 @@ TYPED_TEST(DeviceSplitGemv, TeamsGiveTheSerialBits) {
           const int lda = m + 1;
           std::vector<T> A(size_t(lda) * n), x(size_t(1 + (m - 1) * std::abs(inc))),
               y(size_t(1 + (n - 1) * std::abs(inc)));
-          for (T &v : A) v = draw<T>(g);
-          for (T &v : x) v = draw<T>(g);
-          for (T &v : y) v = draw<T>(g);
-          const T alpha = draw<T>(g), beta = draw<T>(g);
+          for (T &v : A) v = random_value<T>(g);
+          for (T &v : x) v = random_value<T>(g);
+          for (T &v : y) v = random_value<T>(g);
+          const T alpha = random_value<T>(g), beta = random_value<T>(g);
           std::vector<T> want = y;
           dev::gemv(t, m, n, alpha, A.data(), lda, x.data(), inc, beta, want.data(), inc,
                     dev::serial_team{}, lanes);
@@ -100,8 +90,9 @@ TYPED_TEST(DeviceSplitGemv, TeamsGiveTheSerialBits) {
               dev::gemv(t, m, n, alpha, A.data(), lda, x.data(), inc, beta, got.data(), inc, team,
                         lanes);
             });
-            EXPECT_TRUE(same_bits(got, want)) << m << "x" << n << " op " << int(t) << " inc " << inc
-                                              << " lanes " << lanes << " team " << nt;
+            EXPECT_TRUE(bidiag_test::same_bits(got, want))
+                << m << "x" << n << " op " << int(t) << " inc " << inc << " lanes " << lanes
+                << " team " << nt;
             ++checked;
           }
         }

@@ -9,6 +9,7 @@
 #include <bsvd/device/trsv.cuh>
 
 #include "bidiag_helpers.hpp"
+#include "blas_api_helpers.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,18 +23,11 @@
 namespace {
 
 namespace dev = bsvd::device;
+using blas_test::random_value;
 
 template <class T> class DeviceTrsv : public ::testing::Test {};
 using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
 TYPED_TEST_SUITE(DeviceTrsv, Types);
-
-template <class T> T draw(std::mt19937_64 &g) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  if constexpr (std::is_same_v<T, bidiag_test::R_t<T>>)
-    return T(u(g));
-  else
-    return T(u(g), u(g));
-}
 
 // A diagonally dominant triangle (uplo) of order n in an lda x n array
 // whose other triangle holds NaN.
@@ -42,13 +36,9 @@ template <class T> std::vector<T> triangle(dev::uplo ul, int n, int lda, std::mt
   std::vector<T> A(size_t(lda) * n, T(std::numeric_limits<R>::quiet_NaN()));
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i)
-      if (ul == dev::uplo::L ? i >= j : i <= j) A[i + size_t(j) * lda] = draw<T>(g);
+      if (ul == dev::uplo::L ? i >= j : i <= j) A[i + size_t(j) * lda] = random_value<T>(g);
   for (int j = 0; j < n; ++j) A[j + size_t(j) * lda] += T(R(n + 1));
   return A;
-}
-
-template <class T> bool same_bits(const std::vector<T> &a, const std::vector<T> &b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 struct TeamCase {
@@ -70,7 +60,7 @@ TYPED_TEST(DeviceTrsv, EveryTeamGivesTheSerialBits) {
             const int lda = n + 3, len = 1 + (n - 1) * std::abs(inc);
             const std::vector<T> A = triangle<T>(ul, n, lda, g);
             std::vector<T> b(len);
-            for (T &v : b) v = draw<T>(g);
+            for (T &v : b) v = random_value<T>(g);
             for (const TeamCase &c : cases) {
               // (a team far larger than n adds nothing; the team of 33 --
               // a full lead and one more -- once per shape and op)
@@ -90,7 +80,7 @@ TYPED_TEST(DeviceTrsv, EveryTeamGivesTheSerialBits) {
                   },
                   c.lead);
               EXPECT_EQ(info, std::vector<int>(c.nt, 0));
-              EXPECT_TRUE(same_bits(got, want))
+              EXPECT_TRUE(bidiag_test::same_bits(got, want))
                   << "n " << n << " uplo " << int(ul) << " op " << int(t) << " diag " << int(dg)
                   << " inc " << inc << " team " << c.nt << " lead " << c.lead << " nb " << c.nb
                   << (c.staged ? " staged" : "");
@@ -108,7 +98,7 @@ TYPED_TEST(DeviceTrsv, FirstZeroPivotOnEveryMember) {
   A[41 + size_t(41) * lda] = T(0);
   A[17 + size_t(17) * lda] = T(0);
   std::vector<T> x(n);
-  for (T &v : x) v = draw<T>(g);
+  for (T &v : x) v = random_value<T>(g);
   for (int nt : {1, 6, 33}) {
     std::vector<T> got = x, work(dev::trsv_work(dev::kTrsvBlock));
     std::vector<int> info(nt, 99);
@@ -117,7 +107,7 @@ TYPED_TEST(DeviceTrsv, FirstZeroPivotOnEveryMember) {
                                     got.data(), 1, team, dev::kTrsvBlock, work.data());
     });
     EXPECT_EQ(info, std::vector<int>(nt, 18)) << "team " << nt;
-    EXPECT_TRUE(same_bits(got, x)) << "x must be untouched, team " << nt;
+    EXPECT_TRUE(bidiag_test::same_bits(got, x)) << "x must be untouched, team " << nt;
     // A unit diagonal is not read: the same matrix solves.
     bidiag_test::run_team(nt, [&](const bidiag_test::HostTeam &team) {
       info[team.rank()] = dev::trsv(dev::uplo::U, dev::op::N, dev::diag::U, n, A.data(), lda,
