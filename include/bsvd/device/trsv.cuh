@@ -152,12 +152,11 @@ template <class W, class Team> BSVD_DEVICE_HD int trsv_w(uplo ul, op t, diag dg,
     if (t == op::N) {
       gemv(op::N, rlen, kb, minus_one, A + r0 + long(j0) * lda, lda, xb, incx, one, xr, incx, team);
     } else {
-      // Each panel column (kb rows of A) to a warp's lanes, read coalesced
-      // (blas.cuh's split dot products; the same bits on every team).
-      int lanes = 1;
-      while (lanes < 32 && lanes < kb) lanes *= 2;
-      gemv(t, kb, rlen, minus_one, A + j0 + long(r0) * lda, lda, xb, incx, one, xr, incx, team,
-           lanes);
+      // Each panel column (kb rows of A) to a warp's 32 lanes, read
+      // coalesced (blas.cuh's split dot products; the same bits on every
+      // team). For kb < 32 the lanes without a row add exact zeros: the
+      // bits of the smallest power of two >= kb.
+      gemv(t, kb, rlen, minus_one, A + j0 + long(r0) * lda, lda, xb, incx, one, xr, incx, team, 32);
     }
   }
   return 0;
