@@ -1,5 +1,5 @@
-/* bsvd's batched BLAS and LAPACK building blocks: GEMV, GEBRD, TRSV (the
- * bidiagonal route's and the least-squares solvers' parts), s, d, c, z.
+/* bsvd's batched BLAS and LAPACK building blocks: GEMV, GEBRD, TRSV, GELS
+ * (the bidiagonal route's and the least-squares solvers' parts), s, d, c, z.
  * Included by bsvd/bsvd.h, whose types (bsvd_status_t, bsvd_options_t,
  * bsvd_cfloat, bsvd_cdouble) they take; include that header. */
 #ifndef BSVD_BLAS_H
@@ -298,6 +298,76 @@ BSVD_DECLARE_TRSV(d, double, _async)
 BSVD_DECLARE_TRSV(c, bsvd_cfloat, _async)
 BSVD_DECLARE_TRSV(z, bsvd_cdouble, _async)
 #undef BSVD_DECLARE_TRSV
+
+/* ---- Batched LAPACK: GELS ---------------------------------------------------
+ *
+ * The rules of "Batched BLAS and LAPACK" above (forms, statuses, backends
+ * and memory, _async); the device API's gels.cuh, batched (issue 52). */
+
+/* bsvd_<p>gels_<form>: for each b of the batch, LAPACK xGELS: with A_b
+ * (m x n, column-major) of full rank, op(A_b) X_b = B_b solved
+ *   in the least-squares sense, min ||B_b - op(A_b) X_b||, when op(A_b)
+ *     has at least as many rows as columns (m >= n with op N, m <= n with
+ *     op C), and
+ *   for the minimum-norm solution otherwise,
+ * by the QR factorization of A_b (m >= n) or its LQ factorization (m < n):
+ * Householder reflectors and a triangular solve (bsvd_<p>trsv's code).
+ * trans: BSVD_OP_N or BSVD_OP_C; BSVD_OP_T too for s and d (the same as
+ * C), not for c and z, as in LAPACK. B_b (ldb x nrhs, ldb >= max(1, m, n))
+ * holds op(A_b)'s rows of right-hand sides on entry and X_b on exit:
+ * rows 0 .. n-1 (op N) or 0 .. m-1 (op C); for a least-squares problem the
+ * rows after X_b hold the residual's components, whose sum of squares in a
+ * column is that column's squared residual norm (as in xGELS). A_b is
+ * overwritten by its factorization: R and the reflectors as xGEQRF leaves
+ * them (m >= n), L and the reflectors as xGELQF does (m < n); the
+ * reflectors' scalars (tau) are not returned. min(m, n) = 0: X_b = 0.
+ * info[b]:
+ *   0, solved;
+ *   i > 0: the i-th diagonal entry of the triangular factor is exactly
+ *     zero -- A_b is rank deficient and this route has no solution for it
+ *     (xGELS's info). Unlike xGELS, B_b is then left as it came in. bsvd's
+ *     SVD-based least squares (Python bsvd.lstsq, driver 'gelsd') solves
+ *     any rank;
+ *   BSVD_INFO_NONFINITE: A_b holds Inf or NaN (its factor's diagonal is
+ *     not finite); X_b is not meaningful.
+ * Nearly rank-deficient A_b are not detected: X_b is then what the tiny
+ * pivot implies, as in xGELS. No matrix's info stops the others, and none
+ * is an error of the call (it returns 0). info is written for every
+ * matrix, in the memory space of the call's data.
+ * Arguments, in order (the positions of -i):
+ *   strided_batched: trans, m, n, nrhs, A, lda, strideA, B, ldb, strideB,
+ *     info, batch, opts;
+ *   batched and vbatched: trans, m, n, nrhs, A_array, lda, B_array, ldb,
+ *     info, batch, opts (vbatched: m, n, nrhs, lda and ldb host arrays of
+ *     batch entries).
+ *   m, n, nrhs >= 0; lda >= max(1, m); ldb >= max(1, m, n); strideA >=
+ *   lda n and strideB >= ldb nrhs when batch > 1 (both are written); A
+ *   and B non-NULL where min(m, n) > 0 or nrhs > 0 needs them; info
+ *   non-NULL when batch > 0.
+ * The cpu backend solves each matrix on one thread; the cuda kernel is
+ * one thread block per matrix, A and B in device memory, with a
+ * stream-ordered workspace of min(m, n) + 2 max(m, n, nrhs) entries per
+ * matrix. */
+#define BSVD_DECLARE_GELS(p, T, suffix)                                                            \
+  bsvd_status_t bsvd_##p##gels_strided_batched##suffix(                                            \
+      bsvd_op_t trans, int m, int n, int nrhs, T *A, int lda, int64_t strideA, T *B, int ldb,      \
+      int64_t strideB, int *info, int batch, const bsvd_options_t *opts);                          \
+  bsvd_status_t bsvd_##p##gels_batched##suffix(                                                    \
+      bsvd_op_t trans, int m, int n, int nrhs, T *const *A_array, int lda, T *const *B_array,      \
+      int ldb, int *info, int batch, const bsvd_options_t *opts);                                  \
+  bsvd_status_t bsvd_##p##gels_vbatched##suffix(bsvd_op_t trans, const int *m, const int *n,       \
+                                                const int *nrhs, T *const *A_array,                \
+                                                const int *lda, T *const *B_array, const int *ldb, \
+                                                int *info, int batch, const bsvd_options_t *opts);
+BSVD_DECLARE_GELS(s, float, )
+BSVD_DECLARE_GELS(d, double, )
+BSVD_DECLARE_GELS(c, bsvd_cfloat, )
+BSVD_DECLARE_GELS(z, bsvd_cdouble, )
+BSVD_DECLARE_GELS(s, float, _async)
+BSVD_DECLARE_GELS(d, double, _async)
+BSVD_DECLARE_GELS(c, bsvd_cfloat, _async)
+BSVD_DECLARE_GELS(z, bsvd_cdouble, _async)
+#undef BSVD_DECLARE_GELS
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _xp
+from . import _bsvd, _xp
 from ._frameworks import REAL_OF
 
 DRIVERS = ("gelsd", "gelss", "gelsy", "gels")
@@ -178,11 +178,6 @@ def _driver(driver, where):
     if driver not in DRIVERS:
         raise ValueError(f"{where}: driver must be one of {', '.join(DRIVERS)} or None, got "
                          f"{driver!r}")
-    if driver == "gels":
-        raise NotImplementedError(
-            f"{where}: driver='gels' (QR and a triangular solve, full rank only) is not yet "
-            "available: it needs the batched TRSV; driver='gelsd' (the default) gives the same "
-            "solution for full-rank A, and the minimum-norm one for any rank")
     return driver
 
 
@@ -277,8 +272,12 @@ def lstsq(A, B, rcond=None, *, driver=None, check_finite=False, **options):
     tensors. driver: 'gelsd' (default, on the GPU too, where torch has only
     'gels'), 'gelss' (the same SVD solution), 'gelsy' (the same solution;
     for tensors only solution and rank are filled, as torch does);
-    'gels' (QR + triangular solve) raises NotImplementedError: not yet
-    available, it needs the batched TRSV. check_finite: raise
+    'gels' (Householder QR or LQ and a triangular solve, one batched
+    bsvd gels call: A of full rank only -- a matrix whose triangular factor
+    has an exact zero pivot raises numpy.linalg.LinAlgError; nearly rank
+    deficient A give what the tiny pivot implies, as LAPACK's gels; rank
+    and singular values are empty arrays, as torch's gels; not
+    differentiable, not traceable by JAX). check_finite: raise
     bsvd.NonFiniteError (a ValueError) naming A or B when either holds NaN
     or Inf (waits for device arrays). options: bsvd.svd's keywords (tol,
     max_sweeps, backend, warn, check, ...).
@@ -328,6 +327,9 @@ def lstsq(A, B, rcond=None, *, driver=None, check_finite=False, **options):
     one_matrix = len(A.shape) == 2 and len(B.shape) <= 2
     if vector:
         B = B[..., None]
+    if driver == "gels":
+        X, res = _gels(ops, A, B, m, n, tuple(batch), name, options, where)
+        return _gels_result(ops, A, X, res, vector, wrap, name)
     k = min(m, n)
 
     U, S, Vh = _reduced_svd(A, options, where)
@@ -353,6 +355,105 @@ def lstsq(A, B, rcond=None, *, driver=None, check_finite=False, **options):
     if wrap is not None:
         X, res = wrap(X), wrap(res)
     return LstsqResult(X, res, rank, S)
+
+
+def _gels(ops, A, B, m, n, batch, name, options, where):
+    """driver='gels': x (..., n, k) and, when m > n, the residuals (..., k)
+    from one bsvd_<p>gels_strided_batched call (Householder QR or LQ and a
+    triangular solve, python/src/gels.cpp); raises LinAlgError naming the
+    matrices whose triangular factor has a zero pivot (rank deficient).
+
+    The library solves op(M) X = B with M column-major, by the QR of M
+    when M is tall (its fast path: a warp per column in each reflector's
+    GEMV): for m >= n, M = A (the C-contiguous (..., n, m) array A^T) with
+    op N; for m < n, M = A^H (the C-contiguous (..., m, n) array conj(A))
+    with op C, the minimum-norm problem. B goes in as its transpose
+    (..., k, max(m, n)), zero-padded: each right-hand side a contiguous
+    column of ldb = max(m, n) entries, the rows X needs."""
+    from . import _OPTION_DEFAULTS, _host, _prepared, _raise_status
+    from ._args import check_mode, device_option
+    from ._frameworks import jax_tracer_type
+    import sys
+    torch = ops.name == "torch"
+    if torch and (A.requires_grad or B.requires_grad) and ops.t.is_grad_enabled():
+        raise NotImplementedError(f"{where}: driver='gels' is not differentiable; use "
+                                  "driver='gelsd' (the default) or call it under torch.no_grad()")
+    if "jax" in sys.modules and any(isinstance(x, jax_tracer_type()) for x in (A, B)):
+        raise TypeError(f"{where}: driver='gels' cannot be traced (jax.jit, vmap, grad): it "
+                        "calls the library eagerly; use driver='gelsd' (the default)")
+    kw = dict(_OPTION_DEFAULTS)
+    kw.update(options)
+    kw["check"] = check_mode(kw["check"], False, where)
+    kw["devices"] = device_option(kw["devices"], where)
+    k, big = int(B.shape[-1]), max(m, n)
+    cplx = name.startswith("complex")
+    A = ops.broadcast_to(A, batch + (m, n))
+    Bt = ops.moveaxis(ops.broadcast_to(B, batch + (m, k)), -1, -2)
+    tall = m >= n
+    if torch:
+        t = ops.t
+        M = A.mT if tall else (t.conj_physical(A) if cplx else A)
+        pad = t.zeros(batch + (k, big - m), dtype=A.dtype, device=A.device)
+        M, Bp = M.contiguous(), t.cat([Bt, pad], -1).contiguous()
+    else:
+        xp = ops.xp
+        M = ops.moveaxis(A, -1, -2) if tall else (xp.conj(A) if cplx else A)
+        Bp = xp.concatenate([Bt, xp.zeros(batch + (k, big - m), dtype=name)], axis=-1)
+        if ops.name != "jax":  # (a JAX array's buffer is always C-contiguous)
+            M, Bp = xp.ascontiguousarray(M), xp.ascontiguousarray(Bp)
+    count = math.prod(batch)
+    if count > 2**31 - 1:
+        raise ValueError(f"{where}: a batch of {count} matrices is more than the library's int")
+    ad, M, _, device, opts = _prepared(M, kw, where)
+    Bp = ad.prepare(Bp)
+    Af = ad.empty(tuple(M.shape), name, device)
+    X = ad.empty(tuple(Bp.shape), name, device)
+    if count > 0:
+        dinfo = ad.empty((count,), "int32", device)
+        ad.sync_input(M)
+        ad.sync_input(Bp)
+        ex = ad.export
+        op, lm, ln = (_bsvd.OP_N, m, n) if tall else (_bsvd.OP_C, n, m)
+        st, msg = _bsvd.gels_strided(ex(M), ex(Bp), ex(Af), ex(X), op, lm, ln, k, max(big, 1),
+                                     ex(dinfo), count, opts)
+        _raise_status(st, msg, where)
+        info = _host(ad.finish(dinfo, (count,))).reshape(count)
+        bad = np.flatnonzero(info > 0)
+        if bad.size:
+            raise np.linalg.LinAlgError(
+                f"{where}: driver='gels' needs A of full rank, but {bad.size} of {count} "
+                f"matrices are rank deficient (the first, matrix {int(bad[0])} of the flattened "
+                f"batch, has a zero pivot at {int(info[bad[0]])}); driver='gelsd' (the default) "
+                "solves any rank")
+    X = ad.finish(X, tuple(Bp.shape))
+    Xs = ops.moveaxis(X[..., :n], -1, -2)
+    res = None
+    if m > n:
+        with np.errstate(invalid="ignore", over="ignore"):
+            res = ops.reduce_sum(ops.abs2(X[..., n:m]), -1)
+    return Xs, res
+
+
+def _gels_result(ops, A, X, res, vector, wrap, name):
+    """lstsq's results for driver='gels': x and the residuals (when m > n;
+    A has full rank, or _gels raised); no rank or singular values (empty),
+    as torch.linalg.lstsq's gels."""
+    rname = REAL_OF[name]
+    if vector:
+        X = X[..., 0]
+    if ops.name == "torch":
+        t = ops.t
+        empty_real = t.empty(0, dtype=getattr(t, rname), device=A.device)
+        fields = (X, res if res is not None else empty_real,
+                  t.empty(0, dtype=t.int64, device=A.device), empty_real)
+        cls = getattr(t.return_types, "linalg_lstsq", None)
+        return cls(fields) if cls is not None else _TorchLstsq(*fields)
+    if res is None:
+        res = ops.zeros((0,), rname, A)
+    rank = ops.zeros((0,), "int32", A)
+    if wrap is not None:
+        X, res = wrap(X), wrap(res)
+    return LstsqResult(X, res, rank, ops.zeros((0,), rname, A))
 
 
 def _residuals(ops, A, B, X, rank, m, n, one_matrix, rname):

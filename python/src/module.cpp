@@ -54,6 +54,7 @@ using namespace bsvdpy;
 void register_async(nb::module_ &mod); // async.cpp
 void register_hsvd(nb::module_ &mod); // hsvd.cpp
 void register_gesvdx(nb::module_ &mod); // gesvdx.cpp
+void register_gels(nb::module_ &mod); // gels.cpp
 #if defined(BSVD_WITH_JAX_FFI)
 void register_jax(nb::module_ &mod); // jax_ffi.cpp (jax's FFI headers found)
 #endif
@@ -413,6 +414,7 @@ NB_MODULE(_bsvd, mod) {
   register_async(mod);
   register_hsvd(mod);
   register_gesvdx(mod);
+  register_gels(mod);
 #if defined(BSVD_WITH_JAX_FFI)
   register_jax(mod);
 #endif

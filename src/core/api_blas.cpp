@@ -76,7 +76,7 @@ bsvd_status_t blas_backend(int where, const bsvd_options_t &o, Exec exec, int po
       set_error("opts->backend = cuda, but %s", no_cuda_reason());
       return BSVD_STATUS_BACKEND_UNAVAILABLE;
     }
-    set_error("opts->backend = cuda with host data: the cuda backend's gemv, gebrd, trsv and "
+    set_error("opts->backend = cuda with host data: the cuda backend's gemv, gebrd, trsv, gels and "
               "gesvdx take device memory (host data runs on the cpu backend: BSVD_BACKEND_AUTO "
               "or _CPU)");
     return BSVD_STATUS_NOT_SUPPORTED;

@@ -94,6 +94,9 @@ template <class T> bsvd_status_t cuda_gesvdx(const GesvdxBatch<T> &b, void *stre
 // Batched TRSV, the same split (src/cpu/blas.cpp, src/cuda/bidiag/trsv.cu).
 template <class T> bsvd_status_t cpu_trsv(const TrsvBatch<T> &b, int threads);
 template <class T> bsvd_status_t cuda_trsv(const TrsvBatch<T> &b, void *stream, Exec exec);
+// Batched GELS, the same split (src/cpu/blas.cpp, src/cuda/bidiag/gels.cu).
+template <class T> bsvd_status_t cpu_gels(const GelsBatch<T> &b, int threads);
+template <class T> bsvd_status_t cuda_gels(const GelsBatch<T> &b, void *stream, Exec exec);
 
 // Where one pointer lives: 1 device (or managed) memory, 0 host, -2 null.
 // Host-only builds (and no visible GPU): 0 for every non-null pointer.

@@ -63,4 +63,17 @@ template <class T> struct TrsvBatch {
   BSVD_HD int order(int b) const { return dims.cols(b); }
 };
 
+// op(A_b) X_b = B_b by xGELS (bsvd.h, gels): A_b m x n overwritten by its
+// QR / LQ factors, B_b (ldb x nrhs) by X_b; nrhs uniform or per matrix.
+template <class T> struct GelsBatch {
+  int trans = BSVD_OP_N; // bsvd_op_t (T is C)
+  int count = 0;
+  Dims dims; // A's m x n
+  int nrhs = 0;
+  const int *nrhsv = nullptr; // per-matrix right-hand sides (vbatched)
+  Operand<T *> A, B;
+  int *info = nullptr;
+  BSVD_HD int rhs(int b) const { return nrhsv ? nrhsv[b] : nrhs; }
+};
+
 } // namespace bsvd::detail

@@ -1,7 +1,7 @@
-// The cpu backend of batched GEMV, GEBRD, TRSV and GESVDX (backends.hpp; bsvd.h,
-// "Batched BLAS ..."): std::thread workers over the batch, each product,
-// reduction or solve by the device API's code on serial_team (blas.cuh,
-// gebrd.cuh, trsv.cuh).
+// The cpu backend of batched GEMV, GEBRD, TRSV, GELS and GESVDX (backends.hpp;
+// bsvd.h, "Batched BLAS ..."): std::thread workers over the batch, each
+// product, reduction or solve by the device API's code on serial_team
+// (blas.cuh, gebrd.cuh, trsv.cuh, gels.cuh).
 //
 // Why the device headers and not the BLAS / LAPACK the library may link:
 // (1) they are the CPU twin of the cuda kernels -- the same operations in
@@ -14,6 +14,7 @@
 // times, dgebrd more, by its GEMM-rich blocked form); routing those to
 // LAPACK is the cpu side of the later blocked step (issue 50).
 #include "../core/backends.hpp"
+#include "../core/gels_one.hpp"
 #include "../core/gesvdx_one.hpp"
 #include "../plan/bidiag.hpp"
 
@@ -93,6 +94,26 @@ template <class T> bsvd_status_t cpu_trsv(const TrsvBatch<T> &b, int threads) {
   return BSVD_STATUS_SUCCESS;
 }
 
+// Each worker has gels's work for the largest matrix; info: gels_one's.
+template <class T> bsvd_status_t cpu_gels(const GelsBatch<T> &b, int threads) {
+  double work = 0;
+  long wmax = 1;
+  for (int i = 0; i < b.count; ++i) {
+    const double m = b.dims.rows(i), n = b.dims.cols(i), k = std::min(m, n);
+    work += 2 * m * n * k + 4 * std::max(m, n) * k * b.rhs(i);
+    wmax = std::max(wmax, bsvd::device::gels_work(b.dims.rows(i), b.dims.cols(i), b.rhs(i)));
+  }
+  using W = typename bsvd::device::detail::traits<T>::W; // (the device API's complex)
+  std::vector<std::vector<T>> scratch(size_t(std::max(1, std::min(threads, b.count))));
+  for_each_matrix(b.count, int(scratch.size()), work, [&](int i, int w) {
+    std::vector<T> &ws = scratch[size_t(w)];
+    if (ws.empty()) ws.resize(size_t(wmax));
+    b.info[i] = gels_one(b, i, reinterpret_cast<W *>(ws.data()), static_cast<W *>(nullptr),
+                         bsvd::device::serial_team{});
+  });
+  return BSVD_STATUS_SUCCESS;
+}
+
 // Each worker has a work vector for the largest matrix (gebd2's max(m, n)
 // entries); info: BSVD_INFO_NONFINITE where d or e holds NaN or Inf.
 template <class T> bsvd_status_t cpu_gebrd(const GebrdBatch<T> &b, int threads) {
@@ -166,7 +187,8 @@ template <class T> bsvd_status_t cpu_gesvdx(const GesvdxBatch<T> &b, int threads
   template bsvd_status_t cpu_gesvdx<T>(const GesvdxBatch<T> &, int);                               \
   template bsvd_status_t cpu_gemv<T>(const GemvBatch<T> &, int);                                   \
   template bsvd_status_t cpu_gebrd<T>(const GebrdBatch<T> &, int);                                 \
-  template bsvd_status_t cpu_trsv<T>(const TrsvBatch<T> &, int);
+  template bsvd_status_t cpu_trsv<T>(const TrsvBatch<T> &, int);                                   \
+  template bsvd_status_t cpu_gels<T>(const GelsBatch<T> &, int);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

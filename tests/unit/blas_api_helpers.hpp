@@ -74,6 +74,16 @@ template <class T> struct Api;
     template <class... A> static bsvd_status_t trsv_vbatched(bool async, A... a) {                 \
       return async ? bsvd_##p##trsv_vbatched_async(a...) : bsvd_##p##trsv_vbatched(a...);          \
     }                                                                                              \
+    template <class... A> static bsvd_status_t gels_strided(bool async, A... a) {                  \
+      return async ? bsvd_##p##gels_strided_batched_async(a...)                                    \
+                   : bsvd_##p##gels_strided_batched(a...);                                         \
+    }                                                                                              \
+    template <class... A> static bsvd_status_t gels_batched(bool async, A... a) {                  \
+      return async ? bsvd_##p##gels_batched_async(a...) : bsvd_##p##gels_batched(a...);            \
+    }                                                                                              \
+    template <class... A> static bsvd_status_t gels_vbatched(bool async, A... a) {                 \
+      return async ? bsvd_##p##gels_vbatched_async(a...) : bsvd_##p##gels_vbatched(a...);          \
+    }                                                                                              \
     template <class... A> static bsvd_status_t gebrd_strided(bool async, A... a) {                 \
       return async ? bsvd_##p##gebrd_strided_batched_async(a...)                                   \
                    : bsvd_##p##gebrd_strided_batched(a...);                                        \
