@@ -128,6 +128,41 @@ bsvd_status_t gesvdx_strided_batched_async(Job job, bsvd_range_t range, int m, i
                                            int64_t strideV, int *info, int batch,
                                            const bsvd_options_t &opts = default_options());
 
+// Batched triangular solve, x_b := op(A_b)^{-1} x_b (bsvd/blas.h, "Batched
+// BLAS: TRSV"): info[b] = 0, or the first zero of a non-unit diagonal.
+template <class T>
+bsvd_status_t trsv_strided_batched(bsvd_uplo_t uplo, bsvd_op_t trans, bsvd_diag_t diag, int n,
+                                   const T *A, int lda, int64_t strideA, T *x, int incx,
+                                   int64_t stridex, int *info, int batch,
+                                   const bsvd_options_t &opts = default_options());
+template <class T> bsvd_status_t trsv_vbatched(bsvd_uplo_t uplo, bsvd_op_t trans, bsvd_diag_t diag,
+                                               const int *n, const T *const *A_array,
+                                               const int *lda, T *const *x_array, const int *incx,
+                                               int *info, int batch,
+                                               const bsvd_options_t &opts = default_options());
+template <class T>
+bsvd_status_t trsv_strided_batched_async(bsvd_uplo_t uplo, bsvd_op_t trans, bsvd_diag_t diag, int n,
+                                         const T *A, int lda, int64_t strideA, T *x, int incx,
+                                         int64_t stridex, int *info, int batch,
+                                         const bsvd_options_t &opts = default_options());
+
+// Batched least squares / minimum norm for full-rank A_b by QR or LQ
+// (bsvd/blas.h, "Batched LAPACK: GELS"): B_b (ldb >= max(1, m, n)) holds
+// X_b on return; info[b] = 0, the factor's first zero pivot (B_b as it
+// came), or BSVD_INFO_NONFINITE.
+template <class T>
+bsvd_status_t gels_strided_batched(bsvd_op_t trans, int m, int n, int nrhs, T *A, int lda,
+                                   int64_t strideA, T *B, int ldb, int64_t strideB, int *info,
+                                   int batch, const bsvd_options_t &opts = default_options());
+template <class T>
+bsvd_status_t gels_vbatched(bsvd_op_t trans, const int *m, const int *n, const int *nrhs,
+                            T *const *A_array, const int *lda, T *const *B_array, const int *ldb,
+                            int *info, int batch, const bsvd_options_t &opts = default_options());
+template <class T>
+bsvd_status_t gels_strided_batched_async(bsvd_op_t trans, int m, int n, int nrhs, T *A, int lda,
+                                         int64_t strideA, T *B, int ldb, int64_t strideB, int *info,
+                                         int batch, const bsvd_options_t &opts = default_options());
+
 // Owned results of bsvd::svd for a uniform batch, k = min(m, n):
 // S[b*k + i]; U[b*m*k + i + j*m] (m x k); V[b*n*k + i + j*n] (n x k).
 template <class T> struct Result {

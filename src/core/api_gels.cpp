@@ -7,6 +7,7 @@
 #include "backends.hpp"
 
 #include <bsvd/bsvd.h>
+#include <bsvd/svd.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -193,3 +194,47 @@ BSVD_DEFINE_GELS(z, bsvd_cdouble, _async, Exec::kAsync)
 #undef BSVD_DEFINE_GELS
 
 } // extern "C"
+
+namespace bsvd {
+
+template <class T> bsvd_status_t gels_strided_batched(bsvd_op_t trans, int m, int n, int nrhs, T *A,
+                                                      int lda, int64_t strideA, T *B, int ldb,
+                                                      int64_t strideB, int *info, int batch,
+                                                      const bsvd_options_t &opts) {
+  return detail::gels_strided(int(trans), m, n, nrhs, A, lda, strideA, B, ldb, strideB, info, batch,
+                              &opts, detail::Exec::kBlocking);
+}
+
+template <class T> bsvd_status_t gels_vbatched(bsvd_op_t trans, const int *m, const int *n,
+                                               const int *nrhs, T *const *A_array, const int *lda,
+                                               T *const *B_array, const int *ldb, int *info,
+                                               int batch, const bsvd_options_t &opts) {
+  return detail::gels_arrays(int(trans), 0, 0, 0, m, n, nrhs, A_array, 0, lda, B_array, 0, ldb,
+                             info, batch, &opts, true, detail::Exec::kBlocking);
+}
+
+template <class T> bsvd_status_t gels_strided_batched_async(bsvd_op_t trans, int m, int n, int nrhs,
+                                                            T *A, int lda, int64_t strideA, T *B,
+                                                            int ldb, int64_t strideB, int *info,
+                                                            int batch, const bsvd_options_t &opts) {
+  return detail::gels_strided(int(trans), m, n, nrhs, A, lda, strideA, B, ldb, strideB, info, batch,
+                              &opts, detail::Exec::kAsync);
+}
+
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t gels_strided_batched<T>(bsvd_op_t, int, int, int, T *, int, int64_t, T *, \
+                                                 int, int64_t, int *, int,                         \
+                                                 const bsvd_options_t &);                          \
+  template bsvd_status_t gels_vbatched<T>(bsvd_op_t, const int *, const int *, const int *,        \
+                                          T *const *, const int *, T *const *, const int *, int *, \
+                                          int, const bsvd_options_t &);                            \
+  template bsvd_status_t gels_strided_batched_async<T>(bsvd_op_t, int, int, int, T *, int,         \
+                                                       int64_t, T *, int, int64_t, int *, int,     \
+                                                       const bsvd_options_t &);
+BSVD_INSTANTIATE(float)
+BSVD_INSTANTIATE(double)
+BSVD_INSTANTIATE(std::complex<float>)
+BSVD_INSTANTIATE(std::complex<double>)
+#undef BSVD_INSTANTIATE
+
+} // namespace bsvd

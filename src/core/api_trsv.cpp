@@ -7,6 +7,7 @@
 #include "backends.hpp"
 
 #include <bsvd/bsvd.h>
+#include <bsvd/svd.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -175,3 +176,49 @@ BSVD_DEFINE_TRSV(z, bsvd_cdouble, _async, Exec::kAsync)
 #undef BSVD_DEFINE_TRSV
 
 } // extern "C"
+
+namespace bsvd {
+
+template <class T> bsvd_status_t trsv_strided_batched(bsvd_uplo_t uplo, bsvd_op_t trans,
+                                                      bsvd_diag_t diag, int n, const T *A, int lda,
+                                                      int64_t strideA, T *x, int incx,
+                                                      int64_t stridex, int *info, int batch,
+                                                      const bsvd_options_t &opts) {
+  return detail::trsv_strided(int(uplo), int(trans), int(diag), n, A, lda, strideA, x, incx,
+                              stridex, info, batch, &opts, detail::Exec::kBlocking);
+}
+
+template <class T> bsvd_status_t trsv_vbatched(bsvd_uplo_t uplo, bsvd_op_t trans, bsvd_diag_t diag,
+                                               const int *n, const T *const *A_array,
+                                               const int *lda, T *const *x_array, const int *incx,
+                                               int *info, int batch, const bsvd_options_t &opts) {
+  return detail::trsv_arrays(int(uplo), int(trans), int(diag), 0, n, A_array, 0, lda, x_array, 0,
+                             incx, info, batch, &opts, true, detail::Exec::kBlocking);
+}
+
+template <class T> bsvd_status_t trsv_strided_batched_async(bsvd_uplo_t uplo, bsvd_op_t trans,
+                                                            bsvd_diag_t diag, int n, const T *A,
+                                                            int lda, int64_t strideA, T *x,
+                                                            int incx, int64_t stridex, int *info,
+                                                            int batch, const bsvd_options_t &opts) {
+  return detail::trsv_strided(int(uplo), int(trans), int(diag), n, A, lda, strideA, x, incx,
+                              stridex, info, batch, &opts, detail::Exec::kAsync);
+}
+
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t trsv_strided_batched<T>(bsvd_uplo_t, bsvd_op_t, bsvd_diag_t, int,         \
+                                                 const T *, int, int64_t, T *, int, int64_t,       \
+                                                 int *, int, const bsvd_options_t &);              \
+  template bsvd_status_t trsv_vbatched<T>(bsvd_uplo_t, bsvd_op_t, bsvd_diag_t, const int *,        \
+                                          const T *const *, const int *, T *const *, const int *,  \
+                                          int *, int, const bsvd_options_t &);                     \
+  template bsvd_status_t trsv_strided_batched_async<T>(bsvd_uplo_t, bsvd_op_t, bsvd_diag_t, int,   \
+                                                       const T *, int, int64_t, T *, int, int64_t, \
+                                                       int *, int, const bsvd_options_t &);
+BSVD_INSTANTIATE(float)
+BSVD_INSTANTIATE(double)
+BSVD_INSTANTIATE(std::complex<float>)
+BSVD_INSTANTIATE(std::complex<double>)
+#undef BSVD_INSTANTIATE
+
+} // namespace bsvd

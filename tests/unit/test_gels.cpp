@@ -11,6 +11,7 @@
 #include "blas_api_helpers.hpp"
 
 #include <bsvd/bsvd.h>
+#include <bsvd/svd.hpp>
 
 #include <gtest/gtest.h>
 
@@ -231,6 +232,49 @@ TYPED_TEST(Gels, BadArgumentsNamePositions) {
                                                cp(B.data()), 4, 4, info, 2, &oa);
   EXPECT_TRUE(s == -8 || s == BSVD_STATUS_BACKEND_UNAVAILABLE) << s << " " << bsvd_last_error();
   EXPECT_TRUE(std::equal(B.begin(), B.end(), B0.begin()));
+}
+
+// The C++ forms (bsvd/svd.hpp) of GELS and TRSV give the C forms' bits.
+TYPED_TEST(Gels, CppFormsMatchTheC) {
+  using T = TypeParam;
+  const bsvd_options_t o = cpu_opts();
+  std::mt19937_64 g(107);
+  const int m = 20, n = 9, k = 2, count = 3;
+  const std::vector<T> A0 = systems<T>(count, m, n, m, g), B0 = rhs<T>(size_t(m) * k * count, g);
+  std::vector<T> Ac = A0, Bc = B0, Ap = A0, Bp = B0;
+  std::vector<int> ic(count), ip(count);
+  ASSERT_EQ(Api<T>::gels_strided(false, BSVD_OP_N, m, n, k, cp(Ac.data()), m, int64_t(m) * n,
+                                 cp(Bc.data()), m, int64_t(m) * k, ic.data(), count, &o),
+            0);
+  ASSERT_EQ(bsvd::gels_strided_batched<T>(BSVD_OP_N, m, n, k, Ap.data(), m, int64_t(m) * n,
+                                          Bp.data(), m, int64_t(m) * k, ip.data(), count, o),
+            0);
+  EXPECT_TRUE(bidiag_test::same_bits(Bc, Bp));
+  EXPECT_EQ(ic, ip);
+  std::vector<int> ms(count, m), ns(count, n), ks(count, k), lds(count, m);
+  std::vector<T *> pa, pb;
+  std::vector<T> Av = A0, Bv = B0;
+  for (int b = 0; b < count; ++b)
+    pa.push_back(Av.data() + size_t(b) * m * n), pb.push_back(Bv.data() + size_t(b) * m * k);
+  ASSERT_EQ(bsvd::gels_vbatched<T>(BSVD_OP_N, ms.data(), ns.data(), ks.data(), pa.data(),
+                                   lds.data(), pb.data(), lds.data(), ip.data(), count, o),
+            0);
+  EXPECT_TRUE(bidiag_test::same_bits(Bc, Bv));
+  // TRSV with the R factors left in Ac (upper, n x n, lda m).
+  std::vector<T> xc = rhs<T>(size_t(n) * count, g), xp = xc;
+  ASSERT_EQ(Api<T>::trsv_strided(false, BSVD_UPLO_U, BSVD_OP_C, BSVD_DIAG_N, n, cp(Ac.data()), m,
+                                 int64_t(m) * n, cp(xc.data()), 1, n, ic.data(), count, &o),
+            0);
+  ASSERT_EQ(bsvd::trsv_strided_batched<T>(BSVD_UPLO_U, BSVD_OP_C, BSVD_DIAG_N, n, Ac.data(), m,
+                                          int64_t(m) * n, xp.data(), 1, n, ip.data(), count, o),
+            0);
+  EXPECT_TRUE(bidiag_test::same_bits(xc, xp));
+  EXPECT_EQ(ic, std::vector<int>(count, 0));
+  // The _async forms take device memory: host data is refused.
+  bsvd_options_t oa = bsvd::default_options();
+  EXPECT_NE(bsvd::gels_strided_batched_async<T>(BSVD_OP_N, m, n, k, Ap.data(), m, int64_t(m) * n,
+                                                Bp.data(), m, int64_t(m) * k, ip.data(), count, oa),
+            0);
 }
 
 } // namespace
