@@ -369,6 +369,48 @@ BSVD_DECLARE_GELS(c, bsvd_cfloat, _async)
 BSVD_DECLARE_GELS(z, bsvd_cdouble, _async)
 #undef BSVD_DECLARE_GELS
 
+/* bsvd_<p>gelsd_<form>: for each b of the batch, LAPACK xGELSD's solution:
+ * the minimum-norm X_b minimizing ||B_b - A_b X_b|| for A_b (m x n) of any
+ * rank, from A_b's SVD (bsvd's one-sided Jacobi, at its accuracy):
+ *   X_b = V diag(1 / s_i for s_i > rcond s_1, else 0) U^H B_b,
+ * the rank r_b the count of s_i > rcond s_1; rcond < 0 means machine
+ * precision (LAPACK's convention). A_b is only read. B_b (ldb x nrhs,
+ * ldb >= max(1, m, n)): m rows of right-hand sides in, X_b in rows
+ * 0 .. n-1 out (the rows after them are left as they are; unlike xGELSD
+ * they do not hold the residual's components). S_b: the min(m, n)
+ * singular values, descending. rank[b] = r_b. info[b]:
+ *   0, solved; > 0, the SVD's sweeps did not converge (bsvd.h, info) --
+ *     X_b, S_b and rank[b] are then those of the unconverged SVD;
+ *   BSVD_INFO_NONFINITE: A_b holds Inf or NaN: S_b is NaN, rank[b] = 0
+ *     and X_b NaN.
+ * Arguments, in order (the positions of -i):
+ *   strided_batched: m, n, nrhs, A, lda, strideA, B, ldb, strideB, S,
+ *     strideS, rcond, rank, info, batch, opts.
+ *   m, n, nrhs >= 0; lda >= max(1, m); ldb >= max(1, m, n); strideA >=
+ *   lda n (A is read: 0 applies one A to every B), strideB >= ldb nrhs,
+ *   strideS >= min(m, n) when batch > 1; rcond not NaN; pointers non-NULL
+ *   where a matrix needs them; rank and info non-NULL when batch > 0.
+ * The SVD runs as bsvd_<p>gesvj_strided_batched with opts (its options,
+ * stream, backend rules, and for _async its stream-ordered contract);
+ * U and V live in a scratch of (m + n) min(m, n) entries per matrix in the
+ * data's memory space (stream-ordered on the cuda backend); the solve is
+ * one thread block per matrix there. The pointer-array and
+ * variable-size forms are not offered yet. */
+#define BSVD_DECLARE_GELSD(p, T, R, suffix)                                                        \
+  bsvd_status_t bsvd_##p##gelsd_strided_batched##suffix(                                           \
+      int m, int n, int nrhs, const T *A, int lda, int64_t strideA, T *B, int ldb,                 \
+      int64_t strideB, R *S, int64_t strideS, R rcond, int *rank, int *info, int batch,            \
+      const bsvd_options_t *opts);
+BSVD_DECLARE_GELSD(s, float, float, )
+BSVD_DECLARE_GELSD(d, double, double, )
+BSVD_DECLARE_GELSD(c, bsvd_cfloat, float, )
+BSVD_DECLARE_GELSD(z, bsvd_cdouble, double, )
+BSVD_DECLARE_GELSD(s, float, float, _async)
+BSVD_DECLARE_GELSD(d, double, double, _async)
+BSVD_DECLARE_GELSD(c, bsvd_cfloat, float, _async)
+BSVD_DECLARE_GELSD(z, bsvd_cdouble, double, _async)
+#undef BSVD_DECLARE_GELSD
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -97,6 +97,13 @@ template <class T> bsvd_status_t cuda_trsv(const TrsvBatch<T> &b, void *stream, 
 // Batched GELS, the same split (src/cpu/blas.cpp, src/cuda/bidiag/gels.cu).
 template <class T> bsvd_status_t cpu_gels(const GelsBatch<T> &b, int threads);
 template <class T> bsvd_status_t cuda_gels(const GelsBatch<T> &b, void *stream, Exec exec);
+// GELSD's solve step after the SVD, the same split (src/cpu/blas.cpp,
+// src/cuda/bidiag/gels.cu), and the cuda backend's stream-ordered scratch
+// for the SVD's U and V (cudaMallocAsync / cudaFreeAsync on stream).
+template <class T> bsvd_status_t cpu_gelsd_apply(const GelsdBatch<T> &b, int threads);
+template <class T> bsvd_status_t cuda_gelsd_apply(const GelsdBatch<T> &b, void *stream, Exec exec);
+bsvd_status_t cuda_scratch_alloc(void **p, size_t bytes, void *stream);
+bsvd_status_t cuda_scratch_free(void *p, void *stream);
 
 // Where one pointer lives: 1 device (or managed) memory, 0 host, -2 null.
 // Host-only builds (and no visible GPU): 0 for every non-null pointer.

@@ -76,4 +76,20 @@ template <class T> struct GelsBatch {
   BSVD_HD int rhs(int b) const { return nrhsv ? nrhsv[b] : nrhs; }
 };
 
+// X_b = V diag(1/s_i, s_i > rcond s_1) U^H B_b from the SVD of A_b already
+// in S, U (m x k, ldu m) and V (n x k, ldv n): xGELSD's solve step. info:
+// the SVD's, read (NONFINITE: X_b NaN, rank 0); rank written.
+template <class T> struct GelsdBatch {
+  using R = real_of_t<T>;
+  int count = 0;
+  Dims dims;
+  int nrhs = 0;
+  R rcond = R(0);
+  Operand<const T *> U, V;
+  Operand<const R *> S;
+  Operand<T *> B;
+  const int *info = nullptr;
+  int *rank = nullptr;
+};
+
 } // namespace bsvd::detail

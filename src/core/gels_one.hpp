@@ -1,4 +1,4 @@
-// One matrix of a gels batch (bsvd.h), as both backends run it
+// One matrix of a gels or gelsd batch (bsvd.h), as both backends run it
 // (src/cpu/blas.cpp on serial_team, src/cuda/bidiag/gels.cu on a block
 // team): the device API's gels, then the factor's diagonal checked for Inf
 // and NaN -- the one place a non-finite A shows (every reflector mixes
@@ -30,6 +30,30 @@ BSVD_HD int gels_one(const GelsBatch<T> &b, int i, W *work, W *stage, const Team
   for (int j = team.rank(); j < k; j += team.size())
     if (!bsvd::device::detail::finite(A[j + long(j) * lda])) bad = R(1);
   return team.max(bad) > R(0) ? BSVD_INFO_NONFINITE : 0;
+}
+
+// Matrix i of a gelsd batch after its SVD (bsvd.h, gelsd): the cut
+// rcond s_1 (rcond < 0: the precision's epsilon), then svd_solve; a
+// non-finite matrix gets NaN in X's rows and rank 0. work: min(m, n)
+// entries. Returns the rank, the same on every member.
+template <class T, class W, class Team>
+BSVD_HD int gelsd_one(const GelsdBatch<T> &b, int i, W *work, const Team &team) {
+  using R = real_of_t<T>;
+  const int m = b.dims.rows(i), n = b.dims.cols(i), k = m < n ? m : n, nrhs = b.nrhs;
+  W *B = reinterpret_cast<W *>(b.B.ptr(i));
+  const int ldb = b.B.ldm(i);
+  if (b.info[i] == BSVD_INFO_NONFINITE) {
+    for (long e = team.rank(); e < long(n) * nrhs; e += team.size())
+      B[e % n + (e / n) * long(ldb)] = bsvd::device::detail::nan_of<W>();
+    team.sync();
+    return 0;
+  }
+  const R *S = b.S.ptr(i);
+  const R eps = sizeof(R) == sizeof(float) ? R(0x1p-23) : R(0x1p-52);
+  const R cut = (b.rcond < R(0) ? eps : b.rcond) * (k > 0 ? S[0] : R(0));
+  return bsvd::device::svd_solve(m, n, nrhs, reinterpret_cast<const W *>(b.U.ptr(i)), m > 1 ? m : 1,
+                                 S, reinterpret_cast<const W *>(b.V.ptr(i)), n > 1 ? n : 1, cut, B,
+                                 ldb, work, team);
 }
 
 } // namespace bsvd::detail

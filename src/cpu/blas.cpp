@@ -114,6 +114,25 @@ template <class T> bsvd_status_t cpu_gels(const GelsBatch<T> &b, int threads) {
   return BSVD_STATUS_SUCCESS;
 }
 
+// Each worker has min(m, n) entries of work for the largest matrix.
+template <class T> bsvd_status_t cpu_gelsd_apply(const GelsdBatch<T> &b, int threads) {
+  double work = 0;
+  int kmax = 1;
+  for (int i = 0; i < b.count; ++i) {
+    const int m = b.dims.rows(i), n = b.dims.cols(i);
+    work += 2.0 * (m + n) * std::min(m, n) * b.nrhs;
+    kmax = std::max(kmax, std::min(m, n));
+  }
+  using W = typename bsvd::device::detail::traits<T>::W;
+  std::vector<std::vector<T>> scratch(size_t(std::max(1, std::min(threads, b.count))));
+  for_each_matrix(b.count, int(scratch.size()), work, [&](int i, int w) {
+    std::vector<T> &ws = scratch[size_t(w)];
+    if (ws.empty()) ws.resize(size_t(kmax));
+    b.rank[i] = gelsd_one(b, i, reinterpret_cast<W *>(ws.data()), bsvd::device::serial_team{});
+  });
+  return BSVD_STATUS_SUCCESS;
+}
+
 // Each worker has a work vector for the largest matrix (gebd2's max(m, n)
 // entries); info: BSVD_INFO_NONFINITE where d or e holds NaN or Inf.
 template <class T> bsvd_status_t cpu_gebrd(const GebrdBatch<T> &b, int threads) {
@@ -188,7 +207,8 @@ template <class T> bsvd_status_t cpu_gesvdx(const GesvdxBatch<T> &b, int threads
   template bsvd_status_t cpu_gemv<T>(const GemvBatch<T> &, int);                                   \
   template bsvd_status_t cpu_gebrd<T>(const GebrdBatch<T> &, int);                                 \
   template bsvd_status_t cpu_trsv<T>(const TrsvBatch<T> &, int);                                   \
-  template bsvd_status_t cpu_gels<T>(const GelsBatch<T> &, int);
+  template bsvd_status_t cpu_gels<T>(const GelsBatch<T> &, int);                                   \
+  template bsvd_status_t cpu_gelsd_apply<T>(const GelsdBatch<T> &, int);
 BSVD_INSTANTIATE(float)
 BSVD_INSTANTIATE(double)
 BSVD_INSTANTIATE(std::complex<float>)

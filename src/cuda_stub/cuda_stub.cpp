@@ -58,6 +58,16 @@ template <class T> bsvd_status_t cuda_gels(const GelsBatch<T> &, void *, Exec) {
   set_error("the cuda backend is not built into this library (configured without CUDA)");
   return BSVD_STATUS_BACKEND_UNAVAILABLE;
 }
+template <class T> bsvd_status_t cuda_gelsd_apply(const GelsdBatch<T> &, void *, Exec) {
+  set_error("the cuda backend is not built into this library (configured without CUDA)");
+  return BSVD_STATUS_BACKEND_UNAVAILABLE;
+}
+
+bsvd_status_t cuda_scratch_alloc(void **, size_t, void *) {
+  set_error("the cuda backend is not built into this library (configured without CUDA)");
+  return BSVD_STATUS_BACKEND_UNAVAILABLE;
+}
+bsvd_status_t cuda_scratch_free(void *, void *) { return BSVD_STATUS_SUCCESS; }
 
 template <class T> bsvd_status_t cuda_gebrd(const GebrdBatch<T> &, void *, Exec) {
   set_error("the cuda backend is not built into this library (configured without CUDA)");
@@ -75,6 +85,7 @@ template <class T> bsvd_status_t cuda_gesvdx(const GesvdxBatch<T> &, void *, Exe
   template bsvd_status_t cuda_gebrd<T>(const GebrdBatch<T> &, void *, Exec);                       \
   template bsvd_status_t cuda_trsv<T>(const TrsvBatch<T> &, void *, Exec);                         \
   template bsvd_status_t cuda_gels<T>(const GelsBatch<T> &, void *, Exec);                         \
+  template bsvd_status_t cuda_gelsd_apply<T>(const GelsdBatch<T> &, void *, Exec);                 \
   template bsvd_status_t cuda_gesvj_distributed<T>(const std::vector<int> &, const Batch<T> &,     \
                                                    const Config &, const dist::Settings &, int *); \
   template bsvd_status_t cuda_gesvj_on<T>(int, const Batch<T> &, const Config &, void *, int *);   \

@@ -18,9 +18,11 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -29,6 +31,11 @@ using namespace blas_test;
 using blas_gpu::Dev;
 
 template <class T> class GpuGels : public ::testing::Test {};
+
+// Whether two arrays hold the same bits (NaN included).
+template <class T> bool same_bits(const std::vector<T> &a, const std::vector<T> &b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
 using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
 TYPED_TEST_SUITE(GpuGels, Types);
 
@@ -190,6 +197,62 @@ TYPED_TEST(GpuGels, MemoryRules) {
   EXPECT_EQ(Api<T>::gels_strided(false, BSVD_OP_N, 4, 2, 1, cp(A.data()), 4, 8, cp(B.data()), 4, 4,
                                  &info, 1, &o),
             BSVD_STATUS_NOT_SUPPORTED);
+}
+
+// gelsd with device data (the SVD on the cuda backend, then the solve
+// kernel), blocking and _async, against the cpu backend: the ranks, info,
+// and X and S to the SVDs' accuracy; a NaN matrix gets NaN X and rank 0.
+TYPED_TEST(GpuGels, GelsdMatchesCpu) {
+  SKIP_WITHOUT_GPU_BLAS();
+  using T = TypeParam;
+  using R = R_t<T>;
+  std::mt19937_64 g(7);
+  for (const auto &[m, n, k] :
+       {std::tuple{40, 12, 2}, std::tuple{12, 40, 1}, std::tuple{64, 64, 3}})
+    for (bool async : {false, true}) {
+      const int batch = 5, lda = m, ldb = std::max(m, n), kk = std::min(m, n);
+      std::vector<T> A = systems<T>(batch, m, n, lda, g), B(size_t(ldb) * k * batch);
+      for (T &v : B) v = random_value<T>(g);
+      for (int i = 0; i < m; ++i) // matrix 1: column 3 = column 0 (rank kk - 1)
+        A[size_t(lda) * n + i + 3 * size_t(lda)] = A[size_t(lda) * n + i];
+      A[size_t(4) * lda * n + 2] = T(std::numeric_limits<R>::quiet_NaN());
+      std::vector<T> Bc = B;
+      std::vector<R> Sc(size_t(kk) * batch);
+      std::vector<int> rc(batch), ic(batch);
+      const R rcond = R(-1);
+      bsvd_options_t o = options(BSVD_BACKEND_CPU);
+      ASSERT_EQ(Api<T>::gelsd_strided(false, m, n, k, cp(A.data()), lda, int64_t(lda) * n,
+                                      cp(Bc.data()), ldb, int64_t(ldb) * k, Sc.data(), kk, rcond,
+                                      rc.data(), ic.data(), batch, &o),
+                0);
+      Dev<T> dA(A), dB(B);
+      Dev<R> dS(std::vector<R>(Sc.size()));
+      Dev<int> dr(std::vector<int>(batch, -7)), di(std::vector<int>(batch, -7));
+      o.backend = BSVD_BACKEND_AUTO;
+      ASSERT_EQ(Api<T>::gelsd_strided(async, m, n, k, cp(dA.p), lda, int64_t(lda) * n, cp(dB.p),
+                                      ldb, int64_t(ldb) * k, dS.p, kk, rcond, dr.p, di.p, batch,
+                                      &o),
+                0)
+          << bsvd_last_error();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      EXPECT_EQ(dr.host(), rc);
+      EXPECT_EQ(di.host(), ic);
+      EXPECT_EQ(rc[1], kk - 1);
+      EXPECT_EQ(ic[4], BSVD_INFO_NONFINITE);
+      EXPECT_TRUE(same_bits(dA.host(), A)) << "A is only read";
+      double worst = 0;
+      // (the two SVDs agree to their accuracy, not bits: a looser bound)
+      const std::vector<T> Bg = dB.host();
+      for (int b = 0; b < batch; ++b) {
+        std::vector<T> got(Bg.begin() + size_t(b) * ldb * k, Bg.begin() + size_t(b + 1) * ldb * k),
+            want(Bc.begin() + size_t(b) * ldb * k, Bc.begin() + size_t(b + 1) * ldb * k);
+        for (int j = 0; j < k; ++j) // rows n .. ldb - 1 are not X's
+          for (int i = n; i < ldb; ++i) got[i + size_t(j) * ldb] = want[i + size_t(j) * ldb];
+        compare(got, want, 16 * ldb, worst, "gelsd X");
+      }
+      std::printf("[ gelsd ] %dx%d async %d: GPU vs cpu largest gap %.3g of the bound\n", m, n,
+                  int(async), worst);
+    }
 }
 
 } // namespace

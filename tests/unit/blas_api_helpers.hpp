@@ -84,6 +84,10 @@ template <class T> struct Api;
     template <class... A> static bsvd_status_t gels_vbatched(bool async, A... a) {                 \
       return async ? bsvd_##p##gels_vbatched_async(a...) : bsvd_##p##gels_vbatched(a...);          \
     }                                                                                              \
+    template <class... A> static bsvd_status_t gelsd_strided(bool async, A... a) {                 \
+      return async ? bsvd_##p##gelsd_strided_batched_async(a...)                                   \
+                   : bsvd_##p##gelsd_strided_batched(a...);                                        \
+    }                                                                                              \
     template <class... A> static bsvd_status_t gebrd_strided(bool async, A... a) {                 \
       return async ? bsvd_##p##gebrd_strided_batched_async(a...)                                   \
                    : bsvd_##p##gebrd_strided_batched(a...);                                        \

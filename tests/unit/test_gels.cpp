@@ -277,4 +277,119 @@ TYPED_TEST(Gels, CppFormsMatchTheC) {
             0);
 }
 
+// ---- gelsd ------------------------------------------------------------------
+
+int ref_gelsd(int m, int n, int k, float *A, int lda, float *B, int ldb, float *S, float rc,
+              int *rank) {
+  return LAPACKE_sgelsd(LAPACK_COL_MAJOR, m, n, k, A, lda, B, ldb, S, rc, rank);
+}
+int ref_gelsd(int m, int n, int k, double *A, int lda, double *B, int ldb, double *S, double rc,
+              int *rank) {
+  return LAPACKE_dgelsd(LAPACK_COL_MAJOR, m, n, k, A, lda, B, ldb, S, rc, rank);
+}
+int ref_gelsd(int m, int n, int k, std::complex<float> *A, int lda, std::complex<float> *B, int ldb,
+              float *S, float rc, int *rank) {
+  return LAPACKE_cgelsd(LAPACK_COL_MAJOR, m, n, k, A, lda, B, ldb, S, rc, rank);
+}
+int ref_gelsd(int m, int n, int k, std::complex<double> *A, int lda, std::complex<double> *B,
+              int ldb, double *S, double rc, int *rank) {
+  return LAPACKE_zgelsd(LAPACK_COL_MAJOR, m, n, k, A, lda, B, ldb, S, rc, rank);
+}
+
+// Rank-deficient matrices (rank r of min(m, n): a product of m x r and
+// r x n factors) next to full-rank, zero and NaN ones: LAPACK's xGELSD
+// minimum-norm solution, rank and singular values; A untouched.
+TYPED_TEST(Gels, GelsdMatchesLapackOnRankDeficientBatches) {
+  using T = TypeParam;
+  using R = R_t<T>;
+  const bsvd_options_t o = cpu_opts();
+  std::mt19937_64 g(109);
+  struct Shape {
+    int m, n, k, r;
+  };
+  for (const Shape s : {Shape{30, 12, 2, 5}, Shape{12, 30, 3, 7}, Shape{16, 16, 1, 16}}) {
+    const int count = 4, lda = s.m, ldb = std::max(s.m, s.n), kk = std::min(s.m, s.n);
+    std::vector<T> A(size_t(lda) * s.n * count);
+    for (int b = 0; b < count; ++b) {
+      std::vector<T> F = rhs<T>(size_t(s.m) * s.r, g), G = rhs<T>(size_t(s.r) * s.n, g);
+      for (int j = 0; j < s.n; ++j)
+        for (int i = 0; i < s.m; ++i) {
+          T acc = T(0);
+          for (int l = 0; l < s.r; ++l) acc += F[i + size_t(l) * s.m] * G[l + size_t(j) * s.r];
+          A[size_t(b) * lda * s.n + i + size_t(j) * lda] = acc;
+        }
+    }
+    std::fill(A.begin() + size_t(2) * lda * s.n, A.begin() + size_t(3) * lda * s.n, T(0));
+    A[size_t(3) * lda * s.n + 1] = T(std::numeric_limits<R>::quiet_NaN());
+    const std::vector<T> A0 = A, B0 = rhs<T>(size_t(ldb) * s.k * count, g);
+    std::vector<T> B = B0;
+    std::vector<R> S(size_t(kk) * count);
+    std::vector<int> rank(count, -7), info(count, -7);
+    const R rcond = R(1e3) * std::numeric_limits<R>::epsilon();
+    ASSERT_EQ(Api<T>::gelsd_strided(false, s.m, s.n, s.k, cp(A.data()), lda, int64_t(lda) * s.n,
+                                    cp(B.data()), ldb, int64_t(ldb) * s.k, S.data(), kk, rcond,
+                                    rank.data(), info.data(), count, &o),
+              0)
+        << bsvd_last_error();
+    EXPECT_TRUE(bidiag_test::same_bits(A, A0)) << "A is only read";
+    EXPECT_EQ(info, (std::vector<int>{0, 0, 0, BSVD_INFO_NONFINITE}));
+    EXPECT_EQ(rank, (std::vector<int>{s.r, s.r, 0, 0}));
+    for (int b = 0; b < 3; ++b) {
+      std::vector<T> Ar(A0.begin() + size_t(b) * lda * s.n, A0.begin() + size_t(b + 1) * lda * s.n);
+      std::vector<T> Br(B0.begin() + size_t(b) * ldb * s.k, B0.begin() + size_t(b + 1) * ldb * s.k);
+      std::vector<R> Sr(kk);
+      int rr = -1;
+      ASSERT_EQ(ref_gelsd(s.m, s.n, s.k, Ar.data(), lda, Br.data(), ldb, Sr.data(), rcond, &rr), 0);
+      EXPECT_EQ(rr, rank[b]) << "matrix " << b;
+      // X to a few hundred units of roundoff of the kept spectrum's
+      // condition (the factors' products are well conditioned on it).
+      EXPECT_LE(rel_diff(B.data() + size_t(b) * ldb * s.k, Br.data(), s.n, s.k, ldb),
+                2000 * ldb * unit_roundoff<T>())
+          << bidiag_test::prec_name<T>() << " " << s.m << "x" << s.n << " matrix " << b;
+      for (int i = 0; i < kk; ++i)
+        EXPECT_NEAR(double(S[size_t(b) * kk + i]), double(Sr[i]),
+                    64 * ldb * unit_roundoff<T>() * double(Sr[0]) + 1e-300);
+    }
+    for (int j = 0; j < s.k; ++j)
+      for (int i = 0; i < s.n; ++i)
+        EXPECT_TRUE(std::isnan(std::abs(B[size_t(3) * ldb * s.k + i + size_t(j) * ldb])));
+  }
+}
+
+TYPED_TEST(Gels, GelsdBadArgumentsNamePositions) {
+  using T = TypeParam;
+  using R = R_t<T>;
+  const bsvd_options_t o = cpu_opts();
+  std::vector<T> A(64, T(1)), B(64, T(2));
+  const std::vector<T> B0 = B;
+  std::vector<R> S(8);
+  int rank[2] = {7, 7}, info[2] = {7, 7};
+  auto call = [&](int m, int n, int k, int lda, int64_t sA, int ldb, int64_t sB, int64_t sS, R rc,
+                  int *rk, int *inf, int batch) {
+    return Api<T>::gelsd_strided(false, m, n, k, cp(A.data()), lda, sA, cp(B.data()), ldb, sB,
+                                 S.data(), sS, rc, rk, inf, batch, &o);
+  };
+  const R nan = std::numeric_limits<R>::quiet_NaN();
+  const struct {
+    bsvd_status_t got, want;
+    const char *word;
+  } cases[] = {{call(-1, 2, 1, 4, 8, 4, 4, 2, 0, rank, info, 2), -1, "m"},
+               {call(4, 2, -1, 4, 8, 4, 4, 2, 0, rank, info, 2), -3, "nrhs"},
+               {call(4, 2, 1, 3, 8, 4, 4, 2, 0, rank, info, 2), -5, "lda"},
+               {call(4, 2, 1, 4, 7, 4, 4, 2, 0, rank, info, 2), -6, "strideA"},
+               {call(2, 5, 1, 2, 10, 4, 5, 2, 0, rank, info, 2), -8, "ldb"},
+               {call(4, 2, 2, 4, 8, 4, 7, 2, 0, rank, info, 2), -9, "strideB"},
+               {call(4, 2, 1, 4, 8, 4, 4, 1, 0, rank, info, 2), -11, "strideS"},
+               {call(4, 2, 1, 4, 8, 4, 4, 2, nan, rank, info, 2), -12, "rcond"},
+               {call(4, 2, 1, 4, 8, 4, 4, 2, 0, nullptr, info, 2), -13, "rank"},
+               {call(4, 2, 1, 4, 8, 4, 4, 2, 0, rank, nullptr, 2), -14, "info"},
+               {call(4, 2, 1, 4, 8, 4, 4, 2, 0, rank, info, -1), -15, "batch"}};
+  for (const auto &c : cases) {
+    EXPECT_EQ(c.got, c.want) << c.word;
+  }
+  EXPECT_TRUE(std::equal(B.begin(), B.end(), B0.begin()));
+  EXPECT_EQ(rank[0], 7);
+  EXPECT_EQ(info[0], 7);
+}
+
 } // namespace

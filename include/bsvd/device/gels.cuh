@@ -196,4 +196,39 @@ BSVD_DEVICE_HD int gels(op trans, int m, int n, int nrhs, T *A, int lda, T *B, i
                         reinterpret_cast<W *>(trsv_stage), team);
 }
 
+// LAPACK xGELSD's solution from one matrix's reduced SVD A = U diag(S) V^H
+// (U m x k, V n x k, k = min(m, n), S descending):
+//   X = V diag(1 / s_i for s_i > cut, else 0) U^H B,
+// the minimum-norm least-squares solution for any rank. B (ldb >= max(1,
+// m, n), nrhs columns): in, m rows; out, X in rows 0 .. n-1 (the rows
+// after them are not written). work: k entries the whole team sees.
+// Returns the rank, the count of s_i > cut (the same on every member).
+// Each column: c = U^H b (a split GEMV), c_i scaled, x = V c (a GEMV).
+template <class T, class R, class Team = serial_team>
+BSVD_DEVICE_HD int svd_solve(int m, int n, int nrhs, const T *U, int ldu, const R *S, const T *V,
+                             int ldv, R cut, T *B, int ldb, T *work, const Team &team = {}) {
+  using W = typename detail::traits<T>::W;
+  static_assert(sizeof(W) == sizeof(T), "T must be layout-compatible with the working type");
+  const int k = m < n ? m : n;
+  int rank = 0;
+  while (rank < k && S[rank] > cut) ++rank; // (descending: the kept values come first)
+  if (k == 0) {
+    detail::zero_rows(0, n, nrhs, reinterpret_cast<W *>(B), ldb, team);
+    return 0;
+  }
+  const W one = detail::from_real<W>(R(1)), zero = detail::zero<W>();
+  const W *Uw = reinterpret_cast<const W *>(U), *Vw = reinterpret_cast<const W *>(V);
+  W *c = reinterpret_cast<W *>(work);
+  for (int j = 0; j < nrhs; ++j) {
+    W *b = reinterpret_cast<W *>(B) + long(j) * ldb;
+    detail::gemv_split_w(op::C, m, k, one, Uw, ldu, b, 1, zero, c, 1, detail::split_lanes(m), team);
+    for (int i = team.rank(); i < k; i += team.size())
+      c[i] =
+          i < rank ? detail::make_w<W>(detail::re_(c[i]) / S[i], detail::im_(c[i]) / S[i]) : zero;
+    team.sync();
+    detail::gemv_w(op::N, n, k, one, Vw, ldv, c, 1, zero, b, 1, team);
+  }
+  return rank;
+}
+
 } // namespace bsvd::device
