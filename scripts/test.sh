@@ -13,7 +13,12 @@ scripts/setup.sh
 # The house format (.clang-format): a file that differs fails the run.
 scripts/format.sh --check
 # The gpu-labelled tests run too: without a GPU they must skip cleanly.
-ctest --test-dir build --output-on-failure -j "$(nproc)"
+# One OpenBLAS thread per test: ctest already runs a test per core, and
+# OpenBLAS's own threads, waiting for cores other work holds, took the
+# LAPACK check (cli.check_cpu_lapack, 49 s alone) to 740 s on a loaded
+# two-core machine.
+OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} \
+  ctest --test-dir build --output-on-failure -j "$(nproc)"
 # The CUDA sources that differ between GPU architectures, compiled for the
 # release list (setup.sh built everything for sm_90 only): about 125 s of
 # CPU, 1-2 min on two cores.
