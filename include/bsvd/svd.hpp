@@ -163,6 +163,21 @@ bsvd_status_t gels_strided_batched_async(bsvd_op_t trans, int m, int n, int nrhs
                                          int64_t strideA, T *B, int ldb, int64_t strideB, int *info,
                                          int batch, const bsvd_options_t &opts = default_options());
 
+// Batched minimum-norm least squares for A_b of any rank from bsvd's SVD
+// (bsvd/blas.h, gelsd): X_b in B_b's first n rows, the singular values in
+// S, rank[b] the count above rcond s_1 (rcond < 0: machine precision).
+template <class T>
+bsvd_status_t gelsd_strided_batched(int m, int n, int nrhs, const T *A, int lda, int64_t strideA,
+                                    T *B, int ldb, int64_t strideB, real_t<T> *S, int64_t strideS,
+                                    real_t<T> rcond, int *rank, int *info, int batch,
+                                    const bsvd_options_t &opts = default_options());
+template <class T>
+bsvd_status_t gelsd_strided_batched_async(int m, int n, int nrhs, const T *A, int lda,
+                                          int64_t strideA, T *B, int ldb, int64_t strideB,
+                                          real_t<T> *S, int64_t strideS, real_t<T> rcond, int *rank,
+                                          int *info, int batch,
+                                          const bsvd_options_t &opts = default_options());
+
 // Owned results of bsvd::svd for a uniform batch, k = min(m, n):
 // S[b*k + i]; U[b*m*k + i + j*m] (m x k); V[b*n*k + i + j*n] (n x k).
 template <class T> struct Result {

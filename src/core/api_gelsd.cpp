@@ -161,3 +161,38 @@ BSVD_DEFINE_GELSD(z, bsvd_cdouble, double, _async, Exec::kAsync)
 #undef BSVD_DEFINE_GELSD
 
 } // extern "C"
+
+namespace bsvd {
+
+template <class T>
+bsvd_status_t gelsd_strided_batched(int m, int n, int nrhs, const T *A, int lda, int64_t strideA,
+                                    T *B, int ldb, int64_t strideB, real_t<T> *S, int64_t strideS,
+                                    real_t<T> rcond, int *rank, int *info, int batch,
+                                    const bsvd_options_t &opts) {
+  return detail::gelsd_strided(m, n, nrhs, A, lda, strideA, B, ldb, strideB, S, strideS, rcond,
+                               rank, info, batch, &opts, detail::Exec::kBlocking);
+}
+
+template <class T>
+bsvd_status_t gelsd_strided_batched_async(int m, int n, int nrhs, const T *A, int lda,
+                                          int64_t strideA, T *B, int ldb, int64_t strideB,
+                                          real_t<T> *S, int64_t strideS, real_t<T> rcond, int *rank,
+                                          int *info, int batch, const bsvd_options_t &opts) {
+  return detail::gelsd_strided(m, n, nrhs, A, lda, strideA, B, ldb, strideB, S, strideS, rcond,
+                               rank, info, batch, &opts, detail::Exec::kAsync);
+}
+
+#define BSVD_INSTANTIATE(T)                                                                        \
+  template bsvd_status_t gelsd_strided_batched<T>(int, int, int, const T *, int, int64_t, T *,     \
+                                                  int, int64_t, real_t<T> *, int64_t, real_t<T>,   \
+                                                  int *, int *, int, const bsvd_options_t &);      \
+  template bsvd_status_t gelsd_strided_batched_async<T>(                                           \
+      int, int, int, const T *, int, int64_t, T *, int, int64_t, real_t<T> *, int64_t, real_t<T>,  \
+      int *, int *, int, const bsvd_options_t &);
+BSVD_INSTANTIATE(float)
+BSVD_INSTANTIATE(double)
+BSVD_INSTANTIATE(std::complex<float>)
+BSVD_INSTANTIATE(std::complex<double>)
+#undef BSVD_INSTANTIATE
+
+} // namespace bsvd

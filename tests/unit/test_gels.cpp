@@ -353,6 +353,17 @@ TYPED_TEST(Gels, GelsdMatchesLapackOnRankDeficientBatches) {
     for (int j = 0; j < s.k; ++j)
       for (int i = 0; i < s.n; ++i)
         EXPECT_TRUE(std::isnan(std::abs(B[size_t(3) * ldb * s.k + i + size_t(j) * ldb])));
+    // The C++ form: the C form's bits.
+    std::vector<T> Bp = B0;
+    std::vector<R> Sp(S.size());
+    std::vector<int> rp(count), ip(count);
+    ASSERT_EQ(bsvd::gelsd_strided_batched<T>(s.m, s.n, s.k, A.data(), lda, int64_t(lda) * s.n,
+                                             Bp.data(), ldb, int64_t(ldb) * s.k, Sp.data(), kk,
+                                             rcond, rp.data(), ip.data(), count, o),
+              0);
+    EXPECT_TRUE(bidiag_test::same_bits(Bp, B));
+    EXPECT_TRUE(bidiag_test::same_bits(Sp, S));
+    EXPECT_EQ(rp, rank);
   }
 }
 
