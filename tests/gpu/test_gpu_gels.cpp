@@ -213,8 +213,12 @@ TYPED_TEST(GpuGels, GelsdMatchesCpu) {
       const int batch = 5, lda = m, ldb = std::max(m, n), kk = std::min(m, n);
       std::vector<T> A = systems<T>(batch, m, n, lda, g), B(size_t(ldb) * k * batch);
       for (T &v : B) v = random_value<T>(g);
-      for (int i = 0; i < m; ++i) // matrix 1: column 3 = column 0 (rank kk - 1)
-        A[size_t(lda) * n + i + 3 * size_t(lda)] = A[size_t(lda) * n + i];
+      // Matrix 1 of rank kk - 1: column 3 = column 0 (tall), row 3 = row 0 (wide).
+      T *A1 = A.data() + size_t(lda) * n;
+      if (m >= n)
+        for (int i = 0; i < m; ++i) A1[i + 3 * size_t(lda)] = A1[i];
+      else
+        for (int j = 0; j < n; ++j) A1[3 + size_t(j) * lda] = A1[size_t(j) * lda];
       A[size_t(4) * lda * n + 2] = T(std::numeric_limits<R>::quiet_NaN());
       std::vector<T> Bc = B;
       std::vector<R> Sc(size_t(kk) * batch);
