@@ -43,9 +43,7 @@ BSVD_HD int gelsd_one(const GelsdBatch<T> &b, int i, W *work, const Team &team) 
   W *B = reinterpret_cast<W *>(b.B.ptr(i));
   const int ldb = b.B.ldm(i);
   if (b.info[i] == BSVD_INFO_NONFINITE) {
-    for (long e = team.rank(); e < long(n) * nrhs; e += team.size())
-      B[e % n + (e / n) * long(ldb)] = bsvd::device::detail::nan_of<W>();
-    team.sync();
+    bsvd::device::detail::fill_rows(0, n, nrhs, bsvd::device::detail::nan_of<W>(), B, ldb, team);
     return 0;
   }
   const R *S = b.S.ptr(i);

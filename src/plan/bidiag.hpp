@@ -6,6 +6,8 @@
 // shared memory) is a later step and will replace these rules with tables.
 #pragma once
 
+#include <bsvd/device/blas.cuh>
+
 #include <cstddef>
 
 namespace bsvd::detail::plan {
@@ -22,12 +24,7 @@ int bidiag_threads(int len);
 // thread per column read 32 columns' lines at a time (MAGMA-BLAS §4.1) --
 // the next power of two for shorter ones. Both backends take it per matrix,
 // so a matrix's bits do not depend on the rest of its batch.
-constexpr int gemv_lanes(bool op_n, int m) {
-  int g = 1;
-  if (!op_n)
-    while (g < 32 && g < m) g *= 2;
-  return g;
-}
+constexpr int gemv_lanes(bool op_n, int m) { return op_n ? 1 : bsvd::device::split_lanes(m); }
 
 // GEBRD on chip: the bytes of dynamic shared memory one block needs to hold
 // an m x n matrix (leading dimension m rounded up to odd: the op C GEMV's

@@ -211,6 +211,15 @@ BSVD_DEVICE_HD typename traits<W>::R nrm2_w(int len, const W *x, int inc, const 
 
 } // namespace detail
 
+// The lanes an op T / C dot product of `rows` entries is split over: a
+// warp's 32 once there are 32 rows, else the next power of two (the rule
+// of the batched GEMV, plan::gemv_lanes, and of gels's reflectors).
+BSVD_DEVICE_HD constexpr int split_lanes(int rows) {
+  int g = 1;
+  while (g < 32 && g < rows) g *= 2;
+  return g;
+}
+
 // y = alpha op(A) x + beta y; op(A) is m x n (N), or A^T / A^H of the m x n
 // A (T, C): y has m entries for N, n for T and C. BLAS's edges (reference
 // xGEMV, which the public bsvd_<p>gemv_* promise): m = 0 or n = 0, or

@@ -149,6 +149,19 @@ template <class W, class Team> BSVD_DEVICE_HD void larf_left_w(int rows, int col
   gerc_w(rows, cols, neg_(tau), v, incv, work, 1, C, ldc, team);
 }
 
+// larf_left_w with w = C^H v's dot products split over a warp's lanes
+// (split_lanes(rows)): coalesced reads of C's columns, and a warp per column
+// where one thread per column would leave most of a block idle for the few
+// columns of a least-squares problem (gels.cuh). Other bits than
+// larf_left_w, the same on every team.
+template <class W, class Team> BSVD_DEVICE_HD void
+larf_left_split(int rows, int cols, const W *v, W tau, W *C, int ldc, W *work, const Team &team) {
+  if (is_zero(tau) || rows <= 0 || cols <= 0) return;
+  gemv_split_w(op::C, rows, cols, from_real<W>(1), C, ldc, v, 1, zero<W>(), work, 1,
+               split_lanes(rows), team);
+  gerc_w(rows, cols, neg_(tau), v, 1, work, 1, C, ldc, team);
+}
+
 // C (rows x cols) = C G with G = I - tau u u^H, i.e. C -= tau (C u) u^H;
 // u (cols entries, stride incu) has its unit entry stored. work: rows.
 template <class W, class Team> BSVD_DEVICE_HD void larf_right_w(int rows, int cols, const W *u,

@@ -44,7 +44,7 @@
 // The team's members must all call it; it syncs before it returns.
 #pragma once
 
-#include "gebrd.cuh"
+#include "ormbr.cuh"
 #include "trsv.cuh"
 
 namespace bsvd::device {
@@ -57,28 +57,6 @@ BSVD_DEVICE_HD constexpr long gels_work(int m, int n, int nrhs) {
 }
 
 namespace detail {
-
-// Lanes of a split dot product of len entries (blas.cuh's gemv_split_w):
-// a warp's 32 once there are 32, else the next power of two.
-BSVD_DEVICE_HD int split_lanes(int len) {
-  int g = 1;
-  while (g < 32 && g < len) g *= 2;
-  return g;
-}
-
-// C (rows x cols) = H C with H = I - tau v v^H (xLARF 'Left'; H^H by
-// conj(tau)): w = C^H v with each column's dot product split over a
-// warp's lanes -- coalesced reads of C's columns, and a warp per column
-// where one thread per column would leave most of a block idle for the
-// few columns of a least-squares problem -- then C -= tau v w^H.
-template <class W, class Team> BSVD_DEVICE_HD void
-larf_left_split(int rows, int cols, const W *v, W tau, W *C, int ldc, W *work, const Team &team) {
-  using R = typename traits<W>::R;
-  if (is_zero(tau) || rows <= 0 || cols <= 0) return;
-  gemv_split_w(op::C, rows, cols, from_real<W>(R(1)), C, ldc, v, 1, zero<W>(), work, 1,
-               split_lanes(rows), team);
-  gerc_w(rows, cols, neg_(tau), v, 1, work, 1, C, ldc, team);
-}
 
 // QR's step i (xGEQR2): the reflector of column i below the diagonal, then
 // its H^H applied to the columns after i; leaves beta in A(i, i).
@@ -96,29 +74,12 @@ template <class W, class Team> BSVD_DEVICE_HD void qr_step(int m, int n, W *A, i
   put(a, from_real<W>(beta), team);
 }
 
-// B (rows x nrhs) = H B or H^H B for the reflector H = I - tau v v^H whose
-// tail is stored in A at src (len - 1 entries at stride inc) with its unit
-// entry implied; conj_src: v is the conjugate of what is stored (xGELQF's
-// rows). v is copied to vbuf first, so A is only read. (ormbr.cuh's
-// apply_reflector with the split GEMV.)
+// Rows [r0, r1) of B's nrhs columns set to value.
 template <class W, class Team>
-BSVD_DEVICE_HD void apply_reflector_split(int len, const W *src, int inc, bool conj_src, W tau,
-                                          int nrhs, W *B, int ldb, W *vbuf, W *wbuf,
-                                          const Team &team) {
-  for (int i = team.rank(); i < len; i += team.size()) {
-    const W s = i == 0 ? from_real<W>(typename traits<W>::R(1)) : src[long(i - 1) * inc];
-    vbuf[i] = conj_src ? conj_(s) : s;
-  }
-  team.sync();
-  larf_left_split(len, nrhs, vbuf, tau, B, ldb, wbuf, team);
-}
-
-// Rows [r0, r1) of B's nrhs columns set to zero.
-template <class W, class Team>
-BSVD_DEVICE_HD void zero_rows(int r0, int r1, int nrhs, W *B, int ldb, const Team &team) {
+BSVD_DEVICE_HD void fill_rows(int r0, int r1, int nrhs, W value, W *B, int ldb, const Team &team) {
   const int rows = r1 - r0;
   for (long e = team.rank(); e < long(rows) * nrhs; e += team.size())
-    B[r0 + e % rows + (e / rows) * long(ldb)] = zero<W>();
+    B[r0 + e % rows + (e / rows) * long(ldb)] = value;
   team.sync();
 }
 
@@ -129,7 +90,7 @@ template <class W, class Team> BSVD_DEVICE_HD int gels_w(op t, int m, int n, int
   const bool qr = m >= n, tn = t == op::N;
   const int k = qr ? n : m, big = qr ? m : n;
   if (k == 0) {
-    zero_rows(0, big, nrhs, B, ldb, team);
+    fill_rows(0, big, nrhs, zero<W>(), B, ldb, team);
     return 0;
   }
   const int wlen = (big > nrhs ? big : nrhs);
@@ -152,8 +113,8 @@ template <class W, class Team> BSVD_DEVICE_HD int gels_w(op t, int m, int n, int
   // order, each as H^H; the least-squares problems.
   if (qr == tn) {
     for (int i = 0; i < k; ++i)
-      apply_reflector_split(big - i, tail(i), inc, !qr, conj_(tau[i]), nrhs, B + i, ldb, vbuf, wbuf,
-                            team);
+      apply_reflector(big - i, tail(i), inc, !qr, conj_(tau[i]), nrhs, B + i, ldb, vbuf, wbuf, team,
+                      true);
     for (int j = 0; j < nrhs; ++j)
       trsv(ul, tn ? op::N : op::C, diag::N, k, A, lda, B + long(j) * ldb, 1, team, kTrsvBlock,
            trsv_stage);
@@ -165,9 +126,9 @@ template <class W, class Team> BSVD_DEVICE_HD int gels_w(op t, int m, int n, int
   for (int j = 0; j < nrhs; ++j)
     trsv(ul, tn ? op::N : op::C, diag::N, k, A, lda, B + long(j) * ldb, 1, team, kTrsvBlock,
          trsv_stage);
-  zero_rows(k, big, nrhs, B, ldb, team);
+  fill_rows(k, big, nrhs, zero<W>(), B, ldb, team);
   for (int i = k - 1; i >= 0; --i)
-    apply_reflector_split(big - i, tail(i), inc, !qr, tau[i], nrhs, B + i, ldb, vbuf, wbuf, team);
+    apply_reflector(big - i, tail(i), inc, !qr, tau[i], nrhs, B + i, ldb, vbuf, wbuf, team, true);
   return 0;
 }
 
@@ -213,7 +174,7 @@ BSVD_DEVICE_HD int svd_solve(int m, int n, int nrhs, const T *U, int ldu, const 
   int rank = 0;
   while (rank < k && S[rank] > cut) ++rank; // (descending: the kept values come first)
   if (k == 0) {
-    detail::zero_rows(0, n, nrhs, reinterpret_cast<W *>(B), ldb, team);
+    detail::fill_rows(0, n, nrhs, detail::zero<W>(), reinterpret_cast<W *>(B), ldb, team);
     return 0;
   }
   const W one = detail::from_real<W>(R(1)), zero = detail::zero<W>();
@@ -221,7 +182,7 @@ BSVD_DEVICE_HD int svd_solve(int m, int n, int nrhs, const T *U, int ldu, const 
   W *c = reinterpret_cast<W *>(work);
   for (int j = 0; j < nrhs; ++j) {
     W *b = reinterpret_cast<W *>(B) + long(j) * ldb;
-    detail::gemv_split_w(op::C, m, k, one, Uw, ldu, b, 1, zero, c, 1, detail::split_lanes(m), team);
+    detail::gemv_split_w(op::C, m, k, one, Uw, ldu, b, 1, zero, c, 1, split_lanes(m), team);
     for (int i = team.rank(); i < k; i += team.size())
       c[i] =
           i < rank ? detail::make_w<W>(detail::re_(c[i]) / S[i], detail::im_(c[i]) / S[i]) : zero;

@@ -35,10 +35,11 @@ namespace bsvd::device {
 namespace detail {
 
 // C(r0:r0+len, :) := (I - tau v v^H) C(r0:r0+len, :), v's entries from x
-// (stride incx, conjugated when conj_x) after a unit first entry.
+// (stride incx, conjugated when conj_x) after a unit first entry, copied
+// to v (so x is only read). split: C^H v by larf_left_split (gels.cuh).
 template <class W, class Team>
 BSVD_DEVICE_HD void apply_reflector(int len, const W *x, int incx, bool conj_x, W tau, int c, W *C,
-                                    int ldc, W *v, W *work, const Team &team) {
+                                    int ldc, W *v, W *work, const Team &team, bool split = false) {
   if (len <= 0 || is_zero(tau)) return;
   for (int t = team.rank(); t < len; t += team.size()) {
     if (t == 0) {
@@ -49,7 +50,10 @@ BSVD_DEVICE_HD void apply_reflector(int len, const W *x, int incx, bool conj_x, 
     }
   }
   team.sync();
-  larf_left_w(len, c, v, 1, tau, C, ldc, work, team);
+  if (split)
+    larf_left_split(len, c, v, tau, C, ldc, work, team);
+  else
+    larf_left_w(len, c, v, 1, tau, C, ldc, work, team);
 }
 
 // C (rows x c) := R(0) (R(1) (... R(k-1) C)) for the k reflectors of one
